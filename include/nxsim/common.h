@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Definitions every public libnxsim header shares: the export macro and the
+ * library version.
+ */
+#ifndef NXSIM_COMMON_H
+#define NXSIM_COMMON_H
+
+#define NXSIM_VERSION_MAJOR 0
+#define NXSIM_VERSION_MINOR 1
+#define NXSIM_VERSION_PATCH 0
+
+#if defined(__GNUC__)
+#define NXSIM_API __attribute__((visibility("default")))
+#else
+#define NXSIM_API
+#endif
+
+/* A time or deadline that never comes. */
+#define NXSIM_NEVER UINT64_MAX
+
+#endif /* NXSIM_COMMON_H */

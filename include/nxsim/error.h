@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Errors.  Every fallible libnxsim call returns 0 (or a non-negative count)
+ * on success and a negative errno on failure, as the kernel does; a call that
+ * fails changes nothing.  Kernel-internal codes that user space's <errno.h>
+ * lacks get an NXSIM_ name with the kernel's number.
+ */
+#ifndef NXSIM_ERROR_H
+#define NXSIM_ERROR_H
+
+#include <nxsim/common.h>
+
+/* include/linux/errno.h: a signal interrupted a task creation. */
+#define NXSIM_ERESTARTNOINTR 513
+
+/**
+ * nxsim_strerror() - describe an error code
+ * @err: a negative (or positive) errno, or 0
+ *
+ * Return: "-EPERM: Operation not permitted" style text; never NULL.
+ */
+NXSIM_API const char *nxsim_strerror(int err);
+
+/**
+ * nxsim_errname() - the symbolic name of an error code
+ * @err: a negative (or positive) errno
+ *
+ * Return: "-EPERM" style text, or NULL for a code libnxsim never returns.
+ */
+NXSIM_API const char *nxsim_errname(int err);
+
+/**
+ * nxsim_errno_parse() - the inverse of nxsim_errname()
+ * @name: "-EPERM", "EPERM" or "-1"
+ *
+ * Return: the negative errno, or 0 when @name names none.
+ */
+NXSIM_API int nxsim_errno_parse(const char *name);
+
+#endif /* NXSIM_ERROR_H */

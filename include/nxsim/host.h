@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A host is one loaded kvm.ko on one machine: the CPU it runs on, the kernel
+ * release it comes from (its profile), its module parameters and its VM
+ * list.  Creating a host is loading the module; destroying it is unloading
+ * it, which is the only way out of nx_huge_pages=never.
+ */
+#ifndef NXSIM_HOST_H
+#define NXSIM_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <nxsim/common.h>
+#include <nxsim/clock.h>
+
+/**
+ * struct nxsim_cpu - the host CPU and boot state that kvm.ko looks at
+ * @itlb_multihit: X86_BUG_ITLB_MULTIHIT is set (affected Intel parts)
+ * @mitigations_off: booted with mitigations=off (a cmdline may also say so)
+ * @preempt_rt: CONFIG_PREEMPT_RT kernel: the recovery ratio defaults to 0
+ * @amd: NPT (AMD) instead of EPT (Intel): selects the SPTE format
+ * @no_tdp: TDP disabled (kvm_intel.ept=0 / kvm_amd.npt=0): shadow paging
+ * @no_tdp_mmu: kvm.tdp_mmu=0: TDP through the legacy (shadow) MMU
+ * @no_gbpages: no 1 GiB pages: the largest huge page is 2 MiB
+ * @la57: 5-level paging available (TDP roots may have 5 levels)
+ * @phys_bits: MAXPHYADDR; 0 means 46
+ * @hz: CONFIG_HZ, jiffies per second; 0 means 250 (Debian's)
+ *
+ * A zeroed struct is an unaffected Intel CPU with EPT and the TDP MMU.
+ */
+struct nxsim_cpu {
+	bool itlb_multihit;
+	bool mitigations_off;
+	bool preempt_rt;
+	bool amd;
+	bool no_tdp;
+	bool no_tdp_mmu;
+	bool no_gbpages;
+	bool la57;
+	unsigned int phys_bits;
+	unsigned int hz;
+};
+
+/*
+ * Historical bugs, switched back on.  Each names the entry of
+ * kvm-nx-spec.md section 5.1 and the fix it undoes.  A profile never turns
+ * one on by itself: set the ones you want to watch the checkers catch.
+ */
+enum nxsim_bug {
+	/* #7, f47491d7f30b: the recovery-param setter compares raw
+	 * period_ms values, so 0 -> 100 wakes no worker. */
+	NXSIM_BUG_RAW_PERIOD_WAKE = 1ull << 0,
+	/* #11, 43fb96ae7855: waking a VM that has no worker yet
+	 * dereferences NULL (counted as an oops). */
+	NXSIM_BUG_WAKE_NULL_WORKER = 1ull << 1,
+	/* #12, 916b7f42b3b3: a failed worker creation completes the
+	 * once-call, returns -ENOMEM and is never retried. */
+	NXSIM_BUG_WORKER_ONCE_FAIL = 1ull << 2,
+	/* #13, 24492a634baf: a param write wakes a worker that was
+	 * killed (use-after-free, counted as an oops). */
+	NXSIM_BUG_WAKE_KILLED_WORKER = 1ull << 3,
+	/* kvm_create_vm() of <= 6.13 order: the worker is made before the
+	 * VM joins vm_list, so "never" can slip in between. */
+	NXSIM_BUG_NEVER_CREATE_RACE = 1ull << 4,
+};
+
+/**
+ * struct nxsim_host_config - how to load kvm.ko
+ * @cpu: the CPU
+ * @profile: kernel release to model ("6.1", "6.14", ...); NULL: newest
+ * @cmdline: kernel command line, e.g.
+ *	"kvm.nx_huge_pages=never kvm.nx_huge_pages_recovery_ratio=0";
+ *	kvm.* parameters are applied as modprobe would, mitigations= is read,
+ *	everything else is ignored
+ * @clock: the clock to run on; NULL: a private clock of mode @time
+ * @time: mode of the private clock (virtual by default)
+ * @bugs: NXSIM_BUG_* switches
+ */
+struct nxsim_host_config {
+	struct nxsim_cpu cpu;
+	const char *profile;
+	const char *cmdline;
+	struct nxsim_clock *clock;
+	enum nxsim_clock_mode time;
+	uint64_t bugs;
+};
+
+/**
+ * struct nxsim_host_counters - what happened on a host
+ * @param_sets: parameter writes that reached a setter
+ * @vms_created: VMs created since load
+ * @vms_destroyed: VMs destroyed since load
+ * @oopses: kernel oopses a re-enabled bug would have caused
+ */
+struct nxsim_host_counters {
+	uint64_t param_sets;
+	uint64_t vms_created;
+	uint64_t vms_destroyed;
+	uint64_t oopses;
+};
+
+struct nxsim_host;
+
+/**
+ * nxsim_host_create() - load kvm.ko
+ * @cfg: configuration; NULL for all defaults
+ * @hostp: receives the host
+ *
+ * Applies the command line's kvm.* parameters through their setters, then
+ * resolves nx_huge_pages=auto (-1) from the CPU, as kvm_mmu_x86_module_init()
+ * does.  As with modprobe, one failing parameter fails the load.
+ *
+ * Return: 0; -EINVAL (bad profile, bad parameter value, a kvm.* parameter
+ * without a value); -EPERM (a parameter written after "never");
+ * -ERANGE; -ENOMEM.
+ */
+NXSIM_API int nxsim_host_create(const struct nxsim_host_config *cfg,
+				struct nxsim_host **hostp);
+
+/**
+ * nxsim_host_destroy() - unload kvm.ko
+ * @host: the host
+ *
+ * Return: 0, or -EBUSY while VMs exist (the module is in use).
+ */
+NXSIM_API int nxsim_host_destroy(struct nxsim_host *host);
+
+/** nxsim_host_clock() - the clock the host runs on. */
+NXSIM_API struct nxsim_clock *nxsim_host_clock(struct nxsim_host *host);
+
+/** nxsim_host_profile() - the name of the host's kernel profile. */
+NXSIM_API const char *nxsim_host_profile(const struct nxsim_host *host);
+
+/** nxsim_host_counters() - read the host's counters. */
+NXSIM_API void nxsim_host_counters(struct nxsim_host *host,
+				   struct nxsim_host_counters *c);
+
+/**
+ * nxsim_host_vulnerability() - /sys/devices/system/cpu/vulnerabilities/
+ *				itlb_multihit
+ * @host: the host
+ * @buf: receives the text with its trailing newline
+ * @size: size of @buf
+ *
+ * Return: the length of the text, or -ENOSPC if @buf is too small.
+ */
+NXSIM_API int nxsim_host_vulnerability(struct nxsim_host *host, char *buf,
+				       size_t size);
+
+/**
+ * nxsim_profile_name() - the profiles, newest last
+ * @i: index from 0
+ *
+ * Return: the i-th profile name, or NULL past the end.
+ */
+NXSIM_API const char *nxsim_profile_name(unsigned int i);
+
+#endif /* NXSIM_HOST_H */

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * libnxsim: a user-space model of KVM's x86 NX-huge-page mitigation
+ * (iTLB multihit) and of XPFO page-frame ownership on a simulated
+ * multi-CPU TLB.  Include this one header.
+ */
+#ifndef NXSIM_NXSIM_H
+#define NXSIM_NXSIM_H
+
+#include <nxsim/common.h>
+#include <nxsim/error.h>
+#include <nxsim/alloc.h>
+#include <nxsim/clock.h>
+#include <nxsim/host.h>
+#include <nxsim/param.h>
+#include <nxsim/vm.h>
+
+#endif /* NXSIM_NXSIM_H */

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The allocator module: one private jemalloc arena (mallocx/sdallocx, no
+ * thread cache, created once per process) or libc, chosen at build time by
+ * NXSIM_WITH_JEMALLOC.  It keeps exact counters of what the simulator holds,
+ * which tests use to prove that failure paths leak nothing and benchmarks
+ * use to report bytes per VM and per frame, and a fail-the-Nth hook in the
+ * spirit of the kernel's fault injection (failslab).
+ *
+ * Left out: jemalloc's own statistics and arena teardown; the arena lives
+ * as long as the process.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if NXSIM_WITH_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
+
+#include <nxsim/alloc.h>
+
+#include "core/alloc.h"
+#include "core/compiler.h"
+
+static _Atomic uint64_t nr_allocs, nr_live, nr_live_bytes, nr_failed;
+static atomic_ulong fail_countdown;
+
+#if NXSIM_WITH_JEMALLOC
+static unsigned int arena_index;
+static int arena_flags;
+static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
+
+static void arena_create(void)
+{
+	size_t len = sizeof(arena_index);
+
+	if (mallctl("arenas.create", &arena_index, &len, NULL, 0) == 0)
+		arena_flags = MALLOCX_ARENA(arena_index) | MALLOCX_TCACHE_NONE;
+	else
+		arena_flags = MALLOCX_TCACHE_NONE;
+}
+
+static void *backend_alloc(size_t size, size_t align, bool zero)
+{
+	int flags;
+
+	pthread_once(&arena_once, arena_create);
+	flags = arena_flags | (zero ? MALLOCX_ZERO : 0) |
+		(align ? MALLOCX_ALIGN(align) : 0);
+	return mallocx(size, flags);
+}
+
+static void backend_free(void *ptr, size_t size, size_t align)
+{
+	sdallocx(ptr, size, arena_flags | (align ? MALLOCX_ALIGN(align) : 0));
+}
+
+static void *backend_realloc(void *ptr, size_t old_size, size_t new_size)
+{
+	(void)old_size;
+	return rallocx(ptr, new_size, arena_flags);
+}
+
+const char *nxsim_alloc_backend(void)
+{
+	return "jemalloc";
+}
+#else
+static void *backend_alloc(size_t size, size_t align, bool zero)
+{
+	void *p;
+
+	if (align) {
+		p = aligned_alloc(align, DIV_ROUND_UP(size, align) * align);
+		if (p && zero)
+			memset(p, 0, size);
+		return p;
+	}
+	return zero ? calloc(1, size) : malloc(size);
+}
+
+static void backend_free(void *ptr, size_t size, size_t align)
+{
+	(void)size;
+	(void)align;
+	free(ptr);
+}
+
+static void *backend_realloc(void *ptr, size_t old_size, size_t new_size)
+{
+	(void)old_size;
+	return realloc(ptr, new_size);
+}
+
+const char *nxsim_alloc_backend(void)
+{
+	return "libc";
+}
+#endif
+
+/* Consume one step of the armed countdown; true when this call must fail. */
+static bool should_fail(void)
+{
+	unsigned long n = atomic_load_explicit(&fail_countdown,
+					       memory_order_relaxed);
+
+	while (n) {
+		if (atomic_compare_exchange_weak(&fail_countdown, &n, n - 1))
+			return n == 1;
+	}
+	return false;
+}
+
+static void *account(void *p, size_t size)
+{
+	if (!p) {
+		atomic_fetch_add_explicit(&nr_failed, 1, memory_order_relaxed);
+		return NULL;
+	}
+	atomic_fetch_add_explicit(&nr_allocs, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&nr_live, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&nr_live_bytes, size, memory_order_relaxed);
+	return p;
+}
+
+static void *do_alloc(size_t size, size_t align, bool zero)
+{
+	if (size == 0 || should_fail())
+		return account(NULL, size);
+	return account(backend_alloc(size, align, zero), size);
+}
+
+void *nxsim__alloc(size_t size)
+{
+	return do_alloc(size, 0, false);
+}
+
+void *nxsim__zalloc(size_t size)
+{
+	return do_alloc(size, 0, true);
+}
+
+void *nxsim__zalloc_aligned(size_t size, size_t align)
+{
+	return do_alloc(size, align, true);
+}
+
+void *nxsim__calloc(size_t n, size_t size)
+{
+	size_t bytes;
+
+	if (__builtin_mul_overflow(n, size, &bytes))
+		return account(NULL, 0);
+	return do_alloc(bytes, 0, true);
+}
+
+void *nxsim__realloc(void *ptr, size_t old_size, size_t new_size)
+{
+	void *p;
+
+	if (!ptr)
+		return nxsim__alloc(new_size);
+	if (new_size == 0 || should_fail())
+		return account(NULL, 0);
+	p = backend_realloc(ptr, old_size, new_size);
+	if (!p)
+		return account(NULL, 0);
+	atomic_fetch_add_explicit(&nr_allocs, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&nr_live_bytes, new_size - old_size,
+				  memory_order_relaxed);
+	return p;
+}
+
+static void unaccount(size_t size)
+{
+	atomic_fetch_sub_explicit(&nr_live, 1, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&nr_live_bytes, size, memory_order_relaxed);
+}
+
+void nxsim__free(void *ptr, size_t size)
+{
+	if (!ptr)
+		return;
+	unaccount(size);
+	backend_free(ptr, size, 0);
+}
+
+void nxsim__free_aligned(void *ptr, size_t size, size_t align)
+{
+	if (!ptr)
+		return;
+	unaccount(size);
+	backend_free(ptr, size, align);
+}
+
+char *nxsim__strdup(const char *s)
+{
+	size_t len = strlen(s) + 1;
+	char *p = nxsim__alloc(len);
+
+	if (p)
+		memcpy(p, s, len);
+	return p;
+}
+
+void nxsim__strfree(char *s)
+{
+	if (s)
+		nxsim__free(s, strlen(s) + 1);
+}
+
+void nxsim_alloc_stats(struct nxsim_alloc_stats *st)
+{
+	st->allocs = atomic_load(&nr_allocs);
+	st->live = atomic_load(&nr_live);
+	st->live_bytes = atomic_load(&nr_live_bytes);
+	st->failed = atomic_load(&nr_failed);
+}
+
+void nxsim_alloc_fail_nth(unsigned long nth)
+{
+	atomic_store(&fail_countdown, nth);
+}
+
+bool nxsim_alloc_fail_pending(void)
+{
+	return atomic_load(&fail_countdown) != 0;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Clock internals: timers on a virtual clock (the simulator's timer_list /
+ * schedule_timeout) and jiffies arithmetic.
+ */
+#ifndef NXSIM_CORE_CLOCK_H
+#define NXSIM_CORE_CLOCK_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <bsd/sys/tree.h>
+
+#include <nxsim/clock.h>
+
+#define NSEC_PER_SEC 1000000000ull
+#define NSEC_PER_MSEC 1000000ull
+
+/**
+ * struct nxsim__timer - an event on a virtual clock
+ * @node: link in the clock's deadline tree
+ * @expires: deadline, ns
+ * @seq: arming order, breaks ties between equal deadlines
+ * @armed: on the tree
+ * @fn: what to run; called without clock locks, in the advancing thread
+ */
+struct nxsim__timer {
+	RB_ENTRY(nxsim__timer) node;
+	uint64_t expires;
+	uint64_t seq;
+	bool armed;
+	void (*fn)(struct nxsim__timer *t);
+};
+
+void nxsim__timer_init(struct nxsim__timer *t,
+		       void (*fn)(struct nxsim__timer *t));
+/* Arm, or move, @t to fire at @expires (ns).  Virtual clocks only. */
+void nxsim__timer_mod(struct nxsim_clock *clock, struct nxsim__timer *t,
+		      uint64_t expires);
+/* Disarm @t and wait until its callback is not running (del_timer_sync). */
+void nxsim__timer_del_sync(struct nxsim_clock *clock, struct nxsim__timer *t);
+
+/* A host or machine takes a reference while it runs on the clock. */
+void nxsim__clock_get(struct nxsim_clock *clock);
+void nxsim__clock_put(struct nxsim_clock *clock);
+
+/* The CLOCK_MONOTONIC time at which a real clock reads @ns. */
+struct timespec nxsim__clock_real_deadline(const struct nxsim_clock *clock,
+					   uint64_t ns);
+
+/* jiffies at clock time @ns, for CONFIG_HZ=@hz. */
+static inline uint64_t nxsim__ns_to_jiffies(uint64_t ns, unsigned int hz)
+{
+	return ns / NSEC_PER_SEC * hz + ns % NSEC_PER_SEC * hz / NSEC_PER_SEC;
+}
+
+/* The first clock time at which jiffies reads @j. */
+static inline uint64_t nxsim__jiffies_to_ns(uint64_t j, unsigned int hz)
+{
+	return j / hz * NSEC_PER_SEC +
+	       (j % hz * NSEC_PER_SEC + hz - 1) / hz;
+}
+
+/* msecs_to_jiffies(): rounds up, as the kernel does for every HZ. */
+static inline uint64_t nxsim__msecs_to_jiffies(uint64_t ms, unsigned int hz)
+{
+	return (ms * hz + 999) / 1000;
+}
+
+#endif /* NXSIM_CORE_CLOCK_H */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Small kernel-flavoured helpers every module uses: array sizes, rounding,
+ * container_of, READ_ONCE/WRITE_ONCE on C11 atomics builtins, and WARN_ON,
+ * which counts instead of printing a backtrace.
+ */
+#ifndef NXSIM_CORE_COMPILER_H
+#define NXSIM_CORE_COMPILER_H
+
+#include <assert.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* Lockless reads and writes of shared scalars, as the kernel marks them. */
+#define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define ATOMIC_INC(x) __atomic_fetch_add(&(x), 1, __ATOMIC_RELAXED)
+#define ATOMIC_ADD(x, v) __atomic_fetch_add(&(x), (v), __ATOMIC_RELAXED)
+#define ATOMIC_SUB(x, v) __atomic_fetch_sub(&(x), (v), __ATOMIC_RELAXED)
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/*
+ * The kernel WARNs where the model reaches a state it believes impossible.
+ * The simulator counts them (nxsim__warn_count()) and asserts in debug
+ * builds, so a test that provokes one on purpose runs in release mode only.
+ */
+void nxsim__warn(const char *file, int line, const char *cond);
+uint64_t nxsim__warn_count(void);
+
+#define WARN_ON(cond)                                                  \
+	({                                                             \
+		bool __warn_c = !!(cond);                              \
+		if (unlikely(__warn_c))                                \
+			nxsim__warn(__FILE__, __LINE__, #cond);        \
+		__warn_c;                                              \
+	})
+
+#endif /* NXSIM_CORE_COMPILER_H */

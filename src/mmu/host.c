@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The host: loading and unloading kvm.ko, and the loops over vm_list that
+ * the parameter setters run.
+ *
+ * Loading follows the kernel's order: early parameters (mitigations=) are
+ * taken from the command line first; then load_module() hands the kvm.*
+ * arguments to parse_args(), which calls each setter in turn, goes on past
+ * an error and fails the load with the last one (unknown kvm.* names are
+ * ignored, as unknown_module_param_cb() does); then kvm_mmu_x86_module_init()
+ * resolves nx_huge_pages=-1 (auto) from the CPU.
+ *
+ * Left out: kvm_intel/kvm_amd as separate modules (a host is both), and the
+ * VMX-unsupported / VMX-disabled texts of the vulnerability file.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <nxsim/host.h>
+
+#include "core/alloc.h"
+#include "core/clock.h"
+#include "core/compiler.h"
+#include "core/profile.h"
+#include "mmu/host.h"
+#include "mmu/mmu.h"
+#include "mmu/vm.h"
+#include "mmu/worker.h"
+#include "params/cmdline.h"
+#include "params/nx_params.h"
+
+/* mitigations_parse_cmdline() of kernel/cpu.c: an early parameter. */
+static int apply_early_param(void *arg, const char *param, const char *val)
+{
+	struct nxsim_host *host = arg;
+
+	if (strcmp(param, "mitigations") || !val)
+		return 0;
+	if (!strcmp(val, "off"))
+		host->cpu.mitigations_off = true;
+	else if (!strcmp(val, "auto") || !strcmp(val, "auto,nosmt"))
+		host->cpu.mitigations_off = false;
+	return 0;
+}
+
+/* parse_one() for kvm.ko's arguments during load_module(). */
+static int apply_module_param(void *arg, const char *param, const char *val)
+{
+	struct nxsim_host *host = arg;
+	int rc;
+
+	if (strncmp(param, "kvm.", 4))
+		return 0;
+	rc = nxsim__nx_param_store(host, param + 4, val, true);
+	return rc == -ENOENT ? 0 : rc;
+}
+
+static bool valid_hz(unsigned int hz)
+{
+	return hz == 100 || hz == 250 || hz == 300 || hz == 1000;
+}
+
+static void host_free(struct nxsim_host *host)
+{
+	nxsim__gate_destroy(&host->gate);
+	pthread_mutex_destroy(&host->param_lock);
+	pthread_mutex_destroy(&host->kvm_lock);
+	nxsim__clock_put(host->clock);
+	if (host->own_clock)
+		nxsim_clock_destroy(host->clock);
+	host->magic = 0;
+	nxsim__free(host, sizeof(*host));
+}
+
+int nxsim_host_create(const struct nxsim_host_config *cfg,
+		      struct nxsim_host **hostp)
+{
+	static const struct nxsim_host_config defaults;
+	const struct nxsim__profile *prof;
+	struct nxsim_host *host;
+	int rc;
+
+	if (!hostp)
+		return -EINVAL;
+	if (!cfg)
+		cfg = &defaults;
+	prof = nxsim__profile_find(cfg->profile);
+	if (!prof || (cfg->cpu.hz && !valid_hz(cfg->cpu.hz)) ||
+	    (cfg->cpu.amd && cfg->cpu.itlb_multihit) ||
+	    (cfg->time != NXSIM_CLOCK_VIRTUAL && cfg->time != NXSIM_CLOCK_REAL))
+		return -EINVAL;
+
+	host = nxsim__zalloc(sizeof(*host));
+	if (!host)
+		return -ENOMEM;
+	host->prof = prof;
+	host->cpu = cfg->cpu;
+	if (!host->cpu.hz)
+		host->cpu.hz = 250;
+	if (!host->cpu.phys_bits)
+		host->cpu.phys_bits = 46;
+	host->bugs = cfg->bugs;
+	if (cfg->clock) {
+		host->clock = cfg->clock;
+	} else {
+		rc = nxsim_clock_create(cfg->time, &host->clock);
+		if (rc) {
+			nxsim__free(host, sizeof(*host));
+			return rc;
+		}
+		host->own_clock = true;
+	}
+	nxsim__clock_get(host->clock);
+	pthread_mutex_init(&host->param_lock, NULL);
+	pthread_mutex_init(&host->kvm_lock, NULL);
+	TAILQ_INIT(&host->vm_list);
+	TAILQ_INIT(&host->dead_vms);
+	nxsim__gate_init(&host->gate, -ENODEV);
+	nxsim__nx_params_init(host);
+
+	rc = nxsim__cmdline_parse(cfg->cmdline, apply_early_param, host);
+	if (!rc)
+		rc = nxsim__cmdline_parse(cfg->cmdline, apply_module_param,
+					  host);
+	if (rc) {
+		host_free(host);
+		return rc;
+	}
+	nxsim__nx_params_module_init(host);
+	host->magic = NXSIM_HOST_MAGIC;
+	*hostp = host;
+	return 0;
+}
+
+int nxsim_host_destroy(struct nxsim_host *host)
+{
+	struct nxsim_vm *vm, *tmp;
+
+	if (!host)
+		return -EINVAL;
+	assert(host->magic == NXSIM_HOST_MAGIC);
+	pthread_mutex_lock(&host->kvm_lock);
+	if (host->unloading || !TAILQ_EMPTY(&host->vm_list)) {
+		int rc = host->unloading ? -ENODEV : -EBUSY;
+
+		pthread_mutex_unlock(&host->kvm_lock);
+		return rc;
+	}
+	host->unloading = true;
+	pthread_mutex_unlock(&host->kvm_lock);
+
+	/* Let calls already inside finish; later ones get -ENODEV. */
+	nxsim__gate_close(&host->gate);
+	TAILQ_FOREACH_SAFE(vm, &host->dead_vms, vm_list, tmp)
+		nxsim__vm_free(vm);
+	host_free(host);
+	return 0;
+}
+
+bool nxsim__host_no_vms_locked(struct nxsim_host *host)
+{
+	return TAILQ_EMPTY(&host->vm_list);
+}
+
+void nxsim__host_zap_all_and_wake(struct nxsim_host *host)
+{
+	struct nxsim_vm *vm;
+
+	pthread_mutex_lock(&host->kvm_lock);
+	TAILQ_FOREACH(vm, &host->vm_list, vm_list) {
+		pthread_mutex_lock(&vm->slots_lock);
+		nxsim__mmu_zap_all_fast(vm);
+		ATOMIC_INC(vm->counters.zap_all);
+		pthread_mutex_unlock(&vm->slots_lock);
+		nxsim__worker_wake(vm);
+	}
+	pthread_mutex_unlock(&host->kvm_lock);
+}
+
+void nxsim__host_wake_all(struct nxsim_host *host)
+{
+	struct nxsim_vm *vm;
+
+	pthread_mutex_lock(&host->kvm_lock);
+	TAILQ_FOREACH(vm, &host->vm_list, vm_list)
+		nxsim__worker_wake(vm);
+	pthread_mutex_unlock(&host->kvm_lock);
+}
+
+void nxsim__host_oops(struct nxsim_host *host, const char *what)
+{
+	(void)what;
+	ATOMIC_INC(host->counters.oopses);
+}
+
+struct nxsim_clock *nxsim_host_clock(struct nxsim_host *host)
+{
+	return host->clock;
+}
+
+const char *nxsim_host_profile(const struct nxsim_host *host)
+{
+	return host->prof->name;
+}
+
+void nxsim_host_counters(struct nxsim_host *host, struct nxsim_host_counters *c)
+{
+	c->param_sets = READ_ONCE(host->counters.param_sets);
+	c->vms_created = READ_ONCE(host->counters.vms_created);
+	c->vms_destroyed = READ_ONCE(host->counters.vms_destroyed);
+	c->oopses = READ_ONCE(host->counters.oopses);
+}
+
+/* itlb_multihit_show_state() of arch/x86/kernel/cpu/bugs.c */
+int nxsim_host_vulnerability(struct nxsim_host *host, char *buf, size_t size)
+{
+	const char *text;
+	size_t len;
+
+	if (!host->cpu.itlb_multihit)
+		text = "Not affected\n";
+	else if (READ_ONCE(host->nx.itlb_multihit_kvm_mitigation))
+		text = "KVM: Mitigation: Split huge pages\n";
+	else
+		text = "KVM: Vulnerable\n";
+	len = strlen(text);
+	if (!buf || len >= size)
+		return -ENOSPC;
+	memcpy(buf, text, len + 1);
+	return (int)len;
+}

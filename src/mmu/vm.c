@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * VM and vCPU lifecycle: kvm_create_vm(), kvm_destroy_vm(),
+ * kvm_vm_ioctl_create_vcpu(), the first KVM_RUN, and the VM capability
+ * KVM_CAP_VM_DISABLE_NX_HUGE_PAGES (kvm_vm_ioctl_enable_cap()).
+ *
+ * Where the recovery worker is made (kvm_mmu_post_init_vm()):
+ *   - up to 6.13, during KVM_CREATE_VM; a failure fails the creation;
+ *   - from 6.14, at the first KVM_RUN of any vCPU, through call_once(), so
+ *     a failure is returned to KVM_RUN and the next KVM_RUN retries
+ *     (916b7f42b3b3; NXSIM_BUG_WORKER_ONCE_FAIL restores the first version,
+ *     where a failure completed the once-call and every KVM_RUN returned
+ *     -ENOMEM);
+ *   - never while nx_huge_pages=never (6.5 on).
+ *
+ * One deliberate difference: kvm_create_vm() up to 6.13 makes the worker
+ * before it puts the VM on vm_list, so a "never" written between the two
+ * succeeds and leaves a VM with a worker.  Here the VM joins vm_list first,
+ * which closes that window; NXSIM_BUG_NEVER_CREATE_RACE restores the
+ * kernel's order.
+ *
+ * Left out: vCPU state, memory slots and the rest of struct kvm.
+ */
+#include <errno.h>
+
+#include "core/alloc.h"
+#include "core/compiler.h"
+#include "core/profile.h"
+#include "mmu/host.h"
+#include "mmu/mmu.h"
+#include "mmu/vm.h"
+#include "mmu/worker.h"
+
+#define KVM_MAX_VCPUS 1024
+
+static int vm_enter(struct nxsim_vm *vm)
+{
+	if (!vm)
+		return -EINVAL;
+	assert(vm->magic == NXSIM_VM_MAGIC);
+	return nxsim__gate_enter(&vm->gate);
+}
+
+static void vm_exit(struct nxsim_vm *vm)
+{
+	nxsim__gate_exit(&vm->gate);
+}
+
+static bool worker_at_create(const struct nxsim_host *host)
+{
+	return host->prof->worker != NXSIM__WORKER_VHOST_AT_FIRST_RUN;
+}
+
+/* kvm_mmu_post_init_vm() of 6.13 and before. */
+static int post_init_vm_at_create(struct nxsim_vm *vm)
+{
+	int rc;
+
+	if (nxsim__nx_hard_disabled(vm->host))
+		return 0;
+	rc = nxsim__worker_create(vm);
+	if (rc)
+		ATOMIC_INC(vm->counters.worker_create_failures);
+	return rc;
+}
+
+/* kvm_mmu_start_lpage_recovery(), the call_once() callback (6.14). */
+static int start_lpage_recovery(struct nxsim_vm *vm)
+{
+	int rc = nxsim__worker_create(vm);
+
+	if (rc)
+		ATOMIC_INC(vm->counters.worker_create_failures);
+	return rc;
+}
+
+/* kvm_mmu_post_init_vm() of 6.14 on, with call_once(). */
+static int post_init_vm_first_run(struct nxsim_vm *vm)
+{
+	struct nxsim__once *once = &vm->nx_once;
+	bool once_fail_bug = nxsim__host_has_bug(vm->host,
+						 NXSIM_BUG_WORKER_ONCE_FAIL);
+	int rc;
+
+	if (nxsim__nx_hard_disabled(vm->host))
+		return 0;
+	if (__atomic_load_n(&once->state, __ATOMIC_ACQUIRE) ==
+	    NXSIM__ONCE_COMPLETED)
+		goto done;
+
+	pthread_mutex_lock(&once->lock);
+	if (once->state != NXSIM__ONCE_COMPLETED) {
+		once->state = NXSIM__ONCE_RUNNING;
+		rc = start_lpage_recovery(vm);
+		if (rc < 0 && !once_fail_bug) {
+			once->state = NXSIM__ONCE_NOT_STARTED;
+			pthread_mutex_unlock(&once->lock);
+			return rc;
+		}
+		__atomic_store_n(&once->state, NXSIM__ONCE_COMPLETED,
+				 __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&once->lock);
+done:
+	/* 931656b9e2ff: "thread ? 0 : -ENOMEM", every time. */
+	if (once_fail_bug && !READ_ONCE(vm->worker))
+		return -ENOMEM;
+	return 0;
+}
+
+static void vm_unlist(struct nxsim_vm *vm)
+{
+	pthread_mutex_lock(&vm->host->kvm_lock);
+	TAILQ_REMOVE(&vm->host->vm_list, vm, vm_list);
+	pthread_mutex_unlock(&vm->host->kvm_lock);
+}
+
+void nxsim__vm_free(struct nxsim_vm *vm)
+{
+	struct nxsim_vcpu *vcpu, *tmp;
+
+	TAILQ_FOREACH_SAFE(vcpu, &vm->vcpus, link, tmp)
+		nxsim__free(vcpu, sizeof(*vcpu));
+	nxsim__worker_release(vm);
+	nxsim__gate_destroy(&vm->gate);
+	pthread_mutex_destroy(&vm->lock);
+	pthread_mutex_destroy(&vm->slots_lock);
+	pthread_rwlock_destroy(&vm->mmu_lock);
+	pthread_mutex_destroy(&vm->nx_once.lock);
+	vm->magic = 0;
+	nxsim__free(vm, sizeof(*vm));
+}
+
+int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
+{
+	struct nxsim_vm *vm;
+	bool race_order;
+	int rc;
+
+	if (!host || !vmp)
+		return -EINVAL;
+	assert(host->magic == NXSIM_HOST_MAGIC);
+	race_order = nxsim__host_has_bug(host, NXSIM_BUG_NEVER_CREATE_RACE);
+	rc = nxsim__gate_enter(&host->gate);
+	if (rc)
+		return rc;
+	vm = nxsim__zalloc(sizeof(*vm));
+	if (!vm) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	vm->host = host;
+	nxsim__gate_init(&vm->gate, -EBADF);
+	pthread_mutex_init(&vm->lock, NULL);
+	pthread_mutex_init(&vm->slots_lock, NULL);
+	pthread_rwlock_init(&vm->mmu_lock, NULL);
+	pthread_mutex_init(&vm->nx_once.lock, NULL);
+	TAILQ_INIT(&vm->vcpus);
+	vm->magic = NXSIM_VM_MAGIC;
+
+	rc = nxsim__mmu_init_vm(vm);
+	if (rc)
+		goto free_vm;
+	if (race_order && worker_at_create(host)) {
+		rc = post_init_vm_at_create(vm);
+		if (rc)
+			goto uninit;
+	}
+
+	pthread_mutex_lock(&host->kvm_lock);
+	if (host->unloading) {
+		pthread_mutex_unlock(&host->kvm_lock);
+		rc = -ENODEV;
+		goto stop;
+	}
+	TAILQ_INSERT_HEAD(&host->vm_list, vm, vm_list);
+	pthread_mutex_unlock(&host->kvm_lock);
+
+	if (!race_order && worker_at_create(host)) {
+		rc = post_init_vm_at_create(vm);
+		if (rc) {
+			vm_unlist(vm);
+			goto uninit;
+		}
+	}
+	ATOMIC_INC(host->counters.vms_created);
+	*vmp = vm;
+	goto out;
+
+stop:
+	nxsim__worker_stop(vm);
+uninit:
+	nxsim__mmu_uninit_vm(vm);
+free_vm:
+	nxsim__vm_free(vm);
+out:
+	nxsim__gate_exit(&host->gate);
+	return rc;
+}
+
+int nxsim_vm_destroy(struct nxsim_vm *vm)
+{
+	struct nxsim_host *host;
+
+	if (!vm)
+		return -EINVAL;
+	assert(vm->magic == NXSIM_VM_MAGIC);
+	if (!nxsim__gate_close(&vm->gate))
+		return -EBADF;
+	host = vm->host;
+	pthread_mutex_lock(&host->kvm_lock);
+	TAILQ_REMOVE(&host->vm_list, vm, vm_list);
+	TAILQ_INSERT_TAIL(&host->dead_vms, vm, vm_list);
+	pthread_mutex_unlock(&host->kvm_lock);
+	/* kvm_arch_pre_destroy_vm(), then the MMU teardown. */
+	nxsim__worker_stop(vm);
+	nxsim__mmu_uninit_vm(vm);
+	ATOMIC_INC(host->counters.vms_destroyed);
+	return 0;
+}
+
+struct nxsim_host *nxsim_vm_host(struct nxsim_vm *vm)
+{
+	return vm->host;
+}
+
+bool nxsim__vm_nx_huge_page_enabled(struct nxsim_vm *vm)
+{
+	return nxsim__nx_huge_pages(vm->host) &&
+	       !READ_ONCE(vm->disable_nx_huge_pages);
+}
+
+int nxsim_vm_nx_huge_pages_enabled(struct nxsim_vm *vm)
+{
+	int rc = vm_enter(vm);
+
+	if (rc)
+		return rc;
+	rc = nxsim__vm_nx_huge_page_enabled(vm);
+	vm_exit(vm);
+	return rc;
+}
+
+int nxsim_vm_check_extension(struct nxsim_vm *vm, unsigned int cap)
+{
+	int rc = vm_enter(vm);
+
+	if (rc)
+		return rc;
+	rc = cap == NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES &&
+	     vm->host->prof->disable_nx_cap;
+	vm_exit(vm);
+	return rc;
+}
+
+/* kvm_vm_ioctl_enable_cap(), case KVM_CAP_VM_DISABLE_NX_HUGE_PAGES */
+int nxsim_vm_enable_cap(struct nxsim_vm *vm, unsigned int cap, uint32_t flags,
+			const uint64_t *args, bool cap_sys_boot)
+{
+	int rc = vm_enter(vm);
+
+	if (rc)
+		return rc;
+	if (flags || cap != NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES ||
+	    !vm->host->prof->disable_nx_cap) {
+		rc = -EINVAL;
+	} else if (!cap_sys_boot) {
+		/* capable(), not ns_capable(): a container is no limit. */
+		rc = -EPERM;
+	} else if (args && args[0]) {
+		rc = -EINVAL;
+	} else {
+		pthread_mutex_lock(&vm->lock);
+		if (vm->created_vcpus) {
+			rc = -EINVAL;
+		} else {
+			WRITE_ONCE(vm->disable_nx_huge_pages, true);
+			rc = 0;
+		}
+		pthread_mutex_unlock(&vm->lock);
+	}
+	vm_exit(vm);
+	return rc;
+}
+
+int nxsim_vm_worker_info(struct nxsim_vm *vm, struct nxsim_worker_info *info)
+{
+	if (!vm || !info)
+		return -EINVAL;
+	assert(vm->magic == NXSIM_VM_MAGIC);
+	/* Readable after destruction too: the handle keeps the numbers. */
+	nxsim__worker_info(vm, info);
+	return 0;
+}
+
+int nxsim_vm_counters(struct nxsim_vm *vm, struct nxsim_vm_counters *c)
+{
+	if (!vm || !c)
+		return -EINVAL;
+	assert(vm->magic == NXSIM_VM_MAGIC);
+	c->zap_all = READ_ONCE(vm->counters.zap_all);
+	c->wake_calls = READ_ONCE(vm->counters.wake_calls);
+	c->worker_create_failures =
+		READ_ONCE(vm->counters.worker_create_failures);
+	return 0;
+}
+
+int nxsim_vm_worker_kill(struct nxsim_vm *vm)
+{
+	int rc = vm_enter(vm);
+
+	if (rc)
+		return rc;
+	rc = nxsim__worker_kill(vm);
+	vm_exit(vm);
+	return rc;
+}
+
+int nxsim_vm_inject_worker_error(struct nxsim_vm *vm, int err)
+{
+	int rc;
+
+	if (err >= 0)
+		return -EINVAL;
+	rc = vm_enter(vm);
+	if (rc)
+		return rc;
+	WRITE_ONCE(vm->inject_worker_err, err);
+	vm_exit(vm);
+	return 0;
+}
+
+/* kvm_vm_ioctl_create_vcpu() */
+int nxsim_vcpu_create(struct nxsim_vm *vm, unsigned int id,
+		      struct nxsim_vcpu **vcpup)
+{
+	struct nxsim_vcpu *vcpu, *v;
+	int rc;
+
+	if (!vcpup)
+		return -EINVAL;
+	rc = vm_enter(vm);
+	if (rc)
+		return rc;
+	if (id >= NXSIM_MAX_VCPU_ID) {
+		rc = -EINVAL;
+		goto out;
+	}
+	pthread_mutex_lock(&vm->lock);
+	if (vm->created_vcpus >= KVM_MAX_VCPUS) {
+		rc = -EINVAL;
+		goto unlock;
+	}
+	TAILQ_FOREACH(v, &vm->vcpus, link) {
+		if (v->id == id) {
+			rc = -EEXIST;
+			goto unlock;
+		}
+	}
+	vcpu = nxsim__zalloc(sizeof(*vcpu));
+	if (!vcpu) {
+		rc = -ENOMEM;
+		goto unlock;
+	}
+	vcpu->vm = vm;
+	vcpu->id = id;
+	TAILQ_INSERT_TAIL(&vm->vcpus, vcpu, link);
+	vm->created_vcpus++;
+	*vcpup = vcpu;
+unlock:
+	pthread_mutex_unlock(&vm->lock);
+out:
+	vm_exit(vm);
+	return rc;
+}
+
+/* The start of kvm_arch_vcpu_ioctl_run(). */
+int nxsim_vcpu_run(struct nxsim_vcpu *vcpu)
+{
+	struct nxsim_vm *vm;
+	int rc;
+
+	if (!vcpu)
+		return -EINVAL;
+	vm = vcpu->vm;
+	rc = vm_enter(vm);
+	if (rc)
+		return rc;
+	if (!worker_at_create(vm->host))
+		rc = post_init_vm_first_run(vm);
+	vm_exit(vm);
+	return rc;
+}
+
+struct nxsim_vm *nxsim_vcpu_vm(struct nxsim_vcpu *vcpu)
+{
+	return vcpu->vm;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * struct kvm and struct kvm_vcpu, as far as libnxsim models them.
+ */
+#ifndef NXSIM_MMU_VM_H
+#define NXSIM_MMU_VM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <bsd/sys/queue.h>
+
+#include <nxsim/vm.h>
+
+#include "core/gate.h"
+
+struct nxsim_host;
+struct nxsim__worker;
+struct nxsim__vm_mmu;
+
+#define NXSIM_MAX_VCPU_ID 4096 /* KVM_MAX_VCPU_IDS on x86 */
+
+enum nxsim__once_state {
+	NXSIM__ONCE_NOT_STARTED,
+	NXSIM__ONCE_RUNNING,
+	NXSIM__ONCE_COMPLETED,
+};
+
+/**
+ * struct nxsim__once - include/linux/call_once.h
+ * @lock: serialises the callback
+ * @state: NOT_STARTED, RUNNING or COMPLETED (read locklessly on the fast
+ *	path)
+ */
+struct nxsim__once {
+	pthread_mutex_t lock;
+	enum nxsim__once_state state;
+};
+
+/**
+ * struct nxsim_vcpu - struct kvm_vcpu
+ * @vm: its VM
+ * @id: vcpu_id
+ * @link: on vm->vcpus
+ */
+struct nxsim_vcpu {
+	struct nxsim_vm *vm;
+	unsigned int id;
+	TAILQ_ENTRY(nxsim_vcpu) link;
+};
+
+/**
+ * struct nxsim_vm - struct kvm
+ * @magic: NXSIM_VM_MAGIC while the handle is valid
+ * @host: the host (kvm.ko) it belongs to
+ * @vm_list: link on host->vm_list, then on host->dead_vms; under kvm_lock
+ * @gate: API calls inside the VM; closed by destruction (-EBADF)
+ * @lock: kvm->lock: vCPU creation, capabilities
+ * @slots_lock: kvm->slots_lock
+ * @mmu_lock: kvm->mmu_lock
+ * @vcpus: created vCPUs, under @lock
+ * @created_vcpus: kvm->created_vcpus, under @lock
+ * @disable_nx_huge_pages: kvm->arch.disable_nx_huge_pages, under @lock
+ * @worker: the recovery worker, NULL if none; published with WRITE_ONCE
+ * @nx_once: kvm->arch.nx_once (6.14 on)
+ * @inject_worker_err: error the next worker creation returns, or 0
+ * @mmu: MMU state (src/mmu), NULL until kvm_mmu_init_vm()
+ * @counters: side effects of parameter writes, updated atomically
+ */
+struct nxsim_vm {
+	uint32_t magic;
+	struct nxsim_host *host;
+	TAILQ_ENTRY(nxsim_vm) vm_list;
+	struct nxsim__gate gate;
+	pthread_mutex_t lock;
+	pthread_mutex_t slots_lock;
+	pthread_rwlock_t mmu_lock;
+	TAILQ_HEAD(, nxsim_vcpu) vcpus;
+	unsigned int created_vcpus;
+	bool disable_nx_huge_pages;
+	struct nxsim__worker *worker;
+	struct nxsim__once nx_once;
+	int inject_worker_err;
+	struct nxsim__vm_mmu *mmu;
+	struct nxsim_vm_counters counters;
+};
+
+#define NXSIM_VM_MAGIC 0x6b766d76u /* "kvmv" */
+
+/* Free a destroyed VM's handle (host unload). */
+void nxsim__vm_free(struct nxsim_vm *vm);
+
+/* is_nx_huge_page_enabled(kvm) */
+bool nxsim__vm_nx_huge_page_enabled(struct nxsim_vm *vm);
+
+#endif /* NXSIM_MMU_VM_H */

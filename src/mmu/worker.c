@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The NX-huge-page recovery worker of one VM.
+ *
+ * One loop body serves every era, because the kthread loop of 5.4-6.12
+ * (kvm_nx_lpage_recovery_worker()) and the vhost-task function of 6.13 on
+ * (kvm_nx_huge_page_recovery_worker()) behave the same from outside: with
+ * recovery disabled (nx_huge_pages=0 or ratio=0) the worker sleeps until
+ * woken; otherwise it sleeps until nx_huge_page_last + period, recomputing
+ * the deadline from the current parameters whenever it wakes, then runs
+ * one pass and sets nx_huge_page_last to now.  Time is in jiffies at the
+ * host's HZ, with msecs_to_jiffies() rounding up, so deadlines land where
+ * the kernel's do.
+ *
+ * On a virtual clock the sleep is a timer and a wake-up re-arms it at the
+ * current time, so the loop runs at the next nxsim_clock_advance(); a wake
+ * that arrives while the loop runs makes it run again, as a task woken in
+ * TASK_RUNNING does not sleep.  On a real clock the worker is a thread
+ * blocked in pthread_cond_timedwait() on CLOCK_MONOTONIC.
+ *
+ * Left out: cgroup attachment, SIGSTOP, and the once-per-iteration
+ * kthread_should_park() checks.
+ */
+#include <errno.h>
+
+#include "core/alloc.h"
+#include "core/compiler.h"
+#include "core/profile.h"
+#include "mmu/host.h"
+#include "mmu/mmu.h"
+#include "mmu/vm.h"
+#include "mmu/worker.h"
+
+static struct nxsim_clock *worker_clock(struct nxsim__worker *w)
+{
+	return w->vm->host->clock;
+}
+
+static bool is_virtual(struct nxsim__worker *w)
+{
+	return nxsim_clock_mode(worker_clock(w)) == NXSIM_CLOCK_VIRTUAL;
+}
+
+static uint64_t jiffies_now(struct nxsim__worker *w)
+{
+	return nxsim__ns_to_jiffies(nxsim_clock_now(worker_clock(w)),
+				    w->vm->host->cpu.hz);
+}
+
+/*
+ * One iteration of the worker loop: recover while the deadline has passed,
+ * then return when to wake next (clock ns), or NXSIM_NEVER.
+ */
+static uint64_t worker_step(struct nxsim__worker *w)
+{
+	struct nxsim_host *host = w->vm->host;
+	unsigned int hz = host->cpu.hz, period;
+	uint64_t due;
+
+	for (;;) {
+		if (!nxsim__nx_recovery_period(host, &period))
+			return NXSIM_NEVER;
+		due = w->last_jiffies + nxsim__msecs_to_jiffies(period, hz);
+		if (due > jiffies_now(w))
+			return nxsim__jiffies_to_ns(due, hz);
+		nxsim__mmu_recover_nx_huge_pages(w->vm);
+		atomic_fetch_add(&w->passes, 1);
+		WRITE_ONCE(w->last_jiffies, jiffies_now(w));
+	}
+}
+
+/* Virtual clock: the worker's sleep ended, by timeout or by a wake-up. */
+static void worker_timer_fn(struct nxsim__timer *t)
+{
+	struct nxsim__worker *w = container_of(t, struct nxsim__worker, timer);
+	struct nxsim_clock *clock = worker_clock(w);
+	uint64_t deadline;
+
+	pthread_mutex_lock(&w->lock);
+	if (w->state != NXSIM_WORKER_RUNNING) {
+		pthread_mutex_unlock(&w->lock);
+		return;
+	}
+	w->woken = false;
+	pthread_mutex_unlock(&w->lock);
+
+	deadline = worker_step(w);
+
+	pthread_mutex_lock(&w->lock);
+	w->deadline_ns = deadline;
+	if (w->state == NXSIM_WORKER_RUNNING) {
+		if (w->woken)
+			nxsim__timer_mod(clock, t, nxsim_clock_now(clock));
+		else if (deadline != NXSIM_NEVER)
+			nxsim__timer_mod(clock, t, deadline);
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Real clock: the task. */
+static void *worker_thread(void *arg)
+{
+	struct nxsim__worker *w = arg;
+	struct timespec ts;
+	uint64_t deadline;
+
+	pthread_mutex_lock(&w->lock);
+	while (w->state == NXSIM_WORKER_RUNNING) {
+		w->woken = false;
+		pthread_mutex_unlock(&w->lock);
+		deadline = worker_step(w);
+		pthread_mutex_lock(&w->lock);
+		w->deadline_ns = deadline;
+		if (w->woken || w->state != NXSIM_WORKER_RUNNING)
+			continue;
+		if (deadline == NXSIM_NEVER) {
+			pthread_cond_wait(&w->cond, &w->lock);
+		} else {
+			ts = nxsim__clock_real_deadline(worker_clock(w),
+							deadline);
+			pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+		}
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+static void worker_free(struct nxsim__worker *w)
+{
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+	nxsim__free(w, sizeof(*w));
+}
+
+int nxsim__worker_create(struct nxsim_vm *vm)
+{
+	struct nxsim__worker *w;
+	pthread_condattr_t attr;
+	int err = __atomic_exchange_n(&vm->inject_worker_err, 0,
+				      __ATOMIC_RELAXED);
+
+	if (err)
+		return err;
+	w = nxsim__zalloc(sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->vm = vm;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	nxsim__timer_init(&w->timer, worker_timer_fn);
+	w->state = NXSIM_WORKER_RUNNING;
+	w->created_ns = nxsim_clock_now(worker_clock(w));
+	/* kvm_mmu_start_lpage_recovery(): nx_huge_page_last = now */
+	w->last_jiffies = jiffies_now(w);
+	w->deadline_ns = NXSIM_NEVER;
+
+	if (is_virtual(w)) {
+		/* The new task runs its loop at once; nothing is due yet. */
+		w->deadline_ns = worker_step(w);
+		if (w->deadline_ns != NXSIM_NEVER)
+			nxsim__timer_mod(worker_clock(w), &w->timer,
+					 w->deadline_ns);
+	} else if (pthread_create(&w->thread, NULL, worker_thread, w)) {
+		worker_free(w);
+		return -ENOMEM;
+	}
+	WRITE_ONCE(vm->worker, w);
+	return 0;
+}
+
+void nxsim__worker_wake(struct nxsim_vm *vm)
+{
+	struct nxsim__worker *w = READ_ONCE(vm->worker);
+	struct nxsim_host *host = vm->host;
+
+	ATOMIC_INC(vm->counters.wake_calls);
+	if (!w) {
+		/*
+		 * Only 6.14's deferred creation leaves a listed VM without a
+		 * worker; 43fb96ae7855 made the wake NULL-safe there.
+		 */
+		if (nxsim__host_has_bug(host, NXSIM_BUG_WAKE_NULL_WORKER) &&
+		    host->prof->worker == NXSIM__WORKER_VHOST_AT_FIRST_RUN)
+			nxsim__host_oops(host, "wake of a NULL recovery task");
+		return;
+	}
+	pthread_mutex_lock(&w->lock);
+	if (w->state == NXSIM_WORKER_RUNNING) {
+		atomic_fetch_add(&w->wakes, 1);
+		w->woken = true;
+		if (is_virtual(w))
+			nxsim__timer_mod(worker_clock(w), &w->timer,
+					 nxsim_clock_now(worker_clock(w)));
+		else
+			pthread_cond_signal(&w->cond);
+	} else if (w->state == NXSIM_WORKER_KILLED &&
+		   nxsim__host_has_bug(host, NXSIM_BUG_WAKE_KILLED_WORKER)) {
+		nxsim__host_oops(host, "wake of an exited vhost task");
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* End the task: state becomes @state, and nothing of it runs afterwards. */
+static void worker_end(struct nxsim__worker *w, enum nxsim_worker_state state)
+{
+	bool was_running;
+
+	pthread_mutex_lock(&w->lock);
+	was_running = w->state == NXSIM_WORKER_RUNNING;
+	w->state = state;
+	w->deadline_ns = NXSIM_NEVER;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	if (!was_running)
+		return;
+	if (is_virtual(w))
+		nxsim__timer_del_sync(worker_clock(w), &w->timer);
+	else
+		pthread_join(w->thread, NULL);
+}
+
+void nxsim__worker_stop(struct nxsim_vm *vm)
+{
+	struct nxsim__worker *w = vm->worker;
+
+	if (w)
+		worker_end(w, NXSIM_WORKER_STOPPED);
+}
+
+void nxsim__worker_release(struct nxsim_vm *vm)
+{
+	if (vm->worker)
+		worker_free(vm->worker);
+	vm->worker = NULL;
+}
+
+int nxsim__worker_kill(struct nxsim_vm *vm)
+{
+	struct nxsim__worker *w = READ_ONCE(vm->worker);
+
+	if (vm->host->prof->worker == NXSIM__WORKER_KTHREAD_AT_CREATE)
+		return -EOPNOTSUPP;
+	if (!w || READ_ONCE(w->state) != NXSIM_WORKER_RUNNING)
+		return -ESRCH;
+	worker_end(w, NXSIM_WORKER_KILLED);
+	return 0;
+}
+
+void nxsim__worker_info(struct nxsim_vm *vm, struct nxsim_worker_info *info)
+{
+	struct nxsim__worker *w = READ_ONCE(vm->worker);
+
+	*info = (struct nxsim_worker_info){ .state = NXSIM_WORKER_NONE,
+					    .deadline_ns = NXSIM_NEVER };
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	info->state = w->state;
+	info->deadline_ns = w->deadline_ns;
+	info->created_ns = w->created_ns;
+	info->last_jiffies = READ_ONCE(w->last_jiffies);
+	pthread_mutex_unlock(&w->lock);
+	info->wakes = atomic_load(&w->wakes);
+	info->passes = atomic_load(&w->passes);
+}

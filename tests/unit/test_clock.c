@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The virtual clock: events run in deadline order, ties in arming order,
+ * each at its own time; advance(0) runs only what is due; jiffies maths.
+ */
+#include "common/test_util.h"
+#include "core/clock.h"
+
+struct ev {
+	struct nxsim__timer t;
+	struct nxsim_clock *clock;
+	int id;
+	int *log;
+	int *n;
+	uint64_t *when;
+};
+
+static void ev_fn(struct nxsim__timer *t)
+{
+	struct ev *e = (struct ev *)t;
+
+	e->when[*e->n] = nxsim_clock_now(e->clock);
+	e->log[(*e->n)++] = e->id;
+}
+
+static void test_clock_order(void **state)
+{
+	struct nxsim_clock *c;
+	struct ev ev[4];
+	int log[8], n = 0;
+	uint64_t when[8];
+	const uint64_t at[4] = { 300, 100, 300, 200 };
+	int i;
+
+	assert_rc(nxsim_clock_create(NXSIM_CLOCK_VIRTUAL, &c), 0);
+	for (i = 0; i < 4; i++) {
+		ev[i] = (struct ev){ .clock = c, .id = i, .log = log,
+				     .n = &n, .when = when };
+		nxsim__timer_init(&ev[i].t, ev_fn);
+		nxsim__timer_mod(c, &ev[i].t, at[i]);
+	}
+	assert_int_equal(nxsim_clock_next_event(c), 100);
+	assert_rc(nxsim_clock_advance(c, 99), 0);
+	assert_int_equal(nxsim_clock_now(c), 99);
+	assert_rc(nxsim_clock_advance(c, 1), 1);
+	assert_int_equal(log[0], 1);
+	assert_int_equal(when[0], 100);
+	assert_rc(nxsim_clock_advance(c, 1000), 3);
+	/* 200, then the two at 300 in the order they were armed. */
+	assert_int_equal(log[1], 3);
+	assert_int_equal(log[2], 0);
+	assert_int_equal(log[3], 2);
+	assert_int_equal(when[1], 200);
+	assert_int_equal(when[3], 300);
+	assert_int_equal(nxsim_clock_now(c), 1100);
+	assert_int_equal(nxsim_clock_next_event(c), NXSIM_NEVER);
+	assert_rc(nxsim_clock_destroy(c), 0);
+}
+
+static void test_clock_del_and_rearm(void **state)
+{
+	struct nxsim_clock *c;
+	struct ev e;
+	int log[4], n = 0;
+	uint64_t when[4];
+
+	assert_rc(nxsim_clock_create(NXSIM_CLOCK_VIRTUAL, &c), 0);
+	e = (struct ev){ .clock = c, .id = 7, .log = log, .n = &n,
+			 .when = when };
+	nxsim__timer_init(&e.t, ev_fn);
+	nxsim__timer_mod(c, &e.t, 50);
+	nxsim__timer_mod(c, &e.t, 80);
+	assert_rc(nxsim_clock_advance(c, 60), 0);
+	nxsim__timer_del_sync(c, &e.t);
+	assert_rc(nxsim_clock_advance(c, 100), 0);
+	nxsim__timer_mod(c, &e.t, nxsim_clock_now(c));
+	assert_rc(nxsim_clock_advance(c, 0), 1);
+	assert_int_equal(when[0], 160);
+	assert_rc(nxsim_clock_destroy(c), 0);
+}
+
+static void test_clock_bad_input(void **state)
+{
+	struct nxsim_clock *c;
+
+	assert_rc(nxsim_clock_create((enum nxsim_clock_mode)7, &c), -EINVAL);
+	assert_rc(nxsim_clock_create(NXSIM_CLOCK_VIRTUAL, NULL), -EINVAL);
+	assert_rc(nxsim_clock_destroy(NULL), -EINVAL);
+	assert_rc(nxsim_clock_create(NXSIM_CLOCK_REAL, &c), 0);
+	assert_rc(nxsim_clock_advance(c, 5), -EINVAL);
+	assert_int_equal(nxsim_clock_next_event(c), NXSIM_NEVER);
+	nxsim__clock_get(c);
+	assert_rc(nxsim_clock_destroy(c), -EBUSY);
+	nxsim__clock_put(c);
+	assert_rc(nxsim_clock_destroy(c), 0);
+}
+
+static void test_clock_jiffies(void **state)
+{
+	/* HZ=250: 4 ms a jiffy. */
+	assert_int_equal(nxsim__ns_to_jiffies(3999999, 250), 0);
+	assert_int_equal(nxsim__ns_to_jiffies(4000000, 250), 1);
+	assert_int_equal(nxsim__jiffies_to_ns(25, 250), 100000000);
+	assert_int_equal(nxsim__msecs_to_jiffies(100, 250), 25);
+	/* 514285 ms (ratio 7) is 128571.25 jiffies: rounded up. */
+	assert_int_equal(nxsim__msecs_to_jiffies(514285, 250), 128572);
+	assert_int_equal(nxsim__msecs_to_jiffies(1, 100), 1);
+	assert_int_equal(nxsim__msecs_to_jiffies(1, 1000), 1);
+	/* HZ=300 does not divide a second in whole ns: round up. */
+	assert_int_equal(nxsim__jiffies_to_ns(1, 300), 3333334);
+	assert_int_equal(nxsim__ns_to_jiffies(3333334, 300), 1);
+	assert_int_equal(nxsim__ns_to_jiffies(3333333, 300), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clock_order),
+		cmocka_unit_test(test_clock_del_and_rearm),
+		cmocka_unit_test(test_clock_bad_input),
+		cmocka_unit_test(test_clock_jiffies),
+	};
+
+	return cmocka_run_group_tests_name("clock", tests, NULL, NULL);
+}
