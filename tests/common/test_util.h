@@ -17,6 +17,8 @@
 
 #include <nxsim/nxsim.h>
 
+#include "core/compiler.h"
+
 /* Compare return codes and print both by name when they differ. */
 #define assert_rc(expr, expected)                                        \
 	do {                                                             \
