@@ -203,19 +203,18 @@ void nxsim__worker_wake(struct nxsim_vm *vm)
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* End the task: state becomes @state, and nothing of it runs afterwards. */
+/* End a running task: state becomes @state, and nothing of it runs after. */
 static void worker_end(struct nxsim__worker *w, enum nxsim_worker_state state)
 {
-	bool was_running;
-
 	pthread_mutex_lock(&w->lock);
-	was_running = w->state == NXSIM_WORKER_RUNNING;
+	if (w->state != NXSIM_WORKER_RUNNING) {
+		pthread_mutex_unlock(&w->lock);
+		return;
+	}
 	w->state = state;
 	w->deadline_ns = NXSIM_NEVER;
 	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
-	if (!was_running)
-		return;
 	if (is_virtual(w))
 		nxsim__timer_del_sync(worker_clock(w), &w->timer);
 	else
