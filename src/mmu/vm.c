@@ -103,7 +103,7 @@ static int post_init_vm_first_run(struct nxsim_vm *vm)
 	pthread_mutex_unlock(&once->lock);
 done:
 	/* 931656b9e2ff: "thread ? 0 : -ENOMEM", every time. */
-	if (once_fail_bug && !READ_ONCE(vm->worker))
+	if (once_fail_bug && !nxsim__worker_exists(vm))
 		return -ENOMEM;
 	return 0;
 }

@@ -31,6 +31,17 @@
 #include "mmu/vm.h"
 #include "mmu/worker.h"
 
+/* The published worker pointer, read like rcu_dereference(). */
+static struct nxsim__worker *worker_of(struct nxsim_vm *vm)
+{
+	return __atomic_load_n(&vm->worker, __ATOMIC_ACQUIRE);
+}
+
+bool nxsim__worker_exists(struct nxsim_vm *vm)
+{
+	return worker_of(vm) != NULL;
+}
+
 static struct nxsim_clock *worker_clock(struct nxsim__worker *w)
 {
 	return w->vm->host->clock;
@@ -167,13 +178,14 @@ int nxsim__worker_create(struct nxsim_vm *vm)
 		worker_free(w);
 		return -ENOMEM;
 	}
-	WRITE_ONCE(vm->worker, w);
+	/* Published like rcu_assign_pointer(): the task is complete first. */
+	__atomic_store_n(&vm->worker, w, __ATOMIC_RELEASE);
 	return 0;
 }
 
 void nxsim__worker_wake(struct nxsim_vm *vm)
 {
-	struct nxsim__worker *w = READ_ONCE(vm->worker);
+	struct nxsim__worker *w = worker_of(vm);
 	struct nxsim_host *host = vm->host;
 
 	ATOMIC_INC(vm->counters.wake_calls);
@@ -238,7 +250,7 @@ void nxsim__worker_release(struct nxsim_vm *vm)
 
 int nxsim__worker_kill(struct nxsim_vm *vm)
 {
-	struct nxsim__worker *w = READ_ONCE(vm->worker);
+	struct nxsim__worker *w = worker_of(vm);
 
 	if (vm->host->prof->worker == NXSIM__WORKER_KTHREAD_AT_CREATE)
 		return -EOPNOTSUPP;
@@ -250,7 +262,7 @@ int nxsim__worker_kill(struct nxsim_vm *vm)
 
 void nxsim__worker_info(struct nxsim_vm *vm, struct nxsim_worker_info *info)
 {
-	struct nxsim__worker *w = READ_ONCE(vm->worker);
+	struct nxsim__worker *w = worker_of(vm);
 
 	*info = (struct nxsim_worker_info){ .state = NXSIM_WORKER_NONE,
 					    .deadline_ns = NXSIM_NEVER };

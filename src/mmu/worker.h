@@ -51,6 +51,8 @@ struct nxsim__worker {
  * Return: 0, -ENOMEM, or the error injected for this creation.
  */
 int nxsim__worker_create(struct nxsim_vm *vm);
+/* Has the VM's worker been made (and published)? */
+bool nxsim__worker_exists(struct nxsim_vm *vm);
 /* kvm_wake_nx_recovery_thread(): a no-op without a live worker. */
 void nxsim__worker_wake(struct nxsim_vm *vm);
 /* Stop at VM destruction (kthread_stop / vhost_task_stop). */
