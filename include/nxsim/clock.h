@@ -14,8 +14,8 @@
 #include <nxsim/common.h>
 
 enum nxsim_clock_mode {
-	NXSIM_CLOCK_VIRTUAL,	/* deterministic; advanced by the caller */
-	NXSIM_CLOCK_REAL,	/* CLOCK_MONOTONIC; workers are threads */
+	NXSIM_CLOCK_VIRTUAL, /* deterministic; advanced by the caller */
+	NXSIM_CLOCK_REAL,    /* CLOCK_MONOTONIC; workers are threads */
 };
 
 struct nxsim_clock;
@@ -39,7 +39,8 @@ NXSIM_API int nxsim_clock_create(enum nxsim_clock_mode mode,
 NXSIM_API int nxsim_clock_destroy(struct nxsim_clock *clock);
 
 /** nxsim_clock_mode() - the clock's mode. */
-NXSIM_API enum nxsim_clock_mode nxsim_clock_mode(const struct nxsim_clock *clock);
+NXSIM_API enum nxsim_clock_mode
+nxsim_clock_mode(const struct nxsim_clock *clock);
 
 /** nxsim_clock_now() - nanoseconds since the clock was made. */
 NXSIM_API uint64_t nxsim_clock_now(const struct nxsim_clock *clock);

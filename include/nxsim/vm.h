@@ -28,10 +28,10 @@ struct nxsim_vcpu;
 #define NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES 220
 
 enum nxsim_worker_state {
-	NXSIM_WORKER_NONE,	/* not created (yet, or ever) */
-	NXSIM_WORKER_RUNNING,	/* alive: sleeping or recovering */
-	NXSIM_WORKER_KILLED,	/* its vhost task exited on SIGKILL */
-	NXSIM_WORKER_STOPPED,	/* stopped at VM destruction */
+	NXSIM_WORKER_NONE,    /* not created (yet, or ever) */
+	NXSIM_WORKER_RUNNING, /* alive: sleeping or recovering */
+	NXSIM_WORKER_KILLED,  /* its vhost task exited on SIGKILL */
+	NXSIM_WORKER_STOPPED, /* stopped at VM destruction */
 };
 
 /**

@@ -103,8 +103,8 @@ const char *nxsim_alloc_backend(void)
 /* Consume one step of the armed countdown; true when this call must fail. */
 static bool should_fail(void)
 {
-	unsigned long n = atomic_load_explicit(&fail_countdown,
-					       memory_order_relaxed);
+	unsigned long n =
+		atomic_load_explicit(&fail_countdown, memory_order_relaxed);
 
 	while (n) {
 		if (atomic_compare_exchange_weak(&fail_countdown, &n, n - 1))

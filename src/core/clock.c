@@ -23,16 +23,16 @@
 RB_HEAD(nxsim__timer_tree, nxsim__timer);
 
 struct nxsim_clock {
-	enum nxsim_clock_mode mode;	/* virtual or real */
-	pthread_mutex_t lock;		/* timers, seq, running */
-	pthread_mutex_t advance_lock;	/* one advance at a time */
-	pthread_cond_t idle;		/* a callback finished */
-	_Atomic uint64_t now;		/* virtual time, ns */
-	struct timespec base;		/* real: CLOCK_MONOTONIC at creation */
+	enum nxsim_clock_mode mode;	 /* virtual or real */
+	pthread_mutex_t lock;		 /* timers, seq, running */
+	pthread_mutex_t advance_lock;	 /* one advance at a time */
+	pthread_cond_t idle;		 /* a callback finished */
+	_Atomic uint64_t now;		 /* virtual time, ns */
+	struct timespec base;		 /* real: CLOCK_MONOTONIC at creation */
 	struct nxsim__timer_tree timers; /* armed timers */
-	uint64_t seq;			/* arming counter */
-	struct nxsim__timer *running;	/* callback in progress */
-	_Atomic unsigned int refs;	/* hosts and machines on this clock */
+	uint64_t seq;			 /* arming counter */
+	struct nxsim__timer *running;	 /* callback in progress */
+	_Atomic unsigned int refs;	 /* hosts and machines on this clock */
 };
 
 static int timer_cmp(const struct nxsim__timer *a, const struct nxsim__timer *b)
@@ -51,7 +51,8 @@ int nxsim_clock_create(enum nxsim_clock_mode mode, struct nxsim_clock **clockp)
 {
 	struct nxsim_clock *c;
 
-	if (!clockp || (mode != NXSIM_CLOCK_VIRTUAL && mode != NXSIM_CLOCK_REAL))
+	if (!clockp ||
+	    (mode != NXSIM_CLOCK_VIRTUAL && mode != NXSIM_CLOCK_REAL))
 		return -EINVAL;
 	c = nxsim__zalloc(sizeof(*c));
 	if (!c)

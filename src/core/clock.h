@@ -59,8 +59,7 @@ static inline uint64_t nxsim__ns_to_jiffies(uint64_t ns, unsigned int hz)
 /* The first clock time at which jiffies reads @j. */
 static inline uint64_t nxsim__jiffies_to_ns(uint64_t j, unsigned int hz)
 {
-	return j / hz * NSEC_PER_SEC +
-	       (j % hz * NSEC_PER_SEC + hz - 1) / hz;
+	return j / hz * NSEC_PER_SEC + (j % hz * NSEC_PER_SEC + hz - 1) / hz;
 }
 
 /* msecs_to_jiffies(): rounds up, as the kernel does for every HZ. */

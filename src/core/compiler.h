@@ -13,12 +13,12 @@
 #include <stdint.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
+#define DIV_ROUND_UP(n, d) (((n) + (d)-1) / (d))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
 #define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
+	((type *)((char *)(ptr)-offsetof(type, member)))
 
 /* Lockless reads and writes of shared scalars, as the kernel marks them. */
 #define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
@@ -38,12 +38,12 @@
 void nxsim__warn(const char *file, int line, const char *cond);
 uint64_t nxsim__warn_count(void);
 
-#define WARN_ON(cond)                                                  \
-	({                                                             \
-		bool __warn_c = !!(cond);                              \
-		if (unlikely(__warn_c))                                \
-			nxsim__warn(__FILE__, __LINE__, #cond);        \
-		__warn_c;                                              \
+#define WARN_ON(cond)                                           \
+	({                                                      \
+		bool __warn_c = !!(cond);                       \
+		if (unlikely(__warn_c))                         \
+			nxsim__warn(__FILE__, __LINE__, #cond); \
+		__warn_c;                                       \
 	})
 
 #endif /* NXSIM_CORE_COMPILER_H */

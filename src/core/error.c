@@ -12,29 +12,29 @@
 
 #include "core/compiler.h"
 
-#define NXSIM_ERRNO_MAP(X)                                              \
-	X(EPERM, "-EPERM: Operation not permitted")                     \
-	X(ENOENT, "-ENOENT: No such file or directory")                 \
-	X(ESRCH, "-ESRCH: No such process")                             \
-	X(EIO, "-EIO: Input/output error")                              \
-	X(ENXIO, "-ENXIO: No such device or address")                   \
-	X(E2BIG, "-E2BIG: Argument list too long")                      \
-	X(EBADF, "-EBADF: Bad file descriptor")                         \
-	X(EAGAIN, "-EAGAIN: Resource temporarily unavailable")          \
-	X(ENOMEM, "-ENOMEM: Cannot allocate memory")                    \
-	X(EFAULT, "-EFAULT: Bad address")                               \
-	X(EBUSY, "-EBUSY: Device or resource busy")                     \
-	X(EEXIST, "-EEXIST: File exists")                               \
-	X(ENODEV, "-ENODEV: No such device")                            \
-	X(EINVAL, "-EINVAL: Invalid argument")                          \
-	X(ENOSPC, "-ENOSPC: No space left on device")                   \
-	X(EDOM, "-EDOM: Numerical argument out of domain")              \
-	X(ERANGE, "-ERANGE: Numerical result out of range")             \
-	X(ENOSYS, "-ENOSYS: Function not implemented")                  \
+#define NXSIM_ERRNO_MAP(X)                                                \
+	X(EPERM, "-EPERM: Operation not permitted")                       \
+	X(ENOENT, "-ENOENT: No such file or directory")                   \
+	X(ESRCH, "-ESRCH: No such process")                               \
+	X(EIO, "-EIO: Input/output error")                                \
+	X(ENXIO, "-ENXIO: No such device or address")                     \
+	X(E2BIG, "-E2BIG: Argument list too long")                        \
+	X(EBADF, "-EBADF: Bad file descriptor")                           \
+	X(EAGAIN, "-EAGAIN: Resource temporarily unavailable")            \
+	X(ENOMEM, "-ENOMEM: Cannot allocate memory")                      \
+	X(EFAULT, "-EFAULT: Bad address")                                 \
+	X(EBUSY, "-EBUSY: Device or resource busy")                       \
+	X(EEXIST, "-EEXIST: File exists")                                 \
+	X(ENODEV, "-ENODEV: No such device")                              \
+	X(EINVAL, "-EINVAL: Invalid argument")                            \
+	X(ENOSPC, "-ENOSPC: No space left on device")                     \
+	X(EDOM, "-EDOM: Numerical argument out of domain")                \
+	X(ERANGE, "-ERANGE: Numerical result out of range")               \
+	X(ENOSYS, "-ENOSYS: Function not implemented")                    \
 	X(EOVERFLOW, "-EOVERFLOW: Value too large for defined data type") \
-	X(EOPNOTSUPP, "-EOPNOTSUPP: Operation not supported")           \
-	X(ETIMEDOUT, "-ETIMEDOUT: Connection timed out")                \
-	X(NXSIM_ERESTARTNOINTR,                                         \
+	X(EOPNOTSUPP, "-EOPNOTSUPP: Operation not supported")             \
+	X(ETIMEDOUT, "-ETIMEDOUT: Connection timed out")                  \
+	X(NXSIM_ERESTARTNOINTR,                                           \
 	  "-ERESTARTNOINTR: Interrupted system call, restart")
 
 struct errno_entry {
@@ -43,7 +43,8 @@ struct errno_entry {
 };
 
 #define ERRNO_ENTRY(e, t) { e, t },
-static const struct errno_entry errno_table[] = { NXSIM_ERRNO_MAP(ERRNO_ENTRY) };
+static const struct errno_entry errno_table[] = { NXSIM_ERRNO_MAP(
+	ERRNO_ENTRY) };
 #undef ERRNO_ENTRY
 
 static const struct errno_entry *lookup(int err)

@@ -13,7 +13,7 @@
 
 struct nxsim__gate {
 	pthread_mutex_t lock;	/* users, closed */
-	pthread_cond_t drained;	/* users reached 0 */
+	pthread_cond_t drained; /* users reached 0 */
 	unsigned int users;	/* calls inside */
 	bool closed;		/* no more calls */
 	int err;		/* what late calls get */

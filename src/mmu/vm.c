@@ -78,8 +78,8 @@ static int start_lpage_recovery(struct nxsim_vm *vm)
 static int post_init_vm_first_run(struct nxsim_vm *vm)
 {
 	struct nxsim__once *once = &vm->nx_once;
-	bool once_fail_bug = nxsim__host_has_bug(vm->host,
-						 NXSIM_BUG_WORKER_ONCE_FAIL);
+	bool once_fail_bug =
+		nxsim__host_has_bug(vm->host, NXSIM_BUG_WORKER_ONCE_FAIL);
 	int rc;
 
 	if (nxsim__nx_hard_disabled(vm->host))

@@ -13,8 +13,7 @@
  * '='.  A non-zero return is remembered and parsing goes on, as
  * parse_args() does; the last error is returned.
  */
-typedef int (*nxsim__cmdline_fn)(void *arg, const char *param,
-				 const char *val);
+typedef int (*nxsim__cmdline_fn)(void *arg, const char *param, const char *val);
 
 /* Return: 0, the callback's last error, or -ENOMEM. */
 int nxsim__cmdline_parse(const char *cmdline, nxsim__cmdline_fn fn, void *arg);

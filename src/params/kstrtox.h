@@ -14,8 +14,7 @@ struct nxsim__profile;
 bool nxsim__sysfs_streq(const char *s1, const char *s2);
 int nxsim__kstrtobool(const struct nxsim__profile *prof, const char *s,
 		      bool *res);
-int nxsim__kstrtoull(const char *s, unsigned int base,
-		     unsigned long long *res);
+int nxsim__kstrtoull(const char *s, unsigned int base, unsigned long long *res);
 int nxsim__kstrtouint(const char *s, unsigned int base, unsigned int *res);
 
 #endif /* NXSIM_PARAMS_KSTRTOX_H */

@@ -39,7 +39,7 @@ struct nx_param {
 		   const char *val);
 	int (*get)(struct nxsim_host *host, const struct nx_param *p,
 		   char *buf);
-	size_t offset;		/* of the unsigned int storage in nx */
+	size_t offset;		 /* of the unsigned int storage in nx */
 	bool needs_period_param; /* exists only from 5.16 */
 };
 
@@ -122,8 +122,8 @@ static int get_nx_huge_pages(struct nxsim_host *host, const struct nx_param *p,
 {
 	if (READ_ONCE(host->nx.hard_disabled))
 		return sprintf(buf, "never\n");
-	return sprintf(buf, "%c\n", READ_ONCE(host->nx.nx_huge_pages) ? 'Y' :
-									  'N');
+	return sprintf(buf, "%c\n",
+		       READ_ONCE(host->nx.nx_huge_pages) ? 'Y' : 'N');
 }
 
 bool nxsim__nx_recovery_period(struct nxsim_host *host, unsigned int *period)

@@ -69,16 +69,18 @@ unsigned int test_alloc_failures(int (*op)(void *ctx), void (*undo)(void *ctx),
 				undo(ctx);
 			if (!covered)
 				fail_msg("allocation %u failed but the "
-					 "operation succeeded", n);
+					 "operation succeeded",
+					 n);
 			return n - 1;
 		}
 		nxsim_alloc_fail_nth(0);
 		if (rc != -ENOMEM)
-			fail_msg("allocation %u failed: got %s, not -ENOMEM",
-				 n, nxsim_strerror(rc));
+			fail_msg("allocation %u failed: got %s, not -ENOMEM", n,
+				 nxsim_strerror(rc));
 		if (test_live_allocs() != live)
-			fail_msg("allocation %u failed: %lld allocations leaked",
-				 n, (long long)(test_live_allocs() - live));
+			fail_msg(
+				"allocation %u failed: %lld allocations leaked",
+				n, (long long)(test_live_allocs() - live));
 		if (same)
 			same(ctx);
 	}

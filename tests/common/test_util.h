@@ -20,14 +20,14 @@
 #include "core/compiler.h"
 
 /* Compare return codes and print both by name when they differ. */
-#define assert_rc(expr, expected)                                        \
-	do {                                                             \
-		long __rc = (long)(expr);                                \
-		long __ex = (long)(expected);                            \
-		if (__rc != __ex)                                        \
-			fail_msg("%s returned %ld (%s), expected %ld (%s)", \
-				 #expr, __rc, nxsim_strerror((int)__rc),    \
-				 __ex, nxsim_strerror((int)__ex));          \
+#define assert_rc(expr, expected)                                              \
+	do {                                                                   \
+		long __rc = (long)(expr);                                      \
+		long __ex = (long)(expected);                                  \
+		if (__rc != __ex)                                              \
+			fail_msg("%s returned %ld (%s), expected %ld (%s)",    \
+				 #expr, __rc, nxsim_strerror((int)__rc), __ex, \
+				 nxsim_strerror((int)__ex));                   \
 	} while (0)
 
 /* A host on a private virtual clock; fails the test if creation fails. */

@@ -26,8 +26,8 @@
 
 struct race {
 	struct nxsim_host *host;
-	bool first_run;			/* 6.14: the worker comes with KVM_RUN */
-	atomic_bool never_ok;		/* "never" has succeeded */
+	bool first_run;	      /* 6.14: the worker comes with KVM_RUN */
+	atomic_bool never_ok; /* "never" has succeeded */
 	atomic_bool stop;
 	atomic_int violations;
 	atomic_int errors;
@@ -47,8 +47,8 @@ static void *creator(void *arg)
 			atomic_fetch_add(&r->errors, 1);
 			continue;
 		}
-		if (r->first_run && (nxsim_vcpu_create(vm, 0, &vcpu) ||
-				     nxsim_vcpu_run(vcpu)))
+		if (r->first_run &&
+		    (nxsim_vcpu_create(vm, 0, &vcpu) || nxsim_vcpu_run(vcpu)))
 			atomic_fetch_add(&r->errors, 1);
 		if (atomic_load(&r->never_ok) &&
 		    !nxsim_vm_worker_info(vm, &wi) &&

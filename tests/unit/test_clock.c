@@ -34,8 +34,9 @@ static void test_clock_order(void **state)
 
 	assert_rc(nxsim_clock_create(NXSIM_CLOCK_VIRTUAL, &c), 0);
 	for (i = 0; i < 4; i++) {
-		ev[i] = (struct ev){ .clock = c, .id = i, .log = log,
-				     .n = &n, .when = when };
+		ev[i] = (struct ev){
+			.clock = c, .id = i, .log = log, .n = &n, .when = when
+		};
 		nxsim__timer_init(&ev[i].t, ev_fn);
 		nxsim__timer_mod(c, &ev[i].t, at[i]);
 	}
@@ -65,8 +66,9 @@ static void test_clock_del_and_rearm(void **state)
 	uint64_t when[4];
 
 	assert_rc(nxsim_clock_create(NXSIM_CLOCK_VIRTUAL, &c), 0);
-	e = (struct ev){ .clock = c, .id = 7, .log = log, .n = &n,
-			 .when = when };
+	e = (struct ev){
+		.clock = c, .id = 7, .log = log, .n = &n, .when = when
+	};
 	nxsim__timer_init(&e.t, ev_fn);
 	nxsim__timer_mod(c, &e.t, 50);
 	nxsim__timer_mod(c, &e.t, 80);

@@ -196,7 +196,7 @@ struct walk {
 	struct nxsim_vm *vm;
 	struct nxsim_vcpu *vcpu;
 	const char *profile;
-	unsigned int vms;	/* VMs the host should count */
+	unsigned int vms; /* VMs the host should count */
 };
 
 static int op_host_create(void *ctx)
@@ -290,14 +290,14 @@ static void test_host_alloc_failures(void **state)
 	for (i = 0; i < ARRAY_SIZE(profiles); i++) {
 		w.profile = profiles[i];
 		assert_true(test_alloc_failures(op_host_create,
-						undo_host_create, NULL, &w) >=
-			    2);
+						undo_host_create, NULL,
+						&w) >= 2);
 		w.host = test_host(profiles[i], true, NULL, 0);
 		w.vms = 0;
 		/* 6.12 makes the worker too: three allocations */
 		assert_int_equal(test_alloc_failures(op_vm_create,
-						     undo_vm_create,
-						     same_no_vm, &w),
+						     undo_vm_create, same_no_vm,
+						     &w),
 				 i == 2 ? 2 : 3);
 		assert_rc(nxsim_vm_create(w.host, &w.vm), 0);
 		w.vms = 1;

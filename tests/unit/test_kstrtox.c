@@ -16,56 +16,47 @@ static void test_kstrtox_sysfs_streq(void **state)
 		const char *a, *b;
 		bool eq;
 	} cases[] = {
-		{ "off", "off", true },
-		{ "off\n", "off", true },
-		{ "off", "off\n", true },
-		{ "off\n", "off\n", true },
-		{ "off\n\n", "off", false },
-		{ " off", "off", false },
-		{ "off ", "off", false },
-		{ "Off", "off", false },
-		{ "OFF", "off", false },
-		{ "of", "off", false },
-		{ "offx", "off", false },
-		{ "", "", true },
-		{ "\n", "", true },
-		{ "", "off", false },
-		{ "never\n", "never", true },
-		{ "never\r\n", "never", false },
+		{ "off", "off", true },	      { "off\n", "off", true },
+		{ "off", "off\n", true },     { "off\n", "off\n", true },
+		{ "off\n\n", "off", false },  { " off", "off", false },
+		{ "off ", "off", false },     { "Off", "off", false },
+		{ "OFF", "off", false },      { "of", "off", false },
+		{ "offx", "off", false },     { "", "", true },
+		{ "\n", "", true },	      { "", "off", false },
+		{ "never\n", "never", true }, { "never\r\n", "never", false },
 	};
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		if (nxsim__sysfs_streq(cases[i].a, cases[i].b) != cases[i].eq)
-			fail_msg("sysfs_streq(\"%s\", \"%s\") != %d", cases[i].a,
-				 cases[i].b, cases[i].eq);
+			fail_msg("sysfs_streq(\"%s\", \"%s\") != %d",
+				 cases[i].a, cases[i].b, cases[i].eq);
 }
 
 /* -1: -EINVAL; 0: false; 1: true */
 struct bool_case {
 	const char *s;
-	int v54;	/* 5.4: y/n/1/0/on/off */
-	int v61;	/* 5.19 on: + t/f */
-	int v616;	/* 6.16 on: + e/d */
+	int v54;  /* 5.4: y/n/1/0/on/off */
+	int v61;  /* 5.19 on: + t/f */
+	int v616; /* 6.16 on: + e/d */
 };
 
 static const struct bool_case bool_cases[] = {
-	{ "y", 1, 1, 1 },	{ "Y", 1, 1, 1 },	{ "yes", 1, 1, 1 },
-	{ "1", 1, 1, 1 },	{ "1\n", 1, 1, 1 },	{ "10", 1, 1, 1 },
-	{ "n", 0, 0, 0 },	{ "N", 0, 0, 0 },	{ "no", 0, 0, 0 },
-	{ "0", 0, 0, 0 },	{ "N\n", 0, 0, 0 },	{ "Y\n", 1, 1, 1 },
-	{ "on", 1, 1, 1 },	{ "ON", 1, 1, 1 },	{ "oN", 1, 1, 1 },
-	{ "off", 0, 0, 0 },	{ "OFF", 0, 0, 0 },	{ "Off", 0, 0, 0 },
-	{ "o", -1, -1, -1 },	{ "ox", -1, -1, -1 },	{ "o\n", -1, -1, -1 },
-	{ "t", -1, 1, 1 },	{ "true", -1, 1, 1 },	{ "T", -1, 1, 1 },
-	{ "f", -1, 0, 0 },	{ "false", -1, 0, 0 },	{ "F", -1, 0, 0 },
-	{ "force", -1, 0, 0 },	{ "Force", -1, 0, 0 },	{ "never", 0, 0, 0 },
-	{ "Never", 0, 0, 0 },	{ "neverx", 0, 0, 0 },
-	{ "e", -1, -1, 1 },	{ "enable", -1, -1, 1 },
-	{ "E", -1, -1, 1 },	{ "d", -1, -1, 0 },	{ "disable", -1, -1, 0 },
-	{ "D", -1, -1, 0 },	{ "", -1, -1, -1 },	{ "\n", -1, -1, -1 },
-	{ " y", -1, -1, -1 },	{ "auto", -1, -1, -1 },	{ "2", -1, -1, -1 },
-	{ "-1", -1, -1, -1 },	{ "+1", -1, -1, -1 },
+	{ "y", 1, 1, 1 },	  { "Y", 1, 1, 1 },	 { "yes", 1, 1, 1 },
+	{ "1", 1, 1, 1 },	  { "1\n", 1, 1, 1 },	 { "10", 1, 1, 1 },
+	{ "n", 0, 0, 0 },	  { "N", 0, 0, 0 },	 { "no", 0, 0, 0 },
+	{ "0", 0, 0, 0 },	  { "N\n", 0, 0, 0 },	 { "Y\n", 1, 1, 1 },
+	{ "on", 1, 1, 1 },	  { "ON", 1, 1, 1 },	 { "oN", 1, 1, 1 },
+	{ "off", 0, 0, 0 },	  { "OFF", 0, 0, 0 },	 { "Off", 0, 0, 0 },
+	{ "o", -1, -1, -1 },	  { "ox", -1, -1, -1 },	 { "o\n", -1, -1, -1 },
+	{ "t", -1, 1, 1 },	  { "true", -1, 1, 1 },	 { "T", -1, 1, 1 },
+	{ "f", -1, 0, 0 },	  { "false", -1, 0, 0 }, { "F", -1, 0, 0 },
+	{ "force", -1, 0, 0 },	  { "Force", -1, 0, 0 }, { "never", 0, 0, 0 },
+	{ "Never", 0, 0, 0 },	  { "neverx", 0, 0, 0 }, { "e", -1, -1, 1 },
+	{ "enable", -1, -1, 1 },  { "E", -1, -1, 1 },	 { "d", -1, -1, 0 },
+	{ "disable", -1, -1, 0 }, { "D", -1, -1, 0 },	 { "", -1, -1, -1 },
+	{ "\n", -1, -1, -1 },	  { " y", -1, -1, -1 },	 { "auto", -1, -1, -1 },
+	{ "2", -1, -1, -1 },	  { "-1", -1, -1, -1 },	 { "+1", -1, -1, -1 },
 };
 
 static void check_bool_era(const char *profile, size_t col)
@@ -121,17 +112,17 @@ static void test_kstrtox_kstrtouint(void **state)
 		{ "+60", 0, 60 },
 		{ "0x10", 0, 16 },
 		{ "0X1f", 0, 31 },
-		{ "0x", -EINVAL, 0 },	/* no hex digit: octal "0", then 'x' */
+		{ "0x", -EINVAL, 0 }, /* no hex digit: octal "0", then 'x' */
 		{ "0xg", -EINVAL, 0 },
-		{ "010", 0, 8 },	/* octal */
-		{ "08", -EINVAL, 0 },	/* 8 is no octal digit */
+		{ "010", 0, 8 },      /* octal */
+		{ "08", -EINVAL, 0 }, /* 8 is no octal digit */
 		{ "00", 0, 0 },
 		{ "4294967295", 0, 4294967295u },
 		{ "4294967296", -ERANGE, 0 },
 		{ "0xffffffff", 0, 4294967295u },
 		{ "0x100000000", -ERANGE, 0 },
-		{ "18446744073709551615", -ERANGE, 0 },	/* fits u64, not u32 */
-		{ "18446744073709551616", -ERANGE, 0 },	/* overflows u64 */
+		{ "18446744073709551615", -ERANGE, 0 }, /* fits u64, not u32 */
+		{ "18446744073709551616", -ERANGE, 0 }, /* overflows u64 */
 		{ "99999999999999999999999", -ERANGE, 0 },
 		{ "", -EINVAL, 0 },
 		{ "\n", -EINVAL, 0 },
@@ -155,8 +146,8 @@ static void test_kstrtox_kstrtouint(void **state)
 		int rc = nxsim__kstrtouint(cases[i].s, 0, &v);
 
 		if (rc != cases[i].rc)
-			fail_msg("kstrtouint(\"%s\") = %d, want %d",
-				 cases[i].s, rc, cases[i].rc);
+			fail_msg("kstrtouint(\"%s\") = %d, want %d", cases[i].s,
+				 rc, cases[i].rc);
 		if (v != (rc ? 12345u : cases[i].v))
 			fail_msg("kstrtouint(\"%s\") stored %u", cases[i].s, v);
 	}

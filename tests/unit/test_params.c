@@ -15,7 +15,7 @@
 
 #include "common/test_util.h"
 
-enum cls { O, F, A, V, X };	/* off, force, auto, never, -EINVAL */
+enum cls { O, F, A, V, X }; /* off, force, auto, never, -EINVAL */
 enum st { OFF, ON, NEVER };
 
 struct input {
@@ -24,43 +24,43 @@ struct input {
 };
 
 static const struct input inputs[] = {
-	{ "off", O, O, O },		{ "off\n", O, O, O },
-	{ "force", F, F, F },		{ "force\n", F, F, F },
-	{ "auto", A, A, A },		{ "auto\n", A, A, A },
-	{ "never", O, V, V },		{ "never\n", O, V, V },
-	{ "OFF", O, O, O },		{ "Off", O, O, O },
-	{ "on", F, F, F },		{ "On", F, F, F },
-	{ "Y", F, F, F },		{ "y", F, F, F },
-	{ "1", F, F, F },		{ "yes", F, F, F },
-	{ "true", X, F, F },		{ "T", X, F, F },
-	{ "N", O, O, O },		{ "n", O, O, O },
-	{ "0", O, O, O },		{ "no", O, O, O },
-	{ "false", X, O, O },		{ "Force", X, O, O },
-	{ "forced", X, O, O },		{ "force\n\n", X, O, O },
-	{ "force ", X, O, O },		{ "neverx", O, O, O },
-	{ "never ", O, O, O },		{ "Never", O, O, O },
-	{ "never\n\n", O, O, O },	{ "never\r\n", O, O, O },
-	{ "Auto", X, X, X },		{ "auto ", X, X, X },
-	{ "auto\n\n", X, X, X },	{ "enable", X, X, F },
-	{ "disable", X, X, O },		{ "enabled\n", X, X, F },
-	{ "", X, X, X },		{ "\n", X, X, X },
-	{ "Y\n", F, F, F },		{ "N\n", O, O, O },
-	{ " off", X, X, X },		{ "0x1", O, O, O },
-	{ "2", X, X, X },		{ "-1", X, X, X },
-	{ "o", X, X, X },		{ "oN", F, F, F },
-	{ "oFF\n", O, O, O },		{ "t\n", X, F, F },
-	{ "f", X, O, O },		{ "e", X, X, F },
-	{ "d", X, X, O },		{ "xyz", X, X, X },
+	{ "off", O, O, O },	  { "off\n", O, O, O },
+	{ "force", F, F, F },	  { "force\n", F, F, F },
+	{ "auto", A, A, A },	  { "auto\n", A, A, A },
+	{ "never", O, V, V },	  { "never\n", O, V, V },
+	{ "OFF", O, O, O },	  { "Off", O, O, O },
+	{ "on", F, F, F },	  { "On", F, F, F },
+	{ "Y", F, F, F },	  { "y", F, F, F },
+	{ "1", F, F, F },	  { "yes", F, F, F },
+	{ "true", X, F, F },	  { "T", X, F, F },
+	{ "N", O, O, O },	  { "n", O, O, O },
+	{ "0", O, O, O },	  { "no", O, O, O },
+	{ "false", X, O, O },	  { "Force", X, O, O },
+	{ "forced", X, O, O },	  { "force\n\n", X, O, O },
+	{ "force ", X, O, O },	  { "neverx", O, O, O },
+	{ "never ", O, O, O },	  { "Never", O, O, O },
+	{ "never\n\n", O, O, O }, { "never\r\n", O, O, O },
+	{ "Auto", X, X, X },	  { "auto ", X, X, X },
+	{ "auto\n\n", X, X, X },  { "enable", X, X, F },
+	{ "disable", X, X, O },	  { "enabled\n", X, X, F },
+	{ "", X, X, X },	  { "\n", X, X, X },
+	{ "Y\n", F, F, F },	  { "N\n", O, O, O },
+	{ " off", X, X, X },	  { "0x1", O, O, O },
+	{ "2", X, X, X },	  { "-1", X, X, X },
+	{ "o", X, X, X },	  { "oN", F, F, F },
+	{ "oFF\n", O, O, O },	  { "t\n", X, F, F },
+	{ "f", X, O, O },	  { "e", X, X, F },
+	{ "d", X, X, O },	  { "xyz", X, X, X },
 };
 
 /* Table 1.6: from state, input class (A already resolved), VMs exist. */
 struct transition {
 	enum st from;
 	enum cls c;
-	int vms;	/* -1: either */
+	int vms; /* -1: either */
 	enum st to;
 	int rc;
-	bool zap;	/* zap-all-fast and wake on every VM */
+	bool zap; /* zap-all-fast and wake on every VM */
 };
 
 static const struct transition table_1_6[] = {
@@ -96,10 +96,9 @@ static const struct transition *lookup_1_6(enum st from, enum cls c, bool vms)
 }
 
 static const char *const state_text[] = { "N\n", "Y\n", "never\n" };
-static const char *const state_cmdline[] = {
-	"kvm.nx_huge_pages=off", "kvm.nx_huge_pages=force",
-	"kvm.nx_huge_pages=never"
-};
+static const char *const state_cmdline[] = { "kvm.nx_huge_pages=off",
+					     "kvm.nx_huge_pages=force",
+					     "kvm.nx_huge_pages=never" };
 
 #define NR_VMS 2
 
@@ -146,17 +145,19 @@ static unsigned int run_case(const char *profile, const struct input *in,
 	rc = nxsim_param_set(host, "nx_huge_pages", in->s);
 	if (rc != t->rc)
 		fail_msg("%s: \"%s\" from %s (vms %d, affected %d): rc %s, "
-			 "want %s", profile, in->s, state_text[from], with_vms,
-			 affected, nxsim_strerror(rc), nxsim_strerror(t->rc));
+			 "want %s",
+			 profile, in->s, state_text[from], with_vms, affected,
+			 nxsim_strerror(rc), nxsim_strerror(t->rc));
 	if (strcmp(test_param(host, "nx_huge_pages"), state_text[t->to]))
 		fail_msg("%s: \"%s\" from %s: reads %s, want %s", profile,
 			 in->s, state_text[from],
 			 test_param(host, "nx_huge_pages"), state_text[t->to]);
 	assert_rc(nxsim_host_vulnerability(host, vuln, sizeof(vuln)) > 0, 1);
 	if (affected)
-		assert_string_equal(vuln, t->to == ON ?
-					"KVM: Mitigation: Split huge pages\n" :
-					"KVM: Vulnerable\n");
+		assert_string_equal(
+			vuln, t->to == ON ?
+				      "KVM: Mitigation: Split huge pages\n" :
+				      "KVM: Vulnerable\n");
 	else
 		assert_string_equal(vuln, "Not affected\n");
 
@@ -166,7 +167,8 @@ static unsigned int run_case(const char *profile, const struct input *in,
 			bool has_worker = before[i].w.state ==
 					  NXSIM_WORKER_RUNNING;
 
-			assert_int_equal(after[i].c.zap_all - before[i].c.zap_all,
+			assert_int_equal(after[i].c.zap_all -
+						 before[i].c.zap_all,
 					 t->zap);
 			assert_int_equal(after[i].c.wake_calls -
 						 before[i].c.wake_calls,
@@ -193,7 +195,8 @@ static void test_params_nx_huge_pages_table(void **state)
 	for (p = 0; p < ARRAY_SIZE(profiles); p++) {
 		for (i = 0; i < ARRAY_SIZE(inputs); i++) {
 			enum cls c = p == 0 ? inputs[i].c54 :
-				     p == 1 ? inputs[i].c61 : inputs[i].c616;
+				     p == 1 ? inputs[i].c61 :
+					      inputs[i].c616;
 
 			for (from = OFF; from <= NEVER; from++) {
 				/* 5.4 has no "never" state to start from. */
@@ -222,35 +225,53 @@ static void test_params_recovery_period(void **state)
 		unsigned int period;
 	} cases[] = {
 		{ "6.18", "kvm.nx_huge_pages=force", 1, 60000 },
-		{ "6.18", "kvm.nx_huge_pages=force "
-			  "kvm.nx_huge_pages_recovery_ratio=1", 1, 3600000 },
-		{ "6.18", "kvm.nx_huge_pages=force "
-			  "kvm.nx_huge_pages_recovery_ratio=7", 1, 514285 },
-		{ "6.18", "kvm.nx_huge_pages=force "
-			  "kvm.nx_huge_pages_recovery_ratio=3600", 1, 1000 },
-		{ "6.18", "kvm.nx_huge_pages=force "
-			  "kvm.nx_huge_pages_recovery_ratio=10000", 1, 1000 },
-		{ "6.18", "kvm.nx_huge_pages=force "
-			  "kvm.nx_huge_pages_recovery_ratio=1 "
-			  "kvm.nx_huge_pages_recovery_period_ms=100", 1, 100 },
-		{ "6.18", "kvm.nx_huge_pages=force "
-			  "kvm.nx_huge_pages_recovery_ratio=0 "
-			  "kvm.nx_huge_pages_recovery_period_ms=100", 0, 0 },
+		{ "6.18",
+		  "kvm.nx_huge_pages=force "
+		  "kvm.nx_huge_pages_recovery_ratio=1",
+		  1, 3600000 },
+		{ "6.18",
+		  "kvm.nx_huge_pages=force "
+		  "kvm.nx_huge_pages_recovery_ratio=7",
+		  1, 514285 },
+		{ "6.18",
+		  "kvm.nx_huge_pages=force "
+		  "kvm.nx_huge_pages_recovery_ratio=3600",
+		  1, 1000 },
+		{ "6.18",
+		  "kvm.nx_huge_pages=force "
+		  "kvm.nx_huge_pages_recovery_ratio=10000",
+		  1, 1000 },
+		{ "6.18",
+		  "kvm.nx_huge_pages=force "
+		  "kvm.nx_huge_pages_recovery_ratio=1 "
+		  "kvm.nx_huge_pages_recovery_period_ms=100",
+		  1, 100 },
+		{ "6.18",
+		  "kvm.nx_huge_pages=force "
+		  "kvm.nx_huge_pages_recovery_ratio=0 "
+		  "kvm.nx_huge_pages_recovery_period_ms=100",
+		  0, 0 },
 		{ "6.18", "kvm.nx_huge_pages=off", 0, 0 },
-		{ "6.1", "kvm.nx_huge_pages=force "
-			 "kvm.nx_huge_pages_recovery_ratio=4294967295", 1, 1000 },
+		{ "6.1",
+		  "kvm.nx_huge_pages=force "
+		  "kvm.nx_huge_pages_recovery_ratio=4294967295",
+		  1, 1000 },
 		/* Before 5.16 the period is fixed at 60 s. */
 		{ "5.4", "kvm.nx_huge_pages=force", 1, 60000 },
-		{ "5.4", "kvm.nx_huge_pages=force "
-			 "kvm.nx_huge_pages_recovery_ratio=1", 1, 60000 },
-		{ "5.10", "kvm.nx_huge_pages=force "
-			  "kvm.nx_huge_pages_recovery_ratio=0", 0, 0 },
+		{ "5.4",
+		  "kvm.nx_huge_pages=force "
+		  "kvm.nx_huge_pages_recovery_ratio=1",
+		  1, 60000 },
+		{ "5.10",
+		  "kvm.nx_huge_pages=force "
+		  "kvm.nx_huge_pages_recovery_ratio=0",
+		  0, 0 },
 	};
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct nxsim_host *host = test_host(cases[i].profile, false,
-						    cases[i].cmdline, 0);
+		struct nxsim_host *host =
+			test_host(cases[i].profile, false, cases[i].cmdline, 0);
 		unsigned int period = 0;
 
 		assert_rc(nxsim_param_recovery_period(host, &period),
@@ -267,11 +288,11 @@ static void test_params_recovery_period(void **state)
  */
 struct wake_case {
 	const char *profile;
-	const char *cmdline;	/* state before */
+	const char *cmdline; /* state before */
 	const char *param;
 	const char *val;
 	int rc;
-	const char *reads;	/* the parameter afterwards */
+	const char *reads; /* the parameter afterwards */
 	bool wake;
 	uint64_t bugs;
 };
@@ -305,8 +326,8 @@ static const struct wake_case wake_cases[] = {
 	{ "6.12", NX_ON RATIO(3600), P_RATIO, "7200", 0, "7200\n", false },
 	{ "6.12", NX_ON RATIO(1800), P_RATIO, "7200", 0, "7200\n", true },
 	/* nx_huge_pages off: recovery is disabled whatever the ratio */
-	{ "6.12", "kvm.nx_huge_pages=off " RATIO(0), P_RATIO, "60", 0,
-	  "60\n", false },
+	{ "6.12", "kvm.nx_huge_pages=off " RATIO(0), P_RATIO, "60", 0, "60\n",
+	  false },
 	/* kstrtouint(s, 0) */
 	{ "6.12", NX_ON, P_RATIO, "0x3c", 0, "60\n", false },
 	{ "6.12", NX_ON, P_RATIO, "074", 0, "60\n", false },
@@ -321,8 +342,8 @@ static const struct wake_case wake_cases[] = {
 	/* after "never" every write is refused, garbage included */
 	{ "6.12", "kvm.nx_huge_pages=never", P_RATIO, "1", -EPERM, "60\n",
 	  false },
-	{ "6.12", "kvm.nx_huge_pages=never", P_PERIOD, "garbage", -EPERM,
-	  "0\n", false },
+	{ "6.12", "kvm.nx_huge_pages=never", P_PERIOD, "garbage", -EPERM, "0\n",
+	  false },
 	/* 5.4: fixed 60 s period, only enabling wakes */
 	{ "5.4", NX_ON RATIO(0), P_RATIO, "1", 0, "1\n", true },
 	{ "5.4", NX_ON, P_RATIO, "3600", 0, "3600\n", false },
@@ -417,8 +438,8 @@ static void test_params_cmdline(void **state)
 		{ "6.18", false, false, false, "kvm.nx_huge_pages=bogus",
 		  -EINVAL, NULL, NULL },
 		{ "6.18", false, false, false,
-		  "kvm.nx_huge_pages_recovery_ratio=99999999999", -ERANGE,
-		  NULL, NULL },
+		  "kvm.nx_huge_pages_recovery_ratio=99999999999", -ERANGE, NULL,
+		  NULL },
 		/* parsing goes on past an error; the last error wins */
 		{ "6.18", false, false, false,
 		  "kvm.nx_huge_pages=bogus kvm.nx_huge_pages_recovery_ratio=x1",
@@ -477,9 +498,9 @@ static void test_params_cmdline(void **state)
 		}
 		assert_string_equal(test_param(host, "nx_huge_pages"),
 				    cases[i].nx);
-		assert_string_equal(
-			test_param(host, "nx_huge_pages_recovery_ratio"),
-			cases[i].ratio);
+		assert_string_equal(test_param(host,
+					       "nx_huge_pages_recovery_ratio"),
+				    cases[i].ratio);
 		assert_rc(nxsim_host_destroy(host), 0);
 	}
 }
@@ -496,8 +517,7 @@ static void test_params_sysfs_io(void **state)
 	assert_rc(nxsim_param_write(host, "nx_huge_pages", "force\n", 6), 6);
 	assert_string_equal(test_param(host, "nx_huge_pages"), "Y\n");
 	/* the setter sees the bytes up to the first NUL */
-	assert_rc(nxsim_param_write(host, "nx_huge_pages", "off\0force", 9),
-		  9);
+	assert_rc(nxsim_param_write(host, "nx_huge_pages", "off\0force", 9), 9);
 	assert_string_equal(test_param(host, "nx_huge_pages"), "N\n");
 	/* more than a page is cut to a page, which kstrtobool accepts */
 	memset(big, '1', sizeof(big));

@@ -143,8 +143,7 @@ static void test_worker_param_changes(void **state)
 	assert_rc(nxsim_vm_create(host, &vm), 0);
 	/* ratio 3600: 1 s, shorter, so a wake; due since 1 s: runs at 10 s */
 	advance_to(host, 10 * SEC);
-	assert_rc(nxsim_param_set(host, "nx_huge_pages_recovery_ratio",
-				  "3600"),
+	assert_rc(nxsim_param_set(host, "nx_huge_pages_recovery_ratio", "3600"),
 		  0);
 	advance_to(host, 10 * SEC);
 	assert_int_equal(info(vm).passes, 1);
@@ -182,8 +181,10 @@ static void test_worker_jiffies_rounding(void **state)
 	static const struct {
 		unsigned int hz;
 		uint64_t first;
-	} cases[] = { { 250, 514288 * MS }, { 1000, 514285 * MS },
-		      { 100, 514290 * MS }, { 300, 514286666667ull } };
+	} cases[] = { { 250, 514288 * MS },
+		      { 1000, 514285 * MS },
+		      { 100, 514290 * MS },
+		      { 300, 514286666667ull } };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -328,8 +329,8 @@ static void test_worker_creation_failure(void **state)
 				 bug ? NXSIM_BUG_WORKER_ONCE_FAIL : 0);
 		assert_rc(nxsim_vm_create(host, &vm), 0);
 		assert_rc(nxsim_vcpu_create(vm, 0, &vcpu), 0);
-		assert_rc(nxsim_vm_inject_worker_error(
-				  vm, -NXSIM_ERESTARTNOINTR),
+		assert_rc(nxsim_vm_inject_worker_error(vm,
+						       -NXSIM_ERESTARTNOINTR),
 			  0);
 		assert_rc(nxsim_vcpu_run(vcpu),
 			  bug ? -ENOMEM : -NXSIM_ERESTARTNOINTR);
@@ -387,8 +388,7 @@ static void test_worker_real_threads(void **state)
 		assert_rc(nxsim_param_set(host, "nx_huge_pages", "off"), 0);
 		assert_rc(nxsim_param_set(host, "nx_huge_pages", "on"), 0);
 		assert_int_equal(info(vm[0]).wakes, 2);
-		assert_rc(nxsim_vm_worker_kill(vm[1]),
-			  i ? 0 : -EOPNOTSUPP);
+		assert_rc(nxsim_vm_worker_kill(vm[1]), i ? 0 : -EOPNOTSUPP);
 		for (k = 0; k < 3; k++)
 			assert_rc(nxsim_vm_destroy(vm[k]), 0);
 		assert_int_equal(info(vm[0]).state, NXSIM_WORKER_STOPPED);
