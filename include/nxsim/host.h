@@ -4,6 +4,11 @@
  * release it comes from (its profile), its module parameters and its VM
  * list.  Creating a host is loading the module; destroying it is unloading
  * it, which is the only way out of nx_huge_pages=never.
+ *
+ * Every call is safe from many threads.  Calls that arrive while the host is
+ * being destroyed return -ENODEV; using a host after nxsim_host_destroy()
+ * returned is undefined (debug builds assert on it), as is destroying it
+ * from two threads at once.
  */
 #ifndef NXSIM_HOST_H
 #define NXSIM_HOST_H

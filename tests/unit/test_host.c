@@ -4,9 +4,12 @@
  * KVM_CAP_VM_DISABLE_NX_HUGE_PAGES, handles of destroyed VMs, bad input,
  * and every allocation of every operation failing in turn.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <string.h>
 
 #include "common/test_util.h"
+#include "mmu/host.h"
 
 static void test_host_defaults(void **state)
 {
@@ -190,6 +193,41 @@ static void test_host_disable_nx_cap(void **state)
 	assert_rc(nxsim_host_destroy(host), 0);
 }
 
+static void *destroyer(void *arg)
+{
+	return (void *)(intptr_t)nxsim_host_destroy(arg);
+}
+
+/*
+ * Calls that arrive while the module is unloading get -ENODEV; a call
+ * already inside holds the unload until it leaves.  The test stands in for
+ * that call by entering the host's gate itself.
+ */
+static void test_host_teardown(void **state)
+{
+	struct nxsim_host *host = test_host("6.18", true, NULL, 0);
+	char buf[16];
+	struct nxsim_vm *vm;
+	pthread_t t;
+	void *rc;
+
+	assert_rc(nxsim__gate_enter(&host->gate), 0);
+	pthread_create(&t, NULL, destroyer, host);
+	while (!nxsim__gate_is_closed(&host->gate))
+		sched_yield();
+	assert_rc(nxsim_param_set(host, "nx_huge_pages", "off"), -ENODEV);
+	assert_rc(nxsim_param_write(host, "nx_huge_pages", "off", 3), -ENODEV);
+	assert_rc(nxsim_param_get(host, "nx_huge_pages", buf, sizeof(buf)),
+		  -ENODEV);
+	assert_rc(nxsim_vm_create(host, &vm), -ENODEV);
+	/* the call inside still works, and sees the old state */
+	assert_rc(nxsim__nx_param_store(host, "nx_huge_pages", "off", false),
+		  0);
+	nxsim__gate_exit(&host->gate);
+	pthread_join(t, &rc);
+	assert_int_equal((intptr_t)rc, 0);
+}
+
 /* Each allocation of each operation fails in turn: -ENOMEM, no change. */
 struct walk {
 	struct nxsim_host *host;
@@ -323,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_host_dead_vm),
 		cmocka_unit_test(test_host_vcpus),
 		cmocka_unit_test(test_host_disable_nx_cap),
+		cmocka_unit_test(test_host_teardown),
 		cmocka_unit_test(test_host_alloc_failures),
 	};
 
