@@ -145,30 +145,19 @@ static void run_round(const char *profile, enum nxsim_clock_mode time)
 	assert_rc(nxsim_host_destroy(r.host), 0);
 }
 
-static void test_never_race_at_create(void **state)
+/* Workers at creation (kthread, vhost task) and at the first KVM_RUN. */
+static void test_never_race_virtual(void **state)
 {
+	static const char *const profiles[] = { "6.12", "6.13", "6.14" };
+	size_t p;
 	int i;
 
-	for (i = 0; i < ROUNDS; i++)
-		run_round("6.12", NXSIM_CLOCK_VIRTUAL);
+	for (p = 0; p < ARRAY_SIZE(profiles); p++)
+		for (i = 0; i < ROUNDS; i++)
+			run_round(profiles[p], NXSIM_CLOCK_VIRTUAL);
 }
 
-static void test_never_race_vhost_at_create(void **state)
-{
-	int i;
-
-	for (i = 0; i < ROUNDS; i++)
-		run_round("6.13", NXSIM_CLOCK_VIRTUAL);
-}
-
-static void test_never_race_at_first_run(void **state)
-{
-	int i;
-
-	for (i = 0; i < ROUNDS; i++)
-		run_round("6.14", NXSIM_CLOCK_VIRTUAL);
-}
-
+/* The same with every worker a real thread. */
 static void test_never_race_real_threads(void **state)
 {
 	int i;
@@ -182,9 +171,7 @@ static void test_never_race_real_threads(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_never_race_at_create),
-		cmocka_unit_test(test_never_race_vhost_at_create),
-		cmocka_unit_test(test_never_race_at_first_run),
+		cmocka_unit_test(test_never_race_virtual),
 		cmocka_unit_test(test_never_race_real_threads),
 	};
 
