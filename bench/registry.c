@@ -6,8 +6,12 @@
 #include "harness.h"
 
 extern const struct bench bench_vm_burst;
+extern const struct bench bench_worker_wake;
+extern const struct bench bench_vm_memory;
 
 const struct bench *const bench_registry[] = {
 	&bench_vm_burst,	/* B3 */
+	&bench_worker_wake,	/* B7 */
+	&bench_vm_memory,	/* B8 */
 	NULL,
 };
