@@ -28,7 +28,7 @@ struct bench_row {
 	char *unit;
 	char *ref_name;
 	char *text;		/* checks and published figures */
-	double value, ref;
+	double value, ref, calib_ns;
 	struct bench_target target;
 	bool met;
 };
@@ -100,11 +100,11 @@ void bench_pair_free(struct bench_pair *p)
 
 double bench_calibrate(struct bench_ctx *ctx)
 {
-	const uint64_t n = 1 << 22;
+	const uint64_t n = 1 << 21;
 	uint64_t x = 1, t0, t1, best = UINT64_MAX;
 
-	/* Best of five: the chain's own speed, not a preemption. */
-	for (int round = 0; round < 5; round++) {
+	/* Best of three: the chain's own speed, not a preemption. */
+	for (int round = 0; round < 3; round++) {
 		t0 = bench_now_ns();
 		for (uint64_t i = 0; i < n; i++) {
 			x += i;
@@ -122,26 +122,30 @@ double bench_calibrate(struct bench_ctx *ctx)
 int bench_interleave(struct bench_ctx *ctx, const char *what, unsigned int reps,
 		     const struct bench_side sides[2], struct bench_pair *out)
 {
+	struct bench_samples calib = { 0 };
 	uint64_t start = bench_now_ns();
 	double value;
-	int rc;
+	int rc = 0;
 
-	bench_calibrate(ctx);
-	for (unsigned int r = 0; r < reps; r++) {
-		for (int i = 0; i < 2; i++) {
+	for (unsigned int r = 0; r < reps && !rc; r++) {
+		/* the machine's speed now, before each A,B pair */
+		rc = bench_samples_add(&calib, bench_calibrate(ctx));
+		for (int i = 0; i < 2 && !rc; i++) {
 			rc = sides[i].rep(sides[i].arg, &value, &out->lat[i]);
 			if (!rc)
 				rc = bench_samples_add(&out->val[i], value);
-			if (rc) {
+			if (rc)
 				fprintf(stderr, "nxsim-bench: %s: %s: %s\n",
 					what, sides[i].name, strerror(-rc));
-				return rc;
-			}
 		}
 		if (bench_now_ns() - start > 2000000000ull)
 			bench_progress(ctx, "%s: rep %u/%u", what, r + 1, reps);
 	}
-	return 0;
+	ctx->calib_min = bench_samples_pct(&calib, 0);
+	ctx->calib_max = bench_samples_pct(&calib, 100);
+	ctx->calib_ns = bench_samples_pct(&calib, 50);
+	bench_samples_free(&calib);
+	return rc;
 }
 
 void bench_progress(const struct bench_ctx *ctx, const char *fmt, ...)
@@ -248,7 +252,7 @@ int bench_report(struct bench_ctx *ctx, const struct bench_figure *fig)
 		.kind = ROW_FIGURE, .figure = (char *)fig->figure,
 		.unit = (char *)fig->unit, .ref_name = (char *)fig->ref_name,
 		.value = fig->value, .ref = fig->ref, .target = fig->target,
-		.met = met,
+		.met = met, .calib_ns = ctx->calib_ns,
 	};
 
 	json_head(ctx, "figure", fig->figure);
@@ -269,7 +273,11 @@ int bench_report(struct bench_ctx *ctx, const struct bench_figure *fig)
 		fig->target.kind ? (met ? "true" : "false") : "null",
 		fig->reps);
 	json_num(f, ctx->calib_ns);
-	fputs(",\"value_in_adds\":", f);
+	fputs(",\"calib_range\":[", f);
+	json_num(f, ctx->calib_min);
+	fputc(',', f);
+	json_num(f, ctx->calib_max);
+	fputs("],\"value_in_adds\":", f);
 	json_num(f, value_ns(fig) / ctx->calib_ns);
 	fprintf(f, ",\"params\":%s}\n", fig->params ? fig->params : "{}");
 	fflush(f);
@@ -338,8 +346,8 @@ void bench_print_table(const struct bench_ctx *ctx)
 	size_t i;
 	bool any;
 
-	printf("%-44s %14s %14s %9s %16s %4s\n", "figure", "value",
-	       "reference", "ratio", "target", "met");
+	printf("%-46s %14s %14s %9s %16s %4s %6s\n", "figure", "value",
+	       "reference", "ratio", "target", "met", "ns/add");
 	for (i = 0; i < ctx->nr_rows; i++) {
 		r = &ctx->rows[i];
 		if (r->kind != ROW_FIGURE)
@@ -355,9 +363,10 @@ void bench_print_table(const struct bench_ctx *ctx)
 			snprintf(ratio, sizeof(ratio), "-");
 		}
 		fmt_target(target, sizeof(target), &r->target, r->unit);
-		printf("%-44s %14s %14s %9s %16s %4s\n", name, val, ref, ratio,
-		       target,
-		       r->target.kind ? (r->met ? "yes" : "NO") : "-");
+		printf("%-46s %14s %14s %9s %16s %4s %6.3f\n", name, val, ref,
+		       ratio, target,
+		       r->target.kind ? (r->met ? "yes" : "NO") : "-",
+		       r->calib_ns);
 	}
 
 	printf("\nreferences (measured in this run, interleaved):\n");

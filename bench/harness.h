@@ -34,7 +34,10 @@ struct bench_row;
  * @outdir: --out directory (created)
  * @jsonl: results.jsonl in @outdir
  * @bench: name of the benchmark now running
- * @calib_ns: ns per dependent add, from the last bench_calibrate()
+ * @calib_ns: ns per dependent add: the median of the calibrations of
+ *	the last bench_interleave() (one before each A,B pair)
+ * @calib_min: the fastest of those calibrations
+ * @calib_max: the slowest of those calibrations
  * @gnuplot: gnuplot was found on PATH
  * @rows: figures reported so far, for the summary table
  * @nr_rows: number of @rows
@@ -45,7 +48,7 @@ struct bench_ctx {
 	const char *outdir;
 	FILE *jsonl;
 	const char *bench;
-	double calib_ns;
+	double calib_ns, calib_min, calib_max;
 	bool gnuplot;
 	struct bench_row *rows;
 	size_t nr_rows;
@@ -109,8 +112,9 @@ struct bench_pair {
  * @sides: [0] the libnxsim figure, [1] its reference
  * @out: receives the samples (zero it first; free with bench_pair_free())
  *
- * Calibrates once before the first rep, so every figure reported from
- * @out carries the calibration of its own measurement window.
+ * Calibrates before each A,B pair, so every figure reported from @out
+ * carries the calibration of its own measurement window (median, min and
+ * max in @ctx).
  *
  * Return: 0, or the first error of a rep.
  */
