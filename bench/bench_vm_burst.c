@@ -52,7 +52,7 @@ struct burst {
 	enum nxsim_clock_mode time;
 	unsigned int n;
 	struct nxsim_vm **vms;
-	struct bench_samples create_lat;	/* KVM_CREATE_VM alone, ns */
+	struct bench_samples create_lat; /* KVM_CREATE_VM alone, ns */
 };
 
 /* The real-clock reference: N raw threads that park until released. */
@@ -114,7 +114,8 @@ static int burst_rep(void *arg, double *value, struct bench_samples *lat)
 			rc = nxsim_vcpu_run(vcpu);
 		t2 = bench_now_ns();
 		if (!rc)
-			rc = bench_samples_add(&b->create_lat, (double)(t1 - t0));
+			rc = bench_samples_add(&b->create_lat,
+					       (double)(t1 - t0));
 		if (!rc)
 			rc = bench_samples_add(lat, (double)(t2 - t0));
 		if (rc) {
@@ -197,8 +198,8 @@ static int noop_rep(void *arg, double *value, struct bench_samples *lat)
 /* What one policy gave, kept for the ordering check and the plots. */
 struct outcome {
 	double create_p50, bringup_p50;
-	struct bench_samples lat;	/* bring-up latencies, ns */
-	struct bench_samples ref_lat;	/* the reference's, ns */
+	struct bench_samples lat; /* bring-up latencies, ns */
+	struct bench_samples ref_lat; /* the reference's, ns */
 };
 
 static int report_virtual(struct bench_ctx *ctx, const struct burst *b,
@@ -210,24 +211,34 @@ static int report_virtual(struct bench_ctx *ctx, const struct burst *b,
 	double ref_p50 = bench_samples_pct(&p->lat[1], 50);
 	int rc;
 
-	snprintf(fig, sizeof(fig), "virtual.%s.N%u.creates_per_s",
-		 b->pol->name, b->n);
-	rc = bench_report(ctx, &(struct bench_figure){
-		.figure = fig, .unit = "VM/s",
-		.value = 1e9 / bench_samples_pct(&p->val[0], 50),
-		.ref_name = "no-op loop with the same per-VM bookkeeping "
-			    "(iterations/s)",
-		.ref = 1e9 / bench_samples_pct(&p->val[1], 50),
-		.target = { BENCH_TARGET_VALUE_MIN, 1e6 },
-		.params = params, .reps = reps });
+	snprintf(fig, sizeof(fig), "virtual.%s.N%u.creates_per_s", b->pol->name,
+		 b->n);
+	rc = bench_report(
+		ctx,
+		&(struct bench_figure){
+			.figure = fig,
+			.unit = "VM/s",
+			.value = 1e9 / bench_samples_pct(&p->val[0], 50),
+			.ref_name =
+				"no-op loop with the same per-VM bookkeeping "
+				"(iterations/s)",
+			.ref = 1e9 / bench_samples_pct(&p->val[1], 50),
+			.target = { BENCH_TARGET_VALUE_MIN, 1e6 },
+			.params = params,
+			.reps = reps });
 	if (rc)
 		return rc;
 	snprintf(fig, sizeof(fig), "virtual.%s.N%u.create_p50", b->pol->name,
 		 b->n);
-	return bench_report(ctx, &(struct bench_figure){
-		.figure = fig, .unit = "ns", .value = o->create_p50,
-		.ref_name = "no-op loop iteration p50 (ns)", .ref = ref_p50,
-		.params = params, .reps = reps });
+	return bench_report(ctx,
+			    &(struct bench_figure){
+				    .figure = fig,
+				    .unit = "ns",
+				    .value = o->create_p50,
+				    .ref_name = "no-op loop iteration p50 (ns)",
+				    .ref = ref_p50,
+				    .params = params,
+				    .reps = reps });
 }
 
 static int report_real(struct bench_ctx *ctx, const struct burst *b,
@@ -245,40 +256,58 @@ static int report_real(struct bench_ctx *ctx, const struct burst *b,
 
 	snprintf(fig, sizeof(fig), "real.%s.N%u.bringup_p50", b->pol->name,
 		 b->n);
-	rc = bench_report(ctx, &(struct bench_figure){
-		.figure = fig, .unit = "us", .value = o->bringup_p50 / 1e3,
-		.ref_name = ref_lat, .ref = ref_p50,
-		.target = { BENCH_TARGET_RATIO_MAX, 1.2 },
-		.params = params, .reps = reps });
+	rc = bench_report(ctx,
+			  &(struct bench_figure){
+				  .figure = fig,
+				  .unit = "us",
+				  .value = o->bringup_p50 / 1e3,
+				  .ref_name = ref_lat,
+				  .ref = ref_p50,
+				  .target = { BENCH_TARGET_RATIO_MAX, 1.2 },
+				  .params = params,
+				  .reps = reps });
 	if (rc)
 		return rc;
 	snprintf(fig, sizeof(fig), "real.%s.N%u.bringup_p99", b->pol->name,
 		 b->n);
-	rc = bench_report(ctx, &(struct bench_figure){
-		.figure = fig, .unit = "us", .value = p99,
-		.ref_name = ref_lat, .ref = ref_p99,
-		.target = { BENCH_TARGET_RATIO_MAX, 1.2 },
-		.params = params, .reps = reps });
+	rc = bench_report(ctx,
+			  &(struct bench_figure){
+				  .figure = fig,
+				  .unit = "us",
+				  .value = p99,
+				  .ref_name = ref_lat,
+				  .ref = ref_p99,
+				  .target = { BENCH_TARGET_RATIO_MAX, 1.2 },
+				  .params = params,
+				  .reps = reps });
 	if (rc)
 		return rc;
 	snprintf(fig, sizeof(fig), "real.%s.N%u.create_p50", b->pol->name,
 		 b->n);
-	rc = bench_report(ctx, &(struct bench_figure){
-		.figure = fig, .unit = "us", .value = o->create_p50 / 1e3,
-		.ref_name = ref_lat, .ref = ref_p50,
-		.params = params, .reps = reps });
+	rc = bench_report(ctx,
+			  &(struct bench_figure){ .figure = fig,
+						  .unit = "us",
+						  .value = o->create_p50 / 1e3,
+						  .ref_name = ref_lat,
+						  .ref = ref_p50,
+						  .params = params,
+						  .reps = reps });
 	if (rc)
 		return rc;
-	snprintf(fig, sizeof(fig), "real.%s.N%u.vms_per_s", b->pol->name,
-		 b->n);
-	return bench_report(ctx, &(struct bench_figure){
-		.figure = fig, .unit = "VM/s",
-		.value = 1e9 / bench_samples_pct(&p->val[0], 50),
-		.ref_name = "raw pthread_create() burst of N parked threads "
-			    "(threads/s)",
-		.ref = 1e9 / bench_samples_pct(&p->val[1], 50),
-		.target = { BENCH_TARGET_RATIO_MIN, 1 / 1.2 },
-		.params = params, .reps = reps });
+	snprintf(fig, sizeof(fig), "real.%s.N%u.vms_per_s", b->pol->name, b->n);
+	return bench_report(
+		ctx,
+		&(struct bench_figure){
+			.figure = fig,
+			.unit = "VM/s",
+			.value = 1e9 / bench_samples_pct(&p->val[0], 50),
+			.ref_name =
+				"raw pthread_create() burst of N parked threads "
+				"(threads/s)",
+			.ref = 1e9 / bench_samples_pct(&p->val[1], 50),
+			.target = { BENCH_TARGET_RATIO_MIN, 1 / 1.2 },
+			.params = params,
+			.reps = reps });
 }
 
 /* never < deferred < eager, each step where it lives. */
@@ -347,8 +376,9 @@ static int run_config(struct bench_ctx *ctx, enum nxsim_clock_mode time,
 		goto out;
 
 	for (int i = 0; i < NR_POLICIES; i++) {
-		struct burst b = { .pol = &policies[i], .time = time, .n = n,
-				   .vms = vms };
+		struct burst b = {
+			.pol = &policies[i], .time = time, .n = n, .vms = vms
+		};
 		struct bench_side sides[2] = {
 			{ policies[i].name, burst_rep, &b },
 			time == NXSIM_CLOCK_REAL ?
@@ -373,8 +403,8 @@ static int run_config(struct bench_ctx *ctx, enum nxsim_clock_mode time,
 			o[i].create_p50 = bench_samples_pct(&b.create_lat, 50);
 			o[i].bringup_p50 = bench_samples_pct(&p.lat[0], 50);
 			rc = time == NXSIM_CLOCK_REAL ?
-				report_real(ctx, &b, &p, params, &o[i]) :
-				report_virtual(ctx, &b, &p, params, &o[i]);
+				     report_real(ctx, &b, &p, params, &o[i]) :
+				     report_virtual(ctx, &b, &p, params, &o[i]);
 		}
 		/* keep the latencies for the plot */
 		o[i].lat = p.lat[0];
@@ -391,7 +421,8 @@ static int run_config(struct bench_ctx *ctx, enum nxsim_clock_mode time,
 	if (!rc)
 		rc = plot_latencies(ctx, mode, n, o,
 				    time == NXSIM_CLOCK_REAL ?
-				    "raw pthread_create" : "no-op loop");
+					    "raw pthread_create" :
+					    "no-op loop");
 out:
 	for (int i = 0; i < NR_POLICIES; i++) {
 		bench_samples_free(&o[i].lat);
@@ -426,8 +457,7 @@ static int report_published(struct bench_ctx *ctx)
 		  "p99 84-122 us, 37.6-44.3 ms per 1000 threads",
 		  "perf-anchors.md 2.1 (thrburst.c on the 2-core reference "
 		  "machine, not this run)" },
-		{ "firecracker_rate",
-		  "up to 150 microVMs per second per host",
+		{ "firecracker_rate", "up to 150 microVMs per second per host",
 		  "Agache et al., Firecracker, NSDI 2020" },
 	};
 	int rc = 0;

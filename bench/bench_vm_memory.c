@@ -136,10 +136,10 @@ static int thread_rep(void *arg, double *value, struct bench_samples *lat)
 }
 
 static int run_config(struct bench_ctx *ctx, const char *name,
-		      const char *profile, const char *cmdline,
-		      unsigned int n)
+		      const char *profile, const char *cmdline, unsigned int n)
 {
-	struct sim_side sim = { .profile = profile, .cmdline = cmdline,
+	struct sim_side sim = { .profile = profile,
+				.cmdline = cmdline,
 				.n = n };
 	struct thread_side th = { .n = n };
 	struct bench_side sides[2] = {
@@ -164,14 +164,19 @@ static int run_config(struct bench_ctx *ctx, const char *name,
 			 "\"vcpus\":1,\"alloc\":\"%s\"}",
 			 n, profile, cmdline ? cmdline : "",
 			 nxsim_alloc_backend());
-		rc = bench_report(ctx, &(struct bench_figure){
-			.figure = fig, .unit = "B",
-			.value = bench_samples_pct(&p.val[0], 50),
-			.ref_name = "RSS growth per parked real pthread, 8 MiB "
-				    "stack (B)",
-			.ref = bench_samples_pct(&p.val[1], 50),
-			.target = { BENCH_TARGET_VALUE_MAX, 65536 },
-			.params = params, .reps = (unsigned int)p.val[0].n });
+		rc = bench_report(
+			ctx,
+			&(struct bench_figure){
+				.figure = fig,
+				.unit = "B",
+				.value = bench_samples_pct(&p.val[0], 50),
+				.ref_name =
+					"RSS growth per parked real pthread, 8 MiB "
+					"stack (B)",
+				.ref = bench_samples_pct(&p.val[1], 50),
+				.target = { BENCH_TARGET_VALUE_MAX, 65536 },
+				.params = params,
+				.reps = (unsigned int)p.val[0].n });
 	}
 	bench_pair_free(&p);
 	pthread_cond_destroy(&th.all_parked);
@@ -189,10 +194,11 @@ static int vm_memory_run(struct bench_ctx *ctx)
 
 	rc = run_config(ctx, "with_worker", "6.14", NULL, n);
 	if (!rc)
-		rc = run_config(ctx, "never", "6.14",
-				"kvm.nx_huge_pages=never", n);
+		rc = run_config(ctx, "never", "6.14", "kvm.nx_huge_pages=never",
+				n);
 	if (!rc)
-		rc = bench_report_published(ctx, "firecracker_vmm",
+		rc = bench_report_published(
+			ctx, "firecracker_vmm",
 			"VMM memory overhead <= 5 MiB per microVM",
 			"firecracker SPECIFICATION.md (perf-anchors.md 1a)");
 	return rc;

@@ -36,14 +36,14 @@ struct sim_side {
 	struct nxsim_host *host;
 	struct nxsim_clock *clock;
 	struct nxsim_vm **vms;
-	uint64_t events;	/* events run by all reps */
-	uint64_t ticks_done;	/* ticks measured by all reps */
+	uint64_t events; /* events run by all reps */
+	uint64_t ticks_done; /* ticks measured by all reps */
 };
 
 struct cv_worker {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	uint64_t seq;		/* bumped by each signal, under lock */
+	uint64_t seq; /* bumped by each signal, under lock */
 	uint64_t t_signal;
 	bool stop;
 	pthread_t thread;
@@ -54,8 +54,8 @@ struct cv_side {
 	unsigned int n, ticks;
 	struct cv_worker *w;
 	struct nxsim__rng rng;
-	_Atomic uint64_t woken;		/* wakes completed */
-	_Atomic uint64_t last_lat;	/* latency of the last wake, ns */
+	_Atomic uint64_t woken; /* wakes completed */
+	_Atomic uint64_t last_lat; /* latency of the last wake, ns */
 };
 
 static int sim_setup(struct sim_side *s)
@@ -221,31 +221,42 @@ static int report(struct bench_ctx *ctx, unsigned int n, struct bench_pair *p,
 
 	snprintf(params, sizeof(params),
 		 "{\"N\":%u,\"ticks_per_rep\":%u,\"profile\":\"6.12\","
-		 "\"hz\":250}", n, sim->ticks);
+		 "\"hz\":250}",
+		 n, sim->ticks);
 	snprintf(fig, sizeof(fig), "virtual.N%u.ns_per_tick", n);
-	rc = bench_report(ctx, &(struct bench_figure){
-		.figure = fig, .unit = "ns",
-		.value = bench_samples_pct(&p->val[0], 50),
-		.ref_name = "real condvar wake, signal to wake, mean (ns)",
-		.ref = bench_samples_pct(&p->val[1], 50),
-		.target = { BENCH_TARGET_RATIO_MAX, 0.01 },
-		.params = params, .reps = reps });
+	rc = bench_report(
+		ctx,
+		&(struct bench_figure){
+			.figure = fig,
+			.unit = "ns",
+			.value = bench_samples_pct(&p->val[0], 50),
+			.ref_name =
+				"real condvar wake, signal to wake, mean (ns)",
+			.ref = bench_samples_pct(&p->val[1], 50),
+			.target = { BENCH_TARGET_RATIO_MAX, 0.01 },
+			.params = params,
+			.reps = reps });
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]) && !rc; i++) {
 		snprintf(fig, sizeof(fig), "virtual.N%u.%s", n, rows[i].name);
 		rc = bench_report(ctx, &(struct bench_figure){
-			.figure = fig, .unit = "ns",
-			.value = bench_samples_pct(&p->lat[0], rows[i].pct),
-			.ref_name = ref,
-			.ref = bench_samples_pct(&p->lat[1], rows[i].pct),
-			.target = rows[i].target,
-			.params = params, .reps = reps });
+					       .figure = fig,
+					       .unit = "ns",
+					       .value = bench_samples_pct(
+						       &p->lat[0], rows[i].pct),
+					       .ref_name = ref,
+					       .ref = bench_samples_pct(
+						       &p->lat[1], rows[i].pct),
+					       .target = rows[i].target,
+					       .params = params,
+					       .reps = reps });
 	}
 	if (rc)
 		return rc;
 	snprintf(fig, sizeof(fig), "virtual.N%u.one_pass_per_tick", n);
 	snprintf(text, sizeof(text),
 		 "each tick ran exactly one worker loop: %llu events in %llu "
-		 "ticks", (unsigned long long)sim->events,
+		 "ticks",
+		 (unsigned long long)sim->events,
 		 (unsigned long long)sim->ticks_done);
 	return bench_report_check(ctx, fig, text,
 				  sim->events == sim->ticks_done);
@@ -281,17 +292,20 @@ static int run_n(struct bench_ctx *ctx, unsigned int n, unsigned int ticks)
 
 static int worker_wake_run(struct bench_ctx *ctx)
 {
-	static const unsigned int tiny[] = { 1, 20 }, sizes[] = { 1, 200, 1000 };
+	static const unsigned int tiny[] = { 1, 20 },
+				  sizes[] = { 1, 200, 1000 };
 	const unsigned int *ns = ctx->mode == BENCH_TINY ? tiny : sizes;
 	size_t nr = ctx->mode == BENCH_TINY ? 2 : 3;
-	unsigned int ticks = ctx->mode == BENCH_TINY ? 200 :
-			     ctx->mode == BENCH_QUICK ? 2000 : 20000;
+	unsigned int ticks = ctx->mode == BENCH_TINY  ? 200 :
+			     ctx->mode == BENCH_QUICK ? 2000 :
+							20000;
 	int rc = 0;
 
 	for (size_t i = 0; i < nr && !rc; i++)
 		rc = run_n(ctx, ns[i], ticks);
 	if (!rc)
-		rc = bench_report_published(ctx, "cvwake_reference_machine",
+		rc = bench_report_published(
+			ctx, "cvwake_reference_machine",
 			"condvar wake of one of N parked threads, p50 / p99 / "
 			"max: N=1 1.1 us / 1.7 us / 4.26 ms; N=200 13.7 us / "
 			"40.5 us / 4.18 ms; N=1000 18.3 us / 44.0 us / 4.56 ms",

@@ -27,7 +27,7 @@ struct bench_row {
 	char *figure;
 	char *unit;
 	char *ref_name;
-	char *text;		/* checks and published figures */
+	char *text; /* checks and published figures */
 	double value, ref, calib_ns;
 	struct bench_target target;
 	bool met;
@@ -44,7 +44,9 @@ uint64_t bench_now_ns(void)
 unsigned int bench_reps(const struct bench_ctx *ctx)
 {
 	static const unsigned int reps[] = {
-		[BENCH_TINY] = 2, [BENCH_QUICK] = 5, [BENCH_FULL] = 11,
+		[BENCH_TINY] = 2,
+		[BENCH_QUICK] = 5,
+		[BENCH_FULL] = 11,
 	};
 
 	return reps[ctx->mode];
@@ -249,10 +251,15 @@ int bench_report(struct bench_ctx *ctx, const struct bench_figure *fig)
 	double ratio = fig->value / fig->ref;
 	bool met = target_met(&fig->target, fig->value, fig->ref);
 	struct bench_row row = {
-		.kind = ROW_FIGURE, .figure = (char *)fig->figure,
-		.unit = (char *)fig->unit, .ref_name = (char *)fig->ref_name,
-		.value = fig->value, .ref = fig->ref, .target = fig->target,
-		.met = met, .calib_ns = ctx->calib_ns,
+		.kind = ROW_FIGURE,
+		.figure = (char *)fig->figure,
+		.unit = (char *)fig->unit,
+		.ref_name = (char *)fig->ref_name,
+		.value = fig->value,
+		.ref = fig->ref,
+		.target = fig->target,
+		.met = met,
+		.calib_ns = ctx->calib_ns,
 	};
 
 	json_head(ctx, "figure", fig->figure);
@@ -288,8 +295,10 @@ int bench_report_check(struct bench_ctx *ctx, const char *figure,
 		       const char *text, bool met)
 {
 	struct bench_row row = {
-		.kind = ROW_CHECK, .figure = (char *)figure,
-		.text = (char *)text, .met = met,
+		.kind = ROW_CHECK,
+		.figure = (char *)figure,
+		.text = (char *)text,
+		.met = met,
 	};
 
 	json_head(ctx, "check", figure);
@@ -304,8 +313,10 @@ int bench_report_published(struct bench_ctx *ctx, const char *figure,
 			   const char *text, const char *source)
 {
 	struct bench_row row = {
-		.kind = ROW_PUBLISHED, .figure = (char *)figure,
-		.text = (char *)text, .ref_name = (char *)source,
+		.kind = ROW_PUBLISHED,
+		.figure = (char *)figure,
+		.text = (char *)text,
+		.ref_name = (char *)source,
 	};
 
 	json_head(ctx, "published", figure);
@@ -404,8 +415,8 @@ void bench_print_table(const struct bench_ctx *ctx)
 			printf("\npublished figures (context, not measured "
 			       "here):\n");
 		any = true;
-		printf("  %s.%s: %s\n      [source: %s]\n", r->bench,
-		       r->figure, r->text, r->ref_name);
+		printf("  %s.%s: %s\n      [source: %s]\n", r->bench, r->figure,
+		       r->text, r->ref_name);
 	}
 }
 

@@ -20,9 +20,9 @@
 #include <stdio.h>
 
 enum bench_mode {
-	BENCH_TINY,	/* seconds in total: proves every benchmark runs */
-	BENCH_QUICK,	/* README command 1: under 3 minutes on 2 cores */
-	BENCH_FULL,	/* the whole matrix */
+	BENCH_TINY, /* seconds in total: proves every benchmark runs */
+	BENCH_QUICK, /* README command 1: under 3 minutes on 2 cores */
+	BENCH_FULL, /* the whole matrix */
 };
 
 struct bench_row;
@@ -139,10 +139,10 @@ unsigned int bench_reps(const struct bench_ctx *ctx);
 
 enum bench_target_kind {
 	BENCH_TARGET_NONE,
-	BENCH_TARGET_VALUE_MIN,	/* value >= x */
-	BENCH_TARGET_VALUE_MAX,	/* value <= x */
-	BENCH_TARGET_RATIO_MIN,	/* value / ref >= x */
-	BENCH_TARGET_RATIO_MAX,	/* value / ref <= x */
+	BENCH_TARGET_VALUE_MIN, /* value >= x */
+	BENCH_TARGET_VALUE_MAX, /* value <= x */
+	BENCH_TARGET_RATIO_MIN, /* value / ref >= x */
+	BENCH_TARGET_RATIO_MAX, /* value / ref <= x */
 };
 
 struct bench_target {

@@ -16,26 +16,29 @@
 #include "harness.h"
 #include "runinfo.h"
 
+/* Room for this many registered benchmarks in --only. */
+#define MAX_BENCHES 64
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: nxsim-bench [--quick|--full|--tiny] [--seed N]\n"
-		"                   [--only NAME[,NAME...]] [--out DIR] "
-		"[--list]\n"
-		"  --quick   every benchmark, reduced matrix (default; "
-		"< 3 min on 2 cores)\n"
-		"  --full    the whole matrix\n"
-		"  --tiny    seconds; proves every benchmark runs\n"
-		"  --seed N  seed for every random choice (default 1)\n"
-		"  --only    run only these benchmarks (see --list)\n"
-		"  --out DIR results.jsonl and plots go here "
-		"(default bench-results)\n");
+	fprintf(f, "usage: nxsim-bench [--quick|--full|--tiny] [--seed N]\n"
+		   "                   [--only NAME[,NAME...]] [--out DIR] "
+		   "[--list]\n"
+		   "  --quick   every benchmark, reduced matrix (default; "
+		   "< 3 min on 2 cores)\n"
+		   "  --full    the whole matrix\n"
+		   "  --tiny    seconds; proves every benchmark runs\n"
+		   "  --seed N  seed for every random choice (default 1)\n"
+		   "  --only    run only these benchmarks (see --list)\n"
+		   "  --out DIR results.jsonl and plots go here "
+		   "(default bench-results)\n");
 }
 
 static const struct bench *find_bench(const char *name, size_t len)
 {
 	for (const struct bench *const *b = bench_registry; *b; b++)
-		if (strlen((*b)->name) == len && !strncmp((*b)->name, name, len))
+		if (strlen((*b)->name) == len &&
+		    !strncmp((*b)->name, name, len))
 			return *b;
 	return NULL;
 }
@@ -45,13 +48,23 @@ static bool select_only(const char *list, bool *selected)
 {
 	const char *p = list, *end;
 	const struct bench *b;
+	size_t nr = 0;
+
+	while (bench_registry[nr])
+		nr++;
+	if (nr > MAX_BENCHES) {
+		fprintf(stderr, "nxsim-bench: raise MAX_BENCHES to %zu\n", nr);
+		return false;
+	}
 
 	while (*p) {
 		end = strchrnul(p, ',');
 		b = find_bench(p, (size_t)(end - p));
 		if (!b) {
-			fprintf(stderr, "nxsim-bench: no benchmark '%.*s' "
-				"(see --list)\n", (int)(end - p), p);
+			fprintf(stderr,
+				"nxsim-bench: no benchmark '%.*s' "
+				"(see --list)\n",
+				(int)(end - p), p);
 			return false;
 		}
 		for (size_t i = 0; bench_registry[i]; i++)
@@ -82,9 +95,10 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct bench_ctx ctx = { .mode = BENCH_QUICK, .seed = 1,
+	struct bench_ctx ctx = { .mode = BENCH_QUICK,
+				 .seed = 1,
 				 .outdir = "bench-results" };
-	bool selected[64] = { 0 }, only = false;
+	bool selected[MAX_BENCHES] = { 0 }, only = false;
 	char path[512], *end;
 	uint64_t t0;
 	size_t i;
@@ -147,8 +161,8 @@ int main(int argc, char **argv)
 	bench_runinfo_init();
 	bench_runinfo_print(&ctx, stdout);
 	ctx.bench = "nxsim-bench";
-	fputs("{\"type\":\"run\",\"bench\":\"nxsim-bench\",\"figure\":\"run\","
-	      , ctx.jsonl);
+	fputs("{\"type\":\"run\",\"bench\":\"nxsim-bench\",\"figure\":\"run\",",
+	      ctx.jsonl);
 	bench_runinfo_json(&ctx, ctx.jsonl);
 	fprintf(ctx.jsonl, ",\"calib_ns_per_add\":%.4g,\"benchmarks\":[",
 		bench_calibrate(&ctx));

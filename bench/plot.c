@@ -38,7 +38,8 @@ int bench_plot(struct bench_ctx *ctx, const char *name, const char *title,
 	f = open_out(ctx, name, "gp", gp, sizeof(gp));
 	if (!f)
 		return -errno;
-	fprintf(f, "set terminal pngcairo size 900,560 noenhanced\n"
+	fprintf(f,
+		"set terminal pngcairo size 900,560 noenhanced\n"
 		"set output '%s/%s.png'\nset title \"%s\"\n"
 		"set xlabel \"%s\"\nset ylabel \"%s\"\nset grid\n"
 		"set key bottom right\n",
@@ -85,7 +86,9 @@ int bench_plot_cdf(struct bench_ctx *ctx, const char *name, const char *title,
 		for (j = 0; j < n; j++)
 			buf[j] = (double)(j + 1) / (double)n;
 		s[i] = (struct bench_series){
-			.title = titles[i], .x = samples[i].v, .y = buf,
+			.title = titles[i],
+			.x = samples[i].v,
+			.y = buf,
 			.n = n,
 		};
 	}

@@ -10,8 +10,8 @@ extern const struct bench bench_worker_wake;
 extern const struct bench bench_vm_memory;
 
 const struct bench *const bench_registry[] = {
-	&bench_vm_burst,	/* B3 */
-	&bench_worker_wake,	/* B7 */
-	&bench_vm_memory,	/* B8 */
+	&bench_vm_burst, /* B3 */
+	&bench_worker_wake, /* B7 */
+	&bench_vm_memory, /* B8 */
 	NULL,
 };

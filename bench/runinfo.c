@@ -23,7 +23,9 @@ static struct {
 } info;
 
 static const char *const mode_names[] = {
-	[BENCH_TINY] = "tiny", [BENCH_QUICK] = "quick", [BENCH_FULL] = "full",
+	[BENCH_TINY] = "tiny",
+	[BENCH_QUICK] = "quick",
+	[BENCH_FULL] = "full",
 };
 
 static void read_cpu_model(void)
@@ -57,9 +59,11 @@ static void read_commit(void)
 
 	snprintf(info.commit, sizeof(info.commit), "%s",
 		 NXSIM_BENCH_CONFIGURE_COMMIT[0] ?
-		 NXSIM_BENCH_CONFIGURE_COMMIT : "unknown");
+			 NXSIM_BENCH_CONFIGURE_COMMIT :
+			 "unknown");
 	p = popen("git -C '" NXSIM_BENCH_SOURCE_DIR "' rev-parse HEAD "
-		  "2>/dev/null", "r");
+		  "2>/dev/null",
+		  "r");
 	if (!p)
 		return;
 	if (!fgets(buf, sizeof(buf), p))
@@ -69,7 +73,8 @@ static void read_commit(void)
 	buf[40] = '\0';
 	snprintf(info.commit, sizeof(info.commit), "%s", buf);
 	p = popen("git -C '" NXSIM_BENCH_SOURCE_DIR "' status --porcelain "
-		  "--untracked-files=no 2>/dev/null", "r");
+		  "--untracked-files=no 2>/dev/null",
+		  "r");
 	if (!p)
 		return;
 	if (fgets(buf, sizeof(buf), p))
@@ -112,8 +117,8 @@ void bench_runinfo_json(const struct bench_ctx *ctx, FILE *f)
 	fprintf(f, "\"run\":{\"mode\":\"%s\",\"seed\":%llu,\"commit\":",
 		mode_names[ctx->mode], (unsigned long long)ctx->seed);
 	bench_json_str(f, info.commit);
-	fprintf(f, ",\"version\":\"%d.%d.%d\",\"build\":",
-		NXSIM_VERSION_MAJOR, NXSIM_VERSION_MINOR, NXSIM_VERSION_PATCH);
+	fprintf(f, ",\"version\":\"%d.%d.%d\",\"build\":", NXSIM_VERSION_MAJOR,
+		NXSIM_VERSION_MINOR, NXSIM_VERSION_PATCH);
 	bench_json_str(f, NXSIM_BENCH_BUILD_TYPE);
 	fputs(",\"alloc\":", f);
 	bench_json_str(f, nxsim_alloc_backend());
@@ -126,7 +131,8 @@ void bench_runinfo_json(const struct bench_ctx *ctx, FILE *f)
 
 void bench_runinfo_print(const struct bench_ctx *ctx, FILE *f)
 {
-	fprintf(f, "nxsim-bench %s: seed %llu, commit %s, %s build, %s "
+	fprintf(f,
+		"nxsim-bench %s: seed %llu, commit %s, %s build, %s "
 		"allocator\nmachine: %ld CPUs, %s, %s\n",
 		mode_names[ctx->mode], (unsigned long long)ctx->seed,
 		info.commit, NXSIM_BENCH_BUILD_TYPE, nxsim_alloc_backend(),
