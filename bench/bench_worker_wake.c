@@ -10,7 +10,8 @@
  *
  * Reference, interleaved: the one-way wake latency of a real parked
  * thread, pthread_cond_signal() to the woken thread's first timestamp,
- * for one of N parked threads chosen at random (the cvwake probe of
+ * for one of N parked threads chosen at random, with the signalling
+ * thread spinning until the wake lands (the cvwake probe of
  * perf-anchors.md section 2.1).
  *
  * Left out: wakes through parameter writes (each runs the same loop) and
@@ -30,6 +31,8 @@
 
 /* HZ=250: one jiffy. */
 #define JIFFY_NS 4000000ull
+/* Polls of the wake counter before the measuring thread yields. */
+#define SPIN_LIMIT 100000u
 
 struct sim_side {
 	unsigned int n, ticks;
@@ -54,6 +57,7 @@ struct cv_side {
 	unsigned int n, ticks;
 	struct cv_worker *w;
 	struct nxsim__rng rng;
+	uint64_t signalled; /* wakes sent, by the measuring thread */
 	_Atomic uint64_t woken; /* wakes completed */
 	_Atomic uint64_t last_lat; /* latency of the last wake, ns */
 };
@@ -188,14 +192,21 @@ static int cv_rep(void *arg, double *value, struct bench_samples *lat)
 	for (unsigned int k = 0; k < s->ticks && !rc; k++) {
 		struct cv_worker *w = &s->w[nxsim__rng_below(&s->rng, s->n)];
 
-		target = atomic_load(&s->woken) + 1;
+		target = ++s->signalled;
 		pthread_mutex_lock(&w->lock);
 		w->seq++;
 		w->t_signal = bench_now_ns();
 		pthread_cond_signal(&w->cond);
 		pthread_mutex_unlock(&w->lock);
-		while (atomic_load(&s->woken) < target)
-			sched_yield();
+		/*
+		 * Spin, as the cvwake probe did, so the wakee runs on
+		 * another, idle CPU; yield after ~0.1 ms in case there is
+		 * none.
+		 */
+		for (unsigned int spin = 0; atomic_load(&s->woken) < target;
+		     spin++)
+			if (spin > SPIN_LIMIT)
+				sched_yield();
 		rc = bench_samples_add(lat, (double)atomic_load(&s->last_lat));
 	}
 	*value = (double)(bench_now_ns() - start) / s->ticks;
