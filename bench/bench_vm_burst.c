@@ -211,8 +211,8 @@ static int report_virtual(struct bench_ctx *ctx, const struct burst *b,
 	double ref_p50 = bench_samples_pct(&p->lat[1], 50);
 	int rc;
 
-	snprintf(fig, sizeof(fig), "virtual.%s.N%u.creates_per_s", b->pol->name,
-		 b->n);
+	snprintf(fig, sizeof(fig), "virtual.%s.N%u.bringups_per_s",
+		 b->pol->name, b->n);
 	rc = bench_report(
 		ctx,
 		&(struct bench_figure){
