@@ -29,6 +29,10 @@ if(NOT table MATCHES "figure +value +reference +ratio +target +met")
 	message(FATAL_ERROR "no summary table on stdout:\n${table}")
 endif()
 
+if(NOT EXISTS ${OUT}/summary.txt)
+	message(FATAL_ERROR "no ${OUT}/summary.txt")
+endif()
+
 file(STRINGS ${OUT}/results.jsonl lines)
 list(LENGTH lines nr_lines)
 if(nr_lines LESS 2)

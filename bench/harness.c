@@ -350,15 +350,15 @@ static void fmt_target(char *buf, size_t size, const struct bench_target *t,
 	}
 }
 
-void bench_print_table(const struct bench_ctx *ctx)
+void bench_print_table(const struct bench_ctx *ctx, FILE *f)
 {
 	char name[96], val[32], ref[32], ratio[16], target[32];
 	const struct bench_row *r;
 	size_t i;
 	bool any;
 
-	printf("%-46s %14s %14s %9s %16s %4s %6s\n", "figure", "value",
-	       "reference", "ratio", "target", "met", "ns/add");
+	fprintf(f, "%-46s %14s %14s %9s %16s %4s %6s\n", "figure", "value",
+		"reference", "ratio", "target", "met", "ns/add");
 	for (i = 0; i < ctx->nr_rows; i++) {
 		r = &ctx->rows[i];
 		if (r->kind != ROW_FIGURE)
@@ -374,13 +374,13 @@ void bench_print_table(const struct bench_ctx *ctx)
 			snprintf(ratio, sizeof(ratio), "-");
 		}
 		fmt_target(target, sizeof(target), &r->target, r->unit);
-		printf("%-46s %14s %14s %9s %16s %4s %6.3f\n", name, val, ref,
-		       ratio, target,
-		       r->target.kind ? (r->met ? "yes" : "NO") : "-",
-		       r->calib_ns);
+		fprintf(f, "%-46s %14s %14s %9s %16s %4s %6.3f\n", name, val,
+			ref, ratio, target,
+			r->target.kind ? (r->met ? "yes" : "NO") : "-",
+			r->calib_ns);
 	}
 
-	printf("\nreferences (measured in this run, interleaved):\n");
+	fprintf(f, "\nreferences (measured in this run, interleaved):\n");
 	for (i = 0; i < ctx->nr_rows; i++) {
 		r = &ctx->rows[i];
 		if (r->kind != ROW_FIGURE || !r->ref_name)
@@ -394,7 +394,7 @@ void bench_print_table(const struct bench_ctx *ctx)
 			    !strcmp(ctx->rows[j].ref_name, r->ref_name))
 				any = true;
 		if (!any)
-			printf("  %s: %s\n", r->bench, r->ref_name);
+			fprintf(f, "  %s: %s\n", r->bench, r->ref_name);
 	}
 
 	for (i = 0, any = false; i < ctx->nr_rows; i++) {
@@ -402,21 +402,21 @@ void bench_print_table(const struct bench_ctx *ctx)
 		if (r->kind != ROW_CHECK)
 			continue;
 		if (!any)
-			printf("\nchecks:\n");
+			fprintf(f, "\nchecks:\n");
 		any = true;
-		printf("  %-3s %s.%s: %s\n", r->met ? "yes" : "NO", r->bench,
-		       r->figure, r->text);
+		fprintf(f, "  %-3s %s.%s: %s\n", r->met ? "yes" : "NO",
+			r->bench, r->figure, r->text);
 	}
 	for (i = 0, any = false; i < ctx->nr_rows; i++) {
 		r = &ctx->rows[i];
 		if (r->kind != ROW_PUBLISHED)
 			continue;
 		if (!any)
-			printf("\npublished figures (context, not measured "
-			       "here):\n");
+			fprintf(f, "\npublished figures (context, not measured "
+				   "here):\n");
 		any = true;
-		printf("  %s.%s: %s\n      [source: %s]\n", r->bench, r->figure,
-		       r->text, r->ref_name);
+		fprintf(f, "  %s.%s: %s\n      [source: %s]\n", r->bench,
+			r->figure, r->text, r->ref_name);
 	}
 }
 

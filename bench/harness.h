@@ -198,8 +198,8 @@ int bench_report_check(struct bench_ctx *ctx, const char *figure,
 int bench_report_published(struct bench_ctx *ctx, const char *figure,
 			   const char *text, const char *source);
 
-/* The summary table of every row, on stdout. */
-void bench_print_table(const struct bench_ctx *ctx);
+/* The summary table of every row. */
+void bench_print_table(const struct bench_ctx *ctx, FILE *f);
 void bench_rows_free(struct bench_ctx *ctx);
 
 /* One line of progress on stderr (not in tiny mode). */

@@ -100,6 +100,7 @@ int main(int argc, char **argv)
 				 .outdir = "bench-results" };
 	bool selected[MAX_BENCHES] = { 0 }, only = false;
 	char path[512], *end;
+	FILE *table;
 	uint64_t t0;
 	size_t i;
 	int c, rc = 0;
@@ -185,8 +186,20 @@ int main(int argc, char **argv)
 				ctx.bench, strerror(-rc));
 	}
 	putchar('\n');
-	bench_print_table(&ctx);
-	printf("\nwall time %.1f s; results in %s/results.jsonl%s\n",
+	bench_print_table(&ctx, stdout);
+	snprintf(path, sizeof(path), "%s/summary.txt", ctx.outdir);
+	table = fopen(path, "w");
+	if (table) {
+		bench_runinfo_print(&ctx, table);
+		fputc('\n', table);
+		bench_print_table(&ctx, table);
+	}
+	if (!table || fclose(table)) {
+		fprintf(stderr, "nxsim-bench: cannot write %s\n", path);
+		rc = rc ? rc : -EIO;
+	}
+	printf("\nwall time %.1f s; results in %s/results.jsonl and "
+	       "summary.txt%s\n",
 	       (double)(bench_now_ns() - t0) / 1e9, ctx.outdir,
 	       ctx.gnuplot ? ", plots *.png" : " (no gnuplot: no plots)");
 	bench_rows_free(&ctx);
