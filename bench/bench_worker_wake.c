@@ -273,6 +273,20 @@ static int report(struct bench_ctx *ctx, unsigned int n, struct bench_pair *p,
 				  sim->events == sim->ticks_done);
 }
 
+/* Distributions of both sides, in ns (sorts the pooled latencies). */
+static int plot(struct bench_ctx *ctx, unsigned int n, struct bench_pair *p)
+{
+	static const char *const titles[] = { "virtual-clock tick",
+					      "real condvar wake" };
+	char name[32], title[96];
+
+	snprintf(name, sizeof(name), "wake_latency_N%u", n);
+	snprintf(title, sizeof(title),
+		 "Waking one of %u parked recovery workers", n);
+	return bench_plot_cdf(ctx, name, title, "latency (ns)", p->lat, titles,
+			      2);
+}
+
 static int run_n(struct bench_ctx *ctx, unsigned int n, unsigned int ticks)
 {
 	struct sim_side sim = { .n = n, .ticks = ticks };
@@ -294,6 +308,8 @@ static int run_n(struct bench_ctx *ctx, unsigned int n, unsigned int ticks)
 		rc = bench_interleave(ctx, what, bench_reps(ctx), sides, &p);
 	if (!rc)
 		rc = report(ctx, n, &p, &sim);
+	if (!rc)
+		rc = plot(ctx, n, &p);
 	bench_pair_free(&p);
 	if (cv.w)
 		cv_teardown(&cv);
