@@ -208,7 +208,6 @@ static int report_virtual(struct bench_ctx *ctx, const struct burst *b,
 {
 	char fig[96];
 	unsigned int reps = (unsigned int)p->val[0].n;
-	double ref_p50 = bench_samples_pct(&p->lat[1], 50);
 	int rc;
 
 	snprintf(fig, sizeof(fig), "virtual.%s.N%u.bringups_per_s",
@@ -228,6 +227,20 @@ static int report_virtual(struct bench_ctx *ctx, const struct burst *b,
 			.reps = reps });
 	if (rc)
 		return rc;
+	snprintf(fig, sizeof(fig), "virtual.%s.N%u.bringup_p99", b->pol->name,
+		 b->n);
+	rc = bench_report(ctx,
+			  &(struct bench_figure){
+				  .figure = fig,
+				  .unit = "ns",
+				  .value = bench_samples_pct(&p->lat[0], 99),
+				  .ref_name = "no-op loop iteration, same "
+					      "percentile (ns)",
+				  .ref = bench_samples_pct(&p->lat[1], 99),
+				  .params = params,
+				  .reps = reps });
+	if (rc)
+		return rc;
 	snprintf(fig, sizeof(fig), "virtual.%s.N%u.create_p50", b->pol->name,
 		 b->n);
 	return bench_report(ctx,
@@ -235,8 +248,9 @@ static int report_virtual(struct bench_ctx *ctx, const struct burst *b,
 				    .figure = fig,
 				    .unit = "ns",
 				    .value = o->create_p50,
-				    .ref_name = "no-op loop iteration p50 (ns)",
-				    .ref = ref_p50,
+				    .ref_name = "no-op loop iteration, same "
+						"percentile (ns)",
+				    .ref = bench_samples_pct(&p->lat[1], 50),
 				    .params = params,
 				    .reps = reps });
 }
@@ -470,15 +484,19 @@ static int report_published(struct bench_ctx *ctx)
 
 static int vm_burst_run(struct bench_ctx *ctx)
 {
-	static const unsigned int tiny[] = { 20 }, sizes[] = { 200, 1000 };
-	const unsigned int *ns = ctx->mode == BENCH_TINY ? tiny : sizes;
-	size_t nr = ctx->mode == BENCH_TINY ? 1 : 2;
+	/* burst sizes per mode, 0-terminated */
+	static const unsigned int sizes[][4] = {
+		[BENCH_TINY] = { 20 },
+		[BENCH_QUICK] = { 200, 1000 },
+		[BENCH_FULL] = { 200, 500, 1000 },
+	};
+	const unsigned int *ns = sizes[ctx->mode];
 	unsigned int reps = bench_reps(ctx);
 	int rc = 0;
 
-	for (size_t i = 0; i < nr && !rc; i++)
+	for (size_t i = 0; i < 4 && ns[i] && !rc; i++)
 		rc = run_config(ctx, NXSIM_CLOCK_VIRTUAL, ns[i], reps);
-	for (size_t i = 0; i < nr && !rc; i++)
+	for (size_t i = 0; i < 4 && ns[i] && !rc; i++)
 		rc = run_config(ctx, NXSIM_CLOCK_REAL, ns[i], reps);
 	return rc ? rc : report_published(ctx);
 }
