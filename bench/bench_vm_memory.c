@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * B8, memory per idle VM (perf-anchors.md section 4): the bytes the
+ * simulator holds per idle VM (one vCPU, after its first KVM_RUN, with and
+ * without a recovery worker), read from the allocator's exact live_bytes
+ * counter over a population of N VMs.
+ *
+ * Reference, interleaved: the resident-set growth per parked real pthread
+ * (default 8 MiB stack), read from /proc/self/statm over N threads that
+ * are all alive and parked: what one real thread per VM would cost.
+ *
+ * Left out: memory per XPFO frame, which needs the XPFO module (a figure
+ * "frame.bytes" will be added here), and the simulator's RSS, which a
+ * jemalloc arena that keeps freed pages would blur.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <nxsim/alloc.h>
+#include <nxsim/host.h>
+#include <nxsim/vm.h>
+
+#include "harness.h"
+
+struct sim_side {
+	const char *profile, *cmdline;
+	unsigned int n;
+	struct nxsim_vm **vms;
+};
+
+struct thread_side {
+	unsigned int n, parked;
+	pthread_t *threads;
+	pthread_mutex_t lock;
+	pthread_cond_t cond, all_parked;
+	bool release;
+};
+
+/* value = live bytes per idle VM. */
+static int sim_rep(void *arg, double *value, struct bench_samples *lat)
+{
+	struct sim_side *s = arg;
+	struct nxsim_host_config cfg = { .cpu.itlb_multihit = true,
+					 .profile = s->profile,
+					 .cmdline = s->cmdline };
+	struct nxsim_alloc_stats before, after;
+	struct nxsim_host *host;
+	struct nxsim_vcpu *vcpu;
+	unsigned int i;
+	int rc;
+
+	rc = nxsim_host_create(&cfg, &host);
+	if (rc)
+		return rc;
+	nxsim_alloc_stats(&before);
+	for (i = 0; i < s->n; i++) {
+		rc = nxsim_vm_create(host, &s->vms[i]);
+		if (rc)
+			break;
+		rc = nxsim_vcpu_create(s->vms[i], 0, &vcpu);
+		if (!rc)
+			rc = nxsim_vcpu_run(vcpu);
+		if (rc) {
+			i++;
+			break;
+		}
+	}
+	nxsim_alloc_stats(&after);
+	*value = (double)(after.live_bytes - before.live_bytes) / s->n;
+	while (i--)
+		if (nxsim_vm_destroy(s->vms[i]) && !rc)
+			rc = -EIO;
+	if (nxsim_host_destroy(host) && !rc)
+		rc = -EBUSY;
+	return rc;
+}
+
+static long rss_bytes(void)
+{
+	long size, resident = -1;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld %ld", &size, &resident) != 2)
+		resident = -1;
+	fclose(f);
+	return resident < 0 ? -1 : resident * sysconf(_SC_PAGESIZE);
+}
+
+static void *parked_thread(void *arg)
+{
+	struct thread_side *t = arg;
+
+	pthread_mutex_lock(&t->lock);
+	if (++t->parked == t->n)
+		pthread_cond_signal(&t->all_parked);
+	while (!t->release)
+		pthread_cond_wait(&t->cond, &t->lock);
+	pthread_mutex_unlock(&t->lock);
+	return NULL;
+}
+
+/* value = RSS growth per parked thread, bytes. */
+static int thread_rep(void *arg, double *value, struct bench_samples *lat)
+{
+	struct thread_side *t = arg;
+	long before = rss_bytes(), after;
+	unsigned int i;
+	int rc = 0;
+
+	t->parked = 0;
+	t->release = false;
+	for (i = 0; i < t->n; i++)
+		if (pthread_create(&t->threads[i], NULL, parked_thread, t)) {
+			rc = -EAGAIN;
+			break;
+		}
+	pthread_mutex_lock(&t->lock);
+	while (!rc && t->parked < t->n)
+		pthread_cond_wait(&t->all_parked, &t->lock);
+	pthread_mutex_unlock(&t->lock);
+	after = rss_bytes();
+	pthread_mutex_lock(&t->lock);
+	t->release = true;
+	pthread_cond_broadcast(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+	while (i--)
+		pthread_join(t->threads[i], NULL);
+	if (before < 0 || after < 0)
+		return rc ? rc : -EIO;
+	*value = (double)(after - before) / t->n;
+	return rc;
+}
+
+static int run_config(struct bench_ctx *ctx, const char *name,
+		      const char *profile, const char *cmdline, unsigned int n)
+{
+	struct sim_side sim = { .profile = profile,
+				.cmdline = cmdline,
+				.n = n };
+	struct thread_side th = { .n = n };
+	struct bench_side sides[2] = {
+		{ "idle simulated VMs", sim_rep, &sim },
+		{ "parked real pthreads", thread_rep, &th },
+	};
+	struct bench_pair p = { 0 };
+	char fig[64], params[160];
+	int rc = -ENOMEM;
+
+	sim.vms = calloc(n, sizeof(*sim.vms));
+	th.threads = calloc(n, sizeof(*th.threads));
+	pthread_mutex_init(&th.lock, NULL);
+	pthread_cond_init(&th.cond, NULL);
+	pthread_cond_init(&th.all_parked, NULL);
+	if (sim.vms && th.threads)
+		rc = bench_interleave(ctx, name, bench_reps(ctx), sides, &p);
+	if (!rc) {
+		snprintf(fig, sizeof(fig), "%s.N%u.bytes_per_vm", name, n);
+		snprintf(params, sizeof(params),
+			 "{\"N\":%u,\"profile\":\"%s\",\"cmdline\":\"%s\","
+			 "\"vcpus\":1,\"alloc\":\"%s\"}",
+			 n, profile, cmdline ? cmdline : "",
+			 nxsim_alloc_backend());
+		rc = bench_report(
+			ctx,
+			&(struct bench_figure){
+				.figure = fig,
+				.unit = "B",
+				.value = bench_samples_pct(&p.val[0], 50),
+				.ref_name =
+					"RSS growth per parked real pthread, 8 MiB "
+					"stack (B)",
+				.ref = bench_samples_pct(&p.val[1], 50),
+				.target = { BENCH_TARGET_VALUE_MAX, 65536 },
+				.params = params,
+				.reps = (unsigned int)p.val[0].n });
+	}
+	bench_pair_free(&p);
+	pthread_cond_destroy(&th.all_parked);
+	pthread_cond_destroy(&th.cond);
+	pthread_mutex_destroy(&th.lock);
+	free(th.threads);
+	free(sim.vms);
+	return rc;
+}
+
+static int vm_memory_run(struct bench_ctx *ctx)
+{
+	unsigned int n = ctx->mode == BENCH_TINY ? 20 : 1000;
+	int rc;
+
+	rc = run_config(ctx, "with_worker", "6.14", NULL, n);
+	if (!rc)
+		rc = run_config(ctx, "never", "6.14", "kvm.nx_huge_pages=never",
+				n);
+	if (!rc)
+		rc = bench_report_published(
+			ctx, "firecracker_vmm",
+			"VMM memory overhead <= 5 MiB per microVM",
+			"firecracker SPECIFICATION.md (perf-anchors.md 1a)");
+	return rc;
+}
+
+const struct bench bench_vm_memory = {
+	.name = "vm_memory",
+	.title = "B8: bytes per idle simulated VM vs RSS per parked pthread",
+	.run = vm_memory_run,
+};

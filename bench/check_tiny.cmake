@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# ctest bench.tiny: run `nxsim-bench --tiny` and check its output, never its
+# timings.  results.jsonl must hold one well-formed JSON object per line:
+# first the run record (machine, commit, seed, the benchmarks selected),
+# then figures, checks and published figures, each with the run identity;
+# every benchmark of --list must have reported at least one figure.
+#   cmake -DBENCH=<nxsim-bench> -DOUT=<dir> -P check_tiny.cmake
+cmake_minimum_required(VERSION 3.25)
+execute_process(COMMAND ${BENCH} --list
+	OUTPUT_VARIABLE list RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+	message(FATAL_ERROR "nxsim-bench --list failed: ${rc}")
+endif()
+string(REGEX MATCHALL "(^|\n)[a-z0-9_]+" names "${list}")
+list(TRANSFORM names STRIP)
+list(LENGTH names nr_names)
+if(nr_names EQUAL 0)
+	message(FATAL_ERROR "nxsim-bench --list names no benchmark")
+endif()
+
+file(REMOVE_RECURSE ${OUT})
+execute_process(COMMAND ${BENCH} --tiny --seed 7 --out ${OUT}
+	OUTPUT_VARIABLE table RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+	message(FATAL_ERROR "nxsim-bench --tiny failed: ${rc}\n${table}")
+endif()
+if(NOT table MATCHES "figure +value +reference +ratio +target +met")
+	message(FATAL_ERROR "no summary table on stdout:\n${table}")
+endif()
+
+if(NOT EXISTS ${OUT}/summary.txt)
+	message(FATAL_ERROR "no ${OUT}/summary.txt")
+endif()
+
+file(STRINGS ${OUT}/results.jsonl lines)
+list(LENGTH lines nr_lines)
+if(nr_lines LESS 2)
+	message(FATAL_ERROR "results.jsonl has ${nr_lines} lines")
+endif()
+
+set(seen "")
+set(lineno 0)
+foreach(line IN LISTS lines)
+	math(EXPR lineno "${lineno} + 1")
+	string(JSON type ERROR_VARIABLE err GET "${line}" type)
+	if(err)
+		message(FATAL_ERROR "line ${lineno} is not JSON: ${err}\n${line}")
+	endif()
+	foreach(key bench figure run.commit run.seed run.mode
+			run.machine.nproc run.machine.cpu run.machine.kernel)
+		string(REPLACE "." ";" path ${key})
+		string(JSON val ERROR_VARIABLE err GET "${line}" ${path})
+		if(err)
+			message(FATAL_ERROR "line ${lineno}: no ${key}\n${line}")
+		endif()
+	endforeach()
+	string(JSON seed GET "${line}" run seed)
+	if(NOT seed EQUAL 7)
+		message(FATAL_ERROR "line ${lineno}: seed ${seed}, not 7")
+	endif()
+	if(lineno EQUAL 1)
+		if(NOT type STREQUAL "run")
+			message(FATAL_ERROR "line 1 is a ${type}, not the run")
+		endif()
+		continue()
+	endif()
+	string(JSON bench GET "${line}" bench)
+	if(type STREQUAL "figure")
+		foreach(key unit value ref ratio target met reps
+				calib_ns_per_add params)
+			string(JSON val ERROR_VARIABLE err GET "${line}" ${key})
+			if(err)
+				message(FATAL_ERROR
+					"line ${lineno}: no ${key}\n${line}")
+			endif()
+		endforeach()
+		string(JSON value GET "${line}" value)
+		if(value STREQUAL "null")
+			message(FATAL_ERROR "line ${lineno}: no value\n${line}")
+		endif()
+		list(APPEND seen ${bench})
+	elseif(type STREQUAL "check" OR type STREQUAL "published")
+		string(JSON text ERROR_VARIABLE err GET "${line}" text)
+		if(err)
+			message(FATAL_ERROR "line ${lineno}: no text\n${line}")
+		endif()
+	else()
+		message(FATAL_ERROR "line ${lineno}: unknown type ${type}")
+	endif()
+endforeach()
+
+foreach(name IN LISTS names)
+	if(NOT name IN_LIST seen)
+		message(FATAL_ERROR "benchmark ${name} reported no figure")
+	endif()
+endforeach()
+message(STATUS "${nr_lines} JSON lines, benchmarks: ${names}")

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The benchmark registry: one entry per bench/bench_<name>.c, in the order
+ * they run.  Adding a benchmark is adding its file and one line here.
+ */
+#include "harness.h"
+
+extern const struct bench bench_vm_burst;
+extern const struct bench bench_worker_wake;
+extern const struct bench bench_vm_memory;
+
+const struct bench *const bench_registry[] = {
+	&bench_vm_burst, /* B3 */
+	&bench_worker_wake, /* B7 */
+	&bench_vm_memory, /* B8 */
+	NULL,
+};
