@@ -46,6 +46,8 @@ static const struct nxsim__profile profiles[] = {
 		.tdp_mmu = true,
 		.tdp_split_on_fault = true,
 		.recovery_skip_dirty = true,
+		.nx_tag_untracked = true,
+		.nx_adjust_checks_flag = true,
 	},
 	{
 		.name = "6.12",
@@ -58,6 +60,8 @@ static const struct nxsim__profile profiles[] = {
 		.tdp_mmu = true,
 		.tdp_split_on_fault = true,
 		.recovery_skip_dirty = true,
+		.nx_tag_untracked = true,
+		.nx_adjust_checks_flag = true,
 	},
 	{
 		.name = "6.13",
@@ -71,6 +75,8 @@ static const struct nxsim__profile profiles[] = {
 		.tdp_split_on_fault = true,
 		.recovery_skip_dirty = true,
 		.recover_huge_in_place = true,
+		.nx_tag_untracked = true,
+		.nx_adjust_checks_flag = true,
 	},
 	{
 		.name = "6.14",
@@ -84,6 +90,8 @@ static const struct nxsim__profile profiles[] = {
 		.tdp_split_on_fault = true,
 		.recovery_skip_dirty = true,
 		.recover_huge_in_place = true,
+		.nx_tag_untracked = true,
+		.nx_adjust_checks_flag = true,
 	},
 	{
 		.name = "6.16",
@@ -98,6 +106,8 @@ static const struct nxsim__profile profiles[] = {
 		.tdp_split_on_fault = true,
 		.recovery_skip_dirty = true,
 		.recover_huge_in_place = true,
+		.nx_tag_untracked = true,
+		.nx_adjust_checks_flag = true,
 	},
 	{
 		.name = "6.18",
@@ -113,6 +123,8 @@ static const struct nxsim__profile profiles[] = {
 		.recovery_skip_dirty = true,
 		.recover_huge_in_place = true,
 		.per_type_lists = true,
+		.nx_tag_untracked = true,
+		.nx_adjust_checks_flag = true,
 	},
 };
 
