@@ -132,7 +132,7 @@ struct nxsim__vm_mmu {
 	uint32_t cap_ids;
 	uint32_t nr_free;
 	uint64_t nr_sps;
-	struct nxsim__mmu_page *cache[5];
+	struct nxsim__mmu_page *cache[6];
 	unsigned int nr_cache;
 	struct nxsim_mmu_counters counters;
 	char events[NXSIM__MAX_EVENTS][160];
