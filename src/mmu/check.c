@@ -56,7 +56,7 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 	unsigned int i;
 
 	c->sps++;
-	if (sp->id >= mmu->nr_ids || mmu->sps[sp->id] != sp)
+	if (sp->id >= mmu->nr_frames || mmu->frames[sp->id].sp != sp)
 		violation(c, "SP gfn 0x%llx level %d: frame %u not its own",
 			  gfn, sp->level, sp->id);
 	if (sp->nx_tracked &&
@@ -93,8 +93,8 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 			continue;
 		}
 		if (sp->level == NXSIM_PG_LEVEL_4K ||
-		    spte_to_pfn(spte) - NXSIM__SP_PFN_BASE >= mmu->nr_ids ||
-		    !mmu->sps[spte_to_pfn(spte) - NXSIM__SP_PFN_BASE]) {
+		    spte_to_pfn(spte) - NXSIM__SP_PFN_BASE >= mmu->nr_frames ||
+		    !mmu->frames[spte_to_pfn(spte) - NXSIM__SP_PFN_BASE].sp) {
 			violation(c, "SPTE 0x%016llx at level %d points at no "
 				  "page table", (unsigned long long)spte,
 				  sp->level);

@@ -102,6 +102,9 @@ static int topup_cache(struct nxsim__vm_mmu *mmu)
 			while (mmu->nr_cache > had)
 				nxsim__tdp_mmu_free_sp(
 					mmu, mmu->cache[--mmu->nr_cache]);
+			/* The first frame table goes too: nothing changed. */
+			if (!mmu->nr_sps)
+				nxsim__tdp_mmu_release(mmu);
 			return -ENOMEM;
 		}
 		mmu->cache[mmu->nr_cache++] = sp;

@@ -66,6 +66,7 @@ int nxsim__mmu_init_vm(struct nxsim_vm *vm)
 	TAILQ_INIT(&mmu->slots);
 	for (i = 0; i < NXSIM__NR_MMU_TYPES; i++)
 		TAILQ_INIT(&mmu->nx[i].pages);
+	mmu->free_frame = NXSIM__NO_FRAME;
 	pthread_mutex_init(&mmu->tdp_mmu_pages_lock, NULL);
 	vm->mmu = mmu;
 	return 0;

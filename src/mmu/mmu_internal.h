@@ -6,7 +6,7 @@
  *
  * A page-table page's 512 SPTEs live in a real 4 KiB array.  Its "physical
  * address", which parent SPTEs hold, is a frame number handed out by the
- * VM (NXSIM__SP_PFN_BASE + index into @sps), so dumps are deterministic and
+ * VM (NXSIM__SP_PFN_BASE + index into @frames), so dumps are deterministic and
  * spte_to_child_sp() is an array lookup, as pfn_to_page() is.
  */
 #ifndef NXSIM_MMU_MMU_INTERNAL_H
@@ -74,6 +74,14 @@ struct nxsim__mmu_page {
 
 TAILQ_HEAD(nxsim__sp_list, nxsim__mmu_page);
 
+/* One frame of page-table memory: its page, or (free) the next free one. */
+struct nxsim__frame {
+	struct nxsim__mmu_page *sp;
+	uint32_t next_free;
+};
+
+#define NXSIM__NO_FRAME UINT32_MAX
+
 /* kvm->arch.possible_nx_huge_pages[type] */
 struct nxsim__possible_nx {
 	struct nxsim__sp_list pages;
@@ -98,12 +106,10 @@ struct nxsim__possible_nx {
  * @nx_lpage_splits: stat.nx_lpage_splits
  * @slots: memory slots, by base gfn
  * @nr_memslots_dirty_logging: slots with dirty logging on
- * @sps: frame index -> page-table page (NULL: free frame)
- * @free_ids: free frame indexes (a stack)
- * @nr_ids: frames handed out so far (length of @sps in use)
- * @cap_sps: allocated length of @sps
- * @cap_ids: allocated length of @free_ids (frames usable)
- * @nr_free: entries on @free_ids
+ * @frames: frame index -> page-table page, or the next free index
+ * @cap_frames: entries allocated in @frames
+ * @nr_frames: entries handed out so far
+ * @free_frame: first free entry, or NXSIM__NO_FRAME
  * @nr_sps: live page-table pages
  * @cache: pre-allocated page-table pages (mmu_shadow_page_cache)
  * @nr_cache: entries in @cache
@@ -125,12 +131,10 @@ struct nxsim__vm_mmu {
 	uint64_t nx_lpage_splits;
 	struct nxsim__slot_list slots;
 	unsigned int nr_memslots_dirty_logging;
-	struct nxsim__mmu_page **sps;
-	uint32_t *free_ids;
-	uint32_t nr_ids;
-	uint32_t cap_sps;
-	uint32_t cap_ids;
-	uint32_t nr_free;
+	struct nxsim__frame *frames;
+	uint32_t cap_frames;
+	uint32_t nr_frames;
+	uint32_t free_frame;
 	uint64_t nr_sps;
 	struct nxsim__mmu_page *cache[6];
 	unsigned int nr_cache;

@@ -31,34 +31,39 @@ struct nxsim__mmu_page *nxsim__spte_to_child_sp(struct nxsim__vm_mmu *mmu,
 {
 	uint64_t idx = spte_to_pfn(spte) - NXSIM__SP_PFN_BASE;
 
-	assert(idx < mmu->nr_ids && mmu->sps[idx]);
-	return mmu->sps[idx];
+	assert(idx < mmu->nr_frames && mmu->frames[idx].sp);
+	return mmu->frames[idx].sp;
 }
 
-/* Make room for one more frame; false on -ENOMEM. */
-static bool frames_reserve(struct nxsim__vm_mmu *mmu)
+/* A free frame index, growing the table if needed; false on -ENOMEM. */
+static bool frame_get(struct nxsim__vm_mmu *mmu, uint32_t *id)
 {
-	uint32_t cap = mmu->cap_ids ? mmu->cap_ids * 2 : 64;
-	struct nxsim__mmu_page **sps;
-	uint32_t *ids;
+	uint32_t cap = mmu->cap_frames ? mmu->cap_frames * 2 : 64;
+	struct nxsim__frame *frames;
 
-	if (mmu->nr_free || mmu->nr_ids < mmu->cap_ids)
+	if (mmu->free_frame != NXSIM__NO_FRAME) {
+		*id = mmu->free_frame;
+		mmu->free_frame = mmu->frames[*id].next_free;
 		return true;
-	if (mmu->cap_sps < cap) {
-		sps = nxsim__realloc(mmu->sps, mmu->cap_sps * sizeof(*sps),
-				     cap * sizeof(*sps));
-		if (!sps)
-			return false;
-		mmu->sps = sps;
-		mmu->cap_sps = cap;
 	}
-	ids = nxsim__realloc(mmu->free_ids, mmu->cap_ids * sizeof(*ids),
-			     cap * sizeof(*ids));
-	if (!ids)
-		return false;
-	mmu->free_ids = ids;
-	mmu->cap_ids = cap;
+	if (mmu->nr_frames == mmu->cap_frames) {
+		frames = nxsim__realloc(mmu->frames,
+					mmu->cap_frames * sizeof(*frames),
+					cap * sizeof(*frames));
+		if (!frames)
+			return false;
+		mmu->frames = frames;
+		mmu->cap_frames = cap;
+	}
+	*id = mmu->nr_frames++;
 	return true;
+}
+
+static void frame_put(struct nxsim__vm_mmu *mmu, uint32_t id)
+{
+	mmu->frames[id].sp = NULL;
+	mmu->frames[id].next_free = mmu->free_frame;
+	mmu->free_frame = id;
 }
 
 struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
@@ -66,21 +71,21 @@ struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
 {
 	struct nxsim__mmu_page *sp;
 	unsigned int i;
+	uint32_t id;
 
-	if (!frames_reserve(mmu))
-		return NULL;
 	sp = nxsim__zalloc(sizeof(*sp));
 	if (!sp)
 		return NULL;
 	sp->spt = nxsim__alloc(SPTE_ENT_PER_PAGE * sizeof(uint64_t));
-	if (!sp->spt) {
+	if (!sp->spt || !frame_get(mmu, &id)) {
+		nxsim__free(sp->spt, SPTE_ENT_PER_PAGE * sizeof(uint64_t));
 		nxsim__free(sp, sizeof(*sp));
 		return NULL;
 	}
 	for (i = 0; i < SPTE_ENT_PER_PAGE; i++)
 		sp->spt[i] = SHADOW_NONPRESENT_VALUE;
-	sp->id = mmu->nr_free ? mmu->free_ids[--mmu->nr_free] : mmu->nr_ids++;
-	mmu->sps[sp->id] = sp;
+	sp->id = id;
+	mmu->frames[id].sp = sp;
 	sp->gfn = gfn & ~(KVM_PAGES_PER_HPAGE(level + 1) - 1);
 	sp->level = level;
 	sp->direct = true;
@@ -92,8 +97,7 @@ struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
 void nxsim__tdp_mmu_free_sp(struct nxsim__vm_mmu *mmu,
 			    struct nxsim__mmu_page *sp)
 {
-	mmu->sps[sp->id] = NULL;
-	mmu->free_ids[mmu->nr_free++] = sp->id;
+	frame_put(mmu, sp->id);
 	mmu->nr_sps--;
 	nxsim__free(sp->spt, SPTE_ENT_PER_PAGE * sizeof(uint64_t));
 	nxsim__free(sp, sizeof(*sp));
@@ -347,9 +351,8 @@ void nxsim__tdp_mmu_collapse_slot(struct nxsim_vm *vm,
 
 void nxsim__tdp_mmu_release(struct nxsim__vm_mmu *mmu)
 {
-	nxsim__free(mmu->sps, mmu->cap_sps * sizeof(*mmu->sps));
-	nxsim__free(mmu->free_ids, mmu->cap_ids * sizeof(*mmu->free_ids));
-	mmu->sps = NULL;
-	mmu->free_ids = NULL;
-	mmu->cap_sps = mmu->cap_ids = mmu->nr_ids = mmu->nr_free = 0;
+	nxsim__free(mmu->frames, mmu->cap_frames * sizeof(*mmu->frames));
+	mmu->frames = NULL;
+	mmu->cap_frames = mmu->nr_frames = 0;
+	mmu->free_frame = NXSIM__NO_FRAME;
 }
