@@ -53,7 +53,7 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 	bool tag = vm->host->prof->nx_tag_untracked;
 	unsigned long long gfn = sp->gfn;
 	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level);
-	unsigned int i;
+	unsigned int i, leaves = 0;
 
 	c->sps++;
 	if (sp->id >= mmu->nr_frames || mmu->frames[sp->id].sp != sp)
@@ -80,6 +80,7 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 		if (!is_shadow_present_pte(spte))
 			continue;
 		if (is_last_spte(spte, sp->level)) {
+			leaves++;
 			if (sp->level > NXSIM_PG_LEVEL_1G)
 				violation(c, "leaf at level %d", sp->level);
 			else
@@ -101,7 +102,7 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 			continue;
 		}
 		child = nxsim__spte_to_child_sp(mmu, spte);
-		if (child->ptep != &sp->spt[i] ||
+		if (child->ptep != &sp->spt[i] || child->parent != sp ||
 		    child->level != sp->level - 1 ||
 		    child->gfn != sp->gfn + i * span)
 			violation(c, "SP gfn 0x%llx level %d: bad parent link, "
@@ -109,6 +110,9 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 				  child->level);
 		check_sp(c, child);
 	}
+	if (leaves != sp->nr_leaves)
+		violation(c, "SP gfn 0x%llx level %d: %u leaves, counted %u",
+			  gfn, sp->level, leaves, sp->nr_leaves);
 }
 
 static void check_lists(struct checker *c)
@@ -135,6 +139,10 @@ static void check_lists(struct checker *c)
 					  "of another MMU type",
 					  (unsigned long long)sp->gfn);
 		}
+		if (mmu->nx[t].len != len)
+			violation(c, "list %d: %llu entries, %llu counted", t,
+				  (unsigned long long)len,
+				  (unsigned long long)mmu->nx[t].len);
 		if (mmu->nx[t].nr_pages != len)
 			violation(c, "5.2#1: list %d has %llu SPs, nr_pages "
 				  "says %llu", t, (unsigned long long)len,

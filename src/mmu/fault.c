@@ -114,11 +114,13 @@ static int topup_cache(struct nxsim__vm_mmu *mmu)
 
 /* tdp_mmu_alloc_sp() from the cache + tdp_mmu_init_child_sp(). */
 static struct nxsim__mmu_page *child_sp(struct nxsim__vm_mmu *mmu,
-					uint64_t *ptep, uint64_t gfn,
-					int level)
+					struct nxsim__mmu_page *parent,
+					uint64_t *ptep, uint64_t gfn)
 {
 	struct nxsim__mmu_page *sp = mmu->cache[--mmu->nr_cache];
+	int level = parent->level - 1;
 
+	sp->parent = parent;
 	sp->level = level;
 	sp->gfn = gfn & ~(KVM_PAGES_PER_HPAGE(level + 1) - 1);
 	sp->ptep = ptep;
@@ -126,19 +128,16 @@ static struct nxsim__mmu_page *child_sp(struct nxsim__vm_mmu *mmu,
 }
 
 /* tdp_mmu_split_huge_page(): fill @sp from @huge, then link it. */
-static void split_huge_page(struct nxsim_vm *vm, uint64_t *sptep,
-			    struct nxsim__mmu_page *sp, uint64_t huge)
+static void split_huge_page(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+			    uint64_t huge)
 {
-	bool nx = nxsim__vm_nx_huge_page_enabled(vm);
-	unsigned int i;
-
-	for (i = 0; i < SPTE_ENT_PER_PAGE; i++)
-		sp->spt[i] = nxsim__make_split_spte(vm->mmu->fmt, huge,
-						    sp->level, i, nx);
-	nxsim__tdp_mmu_set_spte(vm, sptep, sp->level + 1,
+	nxsim__make_split_sptes(vm->mmu->fmt, huge, sp->level,
+				nxsim__vm_nx_huge_page_enabled(vm), sp->spt);
+	nxsim__tdp_mmu_set_spte(vm, sp->parent, sp->ptep,
 				nxsim__make_nonleaf_spte(vm->mmu->fmt,
 							 sp_pfn(sp)));
 	vm->mmu->pages[sp->level - 1] += SPTE_ENT_PER_PAGE;
+	sp->nr_leaves = SPTE_ENT_PER_PAGE;
 	vm->mmu->counters.splits++;
 }
 
@@ -189,25 +188,25 @@ static void tdp_mmu_map(struct nxsim_vm *vm, struct page_fault *f,
 			level--;
 			continue;
 		}
-		child = child_sp(mmu, sptep, f->gfn, level - 1);
+		child = child_sp(mmu, sp, sptep, f->gfn);
 		child->made_hpd = f->huge_page_disallowed;
 		child->made_req_level = f->req_level;
 		if (tag)
 			child->nx_huge_page_disallowed =
 				f->huge_page_disallowed;
 		if (is_shadow_present_pte(old) && prof->tdp_split_on_fault) {
-			split_huge_page(vm, sptep, child, old);
+			split_huge_page(vm, child, old);
 			info->splits++;
 		} else {
 			if (is_shadow_present_pte(old)) {
 				/* tdp_mmu_zap_spte_atomic() of 6.1 */
-				nxsim__tdp_mmu_set_spte(vm, sptep, level,
+				nxsim__tdp_mmu_set_spte(vm, sp, sptep,
 							SHADOW_NONPRESENT_VALUE);
 				mmu->counters.huge_zaps++;
 				info->zapped_huge++;
 			}
 			nxsim__tdp_mmu_set_spte(
-				vm, sptep, level,
+				vm, sp, sptep,
 				nxsim__make_nonleaf_spte(mmu->fmt,
 							 sp_pfn(child)));
 		}
@@ -232,7 +231,7 @@ static void tdp_mmu_map(struct nxsim_vm *vm, struct page_fault *f,
 					 "fault", level,
 					 (unsigned long long)f->gfn);
 	}
-	nxsim__tdp_mmu_set_spte(vm, sptep, level, new);
+	nxsim__tdp_mmu_set_spte(vm, sp, sptep, new);
 	info->outcome = NXSIM_ACCESS_FAULT;
 }
 

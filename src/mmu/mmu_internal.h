@@ -38,11 +38,13 @@ enum nxsim__mmu_type {
  * struct nxsim__mmu_page - struct kvm_mmu_page
  * @spt: the 512 SPTEs
  * @ptep: the parent SPTE pointing here (TDP), NULL for a root
+ * @parent: the page holding @ptep (sptep_to_sp(ptep)), NULL for a root
  * @gfn: first gfn the page maps
  * @link: on vm_mmu->roots (roots only)
  * @possible_nx_huge_page_link: on a possible_nx_huge_pages list
  * @id: frame index (pfn = NXSIM__SP_PFN_BASE + @id)
  * @root_count: tdp_mmu_root_count (roots only)
+ * @nr_leaves: present leaf SPTEs in @spt (kept with the page stats)
  * @level: role.level
  * @direct: role.direct (always, until shadow paging exists)
  * @invalid: role.invalid (roots only)
@@ -56,11 +58,13 @@ enum nxsim__mmu_type {
 struct nxsim__mmu_page {
 	uint64_t *spt;
 	uint64_t *ptep;
+	struct nxsim__mmu_page *parent;
 	uint64_t gfn;
 	TAILQ_ENTRY(nxsim__mmu_page) link;
 	TAILQ_ENTRY(nxsim__mmu_page) possible_nx_huge_page_link;
 	uint32_t id;
 	uint32_t root_count;
+	uint16_t nr_leaves;
 	uint8_t level;
 	bool direct;
 	bool invalid;
@@ -82,10 +86,16 @@ struct nxsim__frame {
 
 #define NXSIM__NO_FRAME UINT32_MAX
 
-/* kvm->arch.possible_nx_huge_pages[type] */
+/**
+ * struct nxsim__possible_nx - kvm->arch.possible_nx_huge_pages[type]
+ * @pages: the list, oldest first
+ * @nr_pages: the kernel's count (bug #15 makes it wrong)
+ * @len: entries really on @pages (the simulator's own count)
+ */
 struct nxsim__possible_nx {
 	struct nxsim__sp_list pages;
 	uint64_t nr_pages;
+	uint64_t len;
 };
 
 /* A violation seen by the fault or recovery path, kept for the checker. */
@@ -183,12 +193,12 @@ struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
 void nxsim__tdp_mmu_free_sp(struct nxsim__vm_mmu *mmu,
 			    struct nxsim__mmu_page *sp);
 /*
- * tdp_mmu_set_spte() + handle_changed_spte(): install @new at @sptep (a
- * @level entry of a table mapping @gfn), keeping the page stats and
- * tearing down a page table the old value pointed to.
+ * tdp_mmu_set_spte() + handle_changed_spte(): install @new at @sptep, an
+ * entry of @sp, keeping the page stats and tearing down a page table the
+ * old value pointed to.
  */
-void nxsim__tdp_mmu_set_spte(struct nxsim_vm *vm, uint64_t *sptep,
-			     int level, uint64_t new);
+void nxsim__tdp_mmu_set_spte(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+			     uint64_t *sptep, uint64_t new);
 /* kvm_tdp_mmu_get_vcpu_root_hpa(): make @sp (from the cache) the root. */
 void nxsim__tdp_mmu_new_root(struct nxsim_vm *vm, struct nxsim__mmu_page *sp);
 /* kvm_tdp_mmu_invalidate_all_roots() + zap them + free them. */

@@ -38,6 +38,7 @@ void nxsim__track_possible_nx_huge_page(struct nxsim_vm *vm,
 		return;
 	vm->mmu->nx_lpage_splits++;
 	l->nr_pages++;
+	l->len++;
 	TAILQ_INSERT_TAIL(&l->pages, sp, possible_nx_huge_page_link);
 	sp->nx_tracked = true;
 }
@@ -53,9 +54,10 @@ void nxsim__untrack_possible_nx_huge_page(struct nxsim_vm *vm,
 	vm->mmu->nx_lpage_splits--;
 	l->nr_pages--;
 	/* list_del() needs no list head: the entry leaves whatever list. */
-	TAILQ_REMOVE(&nxsim__nx_list(vm, sp->tdp_mmu_page ? NXSIM__TDP_MMU :
-						NXSIM__SHADOW_MMU)->pages,
-		     sp, possible_nx_huge_page_link);
+	l = nxsim__nx_list(vm, sp->tdp_mmu_page ? NXSIM__TDP_MMU :
+						  NXSIM__SHADOW_MMU);
+	l->len--;
+	TAILQ_REMOVE(&l->pages, sp, possible_nx_huge_page_link);
 	sp->nx_tracked = false;
 }
 
@@ -94,13 +96,10 @@ static void recover(struct nxsim_vm *vm, enum nxsim__mmu_type type)
 	uint64_t nr = prof->per_type_lists ? l->nr_pages :
 					     mmu->nx_lpage_splits;
 	uint64_t to_zap = ratio ? DIV_ROUND_UP(nr, ratio) : 0, done = 0;
-	uint64_t len = 0;
+	uint64_t len = l->len;	/* the true length, for invariant 9 */
 	struct nxsim__mmu_page *sp;
 	bool flush = false, dirty;
 
-	/* The true length, for the checker's invariant 9. */
-	TAILQ_FOREACH(sp, &l->pages, possible_nx_huge_page_link)
-		len++;
 	mmu->counters.recovery_passes++;
 	for (; to_zap; to_zap--) {
 		pthread_mutex_lock(&mmu->tdp_mmu_pages_lock);

@@ -230,20 +230,22 @@ static uint64_t make_spte_executable(enum nxsim_spte_format f, uint64_t spte)
 	return (spte & ~masks[f].nx) | masks[f].x;
 }
 
-uint64_t nxsim__make_split_spte(enum nxsim_spte_format f, uint64_t huge_spte,
-				int child_level, unsigned int index,
-				bool nx_huge_page_enabled)
+void nxsim__make_split_sptes(enum nxsim_spte_format f, uint64_t huge_spte,
+			     int child_level, bool nx_huge_page_enabled,
+			     uint64_t *spt)
 {
-	uint64_t child = huge_spte;
+	uint64_t child = huge_spte, step = KVM_PAGES_PER_HPAGE(child_level)
+					   << 12;
+	unsigned int i;
 
-	child += (uint64_t)index * KVM_PAGES_PER_HPAGE(child_level) << 12;
 	if (child_level == NXSIM_PG_LEVEL_4K) {
 		child &= ~PT_PAGE_SIZE_MASK;
 		/* The role of a TDP SP always allows exec (ACC_ALL). */
 		if (nx_huge_page_enabled)
 			child = make_spte_executable(f, child);
 	}
-	return child;
+	for (i = 0; i < SPTE_ENT_PER_PAGE; i++)
+		spt[i] = child + i * step;
 }
 
 uint64_t nxsim__make_huge_spte(enum nxsim_spte_format f, uint64_t small_spte,

@@ -93,13 +93,14 @@ uint64_t nxsim__make_spte(enum nxsim_spte_format f, int level, uint64_t pfn,
 uint64_t nxsim__make_nonleaf_spte(enum nxsim_spte_format f, uint64_t pfn);
 
 /*
- * make_small_spte() / make_huge_page_split_spte(): child @index of a huge
- * SPTE split to @child_level; 4K children become executable when the
- * mitigation is on (make_spte_executable()).
+ * make_small_spte() / make_huge_page_split_spte() for all 512 children:
+ * fill @spt with the SPTEs of @huge_spte split to @child_level; 4K
+ * children become executable when the mitigation is on
+ * (make_spte_executable()).
  */
-uint64_t nxsim__make_split_spte(enum nxsim_spte_format f, uint64_t huge_spte,
-				int child_level, unsigned int index,
-				bool nx_huge_page_enabled);
+void nxsim__make_split_sptes(enum nxsim_spte_format f, uint64_t huge_spte,
+			     int child_level, bool nx_huge_page_enabled,
+			     uint64_t *spt);
 
 /* make_huge_spte(): a huge leaf at @level from a small leaf below it. */
 uint64_t nxsim__make_huge_spte(enum nxsim_spte_format f, uint64_t small_spte,

@@ -114,29 +114,40 @@ static void unlink_sp(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
 	pthread_mutex_unlock(&vm->mmu->tdp_mmu_pages_lock);
 }
 
-static void handle_changed_spte(struct nxsim_vm *vm, int level, uint64_t old,
+static void handle_changed_spte(struct nxsim_vm *vm,
+				struct nxsim__mmu_page *sp, uint64_t old,
 				uint64_t new);
 
-/* handle_removed_pt(): a table left the paging structure. */
+/*
+ * handle_removed_pt(): a table left the paging structure.  Its leaves
+ * leave the page stats (counted by @nr_leaves, so a table of leaves is
+ * not read again) and its child tables are removed in turn.
+ */
 static void handle_removed_pt(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
 {
 	unsigned int i;
 
 	unlink_sp(vm, sp);
-	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
-		uint64_t old = sp->spt[i];
+	if (sp->nr_leaves)
+		vm->mmu->pages[sp->level - 1] -= sp->nr_leaves;
+	for (i = 0; sp->level > NXSIM_PG_LEVEL_4K && i < SPTE_ENT_PER_PAGE;
+	     i++) {
+		uint64_t spte = sp->spt[i];
 
-		sp->spt[i] = SHADOW_NONPRESENT_VALUE;
-		handle_changed_spte(vm, sp->level, old,
-				    SHADOW_NONPRESENT_VALUE);
+		if (is_shadow_present_pte(spte) && !is_large_pte(spte))
+			handle_removed_pt(vm,
+					  nxsim__spte_to_child_sp(vm->mmu,
+								  spte));
 	}
 	nxsim__tdp_mmu_free_sp(vm->mmu, sp);
 }
 
 /* handle_changed_spte(): page stats and removed page tables. */
-static void handle_changed_spte(struct nxsim_vm *vm, int level, uint64_t old,
+static void handle_changed_spte(struct nxsim_vm *vm,
+				struct nxsim__mmu_page *sp, uint64_t old,
 				uint64_t new)
 {
+	int level = sp->level;
 	bool was_present = is_shadow_present_pte(old);
 	bool is_present = is_shadow_present_pte(new);
 	bool was_leaf = was_present && is_last_spte(old, level);
@@ -146,22 +157,25 @@ static void handle_changed_spte(struct nxsim_vm *vm, int level, uint64_t old,
 	if (old == new)
 		return;
 	if (was_leaf != is_leaf) {
-		if (is_leaf)
+		if (is_leaf) {
 			vm->mmu->pages[level - 1]++;
-		else
+			sp->nr_leaves++;
+		} else {
 			vm->mmu->pages[level - 1]--;
+			sp->nr_leaves--;
+		}
 	}
 	if (was_present && !was_leaf && (is_leaf || !is_present || pfn_changed))
 		handle_removed_pt(vm, nxsim__spte_to_child_sp(vm->mmu, old));
 }
 
-void nxsim__tdp_mmu_set_spte(struct nxsim_vm *vm, uint64_t *sptep,
-			     int level, uint64_t new)
+void nxsim__tdp_mmu_set_spte(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+			     uint64_t *sptep, uint64_t new)
 {
 	uint64_t old = *sptep;
 
 	WRITE_ONCE(*sptep, new);
-	handle_changed_spte(vm, level, old, new);
+	handle_changed_spte(vm, sp, old, new);
 }
 
 void nxsim__tdp_mmu_new_root(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
@@ -200,7 +214,7 @@ bool nxsim__tdp_mmu_zap_sp(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
 	if (!is_shadow_present_pte(old) || is_large_pte(old) ||
 	    spte_to_pfn(old) != sp_pfn(sp))
 		return false;
-	nxsim__tdp_mmu_set_spte(vm, sp->ptep, sp->level + 1,
+	nxsim__tdp_mmu_set_spte(vm, sp->parent, sp->ptep,
 				SHADOW_NONPRESENT_VALUE);
 	return true;
 }
@@ -209,8 +223,8 @@ bool nxsim__tdp_mmu_zap_sp(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
  * Visit every present SPTE of @sp overlapping [start, end), top-down; @fn
  * returns true to skip the SPTE's subtree (it was changed).
  */
-typedef bool (*walk_fn)(struct nxsim_vm *vm, uint64_t *sptep, int level,
-			uint64_t gfn, void *ctx);
+typedef bool (*walk_fn)(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+			uint64_t *sptep, uint64_t gfn, void *ctx);
 
 static void walk(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
 		 uint64_t start, uint64_t end, walk_fn fn, void *ctx)
@@ -224,7 +238,7 @@ static void walk(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
 		if (gfn >= end || gfn + span <= start ||
 		    !is_shadow_present_pte(spte))
 			continue;
-		if (fn(vm, &sp->spt[i], sp->level, gfn, ctx))
+		if (fn(vm, sp, &sp->spt[i], gfn, ctx))
 			continue;
 		spte = sp->spt[i];
 		if (is_shadow_present_pte(spte) &&
@@ -243,14 +257,14 @@ static void walk_roots(struct nxsim_vm *vm, uint64_t start, uint64_t end,
 		walk(vm, root, start, end, fn, ctx);
 }
 
-static bool zap_leaf(struct nxsim_vm *vm, uint64_t *sptep, int level,
-		     uint64_t gfn, void *ctx)
+static bool zap_leaf(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+		     uint64_t *sptep, uint64_t gfn, void *ctx)
 {
 	(void)gfn;
 	(void)ctx;
-	if (!is_last_spte(*sptep, level))
+	if (!is_last_spte(*sptep, sp->level))
 		return false;
-	nxsim__tdp_mmu_set_spte(vm, sptep, level, SHADOW_NONPRESENT_VALUE);
+	nxsim__tdp_mmu_set_spte(vm, sp, sptep, SHADOW_NONPRESENT_VALUE);
 	return true;
 }
 
@@ -264,9 +278,10 @@ void nxsim__tdp_mmu_zap_leafs(struct nxsim_vm *vm, uint64_t start,
  * kvm_tdp_mmu_wrprot_slot() at min_level: 2M with PML (EPT), whose 4K
  * leaves keep W and lose D instead (kvm_mmu_slot_leaf_clear_dirty()).
  */
-static bool wrprot_leaf(struct nxsim_vm *vm, uint64_t *sptep, int level,
-			uint64_t gfn, void *ctx)
+static bool wrprot_leaf(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+			uint64_t *sptep, uint64_t gfn, void *ctx)
 {
+	int level = sp->level;
 	const struct nxsim__spte_masks *m = nxsim__spte_masks(vm->mmu->fmt);
 	bool pml = vm->mmu->fmt == NXSIM_SPTE_EPT;
 
@@ -316,10 +331,11 @@ static bool first_leaf(struct nxsim__vm_mmu *mmu, uint64_t spte, int level,
  * recover_huge_pages_range() (they are replaced by a huge SPTE made from
  * a leaf below them, without exec when the mitigation is on).
  */
-static bool collapse(struct nxsim_vm *vm, uint64_t *sptep, int level,
-		     uint64_t gfn, void *ctx)
+static bool collapse(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+		     uint64_t *sptep, uint64_t gfn, void *ctx)
 {
 	const struct nxsim__memslot *slot = ctx;
+	int level = sp->level;
 	uint64_t leaf;
 
 	if (level > NXSIM_PG_LEVEL_1G || level == NXSIM_PG_LEVEL_4K ||
@@ -330,13 +346,12 @@ static bool collapse(struct nxsim_vm *vm, uint64_t *sptep, int level,
 	if (nxsim__max_mapping_level(vm, slot, gfn, NXSIM_PG_LEVEL_1G) < level)
 		return false;
 	if (!vm->host->prof->recover_huge_in_place) {
-		nxsim__tdp_mmu_set_spte(vm, sptep, level,
-					SHADOW_NONPRESENT_VALUE);
+		nxsim__tdp_mmu_set_spte(vm, sp, sptep, SHADOW_NONPRESENT_VALUE);
 		return true;
 	}
 	if (!first_leaf(vm->mmu, *sptep, level, &leaf))
 		return false;
-	nxsim__tdp_mmu_set_spte(vm, sptep, level,
+	nxsim__tdp_mmu_set_spte(vm, sp, sptep,
 				nxsim__make_huge_spte(vm->mmu->fmt, leaf, level,
 						      nx_enabled(vm)));
 	return true;
