@@ -198,6 +198,7 @@ static void tdp_mmu_map(struct nxsim_vm *vm, struct page_fault *f,
 			split_huge_page(vm, child, old);
 			info->splits++;
 		} else {
+			nxsim__sp_clear(child);
 			if (is_shadow_present_pte(old)) {
 				/* tdp_mmu_zap_spte_atomic() of 6.1 */
 				nxsim__tdp_mmu_set_spte(vm, sp, sptep,

@@ -187,9 +187,15 @@ void nxsim__untrack_possible_nx_huge_page(struct nxsim_vm *vm,
 /* The SP a present non-leaf SPTE points to (spte_to_child_sp()). */
 struct nxsim__mmu_page *nxsim__spte_to_child_sp(struct nxsim__vm_mmu *mmu,
 						uint64_t spte);
-/* tdp_mmu_alloc_sp() + tdp_mmu_init_sp(); NULL on -ENOMEM. */
+/*
+ * tdp_mmu_alloc_sp() + tdp_mmu_init_sp(); NULL on -ENOMEM.  The SPTEs are
+ * not set: the user fills them (nxsim__sp_clear() or a split), as the
+ * kernel's page cache hands out pages filled with the non-present value.
+ */
 struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
 						uint64_t gfn, int level);
+/* Fill @sp with SHADOW_NONPRESENT_VALUE. */
+void nxsim__sp_clear(struct nxsim__mmu_page *sp);
 void nxsim__tdp_mmu_free_sp(struct nxsim__vm_mmu *mmu,
 			    struct nxsim__mmu_page *sp);
 /*

@@ -70,7 +70,6 @@ struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
 						uint64_t gfn, int level)
 {
 	struct nxsim__mmu_page *sp;
-	unsigned int i;
 	uint32_t id;
 
 	sp = nxsim__zalloc(sizeof(*sp));
@@ -82,8 +81,6 @@ struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
 		nxsim__free(sp, sizeof(*sp));
 		return NULL;
 	}
-	for (i = 0; i < SPTE_ENT_PER_PAGE; i++)
-		sp->spt[i] = SHADOW_NONPRESENT_VALUE;
 	sp->id = id;
 	mmu->frames[id].sp = sp;
 	sp->gfn = gfn & ~(KVM_PAGES_PER_HPAGE(level + 1) - 1);
@@ -92,6 +89,14 @@ struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
 	sp->tdp_mmu_page = true;
 	mmu->nr_sps++;
 	return sp;
+}
+
+void nxsim__sp_clear(struct nxsim__mmu_page *sp)
+{
+	unsigned int i;
+
+	for (i = 0; i < SPTE_ENT_PER_PAGE; i++)
+		sp->spt[i] = SHADOW_NONPRESENT_VALUE;
 }
 
 void nxsim__tdp_mmu_free_sp(struct nxsim__vm_mmu *mmu,
@@ -182,6 +187,7 @@ void nxsim__tdp_mmu_new_root(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
 {
 	struct nxsim__vm_mmu *mmu = vm->mmu;
 
+	nxsim__sp_clear(sp);
 	sp->level = mmu->root_level;
 	sp->gfn = 0;
 	sp->root_count = 1;
