@@ -36,8 +36,8 @@ struct nxsim_vcpu;
 /* ---- SPTEs (arch/x86/kvm/mmu/spte.h) ---------------------------------- */
 
 enum nxsim_spte_format {
-	NXSIM_SPTE_EPT,		/* Intel EPT (kvm_mmu_set_ept_masks()) */
-	NXSIM_SPTE_LEGACY,	/* AMD NPT / legacy x86-64 page-table format */
+	NXSIM_SPTE_EPT, /* Intel EPT (kvm_mmu_set_ept_masks()) */
+	NXSIM_SPTE_LEGACY, /* AMD NPT / legacy x86-64 page-table format */
 };
 
 /**
@@ -177,15 +177,15 @@ NXSIM_API int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot,
 enum nxsim_access_kind {
 	NXSIM_ACCESS_READ,
 	NXSIM_ACCESS_WRITE,
-	NXSIM_ACCESS_EXEC,	/* instruction fetch (PFERR_FETCH) */
+	NXSIM_ACCESS_EXEC, /* instruction fetch (PFERR_FETCH) */
 };
 
 enum nxsim_access_outcome {
-	NXSIM_ACCESS_HIT,	/* the mapping allowed it: no fault */
-	NXSIM_ACCESS_FAULT,	/* a page fault installed a mapping */
-	NXSIM_ACCESS_SPURIOUS,	/* a fault found the SPTE already right */
-	NXSIM_ACCESS_FAST,	/* fast_page_fault() made the SPTE writable */
-	NXSIM_ACCESS_EMULATE,	/* no slot (MMIO) or write to a read-only slot */
+	NXSIM_ACCESS_HIT, /* the mapping allowed it: no fault */
+	NXSIM_ACCESS_FAULT, /* a page fault installed a mapping */
+	NXSIM_ACCESS_SPURIOUS, /* a fault found the SPTE already right */
+	NXSIM_ACCESS_FAST, /* fast_page_fault() made the SPTE writable */
+	NXSIM_ACCESS_EMULATE, /* no slot (MMIO) or write to a read-only slot */
 };
 
 /**
@@ -315,8 +315,7 @@ NXSIM_API int nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report,
  *
  * Return: lines emitted; -EBADF; -EINVAL.
  */
-NXSIM_API int nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit,
-			    void *ctx);
+NXSIM_API int nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit, void *ctx);
 
 /**
  * nxsim_vm_dump_buf() - nxsim_vm_dump() into a buffer, like snprintf()

@@ -61,18 +61,23 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 			  gfn, sp->level, sp->id);
 	if (sp->nx_tracked &&
 	    (!sp->made_hpd || sp->made_req_level < sp->level + 1))
-		violation(c, "5.2#3: SP gfn 0x%llx level %d tracked, but made "
+		violation(c,
+			  "5.2#3: SP gfn 0x%llx level %d tracked, but made "
 			  "by a fault with huge_page_disallowed=%d "
-			  "req_level=%d", gfn, sp->level, sp->made_hpd,
-			  sp->made_req_level);
+			  "req_level=%d",
+			  gfn, sp->level, sp->made_hpd, sp->made_req_level);
 	if (sp->nx_tracked && (!sp->nx_huge_page_disallowed || !sp->direct))
-		violation(c, "5.2#2: tracked SP gfn 0x%llx level %d not "
-			  "flagged or not direct", gfn, sp->level);
+		violation(c,
+			  "5.2#2: tracked SP gfn 0x%llx level %d not "
+			  "flagged or not direct",
+			  gfn, sp->level);
 	if (tag && sp->made_hpd && !sp->nx_huge_page_disallowed &&
 	    !sp->unaccounted)
-		violation(c, "428e921611bc: SP gfn 0x%llx level %d made by "
+		violation(c,
+			  "428e921611bc: SP gfn 0x%llx level %d made by "
 			  "an exec fault is not flagged nx_huge_page_"
-			  "disallowed", gfn, sp->level);
+			  "disallowed",
+			  gfn, sp->level);
 	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
 		uint64_t spte = sp->spt[i];
 		struct nxsim__mmu_page *child;
@@ -87,7 +92,8 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 				c->leaves[sp->level - 1]++;
 			if (nx && sp->level > NXSIM_PG_LEVEL_4K &&
 			    nxsim__spte_executable(mmu->fmt, spte))
-				violation(c, "5.2#4: executable huge SPTE "
+				violation(c,
+					  "5.2#4: executable huge SPTE "
 					  "0x%016llx at level %d gfn 0x%llx",
 					  (unsigned long long)spte, sp->level,
 					  gfn + i * span);
@@ -96,18 +102,20 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 		if (sp->level == NXSIM_PG_LEVEL_4K ||
 		    spte_to_pfn(spte) - NXSIM__SP_PFN_BASE >= mmu->nr_frames ||
 		    !mmu->frames[spte_to_pfn(spte) - NXSIM__SP_PFN_BASE].sp) {
-			violation(c, "SPTE 0x%016llx at level %d points at no "
-				  "page table", (unsigned long long)spte,
-				  sp->level);
+			violation(c,
+				  "SPTE 0x%016llx at level %d points at no "
+				  "page table",
+				  (unsigned long long)spte, sp->level);
 			continue;
 		}
 		child = nxsim__spte_to_child_sp(mmu, spte);
 		if (child->ptep != &sp->spt[i] || child->parent != sp ||
 		    child->level != sp->level - 1 ||
 		    child->gfn != sp->gfn + i * span)
-			violation(c, "SP gfn 0x%llx level %d: bad parent link, "
-				  "level or gfn", (unsigned long long)child->gfn,
-				  child->level);
+			violation(c,
+				  "SP gfn 0x%llx level %d: bad parent link, "
+				  "level or gfn",
+				  (unsigned long long)child->gfn, child->level);
 		check_sp(c, child);
 	}
 	if (leaves != sp->nr_leaves)
@@ -126,16 +134,19 @@ static void check_lists(struct checker *c)
 
 	for (t = 0; t < (per_type ? NXSIM__NR_MMU_TYPES : 1); t++) {
 		len = 0;
-		TAILQ_FOREACH(sp, &mmu->nx[t].pages, possible_nx_huge_page_link) {
+		TAILQ_FOREACH(sp, &mmu->nx[t].pages,
+			      possible_nx_huge_page_link) {
 			len++;
 			if (!sp->nx_tracked)
-				violation(c, "SP gfn 0x%llx on a list, not "
+				violation(c,
+					  "SP gfn 0x%llx on a list, not "
 					  "marked tracked",
 					  (unsigned long long)sp->gfn);
-			if (per_type && t != (sp->tdp_mmu_page ?
-					      NXSIM__TDP_MMU :
-					      NXSIM__SHADOW_MMU))
-				violation(c, "5.2#2: SP gfn 0x%llx on the list "
+			if (per_type &&
+			    t != (sp->tdp_mmu_page ? NXSIM__TDP_MMU :
+						     NXSIM__SHADOW_MMU))
+				violation(c,
+					  "5.2#2: SP gfn 0x%llx on the list "
 					  "of another MMU type",
 					  (unsigned long long)sp->gfn);
 		}
@@ -144,8 +155,10 @@ static void check_lists(struct checker *c)
 				  (unsigned long long)len,
 				  (unsigned long long)mmu->nx[t].len);
 		if (mmu->nx[t].nr_pages != len)
-			violation(c, "5.2#1: list %d has %llu SPs, nr_pages "
-				  "says %llu", t, (unsigned long long)len,
+			violation(c,
+				  "5.2#1: list %d has %llu SPs, nr_pages "
+				  "says %llu",
+				  t, (unsigned long long)len,
 				  (unsigned long long)mmu->nx[t].nr_pages);
 		total += len;
 	}
@@ -176,9 +189,10 @@ int nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report, void *ctx)
 	}
 	for (i = 0; i < 3; i++)
 		if (c.leaves[i] != mmu->pages[i])
-			violation(&c, "5.2#6: pages_%s is %llu, the tables "
-				  "hold %llu leaves", names[i],
-				  (unsigned long long)mmu->pages[i],
+			violation(&c,
+				  "5.2#6: pages_%s is %llu, the tables "
+				  "hold %llu leaves",
+				  names[i], (unsigned long long)mmu->pages[i],
 				  (unsigned long long)c.leaves[i]);
 	check_lists(&c);
 	if (c.sps + mmu->nr_cache != mmu->nr_sps)

@@ -36,8 +36,9 @@ line(struct dumper *d, int depth, const char *fmt, ...)
 	d->lines++;
 }
 
-static const char *const level_names[] = { "", "4K", "2M", "1G", "512G",
-					   "256T" };
+static const char *const level_names[] = {
+	"", "4K", "2M", "1G", "512G", "256T"
+};
 
 /* "R W X A D" style text of an SPTE's bits. */
 static void bits_text(enum nxsim_spte_format fmt, uint64_t spte, char *buf,
@@ -107,7 +108,8 @@ int nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit, void *ctx)
 		return rc;
 	d.mmu = vm->mmu;
 	pthread_rwlock_rdlock(&vm->mmu_lock);
-	line(&d, 0, "%s, %d-level roots, pages_4k %llu pages_2m %llu "
+	line(&d, 0,
+	     "%s, %d-level roots, pages_4k %llu pages_2m %llu "
 	     "pages_1g %llu nx_lpage_splits %llu",
 	     d.mmu->fmt == NXSIM_SPTE_EPT ? "EPT" : "NPT", d.mmu->root_level,
 	     (unsigned long long)d.mmu->pages[0],

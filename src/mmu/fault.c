@@ -23,7 +23,6 @@
 #include "mmu/mmu_internal.h"
 #include "mmu/vm.h"
 
-
 /* The fields of struct kvm_page_fault this path uses. */
 struct page_fault {
 	uint64_t gfn;
@@ -59,8 +58,8 @@ static void hugepage_adjust(struct nxsim_vm *vm, struct page_fault *f)
 	f->huge_page_disallowed = f->exec && f->nx_huge_page_workaround_enabled;
 	if (nxsim__slot_dirty_logging(f->slot))
 		return;
-	f->req_level = nxsim__max_mapping_level(vm, f->slot, f->gfn,
-						f->max_level);
+	f->req_level =
+		nxsim__max_mapping_level(vm, f->slot, f->gfn, f->max_level);
 	if (f->req_level == NXSIM_PG_LEVEL_4K || f->huge_page_disallowed)
 		return;
 	f->goal_level = f->req_level;
@@ -72,9 +71,9 @@ static void disallowed_hugepage_adjust(struct nxsim_vm *vm,
 				       struct page_fault *f, uint64_t spte,
 				       int cur_level)
 {
-	bool check_flag = vm->host->prof->nx_adjust_checks_flag &&
-			  !nxsim__host_has_bug(vm->host,
-					       NXSIM_BUG_ADJUST_ANY_NONLEAF);
+	bool check_flag =
+		vm->host->prof->nx_adjust_checks_flag &&
+		!nxsim__host_has_bug(vm->host, NXSIM_BUG_ADJUST_ANY_NONLEAF);
 
 	if (cur_level > NXSIM_PG_LEVEL_4K && cur_level == f->goal_level &&
 	    is_shadow_present_pte(spte) && !is_large_pte(spte) &&
@@ -201,8 +200,8 @@ static void tdp_mmu_map(struct nxsim_vm *vm, struct page_fault *f,
 			nxsim__sp_clear(child);
 			if (is_shadow_present_pte(old)) {
 				/* tdp_mmu_zap_spte_atomic() of 6.1 */
-				nxsim__tdp_mmu_set_spte(vm, sp, sptep,
-							SHADOW_NONPRESENT_VALUE);
+				nxsim__tdp_mmu_set_spte(
+					vm, sp, sptep, SHADOW_NONPRESENT_VALUE);
 				mmu->counters.huge_zaps++;
 				info->zapped_huge++;
 			}
@@ -227,18 +226,19 @@ static void tdp_mmu_map(struct nxsim_vm *vm, struct page_fault *f,
 	if (is_shadow_present_pte(old) && !is_last_spte(old, level)) {
 		child = nxsim__spte_to_child_sp(mmu, old);
 		if (child->made_hpd && nxsim__vm_nx_huge_page_enabled(vm))
-			nxsim__mmu_event(mmu, "5.2#5: huge SPTE at level %d gfn 0x%llx "
-					 "replaced a table made by an exec "
-					 "fault", level,
-					 (unsigned long long)f->gfn);
+			nxsim__mmu_event(
+				mmu,
+				"5.2#5: huge SPTE at level %d gfn 0x%llx "
+				"replaced a table made by an exec "
+				"fault",
+				level, (unsigned long long)f->gfn);
 	}
 	nxsim__tdp_mmu_set_spte(vm, sp, sptep, new);
 	info->outcome = NXSIM_ACCESS_FAULT;
 }
 
 /* The leaf mapping @gfn, or NULL; *level receives its level. */
-static uint64_t *find_leaf(struct nxsim__vm_mmu *mmu, uint64_t gfn,
-			   int *level)
+static uint64_t *find_leaf(struct nxsim__vm_mmu *mmu, uint64_t gfn, int *level)
 {
 	struct nxsim__mmu_page *sp = mmu->root;
 	int l = mmu->root_level;

@@ -27,7 +27,6 @@
 #define TASK_SIZE_MAX ((1ull << 47) - 4096)
 #define HOST_CHUNK_PAGES 512ull /* host_level granularity: 2 MiB of hva */
 
-
 /* gfn_to_index() */
 static uint64_t gfn_to_index(uint64_t gfn, uint64_t base, int level)
 {
@@ -36,8 +35,7 @@ static uint64_t gfn_to_index(uint64_t gfn, uint64_t base, int level)
 	return (gfn >> shift) - (base >> shift);
 }
 
-struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim_vm *vm,
-					     uint64_t gfn)
+struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim_vm *vm, uint64_t gfn)
 {
 	struct nxsim__memslot *s;
 
@@ -63,8 +61,8 @@ static struct nxsim__memslot *id_to_memslot(struct nxsim_vm *vm, uint16_t id)
 int nxsim__lpage_disallowed(const struct nxsim__memslot *slot, uint64_t gfn,
 			    int level)
 {
-	return slot->lpage_info[level - 2][gfn_to_index(gfn, slot->base_gfn,
-							 level)];
+	return slot->lpage_info[level - 2]
+			       [gfn_to_index(gfn, slot->base_gfn, level)];
 }
 
 static uint64_t host_chunk(const struct nxsim__memslot *s, uint64_t gfn)
@@ -121,7 +119,8 @@ static struct nxsim__memslot *slot_alloc(const struct nxsim_memory_region *mr,
 		mask = KVM_PAGES_PER_HPAGE(level) - 1;
 		/* __kvm_mmu_slot_lpages() */
 		s->lpages[i] = gfn_to_index(s->base_gfn + npages - 1,
-					    s->base_gfn, level) + 1;
+					    s->base_gfn, level) +
+			       1;
 		linfo = nxsim__calloc(s->lpages[i], sizeof(int));
 		if (!linfo)
 			goto fail;

@@ -42,8 +42,7 @@ TAILQ_HEAD(nxsim__slot_list, nxsim__memslot);
 struct nxsim_vm;
 
 /* __gfn_to_memslot(): NULL if no slot holds @gfn. */
-struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim_vm *vm,
-					     uint64_t gfn);
+struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim_vm *vm, uint64_t gfn);
 
 static inline bool nxsim__slot_dirty_logging(const struct nxsim__memslot *s)
 {
@@ -54,8 +53,7 @@ static inline bool nxsim__slot_dirty_logging(const struct nxsim__memslot *s)
 int nxsim__lpage_disallowed(const struct nxsim__memslot *slot, uint64_t gfn,
 			    int level);
 /* host_pfn_mapping_level(): the host's mapping level at @gfn. */
-int nxsim__host_mapping_level(const struct nxsim__memslot *slot,
-			      uint64_t gfn);
+int nxsim__host_mapping_level(const struct nxsim__memslot *slot, uint64_t gfn);
 /* The host pfn of @gfn (hva >> 12). */
 static inline uint64_t nxsim__gfn_to_pfn(const struct nxsim__memslot *s,
 					 uint64_t gfn)

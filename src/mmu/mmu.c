@@ -41,8 +41,8 @@ void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 
 	if (mmu->nr_events < NXSIM__MAX_EVENTS) {
 		va_start(ap, fmt);
-		vsnprintf(mmu->events[mmu->nr_events],
-			  sizeof(mmu->events[0]), fmt, ap);
+		vsnprintf(mmu->events[mmu->nr_events], sizeof(mmu->events[0]),
+			  fmt, ap);
 		va_end(ap);
 	}
 	mmu->nr_events++;
@@ -59,7 +59,7 @@ int nxsim__mmu_init_vm(struct nxsim_vm *vm)
 	mmu->fmt = cpu->amd ? NXSIM_SPTE_LEGACY : NXSIM_SPTE_EPT;
 	mmu->phys_bits = cpu->phys_bits ? cpu->phys_bits : 46;
 	mmu->root_level = cpu->la57 && (cpu->amd || mmu->phys_bits > 48) ? 5 :
-									    4;
+									   4;
 	mmu->max_huge_level = cpu->no_gbpages ? NXSIM_PG_LEVEL_2M :
 						NXSIM_PG_LEVEL_1G;
 	TAILQ_INIT(&mmu->roots);
@@ -98,7 +98,10 @@ void nxsim__mmu_zap_all_fast(struct nxsim_vm *vm)
 }
 
 static const char *const stat_names[] = {
-	"pages_4k", "pages_2m", "pages_1g", "nx_lpage_splits",
+	"pages_4k",
+	"pages_2m",
+	"pages_1g",
+	"nx_lpage_splits",
 };
 
 const char *nxsim_vm_stat_name(unsigned int i)

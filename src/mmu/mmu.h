@@ -17,8 +17,4 @@ void nxsim__mmu_zap_all_fast(struct nxsim_vm *vm);
 /* One worker pass: kvm_recover_nx_huge_pages() for every MMU type. */
 void nxsim__mmu_recover_nx_huge_pages(struct nxsim_vm *vm);
 
-/* Enter / leave an API call on a VM: 0, -EINVAL (NULL) or -EBADF. */
-int nxsim__mmu_vm_enter(struct nxsim_vm *vm);
-void nxsim__mmu_vm_exit(struct nxsim_vm *vm);
-
 #endif /* NXSIM_MMU_MMU_H */

@@ -164,6 +164,10 @@ static inline unsigned int spte_index(uint64_t gfn, int level)
 	return (gfn >> ((level - 1) * 9)) & (SPTE_ENT_PER_PAGE - 1);
 }
 
+/* Enter / leave an API call on a VM: 0, -EINVAL (NULL) or -EBADF. */
+int nxsim__mmu_vm_enter(struct nxsim_vm *vm);
+void nxsim__mmu_vm_exit(struct nxsim_vm *vm);
+
 /* Record a checker event (printf-style). */
 void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

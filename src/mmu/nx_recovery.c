@@ -89,14 +89,13 @@ static void recover(struct nxsim_vm *vm, enum nxsim__mmu_type type)
 	const struct nxsim__profile *prof = vm->host->prof;
 	struct nxsim__possible_nx *l = nxsim__nx_list(vm, type);
 	struct nxsim__vm_mmu *mmu = vm->mmu;
-	bool skip_dirty = prof->recovery_skip_dirty &&
-			  !nxsim__host_has_bug(vm->host,
-					       NXSIM_BUG_RECOVER_DIRTY);
+	bool skip_dirty =
+		prof->recovery_skip_dirty &&
+		!nxsim__host_has_bug(vm->host, NXSIM_BUG_RECOVER_DIRTY);
 	unsigned int ratio = READ_ONCE(vm->host->nx.recovery_ratio);
-	uint64_t nr = prof->per_type_lists ? l->nr_pages :
-					     mmu->nx_lpage_splits;
+	uint64_t nr = prof->per_type_lists ? l->nr_pages : mmu->nx_lpage_splits;
 	uint64_t to_zap = ratio ? DIV_ROUND_UP(nr, ratio) : 0, done = 0;
-	uint64_t len = l->len;	/* the true length, for invariant 9 */
+	uint64_t len = l->len; /* the true length, for invariant 9 */
 	struct nxsim__mmu_page *sp;
 	bool flush = false, dirty;
 
@@ -123,7 +122,8 @@ static void recover(struct nxsim_vm *vm, enum nxsim__mmu_type type)
 			continue;
 		}
 		if (dirty && prof->recovery_skip_dirty)
-			nxsim__mmu_event(mmu, "5.2#9: recovery zapped SP gfn 0x%llx "
+			nxsim__mmu_event(mmu,
+					 "5.2#9: recovery zapped SP gfn 0x%llx "
 					 "level %d in a dirty-logged slot",
 					 (unsigned long long)sp->gfn,
 					 sp->level);
@@ -133,8 +133,10 @@ static void recover(struct nxsim_vm *vm, enum nxsim__mmu_type type)
 		}
 	}
 	if (ratio && done > DIV_ROUND_UP(len, ratio))
-		nxsim__mmu_event(mmu, "5.2#9: recovery took %llu SPs, more than "
-				 "ceil(%llu / %u)", (unsigned long long)done,
+		nxsim__mmu_event(mmu,
+				 "5.2#9: recovery took %llu SPs, more than "
+				 "ceil(%llu / %u)",
+				 (unsigned long long)done,
 				 (unsigned long long)len, ratio);
 	if (flush)
 		mmu->counters.tlb_flushes++;

@@ -47,7 +47,7 @@ const struct nxsim__spte_masks *nxsim__spte_masks(enum nxsim_spte_format f)
 
 /* One named field: its bit position(s) in a format. */
 struct field {
-	int shift;	/* -1: the format has no such field */
+	int shift; /* -1: the format has no such field */
 	int width;
 };
 
@@ -55,11 +55,17 @@ struct layout {
 	struct field readable, writable, exec, user, accessed, dirty, large,
 		global, ipat, user_exec, suppress_ve, host_writable,
 		mmu_writable, mmu_present, memtype, ad_type;
-	bool exec_inverted;	/* legacy: NX set means not executable */
+	bool exec_inverted; /* legacy: NX set means not executable */
 };
 
-#define F(s, w) { (s), (w) }
-#define NONE { -1, 0 }
+#define F(s, w)          \
+	{                \
+		(s), (w) \
+	}
+#define NONE          \
+	{             \
+		-1, 0 \
+	}
 
 static const struct layout layouts[] = {
 	[NXSIM_SPTE_EPT] = {

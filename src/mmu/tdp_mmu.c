@@ -119,9 +119,8 @@ static void unlink_sp(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
 	pthread_mutex_unlock(&vm->mmu->tdp_mmu_pages_lock);
 }
 
-static void handle_changed_spte(struct nxsim_vm *vm,
-				struct nxsim__mmu_page *sp, uint64_t old,
-				uint64_t new);
+static void handle_changed_spte(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+				uint64_t old, uint64_t new);
 
 /*
  * handle_removed_pt(): a table left the paging structure.  Its leaves
@@ -140,17 +139,15 @@ static void handle_removed_pt(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
 		uint64_t spte = sp->spt[i];
 
 		if (is_shadow_present_pte(spte) && !is_large_pte(spte))
-			handle_removed_pt(vm,
-					  nxsim__spte_to_child_sp(vm->mmu,
-								  spte));
+			handle_removed_pt(vm, nxsim__spte_to_child_sp(vm->mmu,
+								      spte));
 	}
 	nxsim__tdp_mmu_free_sp(vm->mmu, sp);
 }
 
 /* handle_changed_spte(): page stats and removed page tables. */
-static void handle_changed_spte(struct nxsim_vm *vm,
-				struct nxsim__mmu_page *sp, uint64_t old,
-				uint64_t new)
+static void handle_changed_spte(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+				uint64_t old, uint64_t new)
 {
 	int level = sp->level;
 	bool was_present = is_shadow_present_pte(old);
@@ -274,8 +271,7 @@ static bool zap_leaf(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
 	return true;
 }
 
-void nxsim__tdp_mmu_zap_leafs(struct nxsim_vm *vm, uint64_t start,
-			      uint64_t end)
+void nxsim__tdp_mmu_zap_leafs(struct nxsim_vm *vm, uint64_t start, uint64_t end)
 {
 	walk_roots(vm, start, end, zap_leaf, NULL);
 }
@@ -366,8 +362,8 @@ static bool collapse(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
 void nxsim__tdp_mmu_collapse_slot(struct nxsim_vm *vm,
 				  const struct nxsim__memslot *slot)
 {
-	walk_roots(vm, slot->base_gfn, slot->base_gfn + slot->npages,
-		   collapse, (void *)slot);
+	walk_roots(vm, slot->base_gfn, slot->base_gfn + slot->npages, collapse,
+		   (void *)slot);
 }
 
 void nxsim__tdp_mmu_release(struct nxsim__vm_mmu *mmu)

@@ -44,8 +44,8 @@ static inline struct nx_env nx_env(const char *profile, uint64_t bugs)
 	struct nx_env e;
 
 	e.host = test_host(profile, true, NULL, bugs);
-	assert_rc(nxsim_param_set(e.host, "nx_huge_pages_recovery_ratio",
-				  "1"), 0);
+	assert_rc(nxsim_param_set(e.host, "nx_huge_pages_recovery_ratio", "1"),
+		  0);
 	assert_rc(nxsim_vm_create(e.host, &e.vm), 0);
 	assert_rc(nxsim_vcpu_create(e.vm, 0, &e.vcpu), 0);
 	return e;
@@ -63,17 +63,19 @@ static inline void nx_slot(struct nxsim_vm *vm, uint32_t id, uint64_t gpa,
 			   uint32_t flags)
 {
 	struct nxsim_memory_region mr = {
-		.slot = id, .flags = flags, .guest_phys_addr = gpa,
-		.memory_size = size, .userspace_addr = hva,
+		.slot = id,
+		.flags = flags,
+		.guest_phys_addr = gpa,
+		.memory_size = size,
+		.userspace_addr = hva,
 		.host_level = host_level,
 	};
 
 	assert_rc(nxsim_vm_set_memory_region(vm, &mr), 0);
 }
 
-static inline struct nxsim_access_info nx_access(struct nxsim_vcpu *vcpu,
-						 enum nxsim_access_kind kind,
-						 uint64_t gpa)
+static inline struct nxsim_access_info
+nx_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind, uint64_t gpa)
 {
 	struct nxsim_access_info info;
 

@@ -49,9 +49,11 @@ static void env_free(struct nx_env *e)
 static void worker_env(struct nx_env *e, const char *ratio)
 {
 	assert_rc(nxsim_param_set(e->host, "nx_huge_pages_recovery_ratio",
-				  ratio), 0);
+				  ratio),
+		  0);
 	assert_rc(nxsim_param_set(e->host, "nx_huge_pages_recovery_period_ms",
-				  "100"), 0);
+				  "100"),
+		  0);
 	assert_rc(nxsim_vcpu_run(e->vcpu), 0);
 }
 
@@ -61,8 +63,8 @@ static void test_bug2_track_any_level(void **state)
 
 	(void)state;
 	for (on = 0; on < 2; on++) {
-		struct nx_env e = nx_env(NULL,
-					 on ? NXSIM_BUG_TRACK_ANY_LEVEL : 0);
+		struct nx_env e =
+			nx_env(NULL, on ? NXSIM_BUG_TRACK_ANY_LEVEL : 0);
 
 		nx_slot(e.vm, 1, BASE, MIB2, HVA_BASE, NXSIM_PG_LEVEL_4K, 0);
 		nx_access(e.vcpu, NXSIM_ACCESS_EXEC, BASE);
@@ -87,7 +89,8 @@ static void test_bug3_untagged(void **state)
 		assert_int_equal(caught(e.vm, "428e921611bc"), on ? 3 : 0);
 		/* The host now maps 2M; a read must not go huge. */
 		assert_rc(nxsim_vm_set_host_level(e.vm, 1, 0, MIB2,
-						  NXSIM_PG_LEVEL_2M), 0);
+						  NXSIM_PG_LEVEL_2M),
+			  0);
 		info = nx_access(e.vcpu, NXSIM_ACCESS_READ, BASE + 4096);
 		assert_int_equal(info.level, on ? 2 : 1);
 		assert_int_equal(caught(e.vm, "5.2#5"), on);
@@ -110,8 +113,8 @@ static void test_bug6_any_nonleaf(void **state)
 
 	(void)state;
 	for (on = 0; on < 2; on++) {
-		struct nx_env e = nx_env(NULL,
-					 on ? NXSIM_BUG_ADJUST_ANY_NONLEAF : 0);
+		struct nx_env e =
+			nx_env(NULL, on ? NXSIM_BUG_ADJUST_ANY_NONLEAF : 0);
 
 		/* 4K tables from reads while the host maps 4K */
 		nx_slot(e.vm, 1, BASE, MIB2, HVA_BASE, NXSIM_PG_LEVEL_4K, 0);
@@ -119,7 +122,8 @@ static void test_bug6_any_nonleaf(void **state)
 		nx_expect(e.vm, 1, 0, 0, 0);
 		/* khugepaged collapses; the notifier zaps the leaves only */
 		assert_rc(nxsim_vm_set_host_level(e.vm, 1, 0, MIB2,
-						  NXSIM_PG_LEVEL_2M), 0);
+						  NXSIM_PG_LEVEL_2M),
+			  0);
 		info = nx_access(e.vcpu, NXSIM_ACCESS_READ, BASE);
 		/* the PT is not flagged: huge again, unless #6 */
 		assert_int_equal(info.level, on ? 1 : 2);
@@ -135,7 +139,8 @@ static void test_bug9_recover_dirty(void **state)
 
 	(void)state;
 	for (on = 0; on < 2; on++) {
-		struct nx_env e = nx_env(NULL, on ? NXSIM_BUG_RECOVER_DIRTY : 0);
+		struct nx_env e =
+			nx_env(NULL, on ? NXSIM_BUG_RECOVER_DIRTY : 0);
 
 		worker_env(&e, "1");
 		nx_slot(e.vm, 1, BASE, MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M, 0);
@@ -157,8 +162,8 @@ static void test_bug15_wrong_type(void **state)
 
 	(void)state;
 	for (on = 0; on < 2; on++) {
-		struct nx_env e = nx_env("6.18",
-					 on ? NXSIM_BUG_UNTRACK_WRONG_TYPE : 0);
+		struct nx_env e =
+			nx_env("6.18", on ? NXSIM_BUG_UNTRACK_WRONG_TYPE : 0);
 		struct nxsim_mmu_counters c;
 		unsigned int i;
 

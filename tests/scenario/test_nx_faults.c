@@ -11,7 +11,6 @@
 
 #include "nx_test.h"
 
-
 struct grep {
 	const char *what;
 	int count;
@@ -38,11 +37,11 @@ static void test_1g_exec(void **state)
 {
 	static const struct {
 		const char *profile;
-		uint64_t p4k, p2m;	/* after the exec in a 1G mapping */
+		uint64_t p4k, p2m; /* after the exec in a 1G mapping */
 	} cases[] = {
-		{ "6.18", 512, 511 },	/* 1G -> 512 x 2M, one -> 512 x 4K */
+		{ "6.18", 512, 511 }, /* 1G -> 512 x 2M, one -> 512 x 4K */
 		{ "6.6", 512, 511 },
-		{ "6.1", 1, 0 },	/* 1G zapped, one 4K page mapped */
+		{ "6.1", 1, 0 }, /* 1G zapped, one 4K page mapped */
 	};
 	unsigned int i;
 
@@ -65,7 +64,8 @@ static void test_1g_exec(void **state)
 		/* PD (instead of 1G) and PT (instead of 2M): both tracked */
 		nx_expect(e.vm, cases[i].p4k, cases[i].p2m, 0, 2);
 		assert_int_equal(dump_count(e.vm, "nx_huge_page_disallowed "
-					    "tracked"), 2);
+						  "tracked"),
+				 2);
 		/* The executed page now executes without a fault. */
 		info = nx_access(e.vcpu, NXSIM_ACCESS_EXEC,
 				 GIB + 5 * MIB2 + 3 * 4096);
@@ -107,8 +107,8 @@ static void test_host_4k(void **state)
 		struct nxsim_access_info info;
 		bool tags = i == 0;
 
-		nx_slot(e.vm, 1, 4 * GIB, 4 * MIB2, HVA_BASE,
-			NXSIM_PG_LEVEL_4K, 0);
+		nx_slot(e.vm, 1, 4 * GIB, 4 * MIB2, HVA_BASE, NXSIM_PG_LEVEL_4K,
+			0);
 		info = nx_access(e.vcpu, NXSIM_ACCESS_EXEC, 4 * GIB);
 		assert_int_equal(info.req_level, NXSIM_PG_LEVEL_4K);
 		/* flagged (6.2 on) but never tracked: nothing to recover */
@@ -118,7 +118,8 @@ static void test_host_4k(void **state)
 		assert_int_equal(dump_count(e.vm, "tracked"), 0);
 		/* THP collapses the region: the notifier zaps the leaf. */
 		assert_rc(nxsim_vm_set_host_level(e.vm, 1, 0, MIB2,
-						  NXSIM_PG_LEVEL_2M), 0);
+						  NXSIM_PG_LEVEL_2M),
+			  0);
 		nx_expect(e.vm, 0, 0, 0, 0);
 		/* The PT stays, so the read maps 4K (3.4), on both. */
 		info = nx_access(e.vcpu, NXSIM_ACCESS_READ, 4 * GIB + 4096);
@@ -129,7 +130,8 @@ static void test_host_4k(void **state)
 		info = nx_access(e.vcpu, NXSIM_ACCESS_READ, 4 * GIB + MIB2);
 		assert_int_equal(info.level, NXSIM_PG_LEVEL_4K);
 		assert_rc(nxsim_vm_set_host_level(e.vm, 1, MIB2, MIB2,
-						  NXSIM_PG_LEVEL_2M), 0);
+						  NXSIM_PG_LEVEL_2M),
+			  0);
 		info = nx_access(e.vcpu, NXSIM_ACCESS_READ, 4 * GIB + MIB2);
 		/* Its PT came from a read fault: unflagged, replaced (6.2)
 		 * or kept (6.1, any non-leaf steps down). */
@@ -147,8 +149,7 @@ static void test_misaligned(void **state)
 
 	(void)state;
 	/* base gfn not 2M aligned, hva congruent: only whole regions huge */
-	nx_slot(e.vm, 1, base, 2 * MIB2, HVA_BASE + 4096, NXSIM_PG_LEVEL_2M,
-		0);
+	nx_slot(e.vm, 1, base, 2 * MIB2, HVA_BASE + 4096, NXSIM_PG_LEVEL_2M, 0);
 	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, base);
 	assert_int_equal(info.req_level, NXSIM_PG_LEVEL_4K);
 	assert_int_equal(info.level, NXSIM_PG_LEVEL_4K);
@@ -166,8 +167,8 @@ static void test_misaligned(void **state)
 
 	/* gfn and hva not congruent: no huge page anywhere in the slot */
 	e = nx_env(NULL, 0);
-	nx_slot(e.vm, 1, 4 * GIB, 4 * MIB2, HVA_BASE + 4096,
-		NXSIM_PG_LEVEL_2M, 0);
+	nx_slot(e.vm, 1, 4 * GIB, 4 * MIB2, HVA_BASE + 4096, NXSIM_PG_LEVEL_2M,
+		0);
 	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, 4 * GIB + MIB2);
 	assert_int_equal(info.req_level, NXSIM_PG_LEVEL_4K);
 	assert_int_equal(info.level, NXSIM_PG_LEVEL_4K);
@@ -187,10 +188,10 @@ static void test_dirty_logging(void **state)
 		/* pages_4k after the write; pages_2m after logging off */
 		uint64_t p4k_write, p2m_off;
 	} cases[] = {
-		{ "6.18", false, 512, 1 },	/* split; rebuilt in place */
+		{ "6.18", false, 512, 1 }, /* split; rebuilt in place */
 		{ "6.18", true, 512, 1 },
-		{ "6.12", false, 512, 0 },	/* split; zapped */
-		{ "6.1", false, 1, 0 },		/* zapped; zapped */
+		{ "6.12", false, 512, 0 }, /* split; zapped */
+		{ "6.1", false, 1, 0 }, /* zapped; zapped */
 	};
 	unsigned int i;
 
@@ -207,12 +208,12 @@ static void test_dirty_logging(void **state)
 		assert_rc(nxsim_host_create(&cfg, &e.host), 0);
 		assert_rc(nxsim_vm_create(e.host, &e.vm), 0);
 		assert_rc(nxsim_vcpu_create(e.vm, 0, &e.vcpu), 0);
-		nx_slot(e.vm, 1, 4 * GIB, 2 * MIB2, HVA_BASE,
-			NXSIM_PG_LEVEL_2M, 0);
+		nx_slot(e.vm, 1, 4 * GIB, 2 * MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M,
+			0);
 		nx_access(e.vcpu, NXSIM_ACCESS_WRITE, 4 * GIB);
 		nx_expect(e.vm, 0, 1, 0, 0);
-		nx_slot(e.vm, 1, 4 * GIB, 2 * MIB2, HVA_BASE,
-			NXSIM_PG_LEVEL_2M, NXSIM_MEM_LOG_DIRTY_PAGES);
+		nx_slot(e.vm, 1, 4 * GIB, 2 * MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M,
+			NXSIM_MEM_LOG_DIRTY_PAGES);
 		/* write-protected, still mapped: reads hit */
 		info = nx_access(e.vcpu, NXSIM_ACCESS_READ, 4 * GIB);
 		assert_int_equal(info.outcome, NXSIM_ACCESS_HIT);
@@ -223,8 +224,8 @@ static void test_dirty_logging(void **state)
 		/* untouched region under logging: 4K even for reads */
 		info = nx_access(e.vcpu, NXSIM_ACCESS_READ, 4 * GIB + MIB2);
 		assert_int_equal(info.level, NXSIM_PG_LEVEL_4K);
-		nx_slot(e.vm, 1, 4 * GIB, 2 * MIB2, HVA_BASE,
-			NXSIM_PG_LEVEL_2M, 0);
+		nx_slot(e.vm, 1, 4 * GIB, 2 * MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M,
+			0);
 		assert_int_equal(nx_stat(e.vm, "pages_2m"),
 				 cases[i].p2m_off * 2);
 		nx_check_ok(e.vm);
@@ -235,7 +236,8 @@ static void test_dirty_logging(void **state)
 		/* writes after logging: the fast path restores W */
 		info = nx_access(e.vcpu, NXSIM_ACCESS_WRITE, 4 * GIB);
 		assert_int_equal(info.outcome, cases[i].p2m_off ?
-				 NXSIM_ACCESS_FAST : NXSIM_ACCESS_HIT);
+						       NXSIM_ACCESS_FAST :
+						       NXSIM_ACCESS_HIT);
 		nx_env_destroy(&e);
 	}
 }
@@ -325,7 +327,8 @@ static void test_host_shapes(void **state)
 		info = nx_access(e.vcpu, NXSIM_ACCESS_READ, 1ull << 45);
 		assert_int_equal(info.level, cpus[i].no_gbpages ? 2 : 3);
 		assert_int_equal(dump_count(e.vm, cpus[i].la57 ? "root L5" :
-					    "root L4"), 1);
+								 "root L4"),
+				 1);
 		assert_int_equal(dump_count(e.vm, cpus[i].amd ? "NPT" : "EPT"),
 				 1);
 		nx_access(e.vcpu, NXSIM_ACCESS_EXEC, (1ull << 45) + 4096);

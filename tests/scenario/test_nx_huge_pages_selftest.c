@@ -22,13 +22,13 @@ enum step_kind { READ, EXEC, SLEEP };
 
 struct step {
 	enum step_kind kind;
-	int hp;		/* 1, 2 or 3 */
+	int hp; /* 1, 2 or 3 */
 };
 
 /* The guest's sequence; the expected stats are per case. */
 static const struct step steps[] = {
-	{ READ, 1 }, { READ, 2 }, { EXEC, 1 }, { EXEC, 3 }, { READ, 1 },
-	{ SLEEP, 0 }, { READ, 3 },
+	{ READ, 1 }, { READ, 2 },  { EXEC, 1 }, { EXEC, 3 },
+	{ READ, 1 }, { SLEEP, 0 }, { READ, 3 },
 };
 
 struct expect {
@@ -44,19 +44,51 @@ struct scase {
 };
 
 static const struct scase cases[] = {
-	{ "6.18", false, true, {
-		{ 0, 0, 0 }, { 1, 0, 0 }, { 2, 0, 0 }, { 1, 1, 512 },
-		{ 1, 2, 513 }, { 1, 2, 513 }, { 1, 0, 0 }, { 2, 0, 0 } } },
-	{ "6.18", true, true, {
-		{ 0, 0, 0 }, { 1, 0, 0 }, { 2, 0, 0 }, { 2, 0, 0 },
-		{ 3, 0, 0 }, { 3, 0, 0 }, { 3, 0, 0 }, { 3, 0, 0 } } },
+	{ "6.18",
+	  false,
+	  true,
+	  { { 0, 0, 0 },
+	    { 1, 0, 0 },
+	    { 2, 0, 0 },
+	    { 1, 1, 512 },
+	    { 1, 2, 513 },
+	    { 1, 2, 513 },
+	    { 1, 0, 0 },
+	    { 2, 0, 0 } } },
+	{ "6.18",
+	  true,
+	  true,
+	  { { 0, 0, 0 },
+	    { 1, 0, 0 },
+	    { 2, 0, 0 },
+	    { 2, 0, 0 },
+	    { 3, 0, 0 },
+	    { 3, 0, 0 },
+	    { 3, 0, 0 },
+	    { 3, 0, 0 } } },
 	{ "6.18", true, false, { { 0, 0, 0 } } },
-	{ "6.1", false, true, {
-		{ 0, 0, 0 }, { 1, 0, 0 }, { 2, 0, 0 }, { 1, 1, 1 },
-		{ 1, 2, 2 }, { 1, 2, 2 }, { 1, 0, 0 }, { 2, 0, 0 } } },
-	{ "6.1", true, true, {
-		{ 0, 0, 0 }, { 1, 0, 0 }, { 2, 0, 0 }, { 2, 0, 0 },
-		{ 3, 0, 0 }, { 3, 0, 0 }, { 3, 0, 0 }, { 3, 0, 0 } } },
+	{ "6.1",
+	  false,
+	  true,
+	  { { 0, 0, 0 },
+	    { 1, 0, 0 },
+	    { 2, 0, 0 },
+	    { 1, 1, 1 },
+	    { 1, 2, 2 },
+	    { 1, 2, 2 },
+	    { 1, 0, 0 },
+	    { 2, 0, 0 } } },
+	{ "6.1",
+	  true,
+	  true,
+	  { { 0, 0, 0 },
+	    { 1, 0, 0 },
+	    { 2, 0, 0 },
+	    { 2, 0, 0 },
+	    { 3, 0, 0 },
+	    { 3, 0, 0 },
+	    { 3, 0, 0 },
+	    { 3, 0, 0 } } },
 	{ "6.1", true, false, { { 0, 0, 0 } } },
 };
 
@@ -104,13 +136,14 @@ static void run_case(const struct scase *c)
 	assert_rc(nxsim_param_set(host, "nx_huge_pages_recovery_ratio", "1"),
 		  0);
 	assert_rc(nxsim_param_set(host, "nx_huge_pages_recovery_period_ms",
-				  "100"), 0);
+				  "100"),
+		  0);
 
 	assert_rc(nxsim_vm_create(host, &vm), 0);
 	if (c->disable_nx) {
-		int rc = nxsim_vm_enable_cap(
-			vm, NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES, 0, NULL,
-			c->reboot);
+		int rc = nxsim_vm_enable_cap(vm,
+					     NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES,
+					     0, NULL, c->reboot);
 
 		if (!c->reboot) {
 			assert_rc(rc, -EPERM);
@@ -133,9 +166,10 @@ static void run_case(const struct scase *c)
 			assert_rc(nxsim_vcpu_run(vcpu), 0);
 			assert_rc(nxsim_vcpu_access(vcpu,
 						    s->kind == EXEC ?
-						    NXSIM_ACCESS_EXEC :
-						    NXSIM_ACCESS_READ,
-						    gpa, NULL), 0);
+							    NXSIM_ACCESS_EXEC :
+							    NXSIM_ACCESS_READ,
+						    gpa, NULL),
+				  0);
 		}
 		check_step(vm, c, i + 1);
 	}

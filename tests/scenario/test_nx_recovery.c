@@ -22,7 +22,8 @@ static struct nx_env rec_env(const char *profile, unsigned int ratio,
 	assert_rc(nxsim_param_set(e.host, "nx_huge_pages_recovery_ratio", buf),
 		  0);
 	assert_rc(nxsim_param_set(e.host, "nx_huge_pages_recovery_period_ms",
-				  "100"), 0);
+				  "100"),
+		  0);
 	nx_slot(e.vm, 1, BASE, n * MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M, 0);
 	assert_rc(nxsim_vcpu_run(e.vcpu), 0);
 	return e;
@@ -45,8 +46,8 @@ static void test_ratio_arithmetic(void **state)
 	static const struct {
 		unsigned int ratio, n, left;
 	} cases[] = {
-		{ 1, 5, 0 }, { 1, 1, 0 }, { 7, 15, 12 }, { 7, 7, 6 },
-		{ 7, 8, 6 }, { 7, 1, 0 }, { 60, 61, 59 }, { 60, 59, 58 },
+		{ 1, 5, 0 },	  { 1, 1, 0 }, { 7, 15, 12 },  { 7, 7, 6 },
+		{ 7, 8, 6 },	  { 7, 1, 0 }, { 60, 61, 59 }, { 60, 59, 58 },
 		{ 60, 121, 118 }, { 2, 9, 4 },
 	};
 	static const char *const profiles[] = { "6.18", "6.12", "6.1" };
@@ -74,8 +75,8 @@ static void test_ratio_arithmetic(void **state)
 			assert_int_equal(c.recovery_passes, p == 0 ? 2 : 1);
 			/* the next pass takes ceil(left / ratio) again */
 			one_pass(&e);
-			r = cases[i].left - (cases[i].left + cases[i].ratio - 1) /
-					      cases[i].ratio;
+			r = cases[i].left - (cases[i].left + cases[i].ratio -
+					     1) / cases[i].ratio;
 			nx_expect(e.vm, r, 0, 0, r);
 			assert_rc(nxsim_vm_mmu_counters(e.vm, &c), 0);
 			assert_int_equal(c.tlb_flushes, cases[i].left ? 2 : 1);

@@ -59,8 +59,10 @@ static void *dirty_thread(void *p)
 {
 	struct shared *s = p;
 	struct nxsim_memory_region mr = {
-		.slot = 1, .guest_phys_addr = 4 * GIB,
-		.memory_size = REGIONS * MIB2, .userspace_addr = HVA_BASE,
+		.slot = 1,
+		.guest_phys_addr = 4 * GIB,
+		.memory_size = REGIONS * MIB2,
+		.userspace_addr = HVA_BASE,
 	};
 	unsigned int i;
 
@@ -84,9 +86,10 @@ static void test_concurrent(void **state)
 	s.seed = test_seed();
 	assert_rc(nxsim_vcpu_create(s.e.vm, 1, &s.vcpu2), 0);
 	assert_rc(nxsim_param_set(s.e.host, "nx_huge_pages_recovery_period_ms",
-				  "20"), 0);
-	nx_slot(s.e.vm, 1, 4 * GIB, REGIONS * MIB2, HVA_BASE,
-		NXSIM_PG_LEVEL_2M, 0);
+				  "20"),
+		  0);
+	nx_slot(s.e.vm, 1, 4 * GIB, REGIONS * MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M,
+		0);
 	assert_rc(nxsim_vcpu_run(s.e.vcpu), 0);
 	a[0] = (struct vcpu_arg){ &s, s.e.vcpu, s.seed };
 	a[1] = (struct vcpu_arg){ &s, s.vcpu2, s.seed + 1 };

@@ -23,7 +23,8 @@ static void test_bad_access(void **state)
 		  -EINVAL);
 	/* MAXPHYADDR 46 by default */
 	assert_rc(nxsim_vcpu_access(e.vcpu, NXSIM_ACCESS_READ, 1ull << 46,
-				    &info), -ERANGE);
+				    &info),
+		  -ERANGE);
 	assert_int_equal(info.level, 77);
 	nx_expect(e.vm, 0, 0, 0, 0);
 	assert_int_equal(nxsim_vm_nr_mmu_pages(e.vm), 0);
@@ -72,7 +73,8 @@ static void test_no_tdp_mmu(void **state)
 	(void)state;
 	for (i = 0; i < 3; i++) {
 		struct nxsim_host_config cfg = {
-			.cpu = cases[i].cpu, .profile = cases[i].profile,
+			.cpu = cases[i].cpu,
+			.profile = cases[i].profile,
 		};
 		struct nx_env e;
 
@@ -96,7 +98,9 @@ static void test_destroyed_vm(void **state)
 {
 	struct nx_env e = nx_env(NULL, 0);
 	struct nxsim_memory_region mr = {
-		.slot = 2, .guest_phys_addr = GIB, .memory_size = MIB2,
+		.slot = 2,
+		.guest_phys_addr = GIB,
+		.memory_size = MIB2,
 		.userspace_addr = HVA_BASE + GIB,
 	};
 	struct nxsim_mmu_counters c;

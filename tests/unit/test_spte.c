@@ -77,10 +77,10 @@ static void test_split(void **state)
 
 	(void)state;
 	for (f = NXSIM_SPTE_EPT; f <= NXSIM_SPTE_LEGACY; f++) {
-		uint64_t huge2m = nxsim__make_spte(f, 2, 0x1200, ACC_ALL,
-						   true, true);
-		uint64_t huge1g = nxsim__make_spte(f, 3, 0x40000, ACC_ALL,
-						   true, true);
+		uint64_t huge2m =
+			nxsim__make_spte(f, 2, 0x1200, ACC_ALL, true, true);
+		uint64_t huge1g =
+			nxsim__make_spte(f, 3, 0x40000, ACC_ALL, true, true);
 
 		/* 4K children: the 4K leaves make_spte() would build, exec */
 		nxsim__make_split_sptes(f, huge2m, 1, true, spt);
@@ -142,7 +142,8 @@ static void test_decode_fields(void **state)
 	assert_int_equal(b.memtype, 6);
 	assert_int_equal(b.other, 0);
 	assert_rc(nxsim_spte_decode(NXSIM_SPTE_LEGACY, 0x8000000001200ee7ull,
-				    &b), 0);
+				    &b),
+		  0);
 	assert_true(b.readable && b.user && !b.exec && b.large && b.dirty);
 	assert_int_equal(b.memtype, 0);
 	/* The non-present value: EPT suppress-#VE; legacy NX */
@@ -150,7 +151,8 @@ static void test_decode_fields(void **state)
 		  0);
 	assert_true(b.suppress_ve && !b.mmu_present);
 	assert_rc(nxsim_spte_decode(NXSIM_SPTE_LEGACY, NXSIM_SPTE_NONPRESENT,
-				    &b), 0);
+				    &b),
+		  0);
 	assert_true(!b.exec && !b.mmu_present);
 }
 
@@ -160,13 +162,13 @@ static void test_encode_rejects(void **state)
 	uint64_t v = 0;
 
 	(void)state;
-	b.user = true;		/* EPT has no U bit */
+	b.user = true; /* EPT has no U bit */
 	assert_rc(nxsim_spte_encode(NXSIM_SPTE_EPT, &b, &v), -EINVAL);
 	b = (struct nxsim_spte_bits){ .ipat = true };
 	assert_rc(nxsim_spte_encode(NXSIM_SPTE_LEGACY, &b, &v), -EINVAL);
 	b = (struct nxsim_spte_bits){ .suppress_ve = true };
 	assert_rc(nxsim_spte_encode(NXSIM_SPTE_LEGACY, &b, &v), -EINVAL);
-	b = (struct nxsim_spte_bits){ .memtype = 4 };	/* 2 bits in legacy */
+	b = (struct nxsim_spte_bits){ .memtype = 4 }; /* 2 bits in legacy */
 	assert_rc(nxsim_spte_encode(NXSIM_SPTE_LEGACY, &b, &v), -EINVAL);
 	b = (struct nxsim_spte_bits){ .pfn = 1ull << 40 };
 	assert_rc(nxsim_spte_encode(NXSIM_SPTE_EPT, &b, &v), -EINVAL);
