@@ -221,7 +221,8 @@ struct nxsim_access_info {
  *
  * Return: 0; -EINVAL for a @kind out of range; -ERANGE for a @gpa beyond
  * the guest's MAXPHYADDR; -EOPNOTSUPP where the TDP MMU is not used
- * (profile 5.4, kvm.tdp_mmu=0, TDP off); -ENOMEM; -EBADF.
+ * (profiles 5.4 and 5.10, whose kvm.tdp_mmu is off by default;
+ * kvm.tdp_mmu=0; TDP off); -ENOMEM; -EBADF.
  */
 NXSIM_API int nxsim_vcpu_access(struct nxsim_vcpu *vcpu,
 				enum nxsim_access_kind kind, uint64_t gpa,

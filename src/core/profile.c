@@ -34,6 +34,7 @@ static const struct nxsim__profile profiles[] = {
 		.worker = NXSIM__WORKER_KTHREAD_AT_CREATE,
 		.disable_nx_cap = true,
 		.tdp_mmu = true,
+		.tdp_mmu_default = true,
 	},
 	{
 		.name = "6.6",
@@ -48,6 +49,7 @@ static const struct nxsim__profile profiles[] = {
 		.recovery_skip_dirty = true,
 		.nx_tag_untracked = true,
 		.nx_adjust_checks_flag = true,
+		.tdp_mmu_default = true,
 	},
 	{
 		.name = "6.12",
@@ -62,6 +64,7 @@ static const struct nxsim__profile profiles[] = {
 		.recovery_skip_dirty = true,
 		.nx_tag_untracked = true,
 		.nx_adjust_checks_flag = true,
+		.tdp_mmu_default = true,
 	},
 	{
 		.name = "6.13",
@@ -77,6 +80,7 @@ static const struct nxsim__profile profiles[] = {
 		.recover_huge_in_place = true,
 		.nx_tag_untracked = true,
 		.nx_adjust_checks_flag = true,
+		.tdp_mmu_default = true,
 	},
 	{
 		.name = "6.14",
@@ -92,6 +96,7 @@ static const struct nxsim__profile profiles[] = {
 		.recover_huge_in_place = true,
 		.nx_tag_untracked = true,
 		.nx_adjust_checks_flag = true,
+		.tdp_mmu_default = true,
 	},
 	{
 		.name = "6.16",
@@ -108,6 +113,7 @@ static const struct nxsim__profile profiles[] = {
 		.recover_huge_in_place = true,
 		.nx_tag_untracked = true,
 		.nx_adjust_checks_flag = true,
+		.tdp_mmu_default = true,
 	},
 	{
 		.name = "6.18",
@@ -125,6 +131,7 @@ static const struct nxsim__profile profiles[] = {
 		.per_type_lists = true,
 		.nx_tag_untracked = true,
 		.nx_adjust_checks_flag = true,
+		.tdp_mmu_default = true,
 	},
 };
 

@@ -43,6 +43,8 @@ enum nxsim__worker_model {
  *	the flag before linking (428e921611bc, 61f94478547b, 6.2)
  * @nx_adjust_checks_flag: disallowed_hugepage_adjust() steps down only at
  *	a flagged child (76901e56fb51, 6.2; not in 6.1.y)
+ * @tdp_mmu_default: kvm.tdp_mmu defaults to on (5.15); before, the TDP
+ *	MMU of 5.10 is opt-in and VMs use the shadow MMU's direct map
  */
 struct nxsim__profile {
 	const char *name;
@@ -60,6 +62,7 @@ struct nxsim__profile {
 	bool per_type_lists;
 	bool nx_tag_untracked;
 	bool nx_adjust_checks_flag;
+	bool tdp_mmu_default;
 };
 
 /* The profile called @name; NULL @name is the newest.  NULL if unknown. */

@@ -328,7 +328,7 @@ static int handle_access(struct nxsim_vm *vm, enum nxsim_access_kind kind,
 
 static bool uses_tdp_mmu(struct nxsim_host *host)
 {
-	return host->prof->tdp_mmu && !host->cpu.no_tdp &&
+	return host->prof->tdp_mmu_default && !host->cpu.no_tdp &&
 	       !host->cpu.no_tdp_mmu;
 }
 

@@ -65,13 +65,14 @@ static void test_no_tdp_mmu(void **state)
 		struct nxsim_cpu cpu;
 	} cases[] = {
 		{ "5.4", { .itlb_multihit = true } },
+		{ "5.10", { .itlb_multihit = true } },
 		{ NULL, { .itlb_multihit = true, .no_tdp_mmu = true } },
 		{ NULL, { .itlb_multihit = true, .no_tdp = true } },
 	};
 	unsigned int i;
 
 	(void)state;
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct nxsim_host_config cfg = {
 			.cpu = cases[i].cpu,
 			.profile = cases[i].profile,
@@ -177,6 +178,35 @@ static void test_idle_vm_memory(void **state)
 	assert_rc(nxsim_host_destroy(host), 0);
 }
 
+struct create_walk {
+	struct nxsim_host *host;
+	struct nxsim_vm *vm;
+};
+
+static int op_create(void *ctx)
+{
+	struct create_walk *w = ctx;
+
+	return nxsim_vm_create(w->host, &w->vm);
+}
+
+static void undo_create(void *ctx)
+{
+	struct create_walk *w = ctx;
+
+	assert_rc(nxsim_vm_destroy(w->vm), 0);
+}
+
+static void test_create_alloc_failures(void **state)
+{
+	struct create_walk w = { .host = test_host(NULL, true, NULL, 0) };
+
+	(void)state;
+	/* the VM, then its MMU state (kvm_mmu_init_vm()) */
+	assert_true(test_alloc_failures(op_create, undo_create, NULL, &w) >= 2);
+	assert_rc(nxsim_host_destroy(w.host), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_destroyed_vm),
 		cmocka_unit_test(test_dump),
 		cmocka_unit_test(test_idle_vm_memory),
+		cmocka_unit_test(test_create_alloc_failures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
