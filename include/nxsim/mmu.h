@@ -159,12 +159,16 @@ NXSIM_API int nxsim_vm_set_memory_region(struct nxsim_vm *vm,
  * nxsim_vm_set_host_level() - change the host mapping size under a slot
  * @vm: the VM
  * @slot: slot id
- * @offset: byte offset into the slot, aligned to the new size in hva terms
- * @size: bytes, a multiple of the new size
+ * @offset: byte offset into the slot, page aligned; for
+ *	NXSIM_PG_LEVEL_1G, the hva there must be 1 GiB aligned
+ * @size: bytes, page aligned (a multiple of 1 GiB for NXSIM_PG_LEVEL_1G)
  * @level: NXSIM_PG_LEVEL_4K (split), _2M or _1G (THP collapse, hugetlb)
  *
- * The host page tables change, so the MMU notifier zaps the leaf SPTEs of
- * the range (kvm_unmap_gfn_range(), which leaves page tables in place).
+ * The host's unit is the 2 MiB of hva: every 2 MiB hva region the range
+ * touches gets @level (splitting part of a 1 GiB mapping leaves the rest
+ * of it 2M).  The host page tables change, so the MMU notifier zaps the
+ * leaf SPTEs of those regions (kvm_unmap_gfn_range(), which leaves page
+ * tables in place).
  *
  * Return: 0; -EINVAL (unknown slot, bad range or level); -EBADF.
  */
