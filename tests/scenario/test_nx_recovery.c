@@ -88,12 +88,11 @@ static void test_ratio_arithmetic(void **state)
 static void test_fifo(void **state)
 {
 	static const unsigned int order[] = { 3, 1, 5, 0, 2, 4 };
+	/* ratio 3 over 6: the two oldest (3 and 1) go */
+	struct nx_env e = rec_env(NULL, 3, 6, 0);
 	unsigned int i;
 
 	(void)state;
-	/* ratio 3 over 6: the two oldest (3 and 1) go */
-	struct nx_env e = rec_env(NULL, 3, 6, 0);
-
 	for (i = 0; i < 6; i++)
 		nx_access(e.vcpu, NXSIM_ACCESS_EXEC, BASE + order[i] * MIB2);
 	one_pass(&e);
@@ -149,11 +148,16 @@ static void test_dirty_logged(void **state)
 		assert_int_equal(info.level, 1);
 		nx_env_destroy(&e);
 	}
+}
 
-	/* only dirty-logged SPs: nothing zapped, no flush */
+/* Only dirty-logged SPs: nothing zapped, no flush; logging off recovers. */
+static void test_dirty_logged_only(void **state)
+{
 	struct nx_env e = rec_env(NULL, 1, 1, 0);
 	struct nxsim_mmu_counters c;
+	struct nxsim_access_info info;
 
+	(void)state;
 	nx_access(e.vcpu, NXSIM_ACCESS_EXEC, BASE);
 	nx_slot(e.vm, 1, BASE, MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M,
 		NXSIM_MEM_LOG_DIRTY_PAGES);
@@ -165,6 +169,9 @@ static void test_dirty_logged(void **state)
 	/* logging off rebuilds the huge page in place, non-executable */
 	nx_slot(e.vm, 1, BASE, MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M, 0);
 	nx_expect(e.vm, 0, 1, 0, 0);
+	info = nx_access(e.vcpu, NXSIM_ACCESS_EXEC, BASE);
+	assert_int_equal(info.splits, 1);
+	nx_expect(e.vm, 512, 0, 0, 1);
 	nx_env_destroy(&e);
 }
 
@@ -190,6 +197,7 @@ int main(void)
 		cmocka_unit_test(test_ratio_arithmetic),
 		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_dirty_logged),
+		cmocka_unit_test(test_dirty_logged_only),
 		cmocka_unit_test(test_ratio_zero),
 	};
 
