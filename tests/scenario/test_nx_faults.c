@@ -338,6 +338,33 @@ static void test_host_shapes(void **state)
 	}
 }
 
+/* KVM_CAP_VM_DISABLE_NX_HUGE_PAGES: no splitting, but global flips zap. */
+static void test_opt_out(void **state)
+{
+	struct nxsim_host *host = test_host(NULL, true, NULL, 0);
+	struct nxsim_access_info info;
+	struct nxsim_vcpu *vcpu;
+	struct nxsim_vm *vm;
+
+	(void)state;
+	assert_rc(nxsim_vm_create(host, &vm), 0);
+	assert_rc(nxsim_vm_enable_cap(vm, NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES, 0,
+				      NULL, true),
+		  0);
+	assert_rc(nxsim_vcpu_create(vm, 0, &vcpu), 0);
+	nx_slot(vm, 1, GIB, GIB, HVA_BASE, NXSIM_PG_LEVEL_1G, 0);
+	info = nx_access(vcpu, NXSIM_ACCESS_EXEC, GIB);
+	assert_int_equal(info.level, NXSIM_PG_LEVEL_1G);
+	assert_false(info.huge_page_disallowed);
+	info = nx_access(vcpu, NXSIM_ACCESS_EXEC, GIB + 12 * MIB2);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_HIT);
+	nx_expect(vm, 0, 0, 1, 0);
+	assert_rc(nxsim_param_set(host, "nx_huge_pages", "off"), 0);
+	nx_expect(vm, 0, 0, 0, 0);
+	assert_rc(nxsim_vm_destroy(vm), 0);
+	assert_rc(nxsim_host_destroy(host), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_mmio_and_readonly),
 		cmocka_unit_test(test_param_flip),
 		cmocka_unit_test(test_host_shapes),
+		cmocka_unit_test(test_opt_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
