@@ -69,6 +69,20 @@ enum nxsim_bug {
 	/* kvm_create_vm() of <= 6.13 order: the worker is made before the
 	 * VM joins vm_list, so "never" can slip in between. */
 	NXSIM_BUG_NEVER_CREATE_RACE = 1ull << 4,
+	/* #2, 5bcaf3e1715f: every SP made by an exec fault is tracked, even
+	 * where no huge page was possible (req_level < level). */
+	NXSIM_BUG_TRACK_ANY_LEVEL = 1ull << 5,
+	/* #3, 428e921611bc: SPs made by an exec fault are flagged only when
+	 * tracked, so an untracked one can be replaced by a huge page. */
+	NXSIM_BUG_UNTAGGED_NX = 1ull << 6,
+	/* #6, 76901e56fb51: disallowed_hugepage_adjust() steps down at any
+	 * non-leaf SPTE, flagged child or not. */
+	NXSIM_BUG_ADJUST_ANY_NONLEAF = 1ull << 7,
+	/* #9, eb298605705a: recovery zaps SPs of dirty-logged slots. */
+	NXSIM_BUG_RECOVER_DIRTY = 1ull << 8,
+	/* #15 (per-type lists, 6.18): recovery untracks TDP SPs with type
+	 * KVM_SHADOW_MMU, so both lists' nr_pages go wrong. */
+	NXSIM_BUG_UNTRACK_WRONG_TYPE = 1ull << 9,
 };
 
 /**

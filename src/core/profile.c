@@ -34,6 +34,7 @@ static const struct nxsim__profile profiles[] = {
 		.worker = NXSIM__WORKER_KTHREAD_AT_CREATE,
 		.disable_nx_cap = true,
 		.tdp_mmu = true,
+		.tdp_mmu_default = true,
 	},
 	{
 		.name = "6.6",
@@ -46,6 +47,9 @@ static const struct nxsim__profile profiles[] = {
 		.tdp_mmu = true,
 		.tdp_split_on_fault = true,
 		.recovery_skip_dirty = true,
+		.nx_tag_untracked = true,
+		.nx_adjust_checks_flag = true,
+		.tdp_mmu_default = true,
 	},
 	{
 		.name = "6.12",
@@ -58,6 +62,9 @@ static const struct nxsim__profile profiles[] = {
 		.tdp_mmu = true,
 		.tdp_split_on_fault = true,
 		.recovery_skip_dirty = true,
+		.nx_tag_untracked = true,
+		.nx_adjust_checks_flag = true,
+		.tdp_mmu_default = true,
 	},
 	{
 		.name = "6.13",
@@ -71,6 +78,9 @@ static const struct nxsim__profile profiles[] = {
 		.tdp_split_on_fault = true,
 		.recovery_skip_dirty = true,
 		.recover_huge_in_place = true,
+		.nx_tag_untracked = true,
+		.nx_adjust_checks_flag = true,
+		.tdp_mmu_default = true,
 	},
 	{
 		.name = "6.14",
@@ -84,6 +94,9 @@ static const struct nxsim__profile profiles[] = {
 		.tdp_split_on_fault = true,
 		.recovery_skip_dirty = true,
 		.recover_huge_in_place = true,
+		.nx_tag_untracked = true,
+		.nx_adjust_checks_flag = true,
+		.tdp_mmu_default = true,
 	},
 	{
 		.name = "6.16",
@@ -98,6 +111,9 @@ static const struct nxsim__profile profiles[] = {
 		.tdp_split_on_fault = true,
 		.recovery_skip_dirty = true,
 		.recover_huge_in_place = true,
+		.nx_tag_untracked = true,
+		.nx_adjust_checks_flag = true,
+		.tdp_mmu_default = true,
 	},
 	{
 		.name = "6.18",
@@ -113,6 +129,9 @@ static const struct nxsim__profile profiles[] = {
 		.recovery_skip_dirty = true,
 		.recover_huge_in_place = true,
 		.per_type_lists = true,
+		.nx_tag_untracked = true,
+		.nx_adjust_checks_flag = true,
+		.tdp_mmu_default = true,
 	},
 };
 

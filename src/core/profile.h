@@ -38,6 +38,13 @@ enum nxsim__worker_model {
  * @recover_huge_in_place: disabling dirty logging rebuilds huge SPTEs in
  *	place on the TDP MMU (6.13) instead of zapping collapsible SPTEs
  * @per_type_lists: one possible_nx_huge_pages list per MMU type (6.18)
+ * @nx_tag_untracked: SPs made by an exec fault are flagged
+ *	nx_huge_page_disallowed even when not tracked, and the TDP MMU sets
+ *	the flag before linking (428e921611bc, 61f94478547b, 6.2)
+ * @nx_adjust_checks_flag: disallowed_hugepage_adjust() steps down only at
+ *	a flagged child (76901e56fb51, 6.2; not in 6.1.y)
+ * @tdp_mmu_default: kvm.tdp_mmu defaults to on (5.15); before, the TDP
+ *	MMU of 5.10 is opt-in and VMs use the shadow MMU's direct map
  */
 struct nxsim__profile {
 	const char *name;
@@ -53,6 +60,9 @@ struct nxsim__profile {
 	bool recovery_skip_dirty;
 	bool recover_huge_in_place;
 	bool per_type_lists;
+	bool nx_tag_untracked;
+	bool nx_adjust_checks_flag;
+	bool tdp_mmu_default;
 };
 
 /* The profile called @name; NULL @name is the newest.  NULL if unknown. */

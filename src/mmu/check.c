@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The invariant checker: kvm-nx-spec.md section 5.2, checked over the
+ * whole MMU state of a VM, plus the page-table structure the kernel's
+ * WARNs assume (parent links, levels, gfns, frames) and what the fault
+ * and recovery paths recorded since the last check.
+ *
+ * Invariants that depend on a fix are checked only on profiles that carry
+ * it (a 6.1 host legitimately leaves untracked exec-made tables unflagged),
+ * so a bug switch that undoes a fix on a newer profile is caught.
+ * Not checked here: 5.2 #10 (the worker's lifecycle, src/mmu/worker.c).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "core/compiler.h"
+#include "core/profile.h"
+#include "mmu/host.h"
+#include "mmu/mmu.h"
+#include "mmu/mmu_internal.h"
+#include "mmu/vm.h"
+
+struct checker {
+	struct nxsim_vm *vm;
+	nxsim_text_fn report;
+	void *ctx;
+	int violations;
+	uint64_t leaves[3];
+	uint64_t sps;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+violation(struct checker *c, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	c->violations++;
+	if (!c->report)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	c->report(c->ctx, buf);
+}
+
+static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
+{
+	struct nxsim_vm *vm = c->vm;
+	struct nxsim__vm_mmu *mmu = vm->mmu;
+	bool nx = nxsim__vm_nx_huge_page_enabled(vm);
+	bool tag = vm->host->prof->nx_tag_untracked;
+	unsigned long long gfn = sp->gfn;
+	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level);
+	unsigned int i, leaves = 0;
+
+	c->sps++;
+	if (sp->id >= mmu->nr_frames || mmu->frames[sp->id].sp != sp)
+		violation(c, "SP gfn 0x%llx level %d: frame %u not its own",
+			  gfn, sp->level, sp->id);
+	if (sp->nx_tracked &&
+	    (!sp->made_hpd || sp->made_req_level < sp->level + 1))
+		violation(c,
+			  "5.2#3: SP gfn 0x%llx level %d tracked, but made "
+			  "by a fault with huge_page_disallowed=%d "
+			  "req_level=%d",
+			  gfn, sp->level, sp->made_hpd, sp->made_req_level);
+	if (sp->nx_tracked && (!sp->nx_huge_page_disallowed || !sp->direct))
+		violation(c,
+			  "5.2#2: tracked SP gfn 0x%llx level %d not "
+			  "flagged or not direct",
+			  gfn, sp->level);
+	if (tag && sp->made_hpd && !sp->nx_huge_page_disallowed &&
+	    !sp->unaccounted)
+		violation(c,
+			  "428e921611bc: SP gfn 0x%llx level %d made by "
+			  "an exec fault is not flagged nx_huge_page_"
+			  "disallowed",
+			  gfn, sp->level);
+	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
+		uint64_t spte = sp->spt[i];
+		struct nxsim__mmu_page *child;
+
+		if (!is_shadow_present_pte(spte))
+			continue;
+		if (is_last_spte(spte, sp->level)) {
+			leaves++;
+			if (sp->level > NXSIM_PG_LEVEL_1G)
+				violation(c, "leaf at level %d", sp->level);
+			else
+				c->leaves[sp->level - 1]++;
+			if (nx && sp->level > NXSIM_PG_LEVEL_4K &&
+			    nxsim__spte_executable(mmu->fmt, spte))
+				violation(c,
+					  "5.2#4: executable huge SPTE "
+					  "0x%016llx at level %d gfn 0x%llx",
+					  (unsigned long long)spte, sp->level,
+					  gfn + i * span);
+			continue;
+		}
+		if (sp->level == NXSIM_PG_LEVEL_4K ||
+		    spte_to_pfn(spte) - NXSIM__SP_PFN_BASE >= mmu->nr_frames ||
+		    !mmu->frames[spte_to_pfn(spte) - NXSIM__SP_PFN_BASE].sp) {
+			violation(c,
+				  "SPTE 0x%016llx at level %d points at no "
+				  "page table",
+				  (unsigned long long)spte, sp->level);
+			continue;
+		}
+		child = nxsim__spte_to_child_sp(mmu, spte);
+		if (child->ptep != &sp->spt[i] || child->parent != sp ||
+		    child->level != sp->level - 1 ||
+		    child->gfn != sp->gfn + i * span)
+			violation(c,
+				  "SP gfn 0x%llx level %d: bad parent link, "
+				  "level or gfn",
+				  (unsigned long long)child->gfn, child->level);
+		check_sp(c, child);
+	}
+	if (leaves != sp->nr_leaves)
+		violation(c, "SP gfn 0x%llx level %d: %u leaves, counted %u",
+			  gfn, sp->level, leaves, sp->nr_leaves);
+}
+
+static void check_lists(struct checker *c)
+{
+	struct nxsim_vm *vm = c->vm;
+	struct nxsim__vm_mmu *mmu = vm->mmu;
+	bool per_type = vm->host->prof->per_type_lists;
+	uint64_t total = 0, len;
+	struct nxsim__mmu_page *sp;
+	int t;
+
+	for (t = 0; t < (per_type ? NXSIM__NR_MMU_TYPES : 1); t++) {
+		len = 0;
+		TAILQ_FOREACH(sp, &mmu->nx[t].pages,
+			      possible_nx_huge_page_link) {
+			len++;
+			if (!sp->nx_tracked)
+				violation(c,
+					  "SP gfn 0x%llx on a list, not "
+					  "marked tracked",
+					  (unsigned long long)sp->gfn);
+			if (per_type &&
+			    t != (sp->tdp_mmu_page ? NXSIM__TDP_MMU :
+						     NXSIM__SHADOW_MMU))
+				violation(c,
+					  "5.2#2: SP gfn 0x%llx on the list "
+					  "of another MMU type",
+					  (unsigned long long)sp->gfn);
+		}
+		if (mmu->nx[t].len != len)
+			violation(c, "list %d: %llu entries, %llu counted", t,
+				  (unsigned long long)len,
+				  (unsigned long long)mmu->nx[t].len);
+		if (mmu->nx[t].nr_pages != len)
+			violation(c,
+				  "5.2#1: list %d has %llu SPs, nr_pages "
+				  "says %llu",
+				  t, (unsigned long long)len,
+				  (unsigned long long)mmu->nx[t].nr_pages);
+		total += len;
+	}
+	if (total != mmu->nx_lpage_splits)
+		violation(c, "5.2#1: nx_lpage_splits is %llu, lists hold %llu",
+			  (unsigned long long)mmu->nx_lpage_splits,
+			  (unsigned long long)total);
+}
+
+int nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report, void *ctx)
+{
+	struct checker c = { .vm = vm, .report = report, .ctx = ctx };
+	static const char *const names[] = { "4k", "2m", "1g" };
+	struct nxsim__vm_mmu *mmu;
+	struct nxsim__mmu_page *root;
+	unsigned int i;
+	int rc = nxsim__mmu_vm_enter(vm);
+
+	if (rc)
+		return rc;
+	mmu = vm->mmu;
+	pthread_rwlock_wrlock(&vm->mmu_lock);
+	TAILQ_FOREACH(root, &mmu->roots, link) {
+		if (root->invalid || root != mmu->root)
+			violation(&c, "5.2#7: invalid or stale root %u left",
+				  root->id);
+		check_sp(&c, root);
+	}
+	for (i = 0; i < 3; i++)
+		if (c.leaves[i] != mmu->pages[i])
+			violation(&c,
+				  "5.2#6: pages_%s is %llu, the tables "
+				  "hold %llu leaves",
+				  names[i], (unsigned long long)mmu->pages[i],
+				  (unsigned long long)c.leaves[i]);
+	check_lists(&c);
+	if (c.sps + mmu->nr_cache != mmu->nr_sps)
+		violation(&c, "%llu page-table pages alive, %llu reachable",
+			  (unsigned long long)mmu->nr_sps,
+			  (unsigned long long)(c.sps + mmu->nr_cache));
+	if (nxsim__nx_hard_disabled(vm->host) && nxsim__nx_huge_pages(vm->host))
+		violation(&c, "5.2#8: hard-disabled but nx_huge_pages set");
+	for (i = 0; i < mmu->nr_events; i++) {
+		if (i < NXSIM__MAX_EVENTS)
+			violation(&c, "%s", mmu->events[i]);
+		else
+			violation(&c, "(more events not kept)");
+	}
+	mmu->nr_events = 0;
+	pthread_rwlock_unlock(&vm->mmu_lock);
+	nxsim__mmu_vm_exit(vm);
+	return c.violations;
+}

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A readable dump of a VM's TDP page tables: roots, page-table pages
+ * (level, gfn range, frame, NX flags), non-leaf SPTEs, and runs of leaf
+ * SPTEs with the same bits and consecutive frames, each with its raw
+ * value and decoded bits.  For the nxsim driver's "dump" verb.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/compiler.h"
+#include "mmu/mmu.h"
+#include "mmu/mmu_internal.h"
+#include "mmu/vm.h"
+
+struct dumper {
+	struct nxsim__vm_mmu *mmu;
+	nxsim_text_fn emit;
+	void *ctx;
+	int lines;
+};
+
+static void __attribute__((format(printf, 3, 4)))
+line(struct dumper *d, int depth, const char *fmt, ...)
+{
+	char buf[256];
+	int n = snprintf(buf, sizeof(buf), "%*s", depth * 2, "");
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);
+	va_end(ap);
+	d->emit(d->ctx, buf);
+	d->lines++;
+}
+
+static const char *const level_names[] = {
+	"", "4K", "2M", "1G", "512G", "256T"
+};
+
+/* "R W X A D" style text of an SPTE's bits. */
+static void bits_text(enum nxsim_spte_format fmt, uint64_t spte, char *buf,
+		      size_t size)
+{
+	struct nxsim_spte_bits b;
+
+	nxsim_spte_decode(fmt, spte, &b);
+	snprintf(buf, size, "%s%s%s%s%s%s%s%s%s", b.readable ? " R" : "",
+		 b.writable ? " W" : "", b.exec ? " X" : " NX",
+		 b.user ? " U" : "", b.accessed ? " A" : "",
+		 b.dirty ? " D" : "", b.large ? " PS" : "",
+		 b.host_writable ? " HW" : "", b.mmu_writable ? " MW" : "");
+}
+
+static void dump_sp(struct dumper *d, struct nxsim__mmu_page *sp, int depth)
+{
+	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level);
+	uint64_t pfn_step = span;
+	char bits[64];
+	unsigned int i, j;
+
+	line(d, depth, "%s L%d gfn 0x%llx-0x%llx frame 0x%llx%s%s",
+	     sp->ptep ? "table" : "root", sp->level,
+	     (unsigned long long)sp->gfn,
+	     (unsigned long long)(sp->gfn + span * SPTE_ENT_PER_PAGE - 1),
+	     (unsigned long long)sp_pfn(sp),
+	     sp->nx_huge_page_disallowed ? " nx_huge_page_disallowed" : "",
+	     sp->nx_tracked ? " tracked" : "");
+	for (i = 0; i < SPTE_ENT_PER_PAGE; i = j) {
+		uint64_t spte = sp->spt[i];
+
+		j = i + 1;
+		if (!is_shadow_present_pte(spte))
+			continue;
+		bits_text(d->mmu->fmt, spte, bits, sizeof(bits));
+		if (!is_last_spte(spte, sp->level)) {
+			line(d, depth + 1, "[%u] 0x%016llx ->%s", i,
+			     (unsigned long long)spte, bits);
+			dump_sp(d, nxsim__spte_to_child_sp(d->mmu, spte),
+				depth + 2);
+			continue;
+		}
+		while (j < SPTE_ENT_PER_PAGE &&
+		       sp->spt[j] == spte + ((j - i) * pfn_step << 12))
+			j++;
+		line(d, depth + 1,
+		     "[%u-%u] %u x %s leaf gfn 0x%llx-0x%llx pfn 0x%llx 0x%016llx%s",
+		     i, j - 1, j - i, level_names[sp->level],
+		     (unsigned long long)(sp->gfn + i * span),
+		     (unsigned long long)(sp->gfn + j * span - 1),
+		     (unsigned long long)spte_to_pfn(spte),
+		     (unsigned long long)spte, bits);
+	}
+}
+
+int nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit, void *ctx)
+{
+	struct dumper d = { .emit = emit, .ctx = ctx };
+	struct nxsim__mmu_page *root;
+	int rc;
+
+	if (!emit)
+		return -EINVAL;
+	rc = nxsim__mmu_vm_enter(vm);
+	if (rc)
+		return rc;
+	d.mmu = vm->mmu;
+	pthread_rwlock_rdlock(&vm->mmu_lock);
+	line(&d, 0,
+	     "%s, %d-level roots, pages_4k %llu pages_2m %llu "
+	     "pages_1g %llu nx_lpage_splits %llu",
+	     d.mmu->fmt == NXSIM_SPTE_EPT ? "EPT" : "NPT", d.mmu->root_level,
+	     (unsigned long long)d.mmu->pages[0],
+	     (unsigned long long)d.mmu->pages[1],
+	     (unsigned long long)d.mmu->pages[2],
+	     (unsigned long long)d.mmu->nx_lpage_splits);
+	TAILQ_FOREACH(root, &d.mmu->roots, link)
+		dump_sp(&d, root, 1);
+	pthread_rwlock_unlock(&vm->mmu_lock);
+	nxsim__mmu_vm_exit(vm);
+	return d.lines;
+}
+
+struct buf_ctx {
+	char *buf;
+	size_t size;
+	size_t len;
+};
+
+static void buf_emit(void *ctx, const char *text)
+{
+	struct buf_ctx *b = ctx;
+	size_t n = strlen(text);
+
+	if (b->len < b->size)
+		snprintf(b->buf + b->len, b->size - b->len, "%s\n", text);
+	b->len += n + 1;
+}
+
+long nxsim_vm_dump_buf(struct nxsim_vm *vm, char *buf, size_t size)
+{
+	struct buf_ctx b = { .buf = buf, .size = size };
+	int rc;
+
+	if (!buf && size)
+		return -EINVAL;
+	rc = nxsim_vm_dump(vm, buf_emit, &b);
+	return rc < 0 ? rc : (long)b.len;
+}

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Memory slots: KVM_SET_USER_MEMORY_REGION (__kvm_set_memory_region() of
+ * virt/kvm/kvm_main.c), the x86 metadata (kvm_alloc_memslot_metadata():
+ * lpage_info disallow counts from alignment and gfn/hva congruence), the
+ * MMU side of slot changes (kvm_arch_flush_shadow_memslot(), which zaps
+ * all with the default KVM_X86_QUIRK_SLOT_ZAP_ALL and in 6.1;
+ * kvm_mmu_slot_apply_flags()), and the host mapping size under a slot
+ * (what host_pfn_mapping_level() finds), with the MMU-notifier zap a change
+ * of it causes (kvm_unmap_gfn_range()).
+ *
+ * Left out: the SMM address space, KVM_MEM_GUEST_MEMFD and memory
+ * attributes (KVM_LPAGE_MIXED_FLAG), shadow-paging write tracking
+ * (account_shadowed()), the dirty bitmap, eager page splitting, and the
+ * total-pages overflow check.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/compiler.h"
+#include "mmu/mmu.h"
+#include "mmu/mmu_internal.h"
+#include "mmu/vm.h"
+
+#define KVM_MEM_MAX_NR_PAGES ((1ull << 31) - 1)
+#define TASK_SIZE_MAX ((1ull << 47) - 4096)
+#define HOST_CHUNK_PAGES 512ull /* host_level granularity: 2 MiB of hva */
+
+/* gfn_to_index() */
+static uint64_t gfn_to_index(uint64_t gfn, uint64_t base, int level)
+{
+	int shift = (level - 1) * 9;
+
+	return (gfn >> shift) - (base >> shift);
+}
+
+struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim_vm *vm, uint64_t gfn)
+{
+	struct nxsim__memslot *s;
+
+	TAILQ_FOREACH(s, &vm->mmu->slots, link) {
+		if (gfn < s->base_gfn)
+			break;
+		if (gfn < s->base_gfn + s->npages)
+			return s;
+	}
+	return NULL;
+}
+
+static struct nxsim__memslot *id_to_memslot(struct nxsim_vm *vm, uint16_t id)
+{
+	struct nxsim__memslot *s;
+
+	TAILQ_FOREACH(s, &vm->mmu->slots, link)
+		if (s->id == id)
+			return s;
+	return NULL;
+}
+
+int nxsim__lpage_disallowed(const struct nxsim__memslot *slot, uint64_t gfn,
+			    int level)
+{
+	return slot->lpage_info[level - 2]
+			       [gfn_to_index(gfn, slot->base_gfn, level)];
+}
+
+static uint64_t host_chunk(const struct nxsim__memslot *s, uint64_t gfn)
+{
+	uint64_t ugfn = s->userspace_addr >> 12;
+
+	return (ugfn + gfn - s->base_gfn) / HOST_CHUNK_PAGES -
+	       ugfn / HOST_CHUNK_PAGES;
+}
+
+int nxsim__host_mapping_level(const struct nxsim__memslot *slot, uint64_t gfn)
+{
+	return slot->host_level[host_chunk(slot, gfn)];
+}
+
+static void slot_free(struct nxsim__memslot *s)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		nxsim__free(s->lpage_info[i], s->lpages[i] * sizeof(int));
+	nxsim__free(s->host_level, s->nr_host);
+	nxsim__free(s, sizeof(*s));
+}
+
+/* kzalloc() of the slot + kvm_alloc_memslot_metadata(). */
+static struct nxsim__memslot *slot_alloc(const struct nxsim_memory_region *mr,
+					 int host_level)
+{
+	struct nxsim__memslot *s = nxsim__zalloc(sizeof(*s));
+	uint64_t ugfn = mr->userspace_addr >> 12, npages, j;
+	int i, level;
+
+	if (!s)
+		return NULL;
+	npages = mr->memory_size >> 12;
+	s->id = (uint16_t)mr->slot;
+	s->flags = mr->flags;
+	s->base_gfn = mr->guest_phys_addr >> 12;
+	s->npages = npages;
+	s->userspace_addr = mr->userspace_addr;
+	s->nr_host = (ugfn + npages - 1) / HOST_CHUNK_PAGES -
+		     ugfn / HOST_CHUNK_PAGES + 1;
+	s->host_level = nxsim__alloc(s->nr_host);
+	if (!s->host_level)
+		goto fail;
+	for (j = 0; j < s->nr_host; j++)
+		s->host_level[j] = host_level;
+	for (i = 0; i < 2; i++) {
+		uint64_t mask;
+		int *linfo;
+
+		level = i + 2;
+		mask = KVM_PAGES_PER_HPAGE(level) - 1;
+		/* __kvm_mmu_slot_lpages() */
+		s->lpages[i] = gfn_to_index(s->base_gfn + npages - 1,
+					    s->base_gfn, level) +
+			       1;
+		linfo = nxsim__calloc(s->lpages[i], sizeof(int));
+		if (!linfo)
+			goto fail;
+		s->lpage_info[i] = linfo;
+		if (s->base_gfn & mask)
+			linfo[0] = 1;
+		if ((s->base_gfn + npages) & mask)
+			linfo[s->lpages[i] - 1] = 1;
+		/* gfn and hva not congruent: no huge page in this slot. */
+		if ((s->base_gfn ^ ugfn) & mask)
+			for (j = 0; j < s->lpages[i]; j++)
+				linfo[j] = 1;
+	}
+	return s;
+fail:
+	slot_free(s);
+	return NULL;
+}
+
+/* Insert sorted by base gfn; called with mmu_lock held for write. */
+static void slot_insert(struct nxsim_vm *vm, struct nxsim__memslot *new)
+{
+	struct nxsim__memslot *s;
+
+	TAILQ_FOREACH(s, &vm->mmu->slots, link) {
+		if (s->base_gfn > new->base_gfn) {
+			TAILQ_INSERT_BEFORE(s, new, link);
+			goto out;
+		}
+	}
+	TAILQ_INSERT_TAIL(&vm->mmu->slots, new, link);
+out:
+	if (nxsim__slot_dirty_logging(new))
+		vm->mmu->nr_memslots_dirty_logging++;
+}
+
+static void slot_remove(struct nxsim_vm *vm, struct nxsim__memslot *s)
+{
+	TAILQ_REMOVE(&vm->mmu->slots, s, link);
+	if (nxsim__slot_dirty_logging(s))
+		vm->mmu->nr_memslots_dirty_logging--;
+}
+
+/* kvm_check_memslot_overlap() */
+static bool overlaps(struct nxsim_vm *vm, uint16_t id, uint64_t start,
+		     uint64_t end)
+{
+	struct nxsim__memslot *s;
+
+	TAILQ_FOREACH(s, &vm->mmu->slots, link)
+		if (s->id != id && start < s->base_gfn + s->npages &&
+		    s->base_gfn < end)
+			return true;
+	return false;
+}
+
+/* kvm_mmu_slot_apply_flags() for KVM_MR_FLAGS_ONLY */
+static void apply_flags(struct nxsim_vm *vm, struct nxsim__memslot *s,
+			uint32_t old_flags)
+{
+	if ((s->flags & NXSIM_MEM_READONLY) ||
+	    !((old_flags ^ s->flags) & NXSIM_MEM_LOG_DIRTY_PAGES))
+		return;
+	if (nxsim__slot_dirty_logging(s))
+		nxsim__tdp_mmu_wrprot_slot(vm, s);
+	else
+		nxsim__tdp_mmu_collapse_slot(vm, s);
+}
+
+static int check_region(const struct nxsim_memory_region *mr)
+{
+	uint64_t size = mr->memory_size;
+
+	if (mr->flags & ~(NXSIM_MEM_LOG_DIRTY_PAGES | NXSIM_MEM_READONLY))
+		return -EINVAL;
+	if ((size & 4095) || (mr->guest_phys_addr & 4095) ||
+	    (mr->userspace_addr & 4095))
+		return -EINVAL;
+	/* access_ok() */
+	if (mr->userspace_addr > TASK_SIZE_MAX ||
+	    size > TASK_SIZE_MAX - mr->userspace_addr)
+		return -EINVAL;
+	if ((mr->slot >> 16) || (uint16_t)mr->slot >= NXSIM_USER_MEM_SLOTS)
+		return -EINVAL;
+	if (mr->guest_phys_addr + size < mr->guest_phys_addr)
+		return -EINVAL;
+	if ((size >> 12) > KVM_MEM_MAX_NR_PAGES)
+		return -EINVAL;
+	if (mr->host_level < 0 || mr->host_level > NXSIM_PG_LEVEL_1G)
+		return -EINVAL;
+	return 0;
+}
+
+/* Called with slots_lock held. */
+static int set_memory_region(struct nxsim_vm *vm,
+			     const struct nxsim_memory_region *mr)
+{
+	uint16_t id = (uint16_t)mr->slot;
+	struct nxsim__memslot *old = id_to_memslot(vm, id), *new;
+	uint64_t base_gfn = mr->guest_phys_addr >> 12;
+	uint64_t npages = mr->memory_size >> 12;
+	uint32_t old_flags;
+
+	if (!npages) {
+		if (!old)
+			return -EINVAL;
+		/* KVM_MR_DELETE */
+		nxsim__mmu_zap_all_fast(vm);
+		pthread_rwlock_wrlock(&vm->mmu_lock);
+		slot_remove(vm, old);
+		pthread_rwlock_unlock(&vm->mmu_lock);
+		slot_free(old);
+		return 0;
+	}
+	if (old) {
+		if (mr->userspace_addr != old->userspace_addr ||
+		    npages != old->npages ||
+		    ((mr->flags ^ old->flags) & NXSIM_MEM_READONLY))
+			return -EINVAL;
+		if (base_gfn == old->base_gfn) {
+			if (mr->flags == old->flags)
+				return 0;
+			/* KVM_MR_FLAGS_ONLY */
+			pthread_rwlock_wrlock(&vm->mmu_lock);
+			old_flags = old->flags;
+			slot_remove(vm, old);
+			old->flags = mr->flags;
+			slot_insert(vm, old);
+			apply_flags(vm, old, old_flags);
+			pthread_rwlock_unlock(&vm->mmu_lock);
+			return 0;
+		}
+	}
+	/* KVM_MR_CREATE or KVM_MR_MOVE */
+	if (overlaps(vm, id, base_gfn, base_gfn + npages))
+		return -EEXIST;
+	new = slot_alloc(mr, mr->host_level ? mr->host_level : 1);
+	if (!new)
+		return -ENOMEM;
+	if (old) {
+		memcpy(new->host_level, old->host_level, old->nr_host);
+		nxsim__mmu_zap_all_fast(vm);
+	}
+	pthread_rwlock_wrlock(&vm->mmu_lock);
+	if (old)
+		slot_remove(vm, old);
+	slot_insert(vm, new);
+	pthread_rwlock_unlock(&vm->mmu_lock);
+	if (old)
+		slot_free(old);
+	return 0;
+}
+
+int nxsim_vm_set_memory_region(struct nxsim_vm *vm,
+			       const struct nxsim_memory_region *mr)
+{
+	int rc;
+
+	if (!mr)
+		return -EINVAL;
+	rc = nxsim__mmu_vm_enter(vm);
+	if (rc)
+		return rc;
+	rc = check_region(mr);
+	if (!rc) {
+		pthread_mutex_lock(&vm->slots_lock);
+		rc = set_memory_region(vm, mr);
+		pthread_mutex_unlock(&vm->slots_lock);
+	}
+	nxsim__mmu_vm_exit(vm);
+	return rc;
+}
+
+/* Set the host level of the 2 MiB hva chunks [first, last] of @s. */
+static void set_host_chunks(struct nxsim__memslot *s, uint64_t first,
+			    uint64_t last, int level)
+{
+	uint64_t base = (s->userspace_addr >> 12) / HOST_CHUNK_PAGES, c, g;
+
+	for (c = first; c <= last; c++) {
+		s->host_level[c] = level;
+		if (level == NXSIM_PG_LEVEL_1G)
+			continue;
+		/* Splitting part of a 1 GiB mapping leaves 2 MiB ones. */
+		g = (base + c) / 512 * 512;
+		for (g = g < base ? 0 : g - base;
+		     g < s->nr_host && (base + g) / 512 == (base + c) / 512;
+		     g++)
+			if (s->host_level[g] == NXSIM_PG_LEVEL_1G)
+				s->host_level[g] = NXSIM_PG_LEVEL_2M;
+	}
+}
+
+int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot_id,
+			    uint64_t offset, uint64_t size, int level)
+{
+	uint64_t bytes, align, start, end, first, last;
+	struct nxsim__memslot *s;
+	int rc;
+
+	if (level < NXSIM_PG_LEVEL_4K || level > NXSIM_PG_LEVEL_1G)
+		return -EINVAL;
+	rc = nxsim__mmu_vm_enter(vm);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&vm->slots_lock);
+	s = slot_id >> 16 ? NULL : id_to_memslot(vm, (uint16_t)slot_id);
+	rc = -EINVAL;
+	if (!s)
+		goto out;
+	bytes = s->npages << 12;
+	align = level == NXSIM_PG_LEVEL_1G ? 1ull << 30 : 4096;
+	if (!size || offset >= bytes || size > bytes - offset ||
+	    ((s->userspace_addr + offset) & (align - 1)) ||
+	    (size & (align - 1)))
+		goto out;
+	start = s->base_gfn + (offset >> 12);
+	end = start + (size >> 12);
+	first = host_chunk(s, start);
+	last = host_chunk(s, end - 1);
+	pthread_rwlock_wrlock(&vm->mmu_lock);
+	set_host_chunks(s, first, last, level);
+	/* The notifier's range is what the host remapped: whole chunks. */
+	nxsim__tdp_mmu_zap_leafs(vm, MAX(s->base_gfn, start - start % 512),
+				 MIN(s->base_gfn + s->npages,
+				     end + (512 - end % 512) % 512));
+	pthread_rwlock_unlock(&vm->mmu_lock);
+	rc = 0;
+out:
+	pthread_mutex_unlock(&vm->slots_lock);
+	nxsim__mmu_vm_exit(vm);
+	return rc;
+}
+
+void nxsim__memslots_free(struct nxsim_vm *vm)
+{
+	struct nxsim__memslot *s;
+
+	while ((s = TAILQ_FIRST(&vm->mmu->slots))) {
+		slot_remove(vm, s);
+		slot_free(s);
+	}
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Memory slots (struct kvm_memory_slot) with their lpage_info disallow
+ * counts, and the host mapping size under them.
+ */
+#ifndef NXSIM_MMU_MEMSLOT_H
+#define NXSIM_MMU_MEMSLOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <bsd/sys/queue.h>
+
+/**
+ * struct nxsim__memslot - struct kvm_memory_slot
+ * @link: on vm_mmu->slots, sorted by @base_gfn
+ * @id: slot id
+ * @flags: KVM_MEM_*
+ * @base_gfn: first gfn
+ * @npages: size in 4 KiB pages
+ * @userspace_addr: hva of the first page
+ * @lpage_info: disallow_lpage per huge-page region, [0] 2M, [1] 1G
+ * @lpages: entries of each @lpage_info array
+ * @host_level: host mapping level per 2 MiB hva region the slot touches
+ * @nr_host: entries of @host_level
+ */
+struct nxsim__memslot {
+	TAILQ_ENTRY(nxsim__memslot) link;
+	uint16_t id;
+	uint32_t flags;
+	uint64_t base_gfn;
+	uint64_t npages;
+	uint64_t userspace_addr;
+	int *lpage_info[2];
+	uint64_t lpages[2];
+	uint8_t *host_level;
+	uint64_t nr_host;
+};
+
+TAILQ_HEAD(nxsim__slot_list, nxsim__memslot);
+
+struct nxsim_vm;
+
+/* __gfn_to_memslot(): NULL if no slot holds @gfn. */
+struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim_vm *vm, uint64_t gfn);
+
+static inline bool nxsim__slot_dirty_logging(const struct nxsim__memslot *s)
+{
+	return s->flags & 1u;
+}
+
+/* lpage_info_slot(gfn, slot, level)->disallow_lpage (level 2 or 3). */
+int nxsim__lpage_disallowed(const struct nxsim__memslot *slot, uint64_t gfn,
+			    int level);
+/* host_pfn_mapping_level(): the host's mapping level at @gfn. */
+int nxsim__host_mapping_level(const struct nxsim__memslot *slot, uint64_t gfn);
+/* The host pfn of @gfn (hva >> 12). */
+static inline uint64_t nxsim__gfn_to_pfn(const struct nxsim__memslot *s,
+					 uint64_t gfn)
+{
+	return (s->userspace_addr >> 12) + (gfn - s->base_gfn);
+}
+
+/* Free all slots (VM teardown). */
+void nxsim__memslots_free(struct nxsim_vm *vm);
+
+#endif /* NXSIM_MMU_MEMSLOT_H */

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * SPTE bits and the SPTEs the TDP MMU builds (arch/x86/kvm/mmu/spte.h,
+ * spte.c): masks per format as kvm_mmu_set_ept_masks() and
+ * kvm_mmu_reset_all_pte_masks() set them (EPT with A/D bits and
+ * exec-only support; NPT), make_spte(), make_nonleaf_spte(),
+ * make_huge_page_split_spte() and the predicates.
+ */
+#ifndef NXSIM_MMU_SPTE_H
+#define NXSIM_MMU_SPTE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <nxsim/mmu.h>
+
+#define SPTE_ENT_PER_PAGE 512
+#define PT_WRITABLE_MASK (1ull << 1)
+#define PT_PAGE_SIZE_MASK (1ull << 7)
+#define SPTE_MMU_PRESENT_MASK (1ull << 11)
+#define SPTE_BASE_ADDR_MASK 0x000ffffffffff000ull
+#define SHADOW_NONPRESENT_VALUE NXSIM_SPTE_NONPRESENT
+
+/* ACC_* access bits of the role and of make_spte(). */
+#define ACC_EXEC_MASK 1u
+#define ACC_WRITE_MASK 2u
+#define ACC_USER_MASK 4u
+#define ACC_ALL 7u
+
+#define KVM_PAGES_PER_HPAGE(l) (1ull << (((l)-1) * 9))
+
+/**
+ * struct nxsim__spte_masks - the shadow_*_mask globals for one format
+ */
+struct nxsim__spte_masks {
+	uint64_t present; /* shadow_present_mask */
+	uint64_t user; /* shadow_user_mask */
+	uint64_t x; /* shadow_x_mask */
+	uint64_t nx; /* shadow_nx_mask */
+	uint64_t accessed; /* shadow_accessed_mask */
+	uint64_t dirty; /* shadow_dirty_mask */
+	uint64_t host_writable; /* shadow_host_writable_mask */
+	uint64_t mmu_writable; /* shadow_mmu_writable_mask */
+	uint64_t memtype; /* get_mt_mask() for RAM: WB | IPAT on EPT */
+};
+
+const struct nxsim__spte_masks *nxsim__spte_masks(enum nxsim_spte_format f);
+
+static inline bool is_shadow_present_pte(uint64_t spte)
+{
+	return spte & SPTE_MMU_PRESENT_MASK;
+}
+
+static inline bool is_large_pte(uint64_t spte)
+{
+	return spte & PT_PAGE_SIZE_MASK;
+}
+
+static inline bool is_last_spte(uint64_t spte, int level)
+{
+	return level == NXSIM_PG_LEVEL_4K || is_large_pte(spte);
+}
+
+static inline uint64_t spte_to_pfn(uint64_t spte)
+{
+	return (spte & SPTE_BASE_ADDR_MASK) >> 12;
+}
+
+static inline bool is_writable_pte(uint64_t spte)
+{
+	return spte & PT_WRITABLE_MASK;
+}
+
+/* is_executable_pte(): (spte & (X | NX)) == X */
+bool nxsim__spte_executable(enum nxsim_spte_format f, uint64_t spte);
+bool nxsim__spte_mmu_writable(enum nxsim_spte_format f, uint64_t spte);
+
+/**
+ * nxsim__make_spte() - make_spte() for a direct (TDP) SP
+ * @f: format
+ * @level: the leaf's level
+ * @pfn: host pfn (aligned for a huge leaf)
+ * @access: ACC_* of the role (ACC_ALL for TDP)
+ * @host_writable: the host mapping is writable (not a read-only slot)
+ * @nx_huge_page_enabled: is_nx_huge_page_enabled(kvm): huge leaves lose
+ *	exec
+ */
+uint64_t nxsim__make_spte(enum nxsim_spte_format f, int level, uint64_t pfn,
+			  unsigned int access, bool host_writable,
+			  bool nx_huge_page_enabled);
+
+/* make_nonleaf_spte(): a present entry pointing at child table @pfn. */
+uint64_t nxsim__make_nonleaf_spte(enum nxsim_spte_format f, uint64_t pfn);
+
+/*
+ * make_small_spte() / make_huge_page_split_spte() for all 512 children:
+ * fill @spt with the SPTEs of @huge_spte split to @child_level; 4K
+ * children become executable when the mitigation is on
+ * (make_spte_executable()).
+ */
+void nxsim__make_split_sptes(enum nxsim_spte_format f, uint64_t huge_spte,
+			     int child_level, bool nx_huge_page_enabled,
+			     uint64_t *spt);
+
+/* make_huge_spte(): a huge leaf at @level from a small leaf below it. */
+uint64_t nxsim__make_huge_spte(enum nxsim_spte_format f, uint64_t small_spte,
+			       int level, bool nx_huge_page_enabled);
+
+/* Write-protect for dirty logging: clear W, keep MMU-writable. */
+static inline uint64_t nxsim__spte_wrprot(uint64_t spte)
+{
+	return spte & ~PT_WRITABLE_MASK;
+}
+
+#endif /* NXSIM_MMU_SPTE_H */

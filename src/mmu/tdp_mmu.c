@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * TDP MMU page tables (arch/x86/kvm/mmu/tdp_mmu.c, tdp_iter.c):
+ * page-table pages and their frames, roots, SPTE changes with their stat
+ * and teardown side effects (handle_changed_spte(), handle_removed_pt(),
+ * tdp_mmu_unlink_sp()), zapping an SP through its parent SPTE, zapping
+ * leaves of a gfn range, and the dirty-logging walks.
+ *
+ * Everything runs with mmu_lock held for write; the kernel's atomic
+ * (shared-lock) variants, RCU-deferred frees, yielding and the frozen-SPTE
+ * protocol are left out, as is the removal of roots by refcount (roots are
+ * torn down at once when invalidated).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/compiler.h"
+#include "core/profile.h"
+#include "mmu/host.h"
+#include "mmu/mmu_internal.h"
+#include "mmu/vm.h"
+
+static bool nx_enabled(struct nxsim_vm *vm)
+{
+	return nxsim__vm_nx_huge_page_enabled(vm);
+}
+
+struct nxsim__mmu_page *nxsim__spte_to_child_sp(struct nxsim__vm_mmu *mmu,
+						uint64_t spte)
+{
+	uint64_t idx = spte_to_pfn(spte) - NXSIM__SP_PFN_BASE;
+
+	assert(idx < mmu->nr_frames && mmu->frames[idx].sp);
+	return mmu->frames[idx].sp;
+}
+
+/* A free frame index, growing the table if needed; false on -ENOMEM. */
+static bool frame_get(struct nxsim__vm_mmu *mmu, uint32_t *id)
+{
+	uint32_t cap = mmu->cap_frames ? mmu->cap_frames * 2 : 64;
+	struct nxsim__frame *frames;
+
+	if (mmu->free_frame != NXSIM__NO_FRAME) {
+		*id = mmu->free_frame;
+		mmu->free_frame = mmu->frames[*id].next_free;
+		return true;
+	}
+	if (mmu->nr_frames == mmu->cap_frames) {
+		frames = nxsim__realloc(mmu->frames,
+					mmu->cap_frames * sizeof(*frames),
+					cap * sizeof(*frames));
+		if (!frames)
+			return false;
+		mmu->frames = frames;
+		mmu->cap_frames = cap;
+	}
+	*id = mmu->nr_frames++;
+	return true;
+}
+
+static void frame_put(struct nxsim__vm_mmu *mmu, uint32_t id)
+{
+	mmu->frames[id].sp = NULL;
+	mmu->frames[id].next_free = mmu->free_frame;
+	mmu->free_frame = id;
+}
+
+struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
+						uint64_t gfn, int level)
+{
+	struct nxsim__mmu_page *sp;
+	uint32_t id;
+
+	sp = nxsim__zalloc(sizeof(*sp));
+	if (!sp)
+		return NULL;
+	sp->spt = nxsim__alloc(SPTE_ENT_PER_PAGE * sizeof(uint64_t));
+	if (!sp->spt || !frame_get(mmu, &id)) {
+		nxsim__free(sp->spt, SPTE_ENT_PER_PAGE * sizeof(uint64_t));
+		nxsim__free(sp, sizeof(*sp));
+		return NULL;
+	}
+	sp->id = id;
+	mmu->frames[id].sp = sp;
+	sp->gfn = gfn & ~(KVM_PAGES_PER_HPAGE(level + 1) - 1);
+	sp->level = level;
+	sp->direct = true;
+	sp->tdp_mmu_page = true;
+	mmu->nr_sps++;
+	return sp;
+}
+
+void nxsim__sp_clear(struct nxsim__mmu_page *sp)
+{
+	unsigned int i;
+
+	for (i = 0; i < SPTE_ENT_PER_PAGE; i++)
+		sp->spt[i] = SHADOW_NONPRESENT_VALUE;
+}
+
+void nxsim__tdp_mmu_free_sp(struct nxsim__vm_mmu *mmu,
+			    struct nxsim__mmu_page *sp)
+{
+	frame_put(mmu, sp->id);
+	mmu->nr_sps--;
+	nxsim__free(sp->spt, SPTE_ENT_PER_PAGE * sizeof(uint64_t));
+	nxsim__free(sp, sizeof(*sp));
+}
+
+/* tdp_mmu_unlink_sp(): clear the flag and untrack. */
+static void unlink_sp(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
+{
+	pthread_mutex_lock(&vm->mmu->tdp_mmu_pages_lock);
+	if (sp->nx_huge_page_disallowed) {
+		sp->nx_huge_page_disallowed = false;
+		nxsim__untrack_possible_nx_huge_page(vm, sp, NXSIM__TDP_MMU);
+	}
+	pthread_mutex_unlock(&vm->mmu->tdp_mmu_pages_lock);
+}
+
+static void handle_changed_spte(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+				uint64_t old, uint64_t new);
+
+/*
+ * handle_removed_pt(): a table left the paging structure.  Its leaves
+ * leave the page stats (counted by @nr_leaves, so a table of leaves is
+ * not read again) and its child tables are removed in turn.
+ */
+static void handle_removed_pt(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
+{
+	unsigned int i;
+
+	unlink_sp(vm, sp);
+	if (sp->nr_leaves)
+		vm->mmu->pages[sp->level - 1] -= sp->nr_leaves;
+	for (i = 0; sp->level > NXSIM_PG_LEVEL_4K && i < SPTE_ENT_PER_PAGE;
+	     i++) {
+		uint64_t spte = sp->spt[i];
+
+		if (is_shadow_present_pte(spte) && !is_large_pte(spte))
+			handle_removed_pt(vm, nxsim__spte_to_child_sp(vm->mmu,
+								      spte));
+	}
+	nxsim__tdp_mmu_free_sp(vm->mmu, sp);
+}
+
+/* handle_changed_spte(): page stats and removed page tables. */
+static void handle_changed_spte(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+				uint64_t old, uint64_t new)
+{
+	int level = sp->level;
+	bool was_present = is_shadow_present_pte(old);
+	bool is_present = is_shadow_present_pte(new);
+	bool was_leaf = was_present && is_last_spte(old, level);
+	bool is_leaf = is_present && is_last_spte(new, level);
+	bool pfn_changed = spte_to_pfn(old) != spte_to_pfn(new);
+
+	if (old == new)
+		return;
+	if (was_leaf != is_leaf) {
+		if (is_leaf) {
+			vm->mmu->pages[level - 1]++;
+			sp->nr_leaves++;
+		} else {
+			vm->mmu->pages[level - 1]--;
+			sp->nr_leaves--;
+		}
+	}
+	if (was_present && !was_leaf && (is_leaf || !is_present || pfn_changed))
+		handle_removed_pt(vm, nxsim__spte_to_child_sp(vm->mmu, old));
+}
+
+void nxsim__tdp_mmu_set_spte(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+			     uint64_t *sptep, uint64_t new)
+{
+	uint64_t old = *sptep;
+
+	WRITE_ONCE(*sptep, new);
+	handle_changed_spte(vm, sp, old, new);
+}
+
+void nxsim__tdp_mmu_new_root(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
+{
+	struct nxsim__vm_mmu *mmu = vm->mmu;
+
+	nxsim__sp_clear(sp);
+	sp->level = mmu->root_level;
+	sp->gfn = 0;
+	sp->root_count = 1;
+	TAILQ_INSERT_TAIL(&mmu->roots, sp, link);
+	mmu->root = sp;
+}
+
+void nxsim__tdp_mmu_zap_all_roots(struct nxsim_vm *vm)
+{
+	struct nxsim__vm_mmu *mmu = vm->mmu;
+	struct nxsim__mmu_page *root;
+
+	TAILQ_FOREACH(root, &mmu->roots, link)
+		root->invalid = true;
+	mmu->root = NULL;
+	while ((root = TAILQ_FIRST(&mmu->roots))) {
+		TAILQ_REMOVE(&mmu->roots, root, link);
+		handle_removed_pt(vm, root);
+	}
+}
+
+bool nxsim__tdp_mmu_zap_sp(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
+{
+	uint64_t old;
+
+	if (WARN_ON(!sp->ptep))
+		return false;
+	old = *sp->ptep;
+	/* The parent no longer points here: nothing to do. */
+	if (!is_shadow_present_pte(old) || is_large_pte(old) ||
+	    spte_to_pfn(old) != sp_pfn(sp))
+		return false;
+	nxsim__tdp_mmu_set_spte(vm, sp->parent, sp->ptep,
+				SHADOW_NONPRESENT_VALUE);
+	return true;
+}
+
+/*
+ * Visit every present SPTE of @sp overlapping [start, end), top-down; @fn
+ * returns true to skip the SPTE's subtree (it was changed).
+ */
+typedef bool (*walk_fn)(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+			uint64_t *sptep, uint64_t gfn, void *ctx);
+
+static void walk(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+		 uint64_t start, uint64_t end, walk_fn fn, void *ctx)
+{
+	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level);
+	unsigned int i;
+
+	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
+		uint64_t gfn = sp->gfn + i * span, spte = sp->spt[i];
+
+		if (gfn >= end || gfn + span <= start ||
+		    !is_shadow_present_pte(spte))
+			continue;
+		if (fn(vm, sp, &sp->spt[i], gfn, ctx))
+			continue;
+		spte = sp->spt[i];
+		if (is_shadow_present_pte(spte) &&
+		    !is_last_spte(spte, sp->level))
+			walk(vm, nxsim__spte_to_child_sp(vm->mmu, spte), start,
+			     end, fn, ctx);
+	}
+}
+
+static void walk_roots(struct nxsim_vm *vm, uint64_t start, uint64_t end,
+		       walk_fn fn, void *ctx)
+{
+	struct nxsim__mmu_page *root;
+
+	TAILQ_FOREACH(root, &vm->mmu->roots, link)
+		walk(vm, root, start, end, fn, ctx);
+}
+
+static bool zap_leaf(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+		     uint64_t *sptep, uint64_t gfn, void *ctx)
+{
+	(void)gfn;
+	(void)ctx;
+	if (!is_last_spte(*sptep, sp->level))
+		return false;
+	nxsim__tdp_mmu_set_spte(vm, sp, sptep, SHADOW_NONPRESENT_VALUE);
+	return true;
+}
+
+void nxsim__tdp_mmu_zap_leafs(struct nxsim_vm *vm, uint64_t start, uint64_t end)
+{
+	walk_roots(vm, start, end, zap_leaf, NULL);
+}
+
+/*
+ * kvm_tdp_mmu_wrprot_slot() at min_level: 2M with PML (EPT), whose 4K
+ * leaves keep W and lose D instead (kvm_mmu_slot_leaf_clear_dirty()).
+ */
+static bool wrprot_leaf(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+			uint64_t *sptep, uint64_t gfn, void *ctx)
+{
+	int level = sp->level;
+	const struct nxsim__spte_masks *m = nxsim__spte_masks(vm->mmu->fmt);
+	bool pml = vm->mmu->fmt == NXSIM_SPTE_EPT;
+
+	(void)gfn;
+	(void)ctx;
+	if (!is_last_spte(*sptep, level))
+		return false;
+	if (pml && level == NXSIM_PG_LEVEL_4K)
+		WRITE_ONCE(*sptep, *sptep & ~m->dirty);
+	else
+		WRITE_ONCE(*sptep, nxsim__spte_wrprot(*sptep));
+	return true;
+}
+
+void nxsim__tdp_mmu_wrprot_slot(struct nxsim_vm *vm,
+				const struct nxsim__memslot *slot)
+{
+	walk_roots(vm, slot->base_gfn, slot->base_gfn + slot->npages,
+		   wrprot_leaf, NULL);
+}
+
+/* The first present leaf below a non-leaf SPTE (tdp_mmu_make_huge_spte()). */
+static bool first_leaf(struct nxsim__vm_mmu *mmu, uint64_t spte, int level,
+		       uint64_t *leaf)
+{
+	struct nxsim__mmu_page *sp = nxsim__spte_to_child_sp(mmu, spte);
+	unsigned int i;
+
+	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
+		uint64_t c = sp->spt[i];
+
+		if (!is_shadow_present_pte(c))
+			continue;
+		if (is_last_spte(c, level - 1)) {
+			*leaf = c;
+			return true;
+		}
+		if (first_leaf(mmu, c, level - 1, leaf))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Disabling dirty logging: zap_collapsible_spte_range() (non-leaf SPTEs
+ * that could be huge are zapped, to refault huge), or, from 6.13,
+ * recover_huge_pages_range() (they are replaced by a huge SPTE made from
+ * a leaf below them, without exec when the mitigation is on).
+ */
+static bool collapse(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+		     uint64_t *sptep, uint64_t gfn, void *ctx)
+{
+	const struct nxsim__memslot *slot = ctx;
+	int level = sp->level;
+	uint64_t leaf;
+
+	if (level > NXSIM_PG_LEVEL_1G || level == NXSIM_PG_LEVEL_4K ||
+	    is_last_spte(*sptep, level))
+		return false;
+	if (gfn < slot->base_gfn || gfn >= slot->base_gfn + slot->npages)
+		return false;
+	if (nxsim__max_mapping_level(vm, slot, gfn, NXSIM_PG_LEVEL_1G) < level)
+		return false;
+	if (!vm->host->prof->recover_huge_in_place) {
+		nxsim__tdp_mmu_set_spte(vm, sp, sptep, SHADOW_NONPRESENT_VALUE);
+		return true;
+	}
+	if (!first_leaf(vm->mmu, *sptep, level, &leaf))
+		return false;
+	nxsim__tdp_mmu_set_spte(vm, sp, sptep,
+				nxsim__make_huge_spte(vm->mmu->fmt, leaf, level,
+						      nx_enabled(vm)));
+	return true;
+}
+
+void nxsim__tdp_mmu_collapse_slot(struct nxsim_vm *vm,
+				  const struct nxsim__memslot *slot)
+{
+	walk_roots(vm, slot->base_gfn, slot->base_gfn + slot->npages, collapse,
+		   (void *)slot);
+}
+
+void nxsim__tdp_mmu_release(struct nxsim__vm_mmu *mmu)
+{
+	nxsim__free(mmu->frames, mmu->cap_frames * sizeof(*mmu->frames));
+	mmu->frames = NULL;
+	mmu->cap_frames = mmu->nr_frames = 0;
+	mmu->free_frame = NXSIM__NO_FRAME;
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Helpers shared by the MMU scenario tests (test_nx_*.c): a host with one
+ * VM and one vCPU, slots, accesses that must succeed, stats, and the
+ * invariant checker run after every step.
+ */
+#ifndef NXSIM_TEST_NX_TEST_H
+#define NXSIM_TEST_NX_TEST_H
+
+#include <stdio.h>
+
+#include "common/test_util.h"
+
+#define GIB (1ull << 30)
+#define MIB2 (2ull << 20)
+#define HVA_BASE 0x7f0000000000ull /* 1 GiB aligned */
+
+struct nx_env {
+	struct nxsim_host *host;
+	struct nxsim_vm *vm;
+	struct nxsim_vcpu *vcpu;
+};
+
+static inline void nx_print_violation(void *ctx, const char *text)
+{
+	(void)ctx;
+	printf("# violation: %s\n", text);
+}
+
+/* The number of violations, each printed. */
+static inline int nx_check(struct nxsim_vm *vm)
+{
+	return nxsim_vm_check(vm, nx_print_violation, NULL);
+}
+
+static inline void nx_check_ok(struct nxsim_vm *vm)
+{
+	assert_rc(nx_check(vm), 0);
+}
+
+/* A host of @profile with the mitigation on, ratio 1, one VM + vCPU. */
+static inline struct nx_env nx_env(const char *profile, uint64_t bugs)
+{
+	struct nx_env e;
+
+	e.host = test_host(profile, true, NULL, bugs);
+	assert_rc(nxsim_param_set(e.host, "nx_huge_pages_recovery_ratio", "1"),
+		  0);
+	assert_rc(nxsim_vm_create(e.host, &e.vm), 0);
+	assert_rc(nxsim_vcpu_create(e.vm, 0, &e.vcpu), 0);
+	return e;
+}
+
+static inline void nx_env_destroy(struct nx_env *e)
+{
+	nx_check_ok(e->vm);
+	assert_rc(nxsim_vm_destroy(e->vm), 0);
+	assert_rc(nxsim_host_destroy(e->host), 0);
+}
+
+static inline void nx_slot(struct nxsim_vm *vm, uint32_t id, uint64_t gpa,
+			   uint64_t size, uint64_t hva, int host_level,
+			   uint32_t flags)
+{
+	struct nxsim_memory_region mr = {
+		.slot = id,
+		.flags = flags,
+		.guest_phys_addr = gpa,
+		.memory_size = size,
+		.userspace_addr = hva,
+		.host_level = host_level,
+	};
+
+	assert_rc(nxsim_vm_set_memory_region(vm, &mr), 0);
+}
+
+static inline struct nxsim_access_info
+nx_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind, uint64_t gpa)
+{
+	struct nxsim_access_info info;
+
+	assert_rc(nxsim_vcpu_access(vcpu, kind, gpa, &info), 0);
+	return info;
+}
+
+static inline uint64_t nx_stat(struct nxsim_vm *vm, const char *name)
+{
+	uint64_t v = 0;
+
+	assert_rc(nxsim_vm_stat_get(vm, name, &v), 0);
+	return v;
+}
+
+/* pages_4k, pages_2m, pages_1g, nx_lpage_splits, then the checker. */
+static inline void nx_expect(struct nxsim_vm *vm, uint64_t p4k, uint64_t p2m,
+			     uint64_t p1g, uint64_t splits)
+{
+	assert_int_equal(nx_stat(vm, "pages_4k"), p4k);
+	assert_int_equal(nx_stat(vm, "pages_2m"), p2m);
+	assert_int_equal(nx_stat(vm, "pages_1g"), p1g);
+	assert_int_equal(nx_stat(vm, "nx_lpage_splits"), splits);
+	nx_check_ok(vm);
+}
+
+#endif /* NXSIM_TEST_NX_TEST_H */

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tools/testing/selftests/kvm/x86/nx_huge_pages_test.c (and its wrapper
+ * script), step by step on the virtual clock: kvm-nx-spec.md section 6.
+ * Each step runs the vCPU, makes the guest's access, and checks
+ * pages_2m, nx_lpage_splits and pages_4k, and the invariant checker.
+ * Run for the newest profile (in-place split: +512 4K pages) and for 6.1
+ * (the huge SPTE is zapped: +1), with the mitigation on and with the
+ * per-VM opt-out, with and without CAP_SYS_BOOT.
+ */
+#include <stdio.h>
+
+#include "common/test_util.h"
+
+#define HPAGE_SLOT 10
+#define HPAGE_GPA (4ull << 30)
+#define HPAGE_SLOT_NPAGES (3 * 512)
+#define HPAGE_SIZE (2ull << 20)
+#define PERIOD_MS 100
+
+enum step_kind { READ, EXEC, SLEEP };
+
+struct step {
+	enum step_kind kind;
+	int hp; /* 1, 2 or 3 */
+};
+
+/* The guest's sequence; the expected stats are per case. */
+static const struct step steps[] = {
+	{ READ, 1 }, { READ, 2 },  { EXEC, 1 }, { EXEC, 3 },
+	{ READ, 1 }, { SLEEP, 0 }, { READ, 3 },
+};
+
+struct expect {
+	uint64_t pages_2m, splits, pages_4k;
+};
+
+struct scase {
+	const char *profile;
+	bool disable_nx;
+	bool reboot;
+	/* [0] before the first run, then one per step */
+	struct expect e[8];
+};
+
+static const struct scase cases[] = {
+	{ "6.18",
+	  false,
+	  true,
+	  { { 0, 0, 0 },
+	    { 1, 0, 0 },
+	    { 2, 0, 0 },
+	    { 1, 1, 512 },
+	    { 1, 2, 513 },
+	    { 1, 2, 513 },
+	    { 1, 0, 0 },
+	    { 2, 0, 0 } } },
+	{ "6.18",
+	  true,
+	  true,
+	  { { 0, 0, 0 },
+	    { 1, 0, 0 },
+	    { 2, 0, 0 },
+	    { 2, 0, 0 },
+	    { 3, 0, 0 },
+	    { 3, 0, 0 },
+	    { 3, 0, 0 },
+	    { 3, 0, 0 } } },
+	{ "6.18", true, false, { { 0, 0, 0 } } },
+	{ "6.1",
+	  false,
+	  true,
+	  { { 0, 0, 0 },
+	    { 1, 0, 0 },
+	    { 2, 0, 0 },
+	    { 1, 1, 1 },
+	    { 1, 2, 2 },
+	    { 1, 2, 2 },
+	    { 1, 0, 0 },
+	    { 2, 0, 0 } } },
+	{ "6.1",
+	  true,
+	  true,
+	  { { 0, 0, 0 },
+	    { 1, 0, 0 },
+	    { 2, 0, 0 },
+	    { 2, 0, 0 },
+	    { 3, 0, 0 },
+	    { 3, 0, 0 },
+	    { 3, 0, 0 },
+	    { 3, 0, 0 } } },
+	{ "6.1", true, false, { { 0, 0, 0 } } },
+};
+
+static void print_violation(void *ctx, const char *text)
+{
+	(void)ctx;
+	printf("# violation: %s\n", text);
+}
+
+static uint64_t stat(struct nxsim_vm *vm, const char *name)
+{
+	uint64_t v = 0;
+
+	assert_rc(nxsim_vm_stat_get(vm, name, &v), 0);
+	return v;
+}
+
+static void check_step(struct nxsim_vm *vm, const struct scase *c, int i)
+{
+	printf("# %s disable_nx=%d step %d\n", c->profile, c->disable_nx, i);
+	assert_int_equal(stat(vm, "pages_2m"), c->e[i].pages_2m);
+	assert_int_equal(stat(vm, "nx_lpage_splits"), c->e[i].splits);
+	assert_int_equal(stat(vm, "pages_4k"), c->e[i].pages_4k);
+	assert_int_equal(stat(vm, "pages_1g"), 0);
+	assert_rc(nxsim_vm_check(vm, print_violation, NULL), 0);
+}
+
+static void run_case(const struct scase *c)
+{
+	struct nxsim_host *host = test_host(c->profile, true, NULL, 0);
+	struct nxsim_clock *clock = nxsim_host_clock(host);
+	struct nxsim_memory_region mr = {
+		.slot = HPAGE_SLOT,
+		.guest_phys_addr = HPAGE_GPA,
+		.memory_size = HPAGE_SLOT_NPAGES * 4096ull,
+		.userspace_addr = 0x7f0000000000ull, /* hugetlb, 2M aligned */
+		.host_level = NXSIM_PG_LEVEL_2M,
+	};
+	struct nxsim_vcpu *vcpu;
+	struct nxsim_vm *vm;
+	unsigned int i;
+
+	/* nx_huge_pages_test.sh */
+	assert_rc(nxsim_param_set(host, "nx_huge_pages", "1"), 0);
+	assert_rc(nxsim_param_set(host, "nx_huge_pages_recovery_ratio", "1"),
+		  0);
+	assert_rc(nxsim_param_set(host, "nx_huge_pages_recovery_period_ms",
+				  "100"),
+		  0);
+
+	assert_rc(nxsim_vm_create(host, &vm), 0);
+	if (c->disable_nx) {
+		int rc = nxsim_vm_enable_cap(vm,
+					     NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES,
+					     0, NULL, c->reboot);
+
+		if (!c->reboot) {
+			assert_rc(rc, -EPERM);
+			assert_rc(nxsim_vm_nx_huge_pages_enabled(vm), 1);
+			goto out;
+		}
+		assert_rc(rc, 0);
+	}
+	assert_rc(nxsim_vcpu_create(vm, 0, &vcpu), 0);
+	assert_rc(nxsim_vm_set_memory_region(vm, &mr), 0);
+	check_step(vm, c, 0);
+
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		const struct step *s = &steps[i];
+		uint64_t gpa = HPAGE_GPA + (s->hp - 1) * HPAGE_SIZE;
+
+		if (s->kind == SLEEP) {
+			nxsim_clock_advance(clock, 5 * PERIOD_MS * 1000000ull);
+		} else {
+			assert_rc(nxsim_vcpu_run(vcpu), 0);
+			assert_rc(nxsim_vcpu_access(vcpu,
+						    s->kind == EXEC ?
+							    NXSIM_ACCESS_EXEC :
+							    NXSIM_ACCESS_READ,
+						    gpa, NULL),
+				  0);
+		}
+		check_step(vm, c, i + 1);
+	}
+out:
+	assert_rc(nxsim_vm_destroy(vm), 0);
+	assert_rc(nxsim_host_destroy(host), 0);
+}
+
+static void test_selftest(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		run_case(&cases[i]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_selftest),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Memory slots: KVM_SET_USER_MEMORY_REGION's errors (table-driven), the
+ * lpage_info disallow counts from alignment and gfn/hva congruence, moves
+ * and deletes zapping every mapping, flags-only changes, the host mapping
+ * level API, and an allocation-failure walk of each allocating operation.
+ */
+#include "../scenario/nx_test.h"
+#include "mmu/mmu_internal.h"
+#include "mmu/vm.h"
+
+#define G4 (4 * GIB)
+
+static struct nxsim_memory_region region(uint32_t slot, uint32_t flags,
+					 uint64_t gpa, uint64_t size,
+					 uint64_t hva, int host_level)
+{
+	return (struct nxsim_memory_region){
+		.slot = slot,
+		.flags = flags,
+		.guest_phys_addr = gpa,
+		.memory_size = size,
+		.userspace_addr = hva,
+		.host_level = host_level,
+	};
+}
+
+static void test_errors(void **state)
+{
+	static const struct {
+		struct nxsim_memory_region mr;
+		int rc;
+	} cases[] = {
+		{ { 5, 4, G4, MIB2, HVA_BASE, 2 }, -EINVAL }, /* bad flag */
+		{ { 5, 0, G4, 4097, HVA_BASE, 2 }, -EINVAL }, /* size */
+		{ { 5, 0, G4 + 1, MIB2, HVA_BASE, 2 }, -EINVAL },
+		{ { 5, 0, G4, MIB2, HVA_BASE + 8, 2 }, -EINVAL },
+		{ { 5, 0, G4, MIB2, 1ull << 47, 2 }, -EINVAL }, /* access_ok */
+		{ { 5, 0, G4, 8192, (1ull << 47) - 4096, 2 }, -EINVAL },
+		{ { NXSIM_USER_MEM_SLOTS, 0, G4, MIB2, HVA_BASE, 2 }, -EINVAL },
+		{ { 1u << 16, 0, G4, MIB2, HVA_BASE, 2 }, -EINVAL }, /* as_id */
+		{ { 5, 0, ~4095ull, 8192, HVA_BASE, 2 }, -EINVAL }, /* wraps */
+		{ { 5, 0, 0, 1ull << 43, 4096, 2 }, -EINVAL }, /* 2^31 pages */
+		{ { 5, 0, G4, MIB2, HVA_BASE, 4 }, -EINVAL }, /* host level */
+		{ { 5, 0, G4, MIB2, HVA_BASE, -1 }, -EINVAL },
+		{ { 5, 0, G4, 0, HVA_BASE, 2 }, -EINVAL }, /* delete none */
+		{ { 6, 0, 0, MIB2, HVA_BASE, 2 }, -EEXIST }, /* overlaps 1 */
+		{ { 6, 0, MIB2 - 4096, 8192, HVA_BASE, 2 }, -EEXIST },
+		{ { 1, 0, 0, 2 * MIB2, HVA_BASE, 2 }, -EINVAL }, /* resize */
+		{ { 1, 0, 0, MIB2, HVA_BASE + MIB2, 2 }, -EINVAL }, /* hva */
+		{ { 1, NXSIM_MEM_READONLY, 0, MIB2, HVA_BASE, 2 }, -EINVAL },
+		{ { 1, 0, 0, MIB2, HVA_BASE, 2 }, 0 }, /* no change */
+		{ { 6, 0, MIB2, MIB2, HVA_BASE, 2 }, 0 }, /* adjacent */
+	};
+	struct nx_env e = nx_env(NULL, 0);
+	struct nxsim_memory_region base = region(1, 0, 0, MIB2, HVA_BASE, 2);
+	unsigned int i;
+
+	(void)state;
+	assert_rc(nxsim_vm_set_memory_region(e.vm, &base), 0);
+	nx_access(e.vcpu, NXSIM_ACCESS_READ, 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		printf("# case %u\n", i);
+		assert_rc(nxsim_vm_set_memory_region(e.vm, &cases[i].mr),
+			  cases[i].rc);
+		/* failures (and the no-op) leave the mapping alone */
+		if (i < 19)
+			nx_expect(e.vm, 0, 1, 0, 0);
+	}
+	assert_rc(nxsim_vm_set_memory_region(e.vm, NULL), -EINVAL);
+	nx_env_destroy(&e);
+}
+
+static struct nxsim__memslot *slot_of(struct nxsim_vm *vm, uint64_t gfn)
+{
+	return nxsim__gfn_to_memslot(vm, gfn);
+}
+
+static void test_lpage_info(void **state)
+{
+	static const struct {
+		uint64_t gpa, size, hva;
+		int l2[4]; /* disallow of the first 2M regions */
+		int l1g[2]; /* of the 1G regions */
+	} cases[] = {
+		/* aligned 4M: all allowed; 1G partial at both ends */
+		{ G4, 2 * MIB2, HVA_BASE, { 0, 0 }, { 1 } },
+		/* base gfn +4K: first and last 2M partial */
+		{ G4 + 4096, 2 * MIB2, HVA_BASE + 4096, { 1, 0, 1 }, { 1 } },
+		/* end unaligned only */
+		{ G4, 2 * MIB2 + 4096, HVA_BASE, { 0, 0, 1 }, { 1 } },
+		/* gfn/hva not congruent for 2M: everything disallowed */
+		{ G4, 3 * MIB2, HVA_BASE + 4096, { 1, 1, 1 }, { 1 } },
+		/* congruent for 2M, not for 1G */
+		{ G4, GIB, HVA_BASE + MIB2, { 0, 0, 0, 0 }, { 1 } },
+		/* a whole aligned 1G */
+		{ G4, GIB, HVA_BASE, { 0, 0, 0, 0 }, { 0 } },
+	};
+	unsigned int i, j;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct nx_env e = nx_env(NULL, 0);
+		struct nxsim__memslot *s;
+
+		nx_slot(e.vm, 1, cases[i].gpa, cases[i].size, cases[i].hva, 2,
+			0);
+		s = slot_of(e.vm, cases[i].gpa >> 12);
+		assert_non_null(s);
+		for (j = 0; j < 4 && j < s->lpages[0]; j++)
+			assert_int_equal(s->lpage_info[0][j], cases[i].l2[j]);
+		assert_int_equal(s->lpage_info[1][0], cases[i].l1g[0]);
+		nx_env_destroy(&e);
+	}
+}
+
+static void test_move_delete_flags(void **state)
+{
+	struct nx_env e = nx_env(NULL, 0);
+	struct nxsim_memory_region mr = region(1, 0, G4, MIB2, HVA_BASE, 2);
+	struct nxsim_access_info info;
+
+	(void)state;
+	nx_slot(e.vm, 2, 8 * GIB, MIB2, HVA_BASE + GIB, 2, 0);
+	assert_rc(nxsim_vm_set_memory_region(e.vm, &mr), 0);
+	nx_access(e.vcpu, NXSIM_ACCESS_READ, G4);
+	nx_access(e.vcpu, NXSIM_ACCESS_EXEC, 8 * GIB);
+	nx_expect(e.vm, 1, 1, 0, 1);
+	/* move slot 1: every mapping is zapped (KVM_X86_QUIRK_SLOT_ZAP_ALL) */
+	mr.guest_phys_addr = 6 * GIB;
+	assert_rc(nxsim_vm_set_memory_region(e.vm, &mr), 0);
+	nx_expect(e.vm, 0, 0, 0, 0);
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, G4);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_EMULATE);
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, 6 * GIB);
+	assert_int_equal(info.level, 2);
+	nx_access(e.vcpu, NXSIM_ACCESS_READ, 8 * GIB);
+	nx_expect(e.vm, 0, 2, 0, 0);
+	/* read-only slot with dirty logging: apply_flags does nothing */
+	nx_slot(e.vm, 3, 10 * GIB, MIB2, HVA_BASE + 2 * GIB, 2,
+		NXSIM_MEM_READONLY);
+	nx_access(e.vcpu, NXSIM_ACCESS_READ, 10 * GIB);
+	nx_slot(e.vm, 3, 10 * GIB, MIB2, HVA_BASE + 2 * GIB, 2,
+		NXSIM_MEM_READONLY | NXSIM_MEM_LOG_DIRTY_PAGES);
+	nx_expect(e.vm, 0, 3, 0, 0);
+	/* delete slot 2: all gone */
+	mr = region(2, 0, 8 * GIB, 0, 0, 0);
+	assert_rc(nxsim_vm_set_memory_region(e.vm, &mr), 0);
+	nx_expect(e.vm, 0, 0, 0, 0);
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, 8 * GIB);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_EMULATE);
+	assert_rc(nxsim_vm_set_memory_region(e.vm, &mr), -EINVAL);
+	nx_env_destroy(&e);
+}
+
+static void test_host_level(void **state)
+{
+	struct nx_env e = nx_env(NULL, 0);
+	struct nxsim_access_info info;
+
+	(void)state;
+	nx_slot(e.vm, 1, GIB, GIB, HVA_BASE, NXSIM_PG_LEVEL_1G, 0);
+	assert_rc(nxsim_vm_set_host_level(e.vm, 1, 0, MIB2, 0), -EINVAL);
+	assert_rc(nxsim_vm_set_host_level(e.vm, 1, 0, MIB2, 4), -EINVAL);
+	assert_rc(nxsim_vm_set_host_level(e.vm, 2, 0, MIB2, 2), -EINVAL);
+	assert_rc(nxsim_vm_set_host_level(e.vm, 1 | 1u << 16, 0, MIB2, 2),
+		  -EINVAL);
+	assert_rc(nxsim_vm_set_host_level(e.vm, 1, 0, 0, 2), -EINVAL);
+	assert_rc(nxsim_vm_set_host_level(e.vm, 1, GIB, MIB2, 2), -EINVAL);
+	assert_rc(nxsim_vm_set_host_level(e.vm, 1, GIB - 4096, 8192, 2),
+		  -EINVAL);
+	assert_rc(nxsim_vm_set_host_level(e.vm, 1, MIB2, GIB, 3), -EINVAL);
+	nx_access(e.vcpu, NXSIM_ACCESS_READ, GIB);
+	nx_expect(e.vm, 0, 0, 1, 0);
+	/* the host splits one 2M of the 1G: leaves zapped, 2M elsewhere */
+	assert_rc(nxsim_vm_set_host_level(e.vm, 1, MIB2, 4096, 1), 0);
+	nx_expect(e.vm, 0, 0, 0, 0);
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, GIB);
+	assert_int_equal(info.level, 2);
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, GIB + MIB2);
+	assert_int_equal(info.level, 1);
+	assert_rc(nxsim_vm_set_host_level(e.vm, 1, 0, GIB, 3), 0);
+	nx_expect(e.vm, 0, 0, 0, 0);
+	/* the PD (not flagged) is replaced by a 1G leaf */
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, GIB);
+	assert_int_equal(info.level, 3);
+	nx_expect(e.vm, 0, 0, 1, 0);
+	nx_env_destroy(&e);
+}
+
+/* ---- allocation failure walks ---- */
+
+struct walk {
+	struct nx_env e;
+	struct nxsim_memory_region mr;
+	enum nxsim_access_kind kind;
+	uint64_t gpa;
+	uint64_t stats[4];
+	long pages;
+};
+
+static void snapshot(struct walk *w, uint64_t *stats, long *pages)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		stats[i] = nx_stat(w->e.vm, nxsim_vm_stat_name(i));
+	*pages = nxsim_vm_nr_mmu_pages(w->e.vm);
+}
+
+static void same(void *ctx)
+{
+	struct walk *w = ctx;
+	uint64_t stats[4];
+	long pages;
+
+	snapshot(w, stats, &pages);
+	assert_memory_equal(stats, w->stats, sizeof(stats));
+	assert_int_equal(pages, w->pages);
+	nx_check_ok(w->e.vm);
+}
+
+static int op_access(void *ctx)
+{
+	struct walk *w = ctx;
+
+	return nxsim_vcpu_access(w->e.vcpu, w->kind, w->gpa, NULL);
+}
+
+static int op_region(void *ctx)
+{
+	struct walk *w = ctx;
+
+	return nxsim_vm_set_memory_region(w->e.vm, &w->mr);
+}
+
+static void walk_start(struct walk *w)
+{
+	snapshot(w, w->stats, &w->pages);
+}
+
+static void test_alloc_failures_walk(void **state)
+{
+	struct walk w = { .e = nx_env(NULL, 0) };
+	unsigned int n;
+
+	(void)state;
+	/* create a slot: struct, host levels, two lpage_info arrays */
+	w.mr = region(1, 0, GIB, GIB, HVA_BASE, 3);
+	walk_start(&w);
+	n = test_alloc_failures(op_region, NULL, same, &w);
+	assert_int_equal(n, 4);
+	/* first fault: root, PDPT, PD, PT and the frame table */
+	w.kind = NXSIM_ACCESS_EXEC;
+	w.gpa = GIB + 4096;
+	walk_start(&w);
+	n = test_alloc_failures(op_access, NULL, same, &w);
+	assert_true(n >= 5);
+	nx_expect(w.e.vm, 1, 0, 0, 2);
+	/* exec split of an existing 2M leaf: the page comes from the cache
+	 * the read topped up (mmu_topup_memory_caches()), so no allocation */
+	w.gpa = GIB + 7 * MIB2;
+	nx_access(w.e.vcpu, NXSIM_ACCESS_READ, w.gpa);
+	walk_start(&w);
+	n = test_alloc_failures(op_access, NULL, same, &w);
+	assert_int_equal(n, 0);
+	nx_expect(w.e.vm, 513, 0, 0, 3);
+	/* move the slot */
+	w.mr.guest_phys_addr = 2 * GIB;
+	walk_start(&w);
+	n = test_alloc_failures(op_region, NULL, same, &w);
+	assert_int_equal(n, 4);
+	nx_expect(w.e.vm, 0, 0, 0, 0);
+	/* an access that hits allocates nothing */
+	w.kind = NXSIM_ACCESS_READ;
+	w.gpa = 2 * GIB;
+	assert_rc(op_access(&w), 0);
+	walk_start(&w);
+	assert_int_equal(test_alloc_failures(op_access, NULL, same, &w), 0);
+	nx_env_destroy(&w.e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_lpage_info),
+		cmocka_unit_test(test_move_delete_flags),
+		cmocka_unit_test(test_host_level),
+		cmocka_unit_test(test_alloc_failures_walk),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
