@@ -14,5 +14,7 @@
 #include <nxsim/host.h>
 #include <nxsim/param.h>
 #include <nxsim/vm.h>
+#include <nxsim/tlb.h>
+#include <nxsim/xpfo.h>
 
 #endif /* NXSIM_NXSIM_H */
