@@ -20,16 +20,16 @@
 #include <nxsim/common.h>
 
 enum nxsim_tlb_level {
-	NXSIM_TLB_L1D,		/* L1 data TLB */
-	NXSIM_TLB_L1I,		/* L1 instruction TLB */
-	NXSIM_TLB_L2,		/* second level (STLB), shared by I and D */
+	NXSIM_TLB_L1D, /* L1 data TLB */
+	NXSIM_TLB_L1I, /* L1 instruction TLB */
+	NXSIM_TLB_L2, /* second level (STLB), shared by I and D */
 	NXSIM_TLB_NR_LEVELS,
 };
 
 enum nxsim_tlb_access {
 	NXSIM_TLB_READ,
 	NXSIM_TLB_WRITE,
-	NXSIM_TLB_EXEC,		/* looks up the iTLB, not the dTLB */
+	NXSIM_TLB_EXEC, /* looks up the iTLB, not the dTLB */
 };
 
 #define NXSIM_TLB_SHIFT_4K 12
@@ -40,11 +40,11 @@ enum nxsim_tlb_access {
 #define NXSIM_TLB_FLUSH_CEILING 33
 #define NXSIM_TLB_MAX_CPUS 1024
 #define NXSIM_TLB_MAX_WAYS 32
-#define NXSIM_TLB_NR_PCIDS 4096	/* 12 CR3 bits */
+#define NXSIM_TLB_NR_PCIDS 4096 /* 12 CR3 bits */
 
 struct nxsim_tlb_geometry {
-	uint32_t sets;		/* a power of two, > 0 */
-	uint32_t ways;		/* 1 .. NXSIM_TLB_MAX_WAYS */
+	uint32_t sets; /* a power of two, > 0 */
+	uint32_t ways; /* 1 .. NXSIM_TLB_MAX_WAYS */
 };
 
 /**

@@ -16,7 +16,7 @@ static void plru_touch(uint32_t *state, unsigned int way, unsigned int ways)
 		bool right = way >= lo + half;
 
 		if (right) {
-			*state &= ~(1u << node);	/* victim goes left */
+			*state &= ~(1u << node); /* victim goes left */
 			lo += half;
 		} else {
 			*state |= 1u << node;

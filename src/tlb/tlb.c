@@ -23,9 +23,9 @@
 #include "core/compiler.h"
 #include "tlb/tlb.h"
 
-static const uint8_t size_shift[TLB_NR_SIZES] = {
-	NXSIM_TLB_SHIFT_4K, NXSIM_TLB_SHIFT_2M, NXSIM_TLB_SHIFT_1G
-};
+static const uint8_t size_shift[TLB_NR_SIZES] = { NXSIM_TLB_SHIFT_4K,
+						  NXSIM_TLB_SHIFT_2M,
+						  NXSIM_TLB_SHIFT_1G };
 
 static inline uint64_t tag_key(uint64_t va, unsigned int sz, uint16_t pcid)
 {
@@ -69,8 +69,7 @@ static inline void touch(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
 }
 
 /* Probe one array; returns the way index (base + w) or -1. */
-static inline long probe(struct nxsim__tlb_array *a, uint64_t va,
-			 uint16_t pcid)
+static inline long probe(struct nxsim__tlb_array *a, uint64_t va, uint16_t pcid)
 {
 	unsigned int sz, w;
 
@@ -132,12 +131,12 @@ static void insert(struct nxsim_tlb *tlb, unsigned int cpu,
 
 	for (w = 0; w < a->ways; w++)
 		if ((t[w] & ~TLB_TAG_WATCH) == (tag & ~TLB_TAG_WATCH))
-			goto write;	/* already there: refresh */
+			goto write; /* already there: refresh */
 	for (w = 0; w < a->ways; w++)
 		if (!t[w])
 			goto fill;
-	w = tlb->repl->victim(a->age + base, &a->state[base / a->ways],
-			      a->ways, &tlb->rng);
+	w = tlb->repl->victim(a->age + base, &a->state[base / a->ways], a->ways,
+			      &tlb->rng);
 	c->st.evictions++;
 	drop(tlb, cpu, a, base + w);
 fill:
@@ -310,9 +309,8 @@ static void flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
 
 unsigned int nxsim__tlb_flush_kernel_range(struct nxsim_tlb *tlb,
 					   unsigned int cpu,
-					   const uint64_t *mask,
-					   uint64_t start, uint64_t end,
-					   bool broadcast)
+					   const uint64_t *mask, uint64_t start,
+					   uint64_t end, bool broadcast)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	uint64_t pages;
@@ -433,8 +431,7 @@ int nxsim_tlb_create(const struct nxsim_tlb_config *cfg,
 	struct nxsim_tlb *tlb;
 	unsigned int i, l;
 
-	if (!cfg || !tlbp || !cfg->nr_cpus ||
-	    cfg->nr_cpus > NXSIM_TLB_MAX_CPUS)
+	if (!cfg || !tlbp || !cfg->nr_cpus || cfg->nr_cpus > NXSIM_TLB_MAX_CPUS)
 		return -EINVAL;
 	repl = nxsim__tlb_repl_find(cfg->replacement ? cfg->replacement :
 						       "lru");
@@ -531,8 +528,8 @@ int nxsim_tlb_invlpg(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va)
 	return 0;
 }
 
-int nxsim_tlb_write_cr3(struct nxsim_tlb *tlb, unsigned int cpu,
-			uint16_t pcid, bool noflush)
+int nxsim_tlb_write_cr3(struct nxsim_tlb *tlb, unsigned int cpu, uint16_t pcid,
+			bool noflush)
 {
 	if (bad_cpu(tlb, cpu) || pcid >= NXSIM_TLB_NR_PCIDS)
 		return -EINVAL;
@@ -579,7 +576,8 @@ int nxsim_tlb_stats(struct nxsim_tlb *tlb, int cpu, struct nxsim_tlb_stats *st)
 {
 	unsigned int i, k;
 
-	if (!tlb || !st || cpu < -1 || (cpu >= 0 && bad_cpu(tlb, (unsigned)cpu)))
+	if (!tlb || !st || cpu < -1 ||
+	    (cpu >= 0 && bad_cpu(tlb, (unsigned)cpu)))
 		return -EINVAL;
 	pthread_mutex_lock(&tlb->lock);
 	if (cpu >= 0) {

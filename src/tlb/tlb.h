@@ -94,7 +94,7 @@ typedef void (*nxsim__tlb_drop_fn)(void *ctx, unsigned int cpu, uint64_t va,
 				   uint64_t pfn);
 
 struct nxsim_tlb {
-	pthread_mutex_t lock;	/* public calls only */
+	pthread_mutex_t lock; /* public calls only */
 	unsigned int nr_cpus;
 	unsigned int ceiling;
 	bool broadcast;
@@ -124,9 +124,8 @@ void nxsim__tlb_flush_global(struct nxsim_tlb *tlb, unsigned int cpu);
  */
 unsigned int nxsim__tlb_flush_kernel_range(struct nxsim_tlb *tlb,
 					   unsigned int cpu,
-					   const uint64_t *mask,
-					   uint64_t start, uint64_t end,
-					   bool broadcast);
+					   const uint64_t *mask, uint64_t start,
+					   uint64_t end, bool broadcast);
 
 /* Whether a range of @pages is flushed page by page (not in full). */
 static inline bool nxsim__tlb_ranged(const struct nxsim_tlb *tlb,

@@ -65,10 +65,9 @@ int nxsim__xpfo_kernel_access(struct nxsim_xpfo *m, unsigned int cpu,
 				.page_shift = (uint8_t)shift,
 				.global = true,
 			};
-			nxsim__tlb_fill(m->tlb, cpu,
-					write ? NXSIM_TLB_WRITE :
-						NXSIM_TLB_READ,
-					&e);
+			nxsim__tlb_fill(
+				m->tlb, cpu,
+				write ? NXSIM_TLB_WRITE : NXSIM_TLB_READ, &e);
 			res = NXSIM_XPFO_ACCESS_WALK;
 		}
 	}

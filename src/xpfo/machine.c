@@ -31,8 +31,7 @@ static const char *const default_policy[] = {
 	[NXSIM_XPFO_V9] = "batched",
 };
 
-void nxsim__xpfo_charge(struct nxsim_xpfo *m, unsigned int cpu,
-			uint64_t cycles)
+void nxsim__xpfo_charge(struct nxsim_xpfo *m, unsigned int cpu, uint64_t cycles)
 {
 	struct nxsim__xpfo_cpu *c = &m->cpu[cpu];
 
@@ -114,19 +113,20 @@ void nxsim__xpfo_flush_cpus(struct nxsim_xpfo *m, unsigned int cpu,
 	targets = nxsim__tlb_flush_kernel_range(m->tlb, cpu, mask, start, end,
 						broadcast);
 	if (broadcast) {
-		nxsim__xpfo_charge_flush(m, cpu, per_cpu + m->cost.invlpgb +
-							 m->cost.tlbsync);
+		nxsim__xpfo_charge_flush(
+			m, cpu, per_cpu + m->cost.invlpgb + m->cost.tlbsync);
 		return;
 	}
 	for (i = 0; i < m->nr_cpus; i++)
 		if (i != cpu && in_mask(mask, i))
 			nxsim__xpfo_charge_flush(m, i,
 						 m->cost.ipi_recv + per_cpu);
-	nxsim__xpfo_charge_flush(m, cpu,
-				 per_cpu + (targets ? m->cost.ipi_first +
-						 (uint64_t)(targets - 1) *
-							 m->cost.ipi_extra :
-						      0));
+	nxsim__xpfo_charge_flush(
+		m, cpu,
+		per_cpu + (targets ? m->cost.ipi_first +
+					     (uint64_t)(targets - 1) *
+						     m->cost.ipi_extra :
+				     0));
 }
 
 void nxsim__xpfo_defer_others(struct nxsim_xpfo *m, unsigned int cpu)
@@ -181,8 +181,8 @@ int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 	    (unsigned int)cfg->version > NXSIM_XPFO_V9 ||
 	    (cfg->tlb.nr_cpus && cfg->tlb.nr_cpus != cfg->nr_cpus))
 		return -EINVAL;
-	policy = nxsim__xpfo_policy_find(cfg->policy ? cfg->policy :
-					 default_policy[cfg->version]);
+	policy = nxsim__xpfo_policy_find(
+		cfg->policy ? cfg->policy : default_policy[cfg->version]);
 	if (!policy)
 		return -ENOENT;
 	if (cfg->tlb.nr_cpus)
@@ -218,10 +218,8 @@ int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 	m->split_2m = nxsim__zalloc(
 		bitstr_size(DIV_ROUND_UP(m->nr_frames, 1ull << 9)));
 	m->cpu = nxsim__calloc(m->nr_cpus, sizeof(*m->cpu));
-	m->mask = nxsim__calloc(DIV_ROUND_UP(m->nr_cpus, 64),
-				sizeof(uint64_t));
-	if (!m->frame || !m->split_1g || !m->split_2m || !m->cpu ||
-	    !m->mask) {
+	m->mask = nxsim__calloc(DIV_ROUND_UP(m->nr_cpus, 64), sizeof(uint64_t));
+	if (!m->frame || !m->split_1g || !m->split_2m || !m->cpu || !m->mask) {
 		free_machine(m);
 		return -ENOMEM;
 	}
@@ -334,17 +332,17 @@ int nxsim_xpfo_cpu(struct nxsim_xpfo *m, unsigned int cpu,
 
 /* Locked public event calls: check the machine and CPU, then run. */
 
-#define LOCKED(m, cpu, call)                                  \
-	({                                                    \
-		int __rc;                                     \
-		if (!(m) || (cpu) >= (m)->nr_cpus)            \
-			return -EINVAL;                       \
-		pthread_mutex_lock(&(m)->lock);               \
-		__rc = (call);                                \
-		if (!__rc)                                    \
-			(m)->events++;                        \
-		pthread_mutex_unlock(&(m)->lock);             \
-		__rc;                                         \
+#define LOCKED(m, cpu, call)                       \
+	({                                         \
+		int __rc;                          \
+		if (!(m) || (cpu) >= (m)->nr_cpus) \
+			return -EINVAL;            \
+		pthread_mutex_lock(&(m)->lock);    \
+		__rc = (call);                     \
+		if (!__rc)                         \
+			(m)->events++;             \
+		pthread_mutex_unlock(&(m)->lock);  \
+		__rc;                              \
 	})
 
 int nxsim_xpfo_alloc_kernel(struct nxsim_xpfo *m, unsigned int cpu,
@@ -353,8 +351,8 @@ int nxsim_xpfo_alloc_kernel(struct nxsim_xpfo *m, unsigned int cpu,
 	return LOCKED(m, cpu, nxsim__xpfo_alloc_kernel(m, cpu, pfn));
 }
 
-int nxsim_xpfo_alloc_user(struct nxsim_xpfo *m, unsigned int cpu,
-			  uint64_t pfn, uint16_t domain, unsigned int flags)
+int nxsim_xpfo_alloc_user(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
+			  uint16_t domain, unsigned int flags)
 {
 	return LOCKED(m, cpu,
 		      nxsim__xpfo_alloc_user(m, cpu, pfn, domain, flags));
@@ -389,8 +387,8 @@ int nxsim_xpfo_kernel_access(struct nxsim_xpfo *m, unsigned int cpu,
 		      nxsim__xpfo_kernel_access(m, cpu, pfn, write, what));
 }
 
-int nxsim_xpfo_user_access(struct nxsim_xpfo *m, unsigned int cpu,
-			   uint64_t pfn, bool write)
+int nxsim_xpfo_user_access(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
+			   bool write)
 {
 	return LOCKED(m, cpu, nxsim__xpfo_user_access(m, cpu, pfn, write));
 }

@@ -21,7 +21,6 @@
 #include "core/compiler.h"
 #include "xpfo/xpfo.h"
 
-
 static void window(struct nxsim_xpfo *m, unsigned int cpu, uint64_t start)
 {
 	struct nxsim__xpfo_cpu *c = &m->cpu[cpu];
@@ -47,7 +46,7 @@ void nxsim__oracle_unmapped(struct nxsim_xpfo *m, uint64_t pfn)
 	unsigned int i;
 
 	if (f->holders)
-		return;	/* already watched since its unmap */
+		return; /* already watched since its unmap */
 	for (i = 0; i < m->nr_cpus; i++) {
 		if (nxsim__tlb_watch(m->tlb, i, nxsim__physmap_va(pfn), true)) {
 			f->holders++;
@@ -74,8 +73,7 @@ void nxsim__oracle_remapped(struct nxsim_xpfo *m, uint64_t pfn)
 }
 
 /* TLB callback: a watched alias left every level of @cpu. */
-void nxsim__oracle_drop(void *ctx, unsigned int cpu, uint64_t va,
-			uint64_t pfn)
+void nxsim__oracle_drop(void *ctx, unsigned int cpu, uint64_t va, uint64_t pfn)
 {
 	struct nxsim_xpfo *m = ctx;
 	struct nxsim__frame *f = &m->frame[pfn];
@@ -86,8 +84,8 @@ void nxsim__oracle_drop(void *ctx, unsigned int cpu, uint64_t va,
 	window(m, cpu, f->stamp);
 }
 
-void nxsim__oracle_reuse(struct nxsim_xpfo *m, uint64_t pfn,
-			 uint8_t new_owner, uint16_t new_domain)
+void nxsim__oracle_reuse(struct nxsim_xpfo *m, uint64_t pfn, uint8_t new_owner,
+			 uint16_t new_domain)
 {
 	const struct nxsim__frame *f = &m->frame[pfn];
 
@@ -115,10 +113,8 @@ void nxsim__oracle_fill(const struct nxsim_xpfo *m,
 			struct nxsim_xpfo_oracle *out)
 {
 	*out = m->orc;
-	out->exposure_mean_ns = out->exposures ?
-					out->exposure_sum_ns / out->exposures :
-					0;
-	out->kmap_mean_ns = out->kmap_windows ?
-				    out->kmap_sum_ns / out->kmap_windows :
-				    0;
+	out->exposure_mean_ns =
+		out->exposures ? out->exposure_sum_ns / out->exposures : 0;
+	out->kmap_mean_ns =
+		out->kmap_windows ? out->kmap_sum_ns / out->kmap_windows : 0;
 }

@@ -102,8 +102,8 @@ int nxsim__xpfo_alloc_kernel(struct nxsim_xpfo *m, unsigned int cpu,
 	return 0;
 }
 
-int nxsim__xpfo_alloc_user(struct nxsim_xpfo *m, unsigned int cpu,
-			   uint64_t pfn, uint16_t domain, unsigned int flags)
+int nxsim__xpfo_alloc_user(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
+			   uint16_t domain, unsigned int flags)
 {
 	struct nxsim__frame *f;
 	bool flush = false;

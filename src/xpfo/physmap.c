@@ -38,8 +38,8 @@ unsigned int nxsim__physmap_shift(const struct nxsim_xpfo *m, uint64_t pfn)
 
 static void split_flush(struct nxsim_xpfo *m, unsigned int cpu)
 {
-	nxsim__xpfo_charge_flush(m, cpu, m->cost.split +
-						 512ull * m->cost.pte_write);
+	nxsim__xpfo_charge_flush(m, cpu,
+				 m->cost.split + 512ull * m->cost.pte_write);
 	/* flush_tlb_all() under the page-table lock. */
 	nxsim__xpfo_flush_cpus(m, cpu, NULL, 0, 0, m->policy->broadcast);
 }
@@ -50,8 +50,7 @@ static void split_flush(struct nxsim_xpfo *m, unsigned int cpu)
  * @cpu: the CPU doing the split (it sends the flush)
  * @pfn: the frame about to be unmapped
  */
-void nxsim__physmap_split(struct nxsim_xpfo *m, unsigned int cpu,
-			  uint64_t pfn)
+void nxsim__physmap_split(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)
 {
 	unsigned int shift = nxsim__physmap_shift(m, pfn);
 

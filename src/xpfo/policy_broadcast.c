@@ -6,8 +6,8 @@
  */
 #include "xpfo/xpfo.h"
 
-static void broadcast_flush(struct nxsim_xpfo *m, unsigned int cpu,
-			    uint64_t va, uint64_t pages)
+static void broadcast_flush(struct nxsim_xpfo *m, unsigned int cpu, uint64_t va,
+			    uint64_t pages)
 {
 	nxsim__xpfo_flush_cpus(m, cpu, NULL, va, pages, true);
 }

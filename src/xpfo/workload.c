@@ -43,25 +43,50 @@
 #define FORK_PAGES 8
 
 enum step {
-	S_USER, S_FAULT, S_FREE, S_SYSCALL, S_KCHURN, S_READ, S_SWITCH,
-	S_PROBE, S_FORK, S_EXIT, NR_STEPS
+	S_USER,
+	S_FAULT,
+	S_FREE,
+	S_SYSCALL,
+	S_KCHURN,
+	S_READ,
+	S_SWITCH,
+	S_PROBE,
+	S_FORK,
+	S_EXIT,
+	NR_STEPS
 };
 
 struct workload {
 	const char *name;
-	uint8_t mix[NR_STEPS];	/* percent */
+	uint8_t mix[NR_STEPS]; /* percent */
 };
 
 static const struct workload workloads[] = {
-	{ "compile", { [S_USER] = 40, [S_FAULT] = 15, [S_FREE] = 8,
-		       [S_SYSCALL] = 15, [S_KCHURN] = 5, [S_READ] = 7,
-		       [S_SWITCH] = 5, [S_PROBE] = 5 } },
-	{ "io", { [S_USER] = 20, [S_READ] = 45, [S_SYSCALL] = 15,
-		  [S_FAULT] = 8, [S_FREE] = 5, [S_SWITCH] = 5,
-		  [S_PROBE] = 2 } },
-	{ "fork", { [S_USER] = 35, [S_FORK] = 15, [S_EXIT] = 5,
-		    [S_SYSCALL] = 20, [S_FAULT] = 10, [S_SWITCH] = 10,
-		    [S_PROBE] = 5 } },
+	{ "compile",
+	  { [S_USER] = 40,
+	    [S_FAULT] = 15,
+	    [S_FREE] = 8,
+	    [S_SYSCALL] = 15,
+	    [S_KCHURN] = 5,
+	    [S_READ] = 7,
+	    [S_SWITCH] = 5,
+	    [S_PROBE] = 5 } },
+	{ "io",
+	  { [S_USER] = 20,
+	    [S_READ] = 45,
+	    [S_SYSCALL] = 15,
+	    [S_FAULT] = 8,
+	    [S_FREE] = 5,
+	    [S_SWITCH] = 5,
+	    [S_PROBE] = 2 } },
+	{ "fork",
+	  { [S_USER] = 35,
+	    [S_FORK] = 15,
+	    [S_EXIT] = 5,
+	    [S_SYSCALL] = 20,
+	    [S_FAULT] = 10,
+	    [S_SWITCH] = 10,
+	    [S_PROBE] = 5 } },
 };
 
 struct wl_domain {
@@ -71,14 +96,14 @@ struct wl_domain {
 
 struct wl_cpu {
 	struct nxsim__rng rng;
-	uint64_t *free;		/* LIFO of free frames */
+	uint64_t *free; /* LIFO of free frames */
 	uint64_t nfree;
-	uint64_t batch[64];	/* refilled, unmapped frames (P4c) */
+	uint64_t batch[64]; /* refilled, unmapped frames (P4c) */
 	unsigned int nbatch;
 	uint64_t kframe[KFRAMES];
 	struct wl_domain dom[DOMAINS];
 	unsigned int cur;
-	uint64_t left;		/* steps to go */
+	uint64_t left; /* steps to go */
 };
 
 struct wl_run {
@@ -86,16 +111,16 @@ struct wl_run {
 	const struct workload *w;
 	struct wl_cpu *cpu;
 	unsigned int nr_cpus;
-	uint64_t per_cpu;	/* frames per CPU */
-	unsigned int batch;	/* refill batch, 0: none */
+	uint64_t per_cpu; /* frames per CPU */
+	unsigned int batch; /* refill batch, 0: none */
 };
 
-#define CALL(r, x)                         \
-	({                                 \
-		int __rc = (x);            \
-		if (__rc)                  \
-			return __rc;       \
-		(r)->m->events++;          \
+#define CALL(r, x)                   \
+	({                           \
+		int __rc = (x);      \
+		if (__rc)            \
+			return __rc; \
+		(r)->m->events++;    \
 	})
 
 static uint16_t domain_id(unsigned int cpu, unsigned int d)
@@ -156,15 +181,15 @@ static int fault_in(struct wl_run *r, unsigned int cpu, struct wl_domain *d,
 	rc = get_user_frame(r, cpu, &pfn);
 	if (rc)
 		return rc;
-	CALL(r, nxsim__xpfo_alloc_user(r->m, cpu, pfn, id,
-				       NXSIM_XPFO_WILL_MAP));
+	CALL(r,
+	     nxsim__xpfo_alloc_user(r->m, cpu, pfn, id, NXSIM_XPFO_WILL_MAP));
 	d->page[d->n++] = pfn;
 	if (copy_from)
 		CALL(r, nxsim__xpfo_kmap(r->m, cpu, *copy_from));
 	CALL(r, nxsim__xpfo_kmap(r->m, cpu, pfn));
 	if (copy_from)
-		CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, *copy_from,
-						  false, NULL));
+		CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, *copy_from, false,
+						  NULL));
 	CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, pfn, true, NULL));
 	nxsim__xpfo_charge(r->m, cpu, r->m->cost.page_zero);
 	CALL(r, nxsim__xpfo_kunmap(r->m, cpu, pfn));
@@ -195,16 +220,16 @@ static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
 		 * physmap.  One raw draw per choice, so the stream does not
 		 * depend on the other CPUs' state.
 		 */
-		unsigned int oc = (unsigned int)(nxsim__rng_next(&c->rng) %
-						 r->nr_cpus);
+		unsigned int oc =
+			(unsigned int)(nxsim__rng_next(&c->rng) % r->nr_cpus);
 		const struct wl_domain *od =
 			&r->cpu[oc].dom[nxsim__rng_next(&c->rng) % DOMAINS];
 		uint64_t x = nxsim__rng_next(&c->rng);
 
 		if (od->n)
-			CALL(r, nxsim__xpfo_kernel_access(
-					r->m, cpu, od->page[x % od->n], false,
-					NULL));
+			CALL(r, nxsim__xpfo_kernel_access(r->m, cpu,
+							  od->page[x % od->n],
+							  false, NULL));
 	}
 		__attribute__((fallthrough)); /* then the syscall */
 	case S_SYSCALL:
@@ -235,10 +260,10 @@ static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
 		CALL(r, nxsim__xpfo_kunmap(r->m, cpu, pfn));
 		return 0;
 	case S_SWITCH:
-		c->cur = (c->cur + 1 +
-			  (unsigned int)nxsim__rng_below(&c->rng,
-							 DOMAINS - 1)) %
-			 DOMAINS;
+		c->cur =
+			(c->cur + 1 +
+			 (unsigned int)nxsim__rng_below(&c->rng, DOMAINS - 1)) %
+			DOMAINS;
 		CALL(r, nxsim__xpfo_context_switch(r->m, cpu,
 						   domain_id(cpu, c->cur)));
 		return 0;
@@ -246,8 +271,7 @@ static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
 		unsigned int child = (c->cur + 1) % DOMAINS;
 
 		for (i = 0; i < FORK_PAGES && d->n; i++) {
-			uint64_t src = d->page[nxsim__rng_below(&c->rng,
-								d->n)];
+			uint64_t src = d->page[nxsim__rng_below(&c->rng, d->n)];
 
 			rc = fault_in(r, cpu, &c->dom[child],
 				      domain_id(cpu, child), &src);
@@ -290,10 +314,11 @@ static int step(struct wl_run *r, unsigned int cpu)
 	c->left--;
 	if (s == S_USER) {
 		if (d->n)
-			CALL(r, nxsim__xpfo_user_access(
-					r->m, cpu,
-					d->page[nxsim__rng_below(&c->rng, d->n)],
-					nxsim__rng_below(&c->rng, 2)));
+			CALL(r,
+			     nxsim__xpfo_user_access(
+				     r->m, cpu,
+				     d->page[nxsim__rng_below(&c->rng, d->n)],
+				     nxsim__rng_below(&c->rng, 2)));
 		nxsim__xpfo_user_work(r->m, cpu, r->m->cost.user_work);
 		return 0;
 	}
@@ -328,9 +353,8 @@ static int setup_cpu(struct wl_run *r, unsigned int cpu, uint64_t seed,
 	return 0;
 }
 
-static int run_once(const struct nxsim_xpfo_run *run,
-		    const struct workload *w, bool disabled,
-		    struct nxsim_xpfo_result *res)
+static int run_once(const struct nxsim_xpfo_run *run, const struct workload *w,
+		    bool disabled, struct nxsim_xpfo_result *res)
 {
 	struct nxsim_xpfo_config cfg = {
 		.nr_cpus = run->nr_cpus,

@@ -17,10 +17,10 @@
 #include "tlb/tlb.h"
 
 /* Frame flags: the page flags of v7+ plus the model's own bits. */
-#define FRAME_USER 0x01		/* PG_xpfo_user */
-#define FRAME_UNMAPPED 0x02	/* PG_xpfo_unmapped */
-#define FRAME_LOCK 0x04		/* xpfo_lock, a bit spinlock */
-#define FRAME_NEED_FLUSH 0x08	/* unmapped, flush owed at reuse (P4d) */
+#define FRAME_USER 0x01 /* PG_xpfo_user */
+#define FRAME_UNMAPPED 0x02 /* PG_xpfo_unmapped */
+#define FRAME_LOCK 0x04 /* xpfo_lock, a bit spinlock */
+#define FRAME_NEED_FLUSH 0x08 /* unmapped, flush owed at reuse (P4d) */
 
 /**
  * struct nxsim__frame - one 4 KiB frame, 16 bytes
@@ -43,7 +43,7 @@ struct nxsim__frame {
 
 _Static_assert(sizeof(struct nxsim__frame) == 16, "16 bytes per frame");
 
-#define NR_DYN_ASIDS 6		/* TLB_NR_DYN_ASIDS */
+#define NR_DYN_ASIDS 6 /* TLB_NR_DYN_ASIDS */
 
 struct nxsim__xpfo_cpu {
 	uint16_t domain;
@@ -75,15 +75,15 @@ struct nxsim_xpfo {
 	struct nxsim_xpfo_costs cost;
 	struct nxsim_clock *clock;
 	uint32_t cpu_mhz;
-	uint64_t now_cycles;		/* largest CPU timeline */
+	uint64_t now_cycles; /* largest CPU timeline */
 	struct nxsim_tlb *tlb;
 	struct nxsim__frame *frame;
-	bitstr_t *split_1g;		/* 1G region split into 2M */
-	bitstr_t *split_2m;		/* 2M region split into 4K */
+	bitstr_t *split_1g; /* 1G region split into 2M */
+	bitstr_t *split_2m; /* 2M region split into 4K */
 	struct nxsim__xpfo_cpu *cpu;
-	uint64_t *mask;			/* scratch cpumask for policies */
+	uint64_t *mask; /* scratch cpumask for policies */
 	struct nxsim_xpfo_stats st;
-	struct nxsim_xpfo_oracle orc;	/* means computed on read */
+	struct nxsim_xpfo_oracle orc; /* means computed on read */
 	uint64_t events;
 };
 
@@ -154,16 +154,14 @@ static inline uint64_t nxsim__physmap_va(uint64_t pfn)
 	return NXSIM_XPFO_PAGE_OFFSET + (pfn << NXSIM_TLB_SHIFT_4K);
 }
 unsigned int nxsim__physmap_shift(const struct nxsim_xpfo *m, uint64_t pfn);
-void nxsim__physmap_split(struct nxsim_xpfo *m, unsigned int cpu,
-			  uint64_t pfn);
+void nxsim__physmap_split(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);
 
 /* Oracle (oracle.c). */
 void nxsim__oracle_unmapped(struct nxsim_xpfo *m, uint64_t pfn);
 void nxsim__oracle_remapped(struct nxsim_xpfo *m, uint64_t pfn);
-void nxsim__oracle_reuse(struct nxsim_xpfo *m, uint64_t pfn,
-			 uint8_t new_owner, uint16_t new_domain);
-void nxsim__oracle_drop(void *ctx, unsigned int cpu, uint64_t va,
-			uint64_t pfn);
+void nxsim__oracle_reuse(struct nxsim_xpfo *m, uint64_t pfn, uint8_t new_owner,
+			 uint16_t new_domain);
+void nxsim__oracle_drop(void *ctx, unsigned int cpu, uint64_t va, uint64_t pfn);
 void nxsim__oracle_kmap_open(struct nxsim_xpfo *m, uint64_t pfn);
 void nxsim__oracle_kmap_close(struct nxsim_xpfo *m, uint64_t pfn);
 void nxsim__oracle_fill(const struct nxsim_xpfo *m,
@@ -173,8 +171,8 @@ uint64_t nxsim__xpfo_now_ns(const struct nxsim_xpfo *m);
 /* Event entry points without the machine lock (ownership.c, cpu.c). */
 int nxsim__xpfo_alloc_kernel(struct nxsim_xpfo *m, unsigned int cpu,
 			     uint64_t pfn);
-int nxsim__xpfo_alloc_user(struct nxsim_xpfo *m, unsigned int cpu,
-			   uint64_t pfn, uint16_t domain, unsigned int flags);
+int nxsim__xpfo_alloc_user(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
+			   uint16_t domain, unsigned int flags);
 int nxsim__xpfo_free(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);
 int nxsim__xpfo_kmap(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);
 int nxsim__xpfo_kunmap(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);

@@ -39,21 +39,21 @@ static const struct {
 	const char *policy;
 	enum nxsim_xpfo_access read[3];
 	uint64_t stale, faults, exposures, exposure_ns;
-	uint64_t ipis_to_cpu1;	/* alloc flush, kunmap flush */
+	uint64_t ipis_to_cpu1; /* alloc flush, kunmap flush */
 } rows[] = {
-	{ "local",	    { S, S, F }, 2, 1, 1, 3000, 0 },
-	{ "eager",	    { F, F, F }, 0, 3, 0, 0, 2 },
-	{ "eager-full",	    { F, F, F }, 0, 3, 0, 0, 2 },
-	{ "deferred",	    { S, F, F }, 1, 2, 1, 2000, 0 },
-	{ "batched",	    { S, F, F }, 1, 2, 1, 2000, 0 },
+	{ "local", { S, S, F }, 2, 1, 1, 3000, 0 },
+	{ "eager", { F, F, F }, 0, 3, 0, 0, 2 },
+	{ "eager-full", { F, F, F }, 0, 3, 0, 0, 2 },
+	{ "deferred", { S, F, F }, 1, 2, 1, 2000, 0 },
+	{ "batched", { S, F, F }, 1, 2, 1, 2000, 0 },
 	/* CPU 1 never enters from user mode: nothing consumes the bit. */
 	{ "deferred-entry", { S, S, F }, 2, 1, 1, 3000, 0 },
 	/* The flush waits for f's next owner, who never comes. */
-	{ "lazy-realloc",   { S, S, F }, 2, 1, 1, 3000, 0 },
-	{ "none",	    { S, S, F }, 2, 1, 1, 3000, 0 },
+	{ "lazy-realloc", { S, S, F }, 2, 1, 1, 3000, 0 },
+	{ "none", { S, S, F }, 2, 1, 1, 3000, 0 },
 	/* CPU 1 is in the kernel (restricted space): it gets the IPI. */
-	{ "asi",	    { F, F, F }, 0, 3, 0, 0, 2 },
-	{ "broadcast",	    { F, F, F }, 0, 3, 0, 0, 0 },
+	{ "asi", { F, F, F }, 0, 3, 0, 0, 2 },
+	{ "broadcast", { F, F, F }, 0, 3, 0, 0, 0 },
 };
 
 static enum nxsim_xpfo_access rd(struct nxsim_xpfo *m, uint64_t pfn)
@@ -70,8 +70,10 @@ static void test_xpfo_v5_review_scenario(void **state)
 
 	for (i = 0; i < ARRAY_SIZE(rows); i++) {
 		struct nxsim_xpfo_config cfg = {
-			.nr_cpus = 2, .nr_frames = 256,
-			.version = NXSIM_XPFO_V6, .policy = rows[i].policy,
+			.nr_cpus = 2,
+			.nr_frames = 256,
+			.version = NXSIM_XPFO_V6,
+			.policy = rows[i].policy,
 		};
 		struct nxsim_clock *clock;
 		struct nxsim_xpfo *m;
@@ -112,10 +114,8 @@ static void test_xpfo_v5_review_scenario(void **state)
 		assert_int_equal(r.oracle.faults, rows[i].faults);
 		assert_int_equal(r.oracle.exposures, rows[i].exposures);
 		assert_int_equal(r.oracle.exposures_open, 0);
-		assert_int_equal(r.oracle.exposure_sum_ns,
-				 rows[i].exposure_ns);
-		assert_int_equal(r.oracle.exposure_max_ns,
-				 rows[i].exposure_ns);
+		assert_int_equal(r.oracle.exposure_sum_ns, rows[i].exposure_ns);
+		assert_int_equal(r.oracle.exposure_max_ns, rows[i].exposure_ns);
 		assert_int_equal(r.oracle.kmap_windows, 1);
 		assert_int_equal(r.oracle.kmap_sum_ns, 1000);
 		assert_rc(nxsim_tlb_stats(nxsim_xpfo_tlb(m), 1, &st), 0);

@@ -37,8 +37,11 @@ static void fill(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va,
 		 uint8_t shift, uint16_t pcid, bool global)
 {
 	struct nxsim_tlb_entry e = {
-		.va = va, .pfn = va >> 12, .page_shift = shift,
-		.pcid = pcid, .global = global,
+		.va = va,
+		.pfn = va >> 12,
+		.page_shift = shift,
+		.pcid = pcid,
+		.global = global,
 	};
 
 	assert_rc(nxsim_tlb_fill(tlb, cpu, NXSIM_TLB_READ, &e), 0);
@@ -96,12 +99,12 @@ static void test_tlb_cr3_noflush_keeps_pcid(void **state)
 	assert_rc(nxsim_tlb_write_cr3(tlb, 0, 1, true), 0);
 	fill(tlb, 0, uva, 12, 1, false);
 	assert_rc(nxsim_tlb_write_cr3(tlb, 0, 2, true), 0);
-	assert_rc(look(tlb, 0, uva), -ENOENT);	/* another PCID's entry */
+	assert_rc(look(tlb, 0, uva), -ENOENT); /* another PCID's entry */
 	assert_rc(nxsim_tlb_write_cr3(tlb, 0, 1, true), 0);
-	assert_rc(look(tlb, 0, uva), 0);	/* NOFLUSH kept it */
+	assert_rc(look(tlb, 0, uva), 0); /* NOFLUSH kept it */
 	assert_rc(nxsim_tlb_write_cr3(tlb, 0, 2, false), 0);
 	assert_rc(nxsim_tlb_write_cr3(tlb, 0, 1, true), 0);
-	assert_rc(look(tlb, 0, uva), 0);	/* flushing PCID 2 kept 1's */
+	assert_rc(look(tlb, 0, uva), 0); /* flushing PCID 2 kept 1's */
 	assert_rc(nxsim_tlb_write_cr3(tlb, 0, 1, false), 0);
 	assert_rc(look(tlb, 0, uva), -ENOENT);
 	assert_int_equal(stats(tlb, 0).cr3_noflush, 4);
@@ -177,8 +180,8 @@ static void test_tlb_2m_entry_covers_512_pages(void **state)
 	uint64_t base = KVA + (2ull << 20);
 
 	fill(tlb, 0, base, 21, 0, true);
-	assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_READ, base + 511 * PG,
-				   &e), 0);
+	assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_READ, base + 511 * PG, &e),
+		  0);
 	assert_int_equal(e.va, base);
 	assert_int_equal(e.page_shift, 21);
 	assert_int_equal(e.pfn, base >> 12);
@@ -199,7 +202,8 @@ static void test_tlb_2m_entry_covers_512_pages(void **state)
 static void test_tlb_itlb_and_l2(void **state)
 {
 	struct nxsim_tlb *tlb = mk(1, NULL, 0, 0, 0, 0);
-	struct nxsim_tlb_entry e = { .va = KVA, .page_shift = 12,
+	struct nxsim_tlb_entry e = { .va = KVA,
+				     .page_shift = 12,
 				     .global = true };
 
 	assert_rc(nxsim_tlb_fill(tlb, 0, NXSIM_TLB_EXEC, &e), 0);
@@ -227,7 +231,7 @@ static struct nxsim_tlb *four_ways(const char *repl)
 	for (i = 0; i < 4; i++)
 		fill(tlb, 0, KVA + i * PG, 12, 0, true);
 	assert_rc(look(tlb, 0, KVA), 0);
-	fill(tlb, 0, KVA + 4 * PG, 12, 0, true);	/* E evicts one */
+	fill(tlb, 0, KVA + 4 * PG, 12, 0, true); /* E evicts one */
 	assert_int_equal(stats(tlb, 0).evictions, 1);
 	return tlb;
 }
@@ -362,10 +366,8 @@ static void test_tlb_bad_input(void **state)
 		  -EINVAL);
 	assert_rc(nxsim_tlb_write_cr3(tlb, 5, 1, true), -EINVAL);
 	assert_rc(nxsim_tlb_flush_global(tlb, 2), -EINVAL);
-	assert_rc(nxsim_tlb_flush_kernel_range(tlb, 0, KVA + PG, KVA),
-		  -EINVAL);
-	assert_rc(nxsim_tlb_flush_kernel_range(tlb, 2, KVA, KVA + PG),
-		  -EINVAL);
+	assert_rc(nxsim_tlb_flush_kernel_range(tlb, 0, KVA + PG, KVA), -EINVAL);
+	assert_rc(nxsim_tlb_flush_kernel_range(tlb, 2, KVA, KVA + PG), -EINVAL);
 	assert_rc(nxsim_tlb_flush_all(tlb, 2), -EINVAL);
 	assert_rc(nxsim_tlb_stats(tlb, 2, &before), -EINVAL);
 	assert_rc(nxsim_tlb_stats(tlb, -2, &before), -EINVAL);
@@ -375,7 +377,7 @@ static void test_tlb_bad_input(void **state)
 
 		assert_memory_equal(&before, &after, sizeof(before));
 	}
-	assert_rc(look(tlb, 1, KVA), 0);	/* the entry survived */
+	assert_rc(look(tlb, 1, KVA), 0); /* the entry survived */
 	nxsim_tlb_destroy(tlb);
 }
 

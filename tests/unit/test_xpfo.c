@@ -18,7 +18,9 @@ static struct nxsim_xpfo *mk(enum nxsim_xpfo_version v, const char *policy,
 			     uint64_t frames)
 {
 	struct nxsim_xpfo_config cfg = {
-		.nr_cpus = 2, .nr_frames = frames, .version = v,
+		.nr_cpus = 2,
+		.nr_frames = frames,
+		.version = v,
 		.policy = policy,
 	};
 	struct nxsim_xpfo *m = NULL;
@@ -58,8 +60,8 @@ static void expect_frame(struct nxsim_xpfo *m, uint64_t pfn,
 }
 
 /* Flushes seen so far: [full on CPU 0, ranged on CPU 0, IPIs received 1]. */
-static void expect_flushes(struct nxsim_xpfo *m, uint64_t full,
-			   uint64_t ranged, uint64_t recv1)
+static void expect_flushes(struct nxsim_xpfo *m, uint64_t full, uint64_t ranged,
+			   uint64_t recv1)
 {
 	assert_int_equal(tlbst(m, 0).full_flushes, full);
 	assert_int_equal(tlbst(m, 0).range_flushes, ranged);
@@ -149,8 +151,8 @@ static void test_xpfo_v7_xpfotlbflush_is_v6(void **state)
 	nxsim_xpfo_destroy(m);
 }
 
-static void expect_pending(struct nxsim_xpfo *m, unsigned int cpu,
-			   bool pending, uint64_t set, uint64_t done)
+static void expect_pending(struct nxsim_xpfo *m, unsigned int cpu, bool pending,
+			   uint64_t set, uint64_t done)
 {
 	struct nxsim_xpfo_cpu_info ci;
 
@@ -303,7 +305,9 @@ static void test_xpfo_1g_split(void **state)
 static void test_xpfo_disabled_baseline(void **state)
 {
 	struct nxsim_xpfo_config cfg = {
-		.nr_cpus = 2, .nr_frames = 1024, .disabled = true,
+		.nr_cpus = 2,
+		.nr_frames = 1024,
+		.disabled = true,
 	};
 	struct nxsim_xpfo *m;
 
@@ -314,15 +318,17 @@ static void test_xpfo_disabled_baseline(void **state)
 	expect_frame(m, 3, NXSIM_XPFO_USER, false, false, 0, 21);
 	assert_int_equal(tlbst(m, -1).global_flush, 0);
 	assert_int_equal(res(m).flush_cycles, 0);
-	assert_int_equal(res(m).kernel_cycles, 600);	/* page_alloc */
+	assert_int_equal(res(m).kernel_cycles, 600); /* page_alloc */
 	nxsim_xpfo_destroy(m);
 }
 
 static void test_xpfo_policy_table(void **state)
 {
 	static const char *const names[] = {
-		"eager", "eager-full", "local", "deferred", "deferred-entry",
-		"batched", "lazy-realloc", "none", "asi", "broadcast",
+		"eager",	"eager-full",	  "local",
+		"deferred",	"deferred-entry", "batched",
+		"lazy-realloc", "none",		  "asi",
+		"broadcast",
 	};
 	struct nxsim_xpfo *m;
 	unsigned int i;
@@ -408,7 +414,7 @@ static void test_xpfo_bad_input(void **state)
 	/* kunmap without kmap, of a user and of a kernel frame */
 	assert_rc(nxsim_xpfo_kunmap(m, 0, 2), -EINVAL);
 	assert_rc(nxsim_xpfo_kunmap(m, 0, 1), -EINVAL);
-	assert_rc(nxsim_xpfo_kmap(m, 0, 10), -EINVAL);	/* free frame */
+	assert_rc(nxsim_xpfo_kmap(m, 0, 10), -EINVAL); /* free frame */
 	/* free of a free frame; free while kmapped */
 	assert_rc(nxsim_xpfo_free(m, 0, 10), -EINVAL);
 	assert_rc(nxsim_xpfo_free(m, 0, 3), -EBUSY);
@@ -438,10 +444,9 @@ static void test_xpfo_bad_input(void **state)
 	assert_rc(nxsim_xpfo_cpu(m, 2, &ci), -EINVAL);
 	/* mode errors: entering the kernel from the kernel, exiting twice */
 	assert_rc(nxsim_xpfo_kernel_enter(m, 0), -EINVAL);
-	assert_rc(nxsim_xpfo_kernel_exit(m, 1), -EINVAL);	/* no domain */
+	assert_rc(nxsim_xpfo_kernel_exit(m, 1), -EINVAL); /* no domain */
 	/* refill: before v8; (v8 cases below) */
-	assert_rc(nxsim_xpfo_refill(m, 0, (uint64_t[]){ 10 }, 1),
-		  -EOPNOTSUPP);
+	assert_rc(nxsim_xpfo_refill(m, 0, (uint64_t[]){ 10 }, 1), -EOPNOTSUPP);
 	after = res(m);
 	assert_memory_equal(&before, &after, sizeof(before));
 	for (pfn = 0; pfn < 64; pfn++) {
@@ -519,8 +524,11 @@ static void create_undo(void *ctx)
 static int run_op(void *ctx)
 {
 	struct nxsim_xpfo_run run = {
-		.workload = "fork", .policy = "batched",
-		.version = NXSIM_XPFO_V9, .nr_cpus = 2, .events = 50,
+		.workload = "fork",
+		.policy = "batched",
+		.version = NXSIM_XPFO_V9,
+		.nr_cpus = 2,
+		.events = 50,
 		.seed = 3,
 	};
 
@@ -533,8 +541,7 @@ static void test_xpfo_alloc_failures(void **state)
 	struct nxsim_xpfo_result r;
 
 	/* machine, TLB (2 + 4 x 3 x 2), frames, 2 bitmaps, CPUs, mask */
-	assert_int_equal(test_alloc_failures(create_op, create_undo, NULL,
-					     &m),
+	assert_int_equal(test_alloc_failures(create_op, create_undo, NULL, &m),
 			 1 + 26 + 5);
 	/* two machines, each with its run state and per-CPU free lists */
 	assert_int_equal(test_alloc_failures(run_op, NULL, NULL, &r),
@@ -544,7 +551,9 @@ static void test_xpfo_alloc_failures(void **state)
 static void test_xpfo_run_bad_input(void **state)
 {
 	struct nxsim_xpfo_run run = {
-		.workload = "compile", .nr_cpus = 2, .events = 10,
+		.workload = "compile",
+		.nr_cpus = 2,
+		.events = 10,
 	};
 	struct nxsim_xpfo_result r;
 
@@ -578,7 +587,9 @@ static void test_xpfo_determinism(void **state)
 				.workload = nxsim_xpfo_workload_name(w),
 				.policy = nxsim_xpfo_policy_name(p),
 				.version = NXSIM_XPFO_V8,
-				.nr_cpus = 3, .events = 300, .seed = seed,
+				.nr_cpus = 3,
+				.events = 300,
+				.seed = seed,
 			};
 			struct nxsim_xpfo_result a, b, c;
 
