@@ -10,10 +10,15 @@ static unsigned int lru_victim(const uint64_t *age, uint32_t *state,
 			       unsigned int ways, struct nxsim__rng *rng)
 {
 	unsigned int w, best = 0;
+	uint64_t min = age[0];
 
-	for (w = 1; w < ways; w++)
-		if (age[w] < age[best])
-			best = w;
+	/* Written for conditional moves: ages are random, branches miss. */
+	for (w = 1; w < ways; w++) {
+		bool older = age[w] < min;
+
+		min = older ? age[w] : min;
+		best = older ? w : best;
+	}
 	return best;
 }
 

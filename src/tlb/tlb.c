@@ -23,17 +23,6 @@
 #include "core/compiler.h"
 #include "tlb/tlb.h"
 
-static const uint8_t size_shift[TLB_NR_SIZES] = { NXSIM_TLB_SHIFT_4K,
-						  NXSIM_TLB_SHIFT_2M,
-						  NXSIM_TLB_SHIFT_1G };
-
-static inline uint64_t tag_key(uint64_t va, unsigned int sz, uint16_t pcid)
-{
-	return (va >> size_shift[sz]) << TLB_TAG_VPN_SHIFT |
-	       (uint64_t)pcid << TLB_TAG_PCID_SHIFT |
-	       (uint64_t)sz << TLB_TAG_SIZE_SHIFT | TLB_TAG_VALID;
-}
-
 /* Whether tag @t translates the key @key (global entries match any PCID). */
 static inline bool tag_match(uint64_t t, uint64_t key)
 {
@@ -43,49 +32,24 @@ static inline bool tag_match(uint64_t t, uint64_t key)
 	return ((t ^ key) & m) == 0;
 }
 
-static inline unsigned int tag_size(uint64_t t)
+/* The set index of the way at @base (a multiple of ways). */
+static inline size_t set_index(const struct nxsim__tlb_array *a, size_t base,
+			       uint64_t tag)
 {
-	return (t >> TLB_TAG_SIZE_SHIFT) & 3;
-}
-
-static inline uint64_t tag_va(uint64_t t)
-{
-	return (t >> TLB_TAG_VPN_SHIFT) << size_shift[tag_size(t)];
-}
-
-static inline uint64_t *set_of(struct nxsim__tlb_array *a, uint64_t va,
-			       unsigned int sz, size_t *base)
-{
-	*base = ((va >> size_shift[sz]) & a->set_mask) * a->ways;
-	return a->tag + *base;
+	return (tag_va(tag) >> TLB_SIZE_SHIFT(tag_size(tag))) & a->set_mask;
 }
 
 static inline void touch(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
 			 size_t base, unsigned int w)
 {
-	a->age[base + w] = ++a->tick;
-	if (tlb->repl->touch)
-		tlb->repl->touch(&a->state[base / a->ways], w, a->ways);
+	nxsim__tlb_touch(tlb, a, base, w);
 }
 
-/* Probe one array; returns the way index (base + w) or -1. */
-static inline long probe(struct nxsim__tlb_array *a, uint64_t va, uint16_t pcid)
+void nxsim__tlb_touch_state(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
+			    size_t base, unsigned int w)
 {
-	unsigned int sz, w;
-
-	for (sz = 0; sz < TLB_NR_SIZES; sz++) {
-		uint64_t key, *t;
-		size_t base;
-
-		if (!a->nr[sz])
-			continue;
-		key = tag_key(va, sz, pcid);
-		t = set_of(a, va, sz, &base);
-		for (w = 0; w < a->ways; w++)
-			if (tag_match(t[w], key))
-				return (long)(base + w);
-	}
-	return -1;
+	tlb->repl->touch(&a->state[set_index(a, base, a->tag[base + w])], w,
+			 a->ways);
 }
 
 static bool held_elsewhere(struct nxsim__tlb_cpu *c,
@@ -100,7 +64,7 @@ static bool held_elsewhere(struct nxsim__tlb_cpu *c,
 
 		if (a == skip)
 			continue;
-		s = set_of(a, tag_va(t), tag_size(t), &base);
+		s = nxsim__tlb_set_of(a, tag_va(t), tag_size(t), &base);
 		for (w = 0; w < a->ways; w++)
 			if ((s[w] & ~TLB_TAG_WATCH) == (t & ~TLB_TAG_WATCH))
 				return true;
@@ -121,22 +85,37 @@ static void drop(struct nxsim_tlb *tlb, unsigned int cpu,
 		tlb->drop(tlb->drop_ctx, cpu, tag_va(t), a->pfn[i]);
 }
 
+/*
+ * Write @tag into @a, evicting if the set is full.  @fresh: the caller
+ * knows @a lacks the translation (an L2-to-L1 refill after an L1 miss);
+ * otherwise an existing copy is refreshed instead of duplicated.
+ */
 static void insert(struct nxsim_tlb *tlb, unsigned int cpu,
-		   struct nxsim__tlb_array *a, uint64_t tag, uint64_t pfn)
+		   struct nxsim__tlb_array *a, uint64_t tag, uint64_t pfn,
+		   bool fresh)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	unsigned int sz = tag_size(tag), w;
+	uint32_t empty = 0, same = 0;
 	size_t base;
-	uint64_t *t = set_of(a, tag_va(tag), sz, &base);
+	uint64_t *t = nxsim__tlb_set_of(a, tag_va(tag), sz, &base);
 
-	for (w = 0; w < a->ways; w++)
-		if ((t[w] & ~TLB_TAG_WATCH) == (tag & ~TLB_TAG_WATCH))
-			goto write; /* already there: refresh */
-	for (w = 0; w < a->ways; w++)
-		if (!t[w])
-			goto fill;
-	w = tlb->repl->victim(a->age + base, &a->state[base / a->ways], a->ways,
-			      &tlb->rng);
+	for (w = 0; w < a->ways; w++) {
+		empty |= (uint32_t)!t[w] << w;
+		same |= (uint32_t)((t[w] & ~TLB_TAG_WATCH) ==
+				   (tag & ~TLB_TAG_WATCH))
+			<< w;
+	}
+	if (!fresh && same) {
+		w = (unsigned int)__builtin_ctz(same);
+		goto write; /* already there: refresh */
+	}
+	if (empty) {
+		w = (unsigned int)__builtin_ctz(empty);
+		goto fill;
+	}
+	w = tlb->repl->victim(a->age + base, &a->state[set_index(a, base, tag)],
+			      a->ways, &tlb->rng);
 	c->st.evictions++;
 	drop(tlb, cpu, a, base + w);
 fill:
@@ -148,48 +127,38 @@ write:
 	touch(tlb, a, base, w);
 }
 
-static void entry_out(const struct nxsim__tlb_array *a, size_t i,
-		      enum nxsim_tlb_level lv, struct nxsim_tlb_entry *e)
+void nxsim__tlb_entry_out(const struct nxsim__tlb_array *a, size_t i,
+			  enum nxsim_tlb_level lv, struct nxsim_tlb_entry *e)
 {
 	uint64_t t = a->tag[i];
 
 	e->va = tag_va(t);
 	e->pfn = a->pfn[i];
-	e->page_shift = size_shift[tag_size(t)];
+	e->page_shift = TLB_SIZE_SHIFT(tag_size(t));
 	e->pcid = (t & TLB_TAG_PCID_MASK) >> TLB_TAG_PCID_SHIFT;
 	e->global = t & TLB_TAG_GLOBAL;
 	e->level = lv;
 }
 
-int nxsim__tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
-		      enum nxsim_tlb_access access, uint64_t va,
-		      struct nxsim_tlb_entry *e)
+int nxsim__tlb_lookup_l2(struct nxsim_tlb *tlb, unsigned int cpu,
+			 enum nxsim_tlb_level l1, uint64_t va,
+			 struct nxsim_tlb_entry *e)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
-	enum nxsim_tlb_level l1 = access == NXSIM_TLB_EXEC ? NXSIM_TLB_L1I :
-							     NXSIM_TLB_L1D;
-	struct nxsim__tlb_array *a = &c->lv[l1], *l2 = &c->lv[NXSIM_TLB_L2];
-	long i = probe(a, va, c->pcid);
+	struct nxsim__tlb_array *l2 = &c->lv[NXSIM_TLB_L2];
+	unsigned int w;
+	size_t base;
 
-	if (likely(i >= 0)) {
-		c->st.hits[l1]++;
-		touch(tlb, a, (size_t)i - (size_t)i % a->ways,
-		      (unsigned int)((size_t)i % a->ways));
-		if (e)
-			entry_out(a, (size_t)i, l1, e);
-		return 0;
-	}
-	i = probe(l2, va, c->pcid);
-	if (i < 0) {
+	if (!nxsim__tlb_probe(l2, va, c->pcid, &base, &w)) {
 		c->st.misses++;
 		return -ENOENT;
 	}
 	c->st.hits[NXSIM_TLB_L2]++;
-	touch(tlb, l2, (size_t)i - (size_t)i % l2->ways,
-	      (unsigned int)((size_t)i % l2->ways));
+	touch(tlb, l2, base, w);
 	if (e)
-		entry_out(l2, (size_t)i, NXSIM_TLB_L2, e);
-	insert(tlb, cpu, a, l2->tag[i], l2->pfn[i]);
+		nxsim__tlb_entry_out(l2, base + w, NXSIM_TLB_L2, e);
+	insert(tlb, cpu, &c->lv[l1], l2->tag[base + w], l2->pfn[base + w],
+	       true);
 	return 0;
 }
 
@@ -198,7 +167,7 @@ static int size_code(uint8_t shift)
 	unsigned int sz;
 
 	for (sz = 0; sz < TLB_NR_SIZES; sz++)
-		if (size_shift[sz] == shift)
+		if (TLB_SIZE_SHIFT(sz) == shift)
 			return (int)sz;
 	return -1;
 }
@@ -214,10 +183,10 @@ void nxsim__tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
 	if (e->global)
 		tag |= TLB_TAG_GLOBAL;
 	c->st.walks++;
-	insert(tlb, cpu, &c->lv[NXSIM_TLB_L2], tag, e->pfn);
+	insert(tlb, cpu, &c->lv[NXSIM_TLB_L2], tag, e->pfn, false);
 	insert(tlb, cpu,
 	       &c->lv[access == NXSIM_TLB_EXEC ? NXSIM_TLB_L1I : NXSIM_TLB_L1D],
-	       tag, e->pfn);
+	       tag, e->pfn, false);
 }
 
 void nxsim__tlb_invlpg(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va)
@@ -235,7 +204,7 @@ void nxsim__tlb_invlpg(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va)
 
 			if (!a->nr[sz])
 				continue;
-			t = set_of(a, va, sz, &base);
+			t = nxsim__tlb_set_of(a, va, sz, &base);
 			for (w = 0; w < a->ways; w++)
 				if (t[w] && tag_match(t[w], key))
 					drop(tlb, cpu, a, base + w);
@@ -360,7 +329,7 @@ bool nxsim__tlb_watch(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va,
 
 			if (!a->nr[sz])
 				continue;
-			t = set_of(a, va, sz, &base);
+			t = nxsim__tlb_set_of(a, va, sz, &base);
 			for (w = 0; w < a->ways; w++) {
 				if (!t[w] || !tag_match(t[w], key))
 					continue;

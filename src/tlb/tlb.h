@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <nxsim/tlb.h>
@@ -106,9 +107,122 @@ struct nxsim_tlb {
 	void *drop_ctx;
 };
 
-int nxsim__tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
-		      enum nxsim_tlb_access access, uint64_t va,
-		      struct nxsim_tlb_entry *e);
+/* The lookup fast path is inline; these are its out-of-line parts. */
+int nxsim__tlb_lookup_l2(struct nxsim_tlb *tlb, unsigned int cpu,
+			 enum nxsim_tlb_level l1, uint64_t va,
+			 struct nxsim_tlb_entry *e);
+void nxsim__tlb_touch_state(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
+			    size_t base, unsigned int w);
+void nxsim__tlb_entry_out(const struct nxsim__tlb_array *a, size_t i,
+			  enum nxsim_tlb_level lv, struct nxsim_tlb_entry *e);
+
+#define TLB_SIZE_SHIFT(sz) (NXSIM_TLB_SHIFT_4K + 9 * (sz))
+
+static inline uint64_t tag_key(uint64_t va, unsigned int sz, uint16_t pcid)
+{
+	return (va >> TLB_SIZE_SHIFT(sz)) << TLB_TAG_VPN_SHIFT |
+	       (uint64_t)pcid << TLB_TAG_PCID_SHIFT |
+	       (uint64_t)sz << TLB_TAG_SIZE_SHIFT | TLB_TAG_VALID;
+}
+
+static inline unsigned int tag_size(uint64_t t)
+{
+	return (t >> TLB_TAG_SIZE_SHIFT) & 3;
+}
+
+static inline uint64_t tag_va(uint64_t t)
+{
+	return (t >> TLB_TAG_VPN_SHIFT) << TLB_SIZE_SHIFT(tag_size(t));
+}
+
+/* The ways of the set @va falls in at page size @sz; *@base: its index. */
+static inline uint64_t *nxsim__tlb_set_of(struct nxsim__tlb_array *a,
+					  uint64_t va, unsigned int sz,
+					  size_t *base)
+{
+	*base = ((va >> TLB_SIZE_SHIFT(sz)) & a->set_mask) * a->ways;
+	return a->tag + *base;
+}
+
+/*
+ * Probe one array for @va under @pcid; on a hit set *@base and *@way.
+ * Global entries are stored with PCID 0 and match under any PCID.
+ */
+static inline bool nxsim__tlb_probe(struct nxsim__tlb_array *a, uint64_t va,
+				    uint16_t pcid, size_t *base,
+				    unsigned int *way)
+{
+	unsigned int sz, w;
+
+	for (sz = 0; sz < TLB_NR_SIZES; sz++) {
+		uint64_t key, gkey, *t;
+		uint32_t hit = 0;
+
+		if (!a->nr[sz])
+			continue;
+		key = tag_key(va, sz, pcid);
+		gkey = tag_key(va, sz, 0) | TLB_TAG_GLOBAL;
+		t = nxsim__tlb_set_of(a, va, sz, base);
+		if (a->ways > 8) {
+			/* Wide sets: stop at the hit. */
+			for (w = 0; w < a->ways; w++) {
+				uint64_t x = t[w] & ~TLB_TAG_WATCH;
+
+				if (x == key || x == gkey) {
+					*way = w;
+					return true;
+				}
+			}
+			continue;
+		}
+		/* Narrow sets: compare every way without branching. */
+		for (w = 0; w < a->ways; w++) {
+			uint64_t x = t[w] & ~TLB_TAG_WATCH;
+
+			hit |= (uint32_t)((x == key) | (x == gkey)) << w;
+		}
+		if (hit) {
+			*way = (unsigned int)__builtin_ctz(hit);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A use of way @w of the set at @base. */
+static inline void nxsim__tlb_touch(struct nxsim_tlb *tlb,
+				    struct nxsim__tlb_array *a, size_t base,
+				    unsigned int w)
+{
+	a->age[base + w] = ++a->tick;
+	if (tlb->repl->touch)
+		nxsim__tlb_touch_state(tlb, a, base, w);
+}
+
+/**
+ * nxsim__tlb_lookup() - nxsim_tlb_lookup() without checks or lock
+ *
+ * Inline: the L1 hit is the hot path of every simulated access.
+ */
+static inline int nxsim__tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
+				    enum nxsim_tlb_access access, uint64_t va,
+				    struct nxsim_tlb_entry *e)
+{
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	enum nxsim_tlb_level l1 = access == NXSIM_TLB_EXEC ? NXSIM_TLB_L1I :
+							     NXSIM_TLB_L1D;
+	struct nxsim__tlb_array *a = &c->lv[l1];
+	unsigned int w;
+	size_t base;
+
+	if (__builtin_expect(!nxsim__tlb_probe(a, va, c->pcid, &base, &w), 0))
+		return nxsim__tlb_lookup_l2(tlb, cpu, l1, va, e);
+	c->st.hits[l1]++;
+	nxsim__tlb_touch(tlb, a, base, w);
+	if (e)
+		nxsim__tlb_entry_out(a, base + w, l1, e);
+	return 0;
+}
 void nxsim__tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
 		     enum nxsim_tlb_access access,
 		     const struct nxsim_tlb_entry *e);
