@@ -15,5 +15,7 @@
 #include <nxsim/param.h>
 #include <nxsim/vm.h>
 #include <nxsim/mmu.h>
+#include <nxsim/tlb.h>
+#include <nxsim/xpfo.h>
 
 #endif /* NXSIM_NXSIM_H */

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Random replacement from the TLB's seeded generator, so runs repeat.
+ */
+#include "tlb/tlb.h"
+
+static unsigned int random_victim(const uint64_t *age, uint32_t *state,
+				  unsigned int ways, struct nxsim__rng *rng)
+{
+	return (unsigned int)nxsim__rng_below(rng, ways);
+}
+
+const struct nxsim__tlb_repl_ops nxsim__tlb_repl_random = {
+	.name = "random",
+	.victim = random_victim,
+};

@@ -1,0 +1,566 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The per-CPU TLBs and the flush primitives of arch/x86/mm/tlb.c:
+ * INVLPG (flush_tlb_one_kernel / native_flush_tlb_one_user), CR3 writes
+ * with and without NOFLUSH (switch_mm_irqs_off / load_new_mm_cr3),
+ * __flush_tlb_all (native_flush_tlb_global), flush_tlb_kernel_range with
+ * tlb_single_page_flush_ceiling (do_kernel_range_flush vs
+ * do_flush_tlb_all, on_each_cpu), flush_tlb_all, and INVLPGB broadcast.
+ *
+ * Each level is a set-associative array of 64-bit tags (layout in tlb.h),
+ * indexed by the virtual page number at the entry's own page size; a
+ * lookup probes the set of each page size the level holds.
+ *
+ * Left out: the lazy-TLB state, tlb_gen bookkeeping and PTI's user/kernel
+ * PCID pairs (callers model those), paging-structure caches, A/D bits.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <nxsim/tlb.h>
+
+#include "core/alloc.h"
+#include "core/compiler.h"
+#include "tlb/tlb.h"
+
+/* Whether tag @t translates the key @key (global entries match any PCID). */
+static inline bool tag_match(uint64_t t, uint64_t key)
+{
+	uint64_t m = ~(TLB_TAG_GLOBAL | TLB_TAG_WATCH) &
+		     ~(-((t >> 1) & 1) & TLB_TAG_PCID_MASK);
+
+	return ((t ^ key) & m) == 0;
+}
+
+/* The set index of the way at @base (a multiple of ways). */
+static inline size_t set_index(const struct nxsim__tlb_array *a, size_t base,
+			       uint64_t tag)
+{
+	return (tag_va(tag) >> TLB_SIZE_SHIFT(tag_size(tag))) & a->set_mask;
+}
+
+static inline void touch(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
+			 size_t base, unsigned int w)
+{
+	nxsim__tlb_touch(tlb, a, base, w);
+}
+
+void nxsim__tlb_touch_state(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
+			    size_t base, unsigned int w)
+{
+	tlb->repl->touch(&a->state[set_index(a, base, a->tag[base + w])], w,
+			 a->ways);
+}
+
+static bool held_elsewhere(struct nxsim__tlb_cpu *c,
+			   struct nxsim__tlb_array *skip, uint64_t t)
+{
+	unsigned int l, w;
+
+	for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
+		struct nxsim__tlb_array *a = &c->lv[l];
+		uint64_t *s;
+		size_t base;
+
+		if (a == skip)
+			continue;
+		s = nxsim__tlb_set_of(a, tag_va(t), tag_size(t), &base);
+		for (w = 0; w < a->ways; w++)
+			if ((s[w] & ~TLB_TAG_WATCH) == (t & ~TLB_TAG_WATCH))
+				return true;
+	}
+	return false;
+}
+
+/* Empty way @i of @a, telling the owner if a watched entry left the CPU. */
+static void drop(struct nxsim_tlb *tlb, unsigned int cpu,
+		 struct nxsim__tlb_array *a, size_t i)
+{
+	uint64_t t = a->tag[i];
+
+	a->tag[i] = 0;
+	a->nr[tag_size(t)]--;
+	if ((t & TLB_TAG_WATCH) && tlb->drop &&
+	    !held_elsewhere(&tlb->cpu[cpu], a, t))
+		tlb->drop(tlb->drop_ctx, cpu, tag_va(t), a->pfn[i]);
+}
+
+/*
+ * Write @tag into @a, evicting if the set is full.  @fresh: the caller
+ * knows @a lacks the translation (an L2-to-L1 refill after an L1 miss);
+ * otherwise an existing copy is refreshed instead of duplicated.
+ */
+static void insert(struct nxsim_tlb *tlb, unsigned int cpu,
+		   struct nxsim__tlb_array *a, uint64_t tag, uint64_t pfn,
+		   bool fresh)
+{
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	unsigned int sz = tag_size(tag), w;
+	uint32_t empty = 0, same = 0;
+	size_t base;
+	uint64_t *t = nxsim__tlb_set_of(a, tag_va(tag), sz, &base);
+
+	for (w = 0; w < a->ways; w++) {
+		empty |= (uint32_t)!t[w] << w;
+		same |= (uint32_t)((t[w] & ~TLB_TAG_WATCH) ==
+				   (tag & ~TLB_TAG_WATCH))
+			<< w;
+	}
+	if (!fresh && same) {
+		w = (unsigned int)__builtin_ctz(same);
+		goto write; /* already there: refresh */
+	}
+	if (empty) {
+		w = (unsigned int)__builtin_ctz(empty);
+		goto fill;
+	}
+	w = tlb->repl->victim(a->age + base, &a->state[set_index(a, base, tag)],
+			      a->ways, &tlb->rng);
+	c->st.evictions++;
+	drop(tlb, cpu, a, base + w);
+fill:
+	a->nr[sz]++;
+write:
+	t[w] = tag;
+	a->pfn[base + w] = pfn;
+	c->st.fills++;
+	touch(tlb, a, base, w);
+}
+
+void nxsim__tlb_entry_out(const struct nxsim__tlb_array *a, size_t i,
+			  enum nxsim_tlb_level lv, struct nxsim_tlb_entry *e)
+{
+	uint64_t t = a->tag[i];
+
+	e->va = tag_va(t);
+	e->pfn = a->pfn[i];
+	e->page_shift = TLB_SIZE_SHIFT(tag_size(t));
+	e->pcid = (t & TLB_TAG_PCID_MASK) >> TLB_TAG_PCID_SHIFT;
+	e->global = t & TLB_TAG_GLOBAL;
+	e->level = lv;
+}
+
+int nxsim__tlb_lookup_l2(struct nxsim_tlb *tlb, unsigned int cpu,
+			 enum nxsim_tlb_level l1, uint64_t va,
+			 struct nxsim_tlb_entry *e)
+{
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	struct nxsim__tlb_array *l2 = &c->lv[NXSIM_TLB_L2];
+	unsigned int w;
+	size_t base;
+
+	if (!nxsim__tlb_probe(l2, va, c->pcid, &base, &w)) {
+		c->st.misses++;
+		return -ENOENT;
+	}
+	c->st.hits[NXSIM_TLB_L2]++;
+	touch(tlb, l2, base, w);
+	if (e)
+		nxsim__tlb_entry_out(l2, base + w, NXSIM_TLB_L2, e);
+	insert(tlb, cpu, &c->lv[l1], l2->tag[base + w], l2->pfn[base + w],
+	       true);
+	return 0;
+}
+
+static int size_code(uint8_t shift)
+{
+	unsigned int sz;
+
+	for (sz = 0; sz < TLB_NR_SIZES; sz++)
+		if (TLB_SIZE_SHIFT(sz) == shift)
+			return (int)sz;
+	return -1;
+}
+
+void nxsim__tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
+		     enum nxsim_tlb_access access,
+		     const struct nxsim_tlb_entry *e)
+{
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	unsigned int sz = (unsigned int)size_code(e->page_shift);
+	uint64_t tag = tag_key(e->va, sz, e->global ? 0 : e->pcid);
+
+	if (e->global)
+		tag |= TLB_TAG_GLOBAL;
+	c->st.walks++;
+	insert(tlb, cpu, &c->lv[NXSIM_TLB_L2], tag, e->pfn, false);
+	insert(tlb, cpu,
+	       &c->lv[access == NXSIM_TLB_EXEC ? NXSIM_TLB_L1I : NXSIM_TLB_L1D],
+	       tag, e->pfn, false);
+}
+
+void nxsim__tlb_invlpg(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va)
+{
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	unsigned int l, sz, w;
+
+	c->st.invlpg++;
+	for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
+		struct nxsim__tlb_array *a = &c->lv[l];
+
+		for (sz = 0; sz < TLB_NR_SIZES; sz++) {
+			uint64_t key = tag_key(va, sz, c->pcid), *t;
+			size_t base;
+
+			if (!a->nr[sz])
+				continue;
+			t = nxsim__tlb_set_of(a, va, sz, &base);
+			for (w = 0; w < a->ways; w++)
+				if (t[w] && tag_match(t[w], key))
+					drop(tlb, cpu, a, base + w);
+		}
+	}
+}
+
+/* Drop the entries of @cpu that @keep does not want kept. */
+static void flush_where(struct nxsim_tlb *tlb, unsigned int cpu,
+			bool (*keep)(uint64_t t, uint16_t pcid), uint16_t pcid)
+{
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	unsigned int l;
+
+	for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
+		struct nxsim__tlb_array *a = &c->lv[l];
+		size_t i, n = (size_t)(a->set_mask + 1) * a->ways;
+
+		if (!a->nr[0] && !a->nr[1] && !a->nr[2])
+			continue;
+		for (i = 0; i < n; i++)
+			if (a->tag[i] && !keep(a->tag[i], pcid))
+				drop(tlb, cpu, a, i);
+	}
+}
+
+static bool keep_global_or_other_pcid(uint64_t t, uint16_t pcid)
+{
+	return (t & TLB_TAG_GLOBAL) ||
+	       ((t & TLB_TAG_PCID_MASK) >> TLB_TAG_PCID_SHIFT) != pcid;
+}
+
+static bool keep_none(uint64_t t, uint16_t pcid)
+{
+	return false;
+}
+
+void nxsim__tlb_write_cr3(struct nxsim_tlb *tlb, unsigned int cpu,
+			  uint16_t pcid, bool noflush)
+{
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+
+	c->pcid = pcid;
+	if (noflush) {
+		c->st.cr3_noflush++;
+		return;
+	}
+	c->st.cr3_flush++;
+	flush_where(tlb, cpu, keep_global_or_other_pcid, pcid);
+}
+
+void nxsim__tlb_flush_global(struct nxsim_tlb *tlb, unsigned int cpu)
+{
+	tlb->cpu[cpu].st.global_flush++;
+	flush_where(tlb, cpu, keep_none, 0);
+}
+
+/* do_kernel_range_flush() or do_flush_tlb_all() on one CPU. */
+static void flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
+			  uint64_t start, uint64_t end, bool full)
+{
+	uint64_t va;
+
+	if (full) {
+		nxsim__tlb_flush_global(tlb, cpu);
+		return;
+	}
+	for (va = start; va < end; va += 1ull << NXSIM_TLB_SHIFT_4K)
+		nxsim__tlb_invlpg(tlb, cpu, va);
+}
+
+unsigned int nxsim__tlb_flush_kernel_range(struct nxsim_tlb *tlb,
+					   unsigned int cpu,
+					   const uint64_t *mask, uint64_t start,
+					   uint64_t end, bool broadcast)
+{
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	uint64_t pages;
+	unsigned int i, targets = 0;
+	bool full;
+
+	start &= ~((1ull << NXSIM_TLB_SHIFT_4K) - 1);
+	pages = ((end - start) >> NXSIM_TLB_SHIFT_4K) +
+		!!((end - start) & ((1ull << NXSIM_TLB_SHIFT_4K) - 1));
+	full = !nxsim__tlb_ranged(tlb, pages);
+	if (full)
+		c->st.full_flushes++;
+	else
+		c->st.range_flushes++;
+	/* on_each_cpu(): the IPIs go out, then the local CPU flushes. */
+	for (i = 0; i < tlb->nr_cpus; i++) {
+		if (i == cpu || (mask && !(mask[i / 64] >> (i % 64) & 1)))
+			continue;
+		targets++;
+		if (!broadcast)
+			tlb->cpu[i].st.ipis_received++;
+		flush_one_cpu(tlb, i, start, end, full);
+	}
+	if (broadcast) {
+		c->st.broadcasts++;
+	} else if (targets) {
+		c->st.ipis_sent++;
+		c->st.ipi_targets += targets;
+	}
+	flush_one_cpu(tlb, cpu, start, end, full);
+	return targets;
+}
+
+bool nxsim__tlb_watch(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va,
+		      bool watch)
+{
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	unsigned int l, sz, w;
+	bool held = false;
+
+	for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
+		struct nxsim__tlb_array *a = &c->lv[l];
+
+		for (sz = 0; sz < TLB_NR_SIZES; sz++) {
+			uint64_t key = tag_key(va, sz, c->pcid), *t;
+			size_t base;
+
+			if (!a->nr[sz])
+				continue;
+			t = nxsim__tlb_set_of(a, va, sz, &base);
+			for (w = 0; w < a->ways; w++) {
+				if (!t[w] || !tag_match(t[w], key))
+					continue;
+				held = true;
+				if (watch)
+					t[w] |= TLB_TAG_WATCH;
+				else
+					t[w] &= ~TLB_TAG_WATCH;
+			}
+		}
+	}
+	return held;
+}
+
+/* Public interface: argument checks, then the primitive under the lock. */
+
+void nxsim_tlb_config_default(struct nxsim_tlb_config *cfg,
+			      unsigned int nr_cpus)
+{
+	/*
+	 * ChampSim's defaults (DTLB 16x4, STLB 128x12); the iTLB as 16x8
+	 * (128 entries, Skylake); the L2 is SKX's 1536 entries [S32].
+	 */
+	*cfg = (struct nxsim_tlb_config){
+		.nr_cpus = nr_cpus,
+		.level = { [NXSIM_TLB_L1D] = { 16, 4 },
+			   [NXSIM_TLB_L1I] = { 16, 8 },
+			   [NXSIM_TLB_L2] = { 128, 12 } },
+	};
+}
+
+static void free_cpus(struct nxsim_tlb *tlb, unsigned int n)
+{
+	unsigned int i, l;
+
+	for (i = 0; i < n; i++) {
+		for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
+			struct nxsim__tlb_array *a = &tlb->cpu[i].lv[l];
+			size_t sets = tlb->geo[l].sets, ways = tlb->geo[l].ways;
+
+			nxsim__free(a->tag, sets * ways * sizeof(*a->tag));
+			nxsim__free(a->pfn, sets * ways * sizeof(*a->pfn));
+			nxsim__free(a->age, sets * ways * sizeof(*a->age));
+			nxsim__free(a->state, sets * sizeof(*a->state));
+		}
+	}
+	nxsim__free(tlb->cpu, tlb->nr_cpus * sizeof(*tlb->cpu));
+}
+
+static int alloc_array(struct nxsim__tlb_array *a,
+		       const struct nxsim_tlb_geometry *g)
+{
+	size_t n = (size_t)g->sets * g->ways;
+
+	a->tag = nxsim__calloc(n, sizeof(*a->tag));
+	a->pfn = nxsim__calloc(n, sizeof(*a->pfn));
+	a->age = nxsim__calloc(n, sizeof(*a->age));
+	a->state = nxsim__calloc(g->sets, sizeof(*a->state));
+	a->set_mask = g->sets - 1;
+	a->ways = g->ways;
+	return a->tag && a->pfn && a->age && a->state ? 0 : -ENOMEM;
+}
+
+int nxsim_tlb_create(const struct nxsim_tlb_config *cfg,
+		     struct nxsim_tlb **tlbp)
+{
+	const struct nxsim__tlb_repl_ops *repl;
+	struct nxsim_tlb *tlb;
+	unsigned int i, l;
+
+	if (!cfg || !tlbp || !cfg->nr_cpus || cfg->nr_cpus > NXSIM_TLB_MAX_CPUS)
+		return -EINVAL;
+	repl = nxsim__tlb_repl_find(cfg->replacement ? cfg->replacement :
+						       "lru");
+	if (!repl)
+		return -ENOENT;
+	for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
+		const struct nxsim_tlb_geometry *g = &cfg->level[l];
+
+		if (!g->sets || (g->sets & (g->sets - 1)) || !g->ways ||
+		    g->ways > NXSIM_TLB_MAX_WAYS ||
+		    (repl->pow2_ways && (g->ways & (g->ways - 1))))
+			return -EINVAL;
+	}
+	tlb = nxsim__zalloc(sizeof(*tlb));
+	if (!tlb)
+		return -ENOMEM;
+	tlb->nr_cpus = cfg->nr_cpus;
+	tlb->ceiling = cfg->flush_ceiling ? cfg->flush_ceiling :
+					    NXSIM_TLB_FLUSH_CEILING;
+	tlb->broadcast = cfg->broadcast;
+	tlb->repl = repl;
+	nxsim__rng_seed(&tlb->rng, cfg->seed);
+	memcpy(tlb->geo, cfg->level, sizeof(tlb->geo));
+	tlb->cpu = nxsim__calloc(cfg->nr_cpus, sizeof(*tlb->cpu));
+	if (!tlb->cpu)
+		goto fail;
+	for (i = 0; i < cfg->nr_cpus; i++)
+		for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++)
+			if (alloc_array(&tlb->cpu[i].lv[l], &cfg->level[l]))
+				goto fail;
+	pthread_mutex_init(&tlb->lock, NULL);
+	*tlbp = tlb;
+	return 0;
+fail:
+	if (tlb->cpu)
+		free_cpus(tlb, tlb->nr_cpus);
+	nxsim__free(tlb, sizeof(*tlb));
+	return -ENOMEM;
+}
+
+void nxsim_tlb_destroy(struct nxsim_tlb *tlb)
+{
+	if (!tlb)
+		return;
+	pthread_mutex_destroy(&tlb->lock);
+	free_cpus(tlb, tlb->nr_cpus);
+	nxsim__free(tlb, sizeof(*tlb));
+}
+
+static bool bad_cpu(const struct nxsim_tlb *tlb, unsigned int cpu)
+{
+	return !tlb || cpu >= tlb->nr_cpus;
+}
+
+static bool bad_access(enum nxsim_tlb_access access)
+{
+	return (unsigned int)access > NXSIM_TLB_EXEC;
+}
+
+int nxsim_tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
+		     enum nxsim_tlb_access access, uint64_t va,
+		     struct nxsim_tlb_entry *e)
+{
+	int rc;
+
+	if (bad_cpu(tlb, cpu) || bad_access(access))
+		return -EINVAL;
+	pthread_mutex_lock(&tlb->lock);
+	rc = nxsim__tlb_lookup(tlb, cpu, access, va, e);
+	pthread_mutex_unlock(&tlb->lock);
+	return rc;
+}
+
+int nxsim_tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
+		   enum nxsim_tlb_access access,
+		   const struct nxsim_tlb_entry *e)
+{
+	if (bad_cpu(tlb, cpu) || bad_access(access) || !e ||
+	    size_code(e->page_shift) < 0 || e->pcid >= NXSIM_TLB_NR_PCIDS)
+		return -EINVAL;
+	pthread_mutex_lock(&tlb->lock);
+	nxsim__tlb_fill(tlb, cpu, access, e);
+	pthread_mutex_unlock(&tlb->lock);
+	return 0;
+}
+
+int nxsim_tlb_invlpg(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va)
+{
+	if (bad_cpu(tlb, cpu))
+		return -EINVAL;
+	pthread_mutex_lock(&tlb->lock);
+	nxsim__tlb_invlpg(tlb, cpu, va);
+	pthread_mutex_unlock(&tlb->lock);
+	return 0;
+}
+
+int nxsim_tlb_write_cr3(struct nxsim_tlb *tlb, unsigned int cpu, uint16_t pcid,
+			bool noflush)
+{
+	if (bad_cpu(tlb, cpu) || pcid >= NXSIM_TLB_NR_PCIDS)
+		return -EINVAL;
+	pthread_mutex_lock(&tlb->lock);
+	nxsim__tlb_write_cr3(tlb, cpu, pcid, noflush);
+	pthread_mutex_unlock(&tlb->lock);
+	return 0;
+}
+
+int nxsim_tlb_flush_global(struct nxsim_tlb *tlb, unsigned int cpu)
+{
+	if (bad_cpu(tlb, cpu))
+		return -EINVAL;
+	pthread_mutex_lock(&tlb->lock);
+	nxsim__tlb_flush_global(tlb, cpu);
+	pthread_mutex_unlock(&tlb->lock);
+	return 0;
+}
+
+int nxsim_tlb_flush_kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
+				 uint64_t start, uint64_t end)
+{
+	if (bad_cpu(tlb, cpu) || end < start)
+		return -EINVAL;
+	pthread_mutex_lock(&tlb->lock);
+	nxsim__tlb_flush_kernel_range(tlb, cpu, NULL, start, end,
+				      tlb->broadcast);
+	pthread_mutex_unlock(&tlb->lock);
+	return 0;
+}
+
+int nxsim_tlb_flush_all(struct nxsim_tlb *tlb, unsigned int cpu)
+{
+	if (bad_cpu(tlb, cpu))
+		return -EINVAL;
+	pthread_mutex_lock(&tlb->lock);
+	nxsim__tlb_flush_kernel_range(tlb, cpu, NULL, 0, UINT64_MAX,
+				      tlb->broadcast);
+	pthread_mutex_unlock(&tlb->lock);
+	return 0;
+}
+
+int nxsim_tlb_stats(struct nxsim_tlb *tlb, int cpu, struct nxsim_tlb_stats *st)
+{
+	unsigned int i, k;
+
+	if (!tlb || !st || cpu < -1 ||
+	    (cpu >= 0 && bad_cpu(tlb, (unsigned)cpu)))
+		return -EINVAL;
+	pthread_mutex_lock(&tlb->lock);
+	if (cpu >= 0) {
+		*st = tlb->cpu[cpu].st;
+	} else {
+		memset(st, 0, sizeof(*st));
+		for (i = 0; i < tlb->nr_cpus; i++) {
+			const uint64_t *src = (const uint64_t *)&tlb->cpu[i].st;
+			uint64_t *dst = (uint64_t *)st;
+
+			for (k = 0; k < sizeof(*st) / sizeof(uint64_t); k++)
+				dst[k] += src[k];
+		}
+	}
+	pthread_mutex_unlock(&tlb->lock);
+	return 0;
+}

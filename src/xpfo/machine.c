@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The XPFO machine: creation, the cycle accounting of each CPU's timeline,
+ * the flush helpers policies are built from (the shapes of
+ * flush_tlb_kernel_range(), __flush_tlb_all() and v8/v9's
+ * pending_xpfo_flush cpumask), and the locked public entry points.
+ *
+ * Time: each CPU has a timeline in cycles; an event adds its cost to the
+ * timeline of the CPU it runs on, and an IPI adds the handler's cost to
+ * each target's timeline.  "Now" is the machine's clock if it was given
+ * one, else the largest timeline.
+ *
+ * Left out: real parallelism between CPUs (calls are serialised by the
+ * machine lock; the per-frame xpfo_lock bit is taken around every map and
+ * unmap as mm/xpfo.c does, and is never contended under it).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <nxsim/xpfo.h>
+
+#include "core/alloc.h"
+#include "core/clock.h"
+#include "core/compiler.h"
+#include "xpfo/xpfo.h"
+
+static const char *const default_policy[] = {
+	[NXSIM_XPFO_V6] = "eager",
+	[NXSIM_XPFO_V7] = "none",
+	[NXSIM_XPFO_V8] = "deferred",
+	[NXSIM_XPFO_V9] = "batched",
+};
+
+void nxsim__xpfo_charge(struct nxsim_xpfo *m, unsigned int cpu, uint64_t cycles)
+{
+	struct nxsim__xpfo_cpu *c = &m->cpu[cpu];
+
+	c->cycles += cycles;
+	c->kcycles += cycles;
+	if (c->cycles > m->now_cycles)
+		m->now_cycles = c->cycles;
+}
+
+void nxsim__xpfo_charge_flush(struct nxsim_xpfo *m, unsigned int cpu,
+			      uint64_t cycles)
+{
+	m->cpu[cpu].flush_cycles += cycles;
+	nxsim__xpfo_charge(m, cpu, cycles);
+}
+
+void nxsim__xpfo_user_work(struct nxsim_xpfo *m, unsigned int cpu,
+			   uint64_t cycles)
+{
+	struct nxsim__xpfo_cpu *c = &m->cpu[cpu];
+
+	c->cycles += cycles;
+	if (c->cycles > m->now_cycles)
+		m->now_cycles = c->cycles;
+}
+
+uint64_t nxsim__xpfo_now_ns(const struct nxsim_xpfo *m)
+{
+	if (m->clock)
+		return nxsim_clock_now(m->clock);
+	return m->now_cycles * 1000 / m->cpu_mhz;
+}
+
+static uint64_t flush_cost(const struct nxsim_xpfo *m, uint64_t pages)
+{
+	if (pages && nxsim__tlb_ranged(m->tlb, pages))
+		return pages * m->cost.invlpg;
+	return m->cost.global_flush;
+}
+
+void nxsim__xpfo_flush_local(struct nxsim_xpfo *m, unsigned int cpu,
+			     uint64_t va, uint64_t pages)
+{
+	uint64_t i;
+
+	if (!pages || !nxsim__tlb_ranged(m->tlb, pages)) {
+		nxsim__xpfo_flush_local_all(m, cpu);
+		return;
+	}
+	for (i = 0; i < pages; i++)
+		nxsim__tlb_invlpg(m->tlb, cpu, va + (i << NXSIM_TLB_SHIFT_4K));
+	nxsim__xpfo_charge_flush(m, cpu, flush_cost(m, pages));
+}
+
+void nxsim__xpfo_flush_local_all(struct nxsim_xpfo *m, unsigned int cpu)
+{
+	nxsim__tlb_flush_global(m->tlb, cpu);
+	nxsim__xpfo_charge_flush(m, cpu, m->cost.global_flush);
+}
+
+static bool in_mask(const uint64_t *mask, unsigned int cpu)
+{
+	return !mask || (mask[cpu / 64] >> (cpu % 64) & 1);
+}
+
+void nxsim__xpfo_flush_cpus(struct nxsim_xpfo *m, unsigned int cpu,
+			    const uint64_t *mask, uint64_t va, uint64_t pages,
+			    bool broadcast)
+{
+	uint64_t per_cpu = flush_cost(m, pages), start = va, end;
+	unsigned int i, targets;
+
+	if (pages && nxsim__tlb_ranged(m->tlb, pages)) {
+		end = va + (pages << NXSIM_TLB_SHIFT_4K);
+	} else {
+		start = 0;
+		end = UINT64_MAX;
+	}
+	targets = nxsim__tlb_flush_kernel_range(m->tlb, cpu, mask, start, end,
+						broadcast);
+	if (broadcast) {
+		nxsim__xpfo_charge_flush(
+			m, cpu, per_cpu + m->cost.invlpgb + m->cost.tlbsync);
+		return;
+	}
+	for (i = 0; i < m->nr_cpus; i++)
+		if (i != cpu && in_mask(mask, i))
+			nxsim__xpfo_charge_flush(m, i,
+						 m->cost.ipi_recv + per_cpu);
+	nxsim__xpfo_charge_flush(
+		m, cpu,
+		per_cpu + (targets ? m->cost.ipi_first +
+					     (uint64_t)(targets - 1) *
+						     m->cost.ipi_extra :
+				     0));
+}
+
+void nxsim__xpfo_defer_others(struct nxsim_xpfo *m, unsigned int cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nr_cpus; i++) {
+		if (i == cpu || m->cpu[i].pending)
+			continue;
+		m->cpu[i].pending = true;
+		m->cpu[i].pending_set++;
+	}
+}
+
+void nxsim__xpfo_run_pending(struct nxsim_xpfo *m, unsigned int cpu)
+{
+	struct nxsim__xpfo_cpu *c = &m->cpu[cpu];
+
+	if (!c->pending)
+		return;
+	c->pending = false;
+	c->pending_done++;
+	nxsim__xpfo_flush_local_all(m, cpu);
+}
+
+/* Creation. */
+
+static void free_machine(struct nxsim_xpfo *m)
+{
+	uint64_t n1g = DIV_ROUND_UP(m->nr_frames, 1ull << 18);
+	uint64_t n2m = DIV_ROUND_UP(m->nr_frames, 1ull << 9);
+
+	nxsim_tlb_destroy(m->tlb);
+	nxsim__free(m->frame, m->nr_frames * sizeof(*m->frame));
+	nxsim__free(m->split_1g, bitstr_size(n1g));
+	nxsim__free(m->split_2m, bitstr_size(n2m));
+	nxsim__free(m->cpu, m->nr_cpus * sizeof(*m->cpu));
+	nxsim__free(m->mask, DIV_ROUND_UP(m->nr_cpus, 64) * sizeof(uint64_t));
+	nxsim__free(m, sizeof(*m));
+}
+
+int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
+		      struct nxsim_xpfo **mp)
+{
+	const struct nxsim__xpfo_policy *policy;
+	struct nxsim_tlb_config tcfg;
+	struct nxsim_xpfo *m;
+	int rc;
+
+	if (!cfg || !mp || !cfg->nr_cpus || cfg->nr_cpus > NXSIM_TLB_MAX_CPUS ||
+	    !cfg->nr_frames || cfg->nr_frames > NXSIM_XPFO_MAX_FRAMES ||
+	    (unsigned int)cfg->version > NXSIM_XPFO_V9 ||
+	    (cfg->tlb.nr_cpus && cfg->tlb.nr_cpus != cfg->nr_cpus))
+		return -EINVAL;
+	policy = nxsim__xpfo_policy_find(
+		cfg->policy ? cfg->policy : default_policy[cfg->version]);
+	if (!policy)
+		return -ENOENT;
+	if (cfg->tlb.nr_cpus)
+		tcfg = cfg->tlb;
+	else
+		nxsim_tlb_config_default(&tcfg, cfg->nr_cpus);
+	if (cfg->clock && nxsim_clock_mode(cfg->clock) != NXSIM_CLOCK_VIRTUAL)
+		return -EINVAL;
+
+	m = nxsim__zalloc(sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->nr_cpus = cfg->nr_cpus;
+	m->nr_frames = cfg->nr_frames;
+	m->version = cfg->version;
+	m->disabled = cfg->disabled;
+	m->policy = policy;
+	if (cfg->costs)
+		m->cost = *cfg->costs;
+	else
+		nxsim_xpfo_costs_default(&m->cost);
+	m->cpu_mhz = cfg->cpu_mhz ? cfg->cpu_mhz : 3000;
+	rc = nxsim_tlb_create(&tcfg, &m->tlb);
+	if (rc) {
+		nxsim__free(m, sizeof(*m));
+		return rc;
+	}
+	m->tlb->drop = nxsim__oracle_drop;
+	m->tlb->drop_ctx = m;
+	m->frame = nxsim__calloc(m->nr_frames, sizeof(*m->frame));
+	m->split_1g = nxsim__zalloc(
+		bitstr_size(DIV_ROUND_UP(m->nr_frames, 1ull << 18)));
+	m->split_2m = nxsim__zalloc(
+		bitstr_size(DIV_ROUND_UP(m->nr_frames, 1ull << 9)));
+	m->cpu = nxsim__calloc(m->nr_cpus, sizeof(*m->cpu));
+	m->mask = nxsim__calloc(DIV_ROUND_UP(m->nr_cpus, 64), sizeof(uint64_t));
+	if (!m->frame || !m->split_1g || !m->split_2m || !m->cpu || !m->mask) {
+		free_machine(m);
+		return -ENOMEM;
+	}
+	if (cfg->clock) {
+		m->clock = cfg->clock;
+		nxsim__clock_get(m->clock);
+	}
+	pthread_mutex_init(&m->lock, NULL);
+	*mp = m;
+	return 0;
+}
+
+void nxsim_xpfo_destroy(struct nxsim_xpfo *m)
+{
+	if (!m)
+		return;
+	if (m->clock)
+		nxsim__clock_put(m->clock);
+	pthread_mutex_destroy(&m->lock);
+	free_machine(m);
+}
+
+struct nxsim_tlb *nxsim_xpfo_tlb(struct nxsim_xpfo *m)
+{
+	return m ? m->tlb : NULL;
+}
+
+/* Results. */
+
+void nxsim__xpfo_result(struct nxsim_xpfo *m, struct nxsim_xpfo_result *res)
+{
+	unsigned int i, k;
+
+	memset(res, 0, sizeof(*res));
+	res->xpfo = m->st;
+	nxsim__oracle_fill(m, &res->oracle);
+	res->events = m->events;
+	for (i = 0; i < m->nr_cpus; i++) {
+		const struct nxsim__xpfo_cpu *c = &m->cpu[i];
+		const uint64_t *src = (const uint64_t *)&m->tlb->cpu[i].st;
+		uint64_t *dst = (uint64_t *)&res->tlb;
+
+		for (k = 0; k < sizeof(res->tlb) / sizeof(uint64_t); k++)
+			dst[k] += src[k];
+		res->kernel_cycles += c->kcycles;
+		res->user_cycles += c->cycles - c->kcycles;
+		res->flush_cycles += c->flush_cycles;
+		res->makespan_cycles = MAX(res->makespan_cycles, c->cycles);
+	}
+}
+
+int nxsim_xpfo_result(struct nxsim_xpfo *m, struct nxsim_xpfo_result *res)
+{
+	if (!m || !res)
+		return -EINVAL;
+	pthread_mutex_lock(&m->lock);
+	nxsim__xpfo_result(m, res);
+	pthread_mutex_unlock(&m->lock);
+	return 0;
+}
+
+int nxsim_xpfo_frame(struct nxsim_xpfo *m, uint64_t pfn,
+		     struct nxsim_xpfo_frame_info *info)
+{
+	const struct nxsim__frame *f;
+
+	if (!m || !info || pfn >= m->nr_frames)
+		return -EINVAL;
+	pthread_mutex_lock(&m->lock);
+	f = &m->frame[pfn];
+	*info = (struct nxsim_xpfo_frame_info){
+		.owner = f->owner,
+		.domain = f->domain,
+		.user = f->flags & FRAME_USER,
+		.unmapped = f->flags & FRAME_UNMAPPED,
+		.kmap_count = f->kmap_count,
+		.physmap_shift = (uint8_t)nxsim__physmap_shift(m, pfn),
+		.stale_cpus = f->holders,
+	};
+	pthread_mutex_unlock(&m->lock);
+	return 0;
+}
+
+int nxsim_xpfo_cpu(struct nxsim_xpfo *m, unsigned int cpu,
+		   struct nxsim_xpfo_cpu_info *info)
+{
+	const struct nxsim__xpfo_cpu *c;
+
+	if (!m || !info || cpu >= m->nr_cpus)
+		return -EINVAL;
+	pthread_mutex_lock(&m->lock);
+	c = &m->cpu[cpu];
+	*info = (struct nxsim_xpfo_cpu_info){
+		.domain = c->domain,
+		.user_mode = c->user_mode,
+		.pending_flush = c->pending,
+		.context_switches = c->context_switches,
+		.kernel_entries = c->kernel_entries,
+		.pending_set = c->pending_set,
+		.pending_done = c->pending_done,
+		.cycles = c->cycles,
+		.kernel_cycles = c->kcycles,
+		.exposures = c->exposures,
+		.exposure_max_ns = c->exposure_max,
+		.exposure_sum_ns = c->exposure_sum,
+	};
+	pthread_mutex_unlock(&m->lock);
+	return 0;
+}
+
+/* Locked public event calls: check the machine and CPU, then run. */
+
+#define LOCKED(m, cpu, call)                       \
+	({                                         \
+		int __rc;                          \
+		if (!(m) || (cpu) >= (m)->nr_cpus) \
+			return -EINVAL;            \
+		pthread_mutex_lock(&(m)->lock);    \
+		__rc = (call);                     \
+		if (!__rc)                         \
+			(m)->events++;             \
+		pthread_mutex_unlock(&(m)->lock);  \
+		__rc;                              \
+	})
+
+int nxsim_xpfo_alloc_kernel(struct nxsim_xpfo *m, unsigned int cpu,
+			    uint64_t pfn)
+{
+	return LOCKED(m, cpu, nxsim__xpfo_alloc_kernel(m, cpu, pfn));
+}
+
+int nxsim_xpfo_alloc_user(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
+			  uint16_t domain, unsigned int flags)
+{
+	return LOCKED(m, cpu,
+		      nxsim__xpfo_alloc_user(m, cpu, pfn, domain, flags));
+}
+
+int nxsim_xpfo_free(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)
+{
+	return LOCKED(m, cpu, nxsim__xpfo_free(m, cpu, pfn));
+}
+
+int nxsim_xpfo_kmap(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)
+{
+	return LOCKED(m, cpu, nxsim__xpfo_kmap(m, cpu, pfn));
+}
+
+int nxsim_xpfo_kunmap(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)
+{
+	return LOCKED(m, cpu, nxsim__xpfo_kunmap(m, cpu, pfn));
+}
+
+int nxsim_xpfo_refill(struct nxsim_xpfo *m, unsigned int cpu,
+		      const uint64_t *pfns, unsigned int n)
+{
+	return LOCKED(m, cpu, nxsim__xpfo_refill(m, cpu, pfns, n));
+}
+
+int nxsim_xpfo_kernel_access(struct nxsim_xpfo *m, unsigned int cpu,
+			     uint64_t pfn, bool write,
+			     enum nxsim_xpfo_access *what)
+{
+	return LOCKED(m, cpu,
+		      nxsim__xpfo_kernel_access(m, cpu, pfn, write, what));
+}
+
+int nxsim_xpfo_user_access(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
+			   bool write)
+{
+	return LOCKED(m, cpu, nxsim__xpfo_user_access(m, cpu, pfn, write));
+}
+
+int nxsim_xpfo_context_switch(struct nxsim_xpfo *m, unsigned int cpu,
+			      uint16_t domain)
+{
+	return LOCKED(m, cpu, nxsim__xpfo_context_switch(m, cpu, domain));
+}
+
+int nxsim_xpfo_kernel_enter(struct nxsim_xpfo *m, unsigned int cpu)
+{
+	return LOCKED(m, cpu, nxsim__xpfo_kernel_enter(m, cpu));
+}
+
+int nxsim_xpfo_kernel_exit(struct nxsim_xpfo *m, unsigned int cpu)
+{
+	return LOCKED(m, cpu, nxsim__xpfo_kernel_exit(m, cpu));
+}

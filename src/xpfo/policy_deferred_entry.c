@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * P4b, deferred to kernel entry: Dave Hansen's suggestion [S17][S21]: the
+ * pending bit is consumed on every user-to-kernel entry instead of at the
+ * next context switch, so only the entry code stays exposed.
+ */
+#include "xpfo/xpfo.h"
+
+void nxsim__xpfo_deferred_flush(struct nxsim_xpfo *m, unsigned int cpu,
+				uint64_t va, uint64_t pages);
+
+const struct nxsim__xpfo_policy nxsim__xpfo_policy_deferred_entry = {
+	.name = "deferred-entry",
+	.flush = nxsim__xpfo_deferred_flush,
+	.kernel_enter = nxsim__xpfo_run_pending,
+};

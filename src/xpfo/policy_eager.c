@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * P1, immediate, all CPUs, per page: XPFO v6/v7 with xpfotlbflush [S5][S10]
+ * call flush_tlb_kernel_range() on every unmap: IPI every CPU, INVLPG each
+ * page, or a full flush everywhere above the 33-page ceiling [C4].
+ */
+#include "xpfo/xpfo.h"
+
+static void eager_flush(struct nxsim_xpfo *m, unsigned int cpu, uint64_t va,
+			uint64_t pages)
+{
+	nxsim__xpfo_flush_cpus(m, cpu, NULL, va, pages, false);
+}
+
+const struct nxsim__xpfo_policy nxsim__xpfo_policy_eager = {
+	.name = "eager",
+	.flush = eager_flush,
+};

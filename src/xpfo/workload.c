@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Seeded synthetic workloads, and the one call that runs a workload with
+ * XPFO and without it and compares (spec 6.3).
+ *
+ * Every CPU runs its own stream: its own generator (seeded from the run's
+ * seed and the CPU id), its own slice of the frames (a LIFO free list, as
+ * the per-CPU page lists hand out hot pages first), its own 32 kernel
+ * frames and DOMAINS user domains (processes) with up to DOMAIN_PAGES
+ * pages each.  Streams never share state, so the events each CPU runs are
+ * the same with and without XPFO; only their costs, and so the
+ * interleaving in time, differ.  Steps run in timeline order: always the
+ * CPU whose timeline is earliest (ties: lowest id), which makes IPIs land
+ * on the CPU at the right point of its timeline.
+ *
+ * Workloads (the mix of steps, percent):
+ *   compile: user work 40, page fault (alloc + zero through kmap) 15,
+ *	free 8, syscall touching kernel objects 15, kernel object churn 5,
+ *	read() into a user page through kmap 7, context switch 5, and 5 of
+ *	syscalls that also probe a page of a random process (on any CPU)
+ *	through the physmap (the attacker of [S17]; which page it finds
+ *	depends on the other CPUs' progress, so on timing);
+ *   io: user work 20, read()/write() through kmap 45, syscall 15, page
+ *	fault 8, free 5, context switch 5, probe 2;
+ *   fork: user work 35, fork (8 pages copied, both through kmap) 15,
+ *	exit (all pages of a process freed) 5, syscall 20, page fault 10,
+ *	context switch 10, probe 5.
+ *
+ * With a batching policy (P4c) on v8/v9, user frames come from per-CPU
+ * batches unmapped by nxsim_xpfo_refill().
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/compiler.h"
+#include "core/rng.h"
+#include "xpfo/xpfo.h"
+
+#define KFRAMES 32
+#define DOMAINS 4
+#define DOMAIN_PAGES 64
+#define FORK_PAGES 8
+
+enum step {
+	S_USER,
+	S_FAULT,
+	S_FREE,
+	S_SYSCALL,
+	S_KCHURN,
+	S_READ,
+	S_SWITCH,
+	S_PROBE,
+	S_FORK,
+	S_EXIT,
+	NR_STEPS
+};
+
+struct workload {
+	const char *name;
+	uint8_t mix[NR_STEPS]; /* percent */
+};
+
+static const struct workload workloads[] = {
+	{ "compile",
+	  { [S_USER] = 40,
+	    [S_FAULT] = 15,
+	    [S_FREE] = 8,
+	    [S_SYSCALL] = 15,
+	    [S_KCHURN] = 5,
+	    [S_READ] = 7,
+	    [S_SWITCH] = 5,
+	    [S_PROBE] = 5 } },
+	{ "io",
+	  { [S_USER] = 20,
+	    [S_READ] = 45,
+	    [S_SYSCALL] = 15,
+	    [S_FAULT] = 8,
+	    [S_FREE] = 5,
+	    [S_SWITCH] = 5,
+	    [S_PROBE] = 2 } },
+	{ "fork",
+	  { [S_USER] = 35,
+	    [S_FORK] = 15,
+	    [S_EXIT] = 5,
+	    [S_SYSCALL] = 20,
+	    [S_FAULT] = 10,
+	    [S_SWITCH] = 10,
+	    [S_PROBE] = 5 } },
+};
+
+struct wl_domain {
+	uint64_t page[DOMAIN_PAGES];
+	unsigned int n;
+};
+
+struct wl_cpu {
+	struct nxsim__rng rng;
+	uint64_t *free; /* LIFO of free frames */
+	uint64_t nfree;
+	uint64_t batch[64]; /* refilled, unmapped frames (P4c) */
+	unsigned int nbatch;
+	uint64_t kframe[KFRAMES];
+	struct wl_domain dom[DOMAINS];
+	unsigned int cur;
+	uint64_t left; /* steps to go */
+};
+
+struct wl_run {
+	struct nxsim_xpfo *m;
+	const struct workload *w;
+	struct wl_cpu *cpu;
+	unsigned int nr_cpus;
+	uint64_t per_cpu; /* frames per CPU */
+	unsigned int batch; /* refill batch, 0: none */
+};
+
+#define CALL(r, x)                   \
+	({                           \
+		int __rc = (x);      \
+		if (__rc)            \
+			return __rc; \
+		(r)->m->events++;    \
+	})
+
+static uint16_t domain_id(unsigned int cpu, unsigned int d)
+{
+	return (uint16_t)(cpu * DOMAINS + d + 1);
+}
+
+static int get_user_frame(struct wl_run *r, unsigned int cpu, uint64_t *pfn)
+{
+	struct wl_cpu *c = &r->cpu[cpu];
+
+	if (!r->batch) {
+		if (!c->nfree)
+			return -ENOSPC;
+		*pfn = c->free[--c->nfree];
+		return 0;
+	}
+	if (!c->nbatch) {
+		unsigned int n = (unsigned int)MIN(r->batch, c->nfree);
+
+		if (!n)
+			return -ENOSPC;
+		c->nfree -= n;
+		memcpy(c->batch, c->free + c->nfree, n * sizeof(uint64_t));
+		c->nbatch = n;
+		CALL(r, nxsim__xpfo_refill(r->m, cpu, c->batch, n));
+	}
+	*pfn = c->batch[--c->nbatch];
+	return 0;
+}
+
+static int free_page(struct wl_run *r, unsigned int cpu, struct wl_domain *d,
+		     unsigned int i)
+{
+	struct wl_cpu *c = &r->cpu[cpu];
+	uint64_t pfn = d->page[i];
+
+	CALL(r, nxsim__xpfo_free(r->m, cpu, pfn));
+	d->page[i] = d->page[--d->n];
+	c->free[c->nfree++] = pfn;
+	return 0;
+}
+
+/* A user page for domain @d, zeroed (or copied into) through kmap. */
+static int fault_in(struct wl_run *r, unsigned int cpu, struct wl_domain *d,
+		    uint16_t id, const uint64_t *copy_from)
+{
+	struct wl_cpu *c = &r->cpu[cpu];
+	uint64_t pfn;
+	int rc;
+
+	if (d->n == DOMAIN_PAGES) {
+		rc = free_page(r, cpu, d,
+			       (unsigned int)nxsim__rng_below(&c->rng, d->n));
+		if (rc)
+			return rc;
+	}
+	rc = get_user_frame(r, cpu, &pfn);
+	if (rc)
+		return rc;
+	CALL(r,
+	     nxsim__xpfo_alloc_user(r->m, cpu, pfn, id, NXSIM_XPFO_WILL_MAP));
+	d->page[d->n++] = pfn;
+	if (copy_from)
+		CALL(r, nxsim__xpfo_kmap(r->m, cpu, *copy_from));
+	CALL(r, nxsim__xpfo_kmap(r->m, cpu, pfn));
+	if (copy_from)
+		CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, *copy_from, false,
+						  NULL));
+	CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, pfn, true, NULL));
+	nxsim__xpfo_charge(r->m, cpu, r->m->cost.page_zero);
+	CALL(r, nxsim__xpfo_kunmap(r->m, cpu, pfn));
+	if (copy_from)
+		CALL(r, nxsim__xpfo_kunmap(r->m, cpu, *copy_from));
+	return 0;
+}
+
+static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
+{
+	struct wl_cpu *c = &r->cpu[cpu];
+	struct wl_domain *d = &c->dom[c->cur];
+	uint64_t pfn;
+	unsigned int i;
+	int rc;
+
+	switch (s) {
+	case S_FAULT:
+		return fault_in(r, cpu, d, domain_id(cpu, c->cur), NULL);
+	case S_FREE:
+		if (!d->n)
+			return 0;
+		return free_page(r, cpu, d,
+				 (unsigned int)nxsim__rng_below(&c->rng, d->n));
+	case S_PROBE: {
+		/*
+		 * Read a page of some process on any CPU through the
+		 * physmap.  One raw draw per choice, so the stream does not
+		 * depend on the other CPUs' state.
+		 */
+		unsigned int oc =
+			(unsigned int)(nxsim__rng_next(&c->rng) % r->nr_cpus);
+		const struct wl_domain *od =
+			&r->cpu[oc].dom[nxsim__rng_next(&c->rng) % DOMAINS];
+		uint64_t x = nxsim__rng_next(&c->rng);
+
+		if (od->n)
+			CALL(r, nxsim__xpfo_kernel_access(r->m, cpu,
+							  od->page[x % od->n],
+							  false, NULL));
+	}
+		__attribute__((fallthrough)); /* then the syscall */
+	case S_SYSCALL:
+		for (i = 0; i < 3; i++)
+			CALL(r, nxsim__xpfo_kernel_access(
+					r->m, cpu,
+					c->kframe[nxsim__rng_below(&c->rng,
+								   KFRAMES)],
+					i == 2, NULL));
+		return 0;
+	case S_KCHURN:
+		i = (unsigned int)nxsim__rng_below(&c->rng, KFRAMES);
+		if (!c->nfree)
+			return -ENOSPC;
+		pfn = c->free[--c->nfree];
+		CALL(r, nxsim__xpfo_alloc_kernel(r->m, cpu, pfn));
+		CALL(r, nxsim__xpfo_free(r->m, cpu, c->kframe[i]));
+		c->free[c->nfree++] = c->kframe[i];
+		c->kframe[i] = pfn;
+		CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, pfn, true, NULL));
+		return 0;
+	case S_READ:
+		if (!d->n)
+			return 0;
+		pfn = d->page[nxsim__rng_below(&c->rng, d->n)];
+		CALL(r, nxsim__xpfo_kmap(r->m, cpu, pfn));
+		CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, pfn, true, NULL));
+		CALL(r, nxsim__xpfo_kunmap(r->m, cpu, pfn));
+		return 0;
+	case S_SWITCH:
+		c->cur =
+			(c->cur + 1 +
+			 (unsigned int)nxsim__rng_below(&c->rng, DOMAINS - 1)) %
+			DOMAINS;
+		CALL(r, nxsim__xpfo_context_switch(r->m, cpu,
+						   domain_id(cpu, c->cur)));
+		return 0;
+	case S_FORK: {
+		unsigned int child = (c->cur + 1) % DOMAINS;
+
+		for (i = 0; i < FORK_PAGES && d->n; i++) {
+			uint64_t src = d->page[nxsim__rng_below(&c->rng, d->n)];
+
+			rc = fault_in(r, cpu, &c->dom[child],
+				      domain_id(cpu, child), &src);
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
+	case S_EXIT:
+		while (d->n) {
+			rc = free_page(r, cpu, d, d->n - 1);
+			if (rc)
+				return rc;
+		}
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static enum step pick(const struct workload *w, struct nxsim__rng *rng)
+{
+	unsigned int x = (unsigned int)nxsim__rng_below(rng, 100), s;
+
+	for (s = 0; s < NR_STEPS - 1; s++) {
+		if (x < w->mix[s])
+			return (enum step)s;
+		x -= w->mix[s];
+	}
+	return (enum step)s;
+}
+
+static int step(struct wl_run *r, unsigned int cpu)
+{
+	struct wl_cpu *c = &r->cpu[cpu];
+	enum step s = pick(r->w, &c->rng);
+	struct wl_domain *d = &c->dom[c->cur];
+	int rc;
+
+	c->left--;
+	if (s == S_USER) {
+		if (d->n)
+			CALL(r,
+			     nxsim__xpfo_user_access(
+				     r->m, cpu,
+				     d->page[nxsim__rng_below(&c->rng, d->n)],
+				     nxsim__rng_below(&c->rng, 2)));
+		nxsim__xpfo_user_work(r->m, cpu, r->m->cost.user_work);
+		return 0;
+	}
+	CALL(r, nxsim__xpfo_kernel_enter(r->m, cpu));
+	rc = kernel_step(r, cpu, s);
+	if (rc)
+		return rc;
+	CALL(r, nxsim__xpfo_kernel_exit(r->m, cpu));
+	return 0;
+}
+
+static int setup_cpu(struct wl_run *r, unsigned int cpu, uint64_t seed,
+		     uint64_t steps)
+{
+	struct wl_cpu *c = &r->cpu[cpu];
+	uint64_t i, base = cpu * r->per_cpu;
+
+	nxsim__rng_seed(&c->rng, seed ^ (0x9e3779b97f4a7c15ull * (cpu + 1)));
+	c->free = nxsim__calloc(r->per_cpu, sizeof(uint64_t));
+	if (!c->free)
+		return -ENOMEM;
+	for (i = 0; i < r->per_cpu; i++)
+		c->free[i] = base + r->per_cpu - 1 - i;
+	c->nfree = r->per_cpu;
+	c->left = steps;
+	for (i = 0; i < KFRAMES; i++) {
+		c->kframe[i] = c->free[--c->nfree];
+		CALL(r, nxsim__xpfo_alloc_kernel(r->m, cpu, c->kframe[i]));
+	}
+	CALL(r, nxsim__xpfo_context_switch(r->m, cpu, domain_id(cpu, 0)));
+	CALL(r, nxsim__xpfo_kernel_exit(r->m, cpu));
+	return 0;
+}
+
+static int run_once(const struct nxsim_xpfo_run *run, const struct workload *w,
+		    bool disabled, struct nxsim_xpfo_result *res)
+{
+	struct nxsim_xpfo_config cfg = {
+		.nr_cpus = run->nr_cpus,
+		.version = run->version,
+		.policy = run->policy,
+		.disabled = disabled,
+		.costs = run->costs,
+	};
+	struct wl_run r = { .w = w, .nr_cpus = run->nr_cpus };
+	unsigned int i;
+	int rc;
+
+	/* 1 GiB at least, 16 MiB per CPU. */
+	cfg.nr_frames = MAX(1ull << 18, (uint64_t)run->nr_cpus << 12);
+	r.per_cpu = cfg.nr_frames / run->nr_cpus;
+	if (run->tlb)
+		cfg.tlb = *run->tlb;
+	rc = nxsim_xpfo_create(&cfg, &r.m);
+	if (rc)
+		return rc;
+	if (r.m->version >= NXSIM_XPFO_V8)
+		r.batch = MIN(r.m->policy->refill_batch, 64u);
+	r.cpu = nxsim__calloc(run->nr_cpus, sizeof(*r.cpu));
+	if (!r.cpu) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < run->nr_cpus; i++) {
+		rc = setup_cpu(&r, i, run->seed, run->events);
+		if (rc)
+			goto out;
+	}
+	for (;;) {
+		unsigned int best = UINT32_MAX;
+
+		for (i = 0; i < run->nr_cpus; i++)
+			if (r.cpu[i].left &&
+			    (best == UINT32_MAX ||
+			     r.m->cpu[i].cycles < r.m->cpu[best].cycles))
+				best = i;
+		if (best == UINT32_MAX)
+			break;
+		rc = step(&r, best);
+		if (rc)
+			goto out;
+	}
+	nxsim__xpfo_result(r.m, res);
+out:
+	if (r.cpu)
+		for (i = 0; i < run->nr_cpus; i++)
+			nxsim__free(r.cpu[i].free,
+				    r.per_cpu * sizeof(uint64_t));
+	nxsim__free(r.cpu, run->nr_cpus * sizeof(*r.cpu));
+	nxsim_xpfo_destroy(r.m);
+	return rc;
+}
+
+const char *nxsim_xpfo_workload_name(unsigned int idx)
+{
+	return idx < ARRAY_SIZE(workloads) ? workloads[idx].name : NULL;
+}
+
+int nxsim_xpfo_run_workload(const struct nxsim_xpfo_run *run,
+			    struct nxsim_xpfo_result *res)
+{
+	const struct workload *w = NULL;
+	struct nxsim_xpfo_result base;
+	size_t i;
+	int rc;
+
+	if (!run || !res || !run->workload || !run->nr_cpus ||
+	    run->nr_cpus > NXSIM_TLB_MAX_CPUS || !run->events ||
+	    (unsigned int)run->version > NXSIM_XPFO_V9)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(workloads); i++)
+		if (!strcmp(workloads[i].name, run->workload))
+			w = &workloads[i];
+	if (!w)
+		return -ENOENT;
+	rc = run_once(run, w, false, res);
+	if (rc)
+		return rc;
+	rc = run_once(run, w, true, &base);
+	if (rc)
+		return rc;
+	res->base_kernel_cycles = base.kernel_cycles;
+	res->base_user_cycles = base.user_cycles;
+	res->base_makespan_cycles = base.makespan_cycles;
+	res->system_ratio = base.kernel_cycles ?
+				    (double)res->kernel_cycles /
+					    (double)base.kernel_cycles :
+				    0;
+	res->wall_ratio = base.makespan_cycles ?
+				  (double)res->makespan_cycles /
+					  (double)base.makespan_cycles :
+				  0;
+	return 0;
+}

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * XPFO machine internals: the frame record, the per-CPU state, the flush
+ * policy interface, and the helpers policies build on.
+ */
+#ifndef NXSIM_XPFO_XPFO_H
+#define NXSIM_XPFO_XPFO_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <bsd/bitstring.h>
+
+#include <nxsim/xpfo.h>
+
+#include "tlb/tlb.h"
+
+/* Frame flags: the page flags of v7+ plus the model's own bits. */
+#define FRAME_USER 0x01 /* PG_xpfo_user */
+#define FRAME_UNMAPPED 0x02 /* PG_xpfo_unmapped */
+#define FRAME_LOCK 0x04 /* xpfo_lock, a bit spinlock */
+#define FRAME_NEED_FLUSH 0x08 /* unmapped, flush owed at reuse (P4d) */
+
+/**
+ * struct nxsim__frame - one 4 KiB frame, 16 bytes
+ * @stamp: ns; while @holders > 0, when the alias went stale; while
+ *	kmapped, when the kmap window opened
+ * @domain: user owner; the last user owner once free
+ * @kmap_count: xpfo_mapcount
+ * @holders: CPUs holding a watched (stale) translation of the alias
+ * @owner: enum nxsim_xpfo_owner
+ * @flags: FRAME_*
+ */
+struct nxsim__frame {
+	uint64_t stamp;
+	uint16_t domain;
+	uint16_t kmap_count;
+	uint16_t holders;
+	uint8_t owner;
+	uint8_t flags;
+};
+
+_Static_assert(sizeof(struct nxsim__frame) == 16, "16 bytes per frame");
+
+#define NR_DYN_ASIDS 6 /* TLB_NR_DYN_ASIDS */
+
+struct nxsim__xpfo_cpu {
+	uint16_t domain;
+	bool user_mode;
+	bool pending;
+	uint16_t asid_domain[NR_DYN_ASIDS];
+	unsigned int next_asid;
+	uint64_t cycles;
+	uint64_t kcycles;
+	uint64_t flush_cycles;
+	uint64_t context_switches;
+	uint64_t kernel_entries;
+	uint64_t pending_set;
+	uint64_t pending_done;
+	uint64_t exposures;
+	uint64_t exposure_max;
+	uint64_t exposure_sum;
+};
+
+struct nxsim__xpfo_policy;
+
+struct nxsim_xpfo {
+	pthread_mutex_t lock;
+	unsigned int nr_cpus;
+	uint64_t nr_frames;
+	enum nxsim_xpfo_version version;
+	bool disabled;
+	const struct nxsim__xpfo_policy *policy;
+	struct nxsim_xpfo_costs cost;
+	struct nxsim_clock *clock;
+	uint32_t cpu_mhz;
+	uint64_t now_cycles; /* largest CPU timeline */
+	struct nxsim_tlb *tlb;
+	struct nxsim__frame *frame;
+	bitstr_t *split_1g; /* 1G region split into 2M */
+	bitstr_t *split_2m; /* 2M region split into 4K */
+	struct nxsim__xpfo_cpu *cpu;
+	uint64_t *mask; /* scratch cpumask for policies */
+	struct nxsim_xpfo_stats st;
+	struct nxsim_xpfo_oracle orc; /* means computed on read */
+	uint64_t events;
+};
+
+/**
+ * struct nxsim__xpfo_policy - a flush policy (spec 6.4)
+ * @name: what nxsim_xpfo_config.policy names it by
+ * @flush: physmap PTEs of [@va, @va + @pages * 4K) were cleared by @cpu
+ *	(@pages 0: anywhere, flush everything); make stale translations go
+ *	away (or not)
+ * @context_switch: at switch_mm on @cpu (NULL: nothing)
+ * @kernel_enter: at a user-to-kernel entry on @cpu (NULL: nothing)
+ * @kernel_exit: at the return to user mode (NULL: nothing)
+ * @reuse: frame @pfn is handed to a new owner (NULL: nothing)
+ * @refill_batch: workloads refill user frames in batches of this size
+ *	through nxsim_xpfo_refill() (0: no batching)
+ * @broadcast: the machine has INVLPGB; kernel-wide flushes (large-page
+ *	splits included) broadcast instead of sending IPIs
+ *
+ * A new policy is one file src/xpfo/policy_<name>.c defining one of these,
+ * plus one line in xpfo_policy_table[] (src/xpfo/policy.c).
+ */
+struct nxsim__xpfo_policy {
+	const char *name;
+	void (*flush)(struct nxsim_xpfo *m, unsigned int cpu, uint64_t va,
+		      uint64_t pages);
+	void (*context_switch)(struct nxsim_xpfo *m, unsigned int cpu);
+	void (*kernel_enter)(struct nxsim_xpfo *m, unsigned int cpu);
+	void (*kernel_exit)(struct nxsim_xpfo *m, unsigned int cpu);
+	void (*reuse)(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);
+	unsigned int refill_batch;
+	bool broadcast;
+};
+
+const struct nxsim__xpfo_policy *nxsim__xpfo_policy_find(const char *name);
+
+/* Helpers for policies; each charges its cycles to the CPUs involved. */
+
+/* Charge @cycles of kernel time to @cpu. */
+void nxsim__xpfo_charge(struct nxsim_xpfo *m, unsigned int cpu,
+			uint64_t cycles);
+/* Same, and count them as flush overhead. */
+void nxsim__xpfo_charge_flush(struct nxsim_xpfo *m, unsigned int cpu,
+			      uint64_t cycles);
+
+/*
+ * INVLPG per page (or a global flush above the ceiling, or for @pages 0)
+ * on @cpu only.
+ */
+void nxsim__xpfo_flush_local(struct nxsim_xpfo *m, unsigned int cpu,
+			     uint64_t va, uint64_t pages);
+/* __flush_tlb_all() on @cpu only. */
+void nxsim__xpfo_flush_local_all(struct nxsim_xpfo *m, unsigned int cpu);
+/*
+ * flush_tlb_kernel_range() from @cpu to the CPUs in @mask (NULL: all) by
+ * IPI, or by INVLPGB broadcast when @broadcast.  @pages of 0 means all.
+ */
+void nxsim__xpfo_flush_cpus(struct nxsim_xpfo *m, unsigned int cpu,
+			    const uint64_t *mask, uint64_t va, uint64_t pages,
+			    bool broadcast);
+/* Queue a full flush on every CPU but @cpu (pending_xpfo_flush). */
+void nxsim__xpfo_defer_others(struct nxsim_xpfo *m, unsigned int cpu);
+/* Run @cpu's pending full flush, if any. */
+void nxsim__xpfo_run_pending(struct nxsim_xpfo *m, unsigned int cpu);
+
+/* Physmap (physmap.c). */
+static inline uint64_t nxsim__physmap_va(uint64_t pfn)
+{
+	return NXSIM_XPFO_PAGE_OFFSET + (pfn << NXSIM_TLB_SHIFT_4K);
+}
+unsigned int nxsim__physmap_shift(const struct nxsim_xpfo *m, uint64_t pfn);
+void nxsim__physmap_split(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);
+
+/* Oracle (oracle.c). */
+void nxsim__oracle_unmapped(struct nxsim_xpfo *m, uint64_t pfn);
+void nxsim__oracle_remapped(struct nxsim_xpfo *m, uint64_t pfn);
+void nxsim__oracle_reuse(struct nxsim_xpfo *m, uint64_t pfn, uint8_t new_owner,
+			 uint16_t new_domain);
+void nxsim__oracle_drop(void *ctx, unsigned int cpu, uint64_t va, uint64_t pfn);
+void nxsim__oracle_kmap_open(struct nxsim_xpfo *m, uint64_t pfn);
+void nxsim__oracle_kmap_close(struct nxsim_xpfo *m, uint64_t pfn);
+void nxsim__oracle_fill(const struct nxsim_xpfo *m,
+			struct nxsim_xpfo_oracle *out);
+uint64_t nxsim__xpfo_now_ns(const struct nxsim_xpfo *m);
+
+/* Event entry points without the machine lock (ownership.c, cpu.c). */
+int nxsim__xpfo_alloc_kernel(struct nxsim_xpfo *m, unsigned int cpu,
+			     uint64_t pfn);
+int nxsim__xpfo_alloc_user(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
+			   uint16_t domain, unsigned int flags);
+int nxsim__xpfo_free(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);
+int nxsim__xpfo_kmap(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);
+int nxsim__xpfo_kunmap(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);
+int nxsim__xpfo_refill(struct nxsim_xpfo *m, unsigned int cpu,
+		       const uint64_t *pfns, unsigned int n);
+int nxsim__xpfo_kernel_access(struct nxsim_xpfo *m, unsigned int cpu,
+			      uint64_t pfn, bool write,
+			      enum nxsim_xpfo_access *what);
+int nxsim__xpfo_user_access(struct nxsim_xpfo *m, unsigned int cpu,
+			    uint64_t pfn, bool write);
+int nxsim__xpfo_context_switch(struct nxsim_xpfo *m, unsigned int cpu,
+			       uint16_t domain);
+int nxsim__xpfo_kernel_enter(struct nxsim_xpfo *m, unsigned int cpu);
+int nxsim__xpfo_kernel_exit(struct nxsim_xpfo *m, unsigned int cpu);
+/* Charge @cycles of user time to @cpu. */
+void nxsim__xpfo_user_work(struct nxsim_xpfo *m, unsigned int cpu,
+			   uint64_t cycles);
+void nxsim__xpfo_result(struct nxsim_xpfo *m, struct nxsim_xpfo_result *res);
+
+#endif /* NXSIM_XPFO_XPFO_H */

@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * XPFO ownership transitions for each version variant, with the flush
+ * each one does (spec 1.4); physmap splits; batched refill; the policy
+ * table; the reuse-hazard and kmap-window oracle; bad input with no state
+ * change; allocation failures; determinism of workload runs.
+ *
+ * Machines here have 1024 frames: two 2M physmap mappings (no 1G), so the
+ * first unmap splits one, and an allocation-time flush of a frame still
+ * under a 2M mapping is 512 pages: a full flush everywhere [S10].
+ */
+#include <string.h>
+
+#include "common/test_util.h"
+#include "core/compiler.h"
+
+static struct nxsim_xpfo *mk(enum nxsim_xpfo_version v, const char *policy,
+			     uint64_t frames)
+{
+	struct nxsim_xpfo_config cfg = {
+		.nr_cpus = 2,
+		.nr_frames = frames,
+		.version = v,
+		.policy = policy,
+	};
+	struct nxsim_xpfo *m = NULL;
+
+	assert_rc(nxsim_xpfo_create(&cfg, &m), 0);
+	return m;
+}
+
+static struct nxsim_tlb_stats tlbst(struct nxsim_xpfo *m, int cpu)
+{
+	struct nxsim_tlb_stats st;
+
+	assert_rc(nxsim_tlb_stats(nxsim_xpfo_tlb(m), cpu, &st), 0);
+	return st;
+}
+
+static struct nxsim_xpfo_result res(struct nxsim_xpfo *m)
+{
+	struct nxsim_xpfo_result r;
+
+	assert_rc(nxsim_xpfo_result(m, &r), 0);
+	return r;
+}
+
+static void expect_frame(struct nxsim_xpfo *m, uint64_t pfn,
+			 enum nxsim_xpfo_owner owner, bool user, bool unmapped,
+			 unsigned int kmaps, unsigned int shift)
+{
+	struct nxsim_xpfo_frame_info fi;
+
+	assert_rc(nxsim_xpfo_frame(m, pfn, &fi), 0);
+	assert_int_equal(fi.owner, owner);
+	assert_int_equal(fi.user, user);
+	assert_int_equal(fi.unmapped, unmapped);
+	assert_int_equal(fi.kmap_count, kmaps);
+	assert_int_equal(fi.physmap_shift, shift);
+}
+
+/* Flushes seen so far: [full on CPU 0, ranged on CPU 0, IPIs received 1]. */
+static void expect_flushes(struct nxsim_xpfo *m, uint64_t full, uint64_t ranged,
+			   uint64_t recv1)
+{
+	assert_int_equal(tlbst(m, 0).full_flushes, full);
+	assert_int_equal(tlbst(m, 0).range_flushes, ranged);
+	assert_int_equal(tlbst(m, 1).ipis_received, recv1);
+}
+
+static void test_xpfo_v6_eager(void **state)
+{
+	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V6, NULL, 1024);
+
+	/* Kernel allocation: nothing to flush. */
+	assert_rc(nxsim_xpfo_alloc_kernel(m, 0, 5), 0);
+	expect_frame(m, 5, NXSIM_XPFO_KERNEL, false, false, 0, 21);
+	expect_flushes(m, 0, 0, 0);
+	/* kmap/kunmap of a kernel frame: XPFO leaves it alone. */
+	assert_rc(nxsim_xpfo_kmap(m, 0, 5), 0);
+	assert_rc(nxsim_xpfo_kunmap(m, 0, 5), 0);
+	expect_flushes(m, 0, 0, 0);
+	assert_rc(nxsim_xpfo_free(m, 0, 5), 0);
+	/* User allocation of an ex-kernel frame: all-CPU flush of its 2M. */
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 5, 1, 0), 0);
+	expect_frame(m, 5, NXSIM_XPFO_USER, true, false, 0, 21);
+	expect_flushes(m, 1, 0, 1);
+	assert_int_equal(tlbst(m, 1).global_flush, 1);
+	/* kmap of a mapped frame: count only, no flush. */
+	assert_rc(nxsim_xpfo_kmap(m, 0, 5), 0);
+	expect_frame(m, 5, NXSIM_XPFO_USER, true, false, 1, 21);
+	expect_flushes(m, 1, 0, 1);
+	/* Last kunmap: split (flush_tlb_all), unmap, INVLPG everywhere. */
+	assert_rc(nxsim_xpfo_kunmap(m, 0, 5), 0);
+	expect_frame(m, 5, NXSIM_XPFO_USER, true, true, 0, 12);
+	expect_flushes(m, 2, 1, 3);
+	assert_int_equal(tlbst(m, 1).invlpg, 1);
+	assert_int_equal(res(m).xpfo.splits_2m, 1);
+	/* kmap maps it back without a flush; kunmap unmaps, flushes. */
+	assert_rc(nxsim_xpfo_kmap(m, 1, 5), 0);
+	expect_frame(m, 5, NXSIM_XPFO_USER, true, false, 1, 12);
+	expect_flushes(m, 2, 1, 3);
+	assert_rc(nxsim_xpfo_kmap(m, 0, 5), 0);
+	assert_rc(nxsim_xpfo_kunmap(m, 1, 5), 0);
+	expect_frame(m, 5, NXSIM_XPFO_USER, true, false, 1, 12);
+	assert_rc(nxsim_xpfo_kunmap(m, 0, 5), 0);
+	expect_frame(m, 5, NXSIM_XPFO_USER, true, true, 0, 12);
+	expect_flushes(m, 2, 2, 4);
+	/* Free maps it back, no flush. */
+	assert_rc(nxsim_xpfo_free(m, 1, 5), 0);
+	expect_frame(m, 5, NXSIM_XPFO_FREE, false, false, 0, 12);
+	expect_flushes(m, 2, 2, 4);
+	/* A user allocation again flushes, now one 4K page. */
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 5, 2, 0), 0);
+	expect_flushes(m, 2, 3, 5);
+	assert_int_equal(res(m).xpfo.pte_clear, 2);
+	assert_int_equal(res(m).xpfo.pte_set, 2);
+	assert_int_equal(res(m).xpfo.policy_flushes, 4);
+	assert_int_equal(res(m).oracle.kmap_windows, 2);
+	nxsim_xpfo_destroy(m);
+}
+
+static void test_xpfo_v7_no_flush(void **state)
+{
+	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V7, NULL, 1024);
+
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 7, 1, 0), 0);
+	expect_frame(m, 7, NXSIM_XPFO_USER, true, false, 0, 21);
+	expect_flushes(m, 0, 0, 0);
+	assert_rc(nxsim_xpfo_kmap(m, 0, 7), 0);
+	assert_rc(nxsim_xpfo_kunmap(m, 0, 7), 0);
+	expect_frame(m, 7, NXSIM_XPFO_USER, true, true, 0, 12);
+	/* Only the split's own flush_tlb_all. */
+	expect_flushes(m, 1, 0, 1);
+	assert_int_equal(tlbst(m, -1).invlpg, 0);
+	assert_int_equal(res(m).xpfo.policy_flushes, 2);
+	assert_rc(nxsim_xpfo_free(m, 0, 7), 0);
+	expect_frame(m, 7, NXSIM_XPFO_FREE, false, false, 0, 12);
+	nxsim_xpfo_destroy(m);
+}
+
+static void test_xpfo_v7_xpfotlbflush_is_v6(void **state)
+{
+	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V7, "eager", 1024);
+
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 7, 1, 0), 0);
+	expect_flushes(m, 1, 0, 1);
+	assert_rc(nxsim_xpfo_kmap(m, 0, 7), 0);
+	assert_rc(nxsim_xpfo_kunmap(m, 0, 7), 0);
+	expect_flushes(m, 2, 1, 3);
+	nxsim_xpfo_destroy(m);
+}
+
+static void expect_pending(struct nxsim_xpfo *m, unsigned int cpu, bool pending,
+			   uint64_t set, uint64_t done)
+{
+	struct nxsim_xpfo_cpu_info ci;
+
+	assert_rc(nxsim_xpfo_cpu(m, cpu, &ci), 0);
+	assert_int_equal(ci.pending_flush, pending);
+	assert_int_equal(ci.pending_set, set);
+	assert_int_equal(ci.pending_done, done);
+}
+
+static void test_xpfo_v8_deferred(void **state)
+{
+	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V8, NULL, 1024);
+
+	/* Allocation flush: local full flush now (2M range), CPU 1 pends. */
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 9, 1, 0), 0);
+	expect_flushes(m, 0, 0, 0);
+	assert_int_equal(tlbst(m, 0).global_flush, 1);
+	assert_int_equal(tlbst(m, 1).global_flush, 0);
+	expect_pending(m, 1, true, 1, 0);
+	expect_pending(m, 0, false, 0, 0);
+	assert_rc(nxsim_xpfo_kmap(m, 0, 9), 0);
+	/* kunmap: split (immediate flush_tlb_all), local INVLPG. */
+	assert_rc(nxsim_xpfo_kunmap(m, 0, 9), 0);
+	expect_frame(m, 9, NXSIM_XPFO_USER, true, true, 0, 12);
+	expect_flushes(m, 1, 0, 1);
+	assert_int_equal(tlbst(m, 0).invlpg, 1);
+	assert_int_equal(tlbst(m, 1).invlpg, 0);
+	expect_pending(m, 1, true, 1, 0);
+	/* CPU 1's next switch_mm does the full flush. */
+	assert_rc(nxsim_xpfo_context_switch(m, 1, 3), 0);
+	expect_pending(m, 1, false, 1, 1);
+	assert_int_equal(tlbst(m, 1).global_flush, 2);
+	/* Same mm again: no switch_mm, nothing pending anyway. */
+	assert_rc(nxsim_xpfo_context_switch(m, 1, 3), 0);
+	expect_pending(m, 1, false, 1, 1);
+	/* Free remaps as in v6/v7. */
+	assert_rc(nxsim_xpfo_free(m, 0, 9), 0);
+	expect_frame(m, 9, NXSIM_XPFO_FREE, false, false, 0, 12);
+	nxsim_xpfo_destroy(m);
+}
+
+static void test_xpfo_v9_unmap_at_alloc_and_leave_on_free(void **state)
+{
+	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V9, "deferred", 1024);
+
+	/* First user allocation unmaps even when the kernel will write. */
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 11, 1, NXSIM_XPFO_WILL_MAP), 0);
+	expect_frame(m, 11, NXSIM_XPFO_USER, true, true, 0, 12);
+	assert_int_equal(res(m).xpfo.splits_2m, 1);
+	assert_int_equal(tlbst(m, 0).invlpg, 1);
+	expect_pending(m, 1, true, 1, 0);
+	/* Free leaves it unmapped and user-tagged. */
+	assert_rc(nxsim_xpfo_free(m, 0, 11), 0);
+	expect_frame(m, 11, NXSIM_XPFO_FREE, true, true, 0, 12);
+	assert_int_equal(res(m).xpfo.pte_set, 0);
+	/* Back to user space: already unmapped, nothing to do. */
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 11, 1, 0), 0);
+	expect_frame(m, 11, NXSIM_XPFO_USER, true, true, 0, 12);
+	assert_int_equal(res(m).xpfo.policy_flushes, 1);
+	assert_rc(nxsim_xpfo_free(m, 0, 11), 0);
+	/* To the kernel: remapped, no flush. */
+	assert_rc(nxsim_xpfo_alloc_kernel(m, 0, 11), 0);
+	expect_frame(m, 11, NXSIM_XPFO_KERNEL, false, false, 0, 12);
+	assert_int_equal(res(m).xpfo.pte_set, 1);
+	assert_rc(nxsim_xpfo_free(m, 0, 11), 0);
+	/* Ex-kernel frame, kernel will write it: unmapped (first use). */
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 11, 2, NXSIM_XPFO_WILL_MAP), 0);
+	expect_frame(m, 11, NXSIM_XPFO_USER, true, true, 0, 12);
+	assert_rc(nxsim_xpfo_free(m, 0, 11), 0);
+	/* A user frame mapped by kmap, freed... */
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 12, 2, 0), 0);
+	assert_rc(nxsim_xpfo_kmap(m, 0, 12), 0);
+	expect_frame(m, 12, NXSIM_XPFO_USER, true, false, 1, 12);
+	assert_rc(nxsim_xpfo_kunmap(m, 0, 12), 0);
+	assert_rc(nxsim_xpfo_free(m, 0, 12), 0);
+	/* ...is user-tagged: with will_map it stays as it is (unmapped). */
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 12, 2, NXSIM_XPFO_WILL_MAP), 0);
+	expect_frame(m, 12, NXSIM_XPFO_USER, true, true, 0, 12);
+	nxsim_xpfo_destroy(m);
+}
+
+static void test_xpfo_v9_will_map_keeps_mapped(void **state)
+{
+	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V9, "deferred", 1024);
+
+	/* Refill tags it user+unmapped; kmap maps it; free (v9) keeps map. */
+	assert_rc(nxsim_xpfo_refill(m, 0, (uint64_t[]){ 20 }, 1), 0);
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 20, 1, 0), 0);
+	assert_rc(nxsim_xpfo_kmap(m, 0, 20), 0);
+	assert_rc(nxsim_xpfo_kunmap(m, 0, 20), 0);
+	assert_rc(nxsim_xpfo_kmap(m, 0, 20), 0);
+	assert_rc(nxsim_xpfo_kunmap(m, 0, 20), 0);
+	assert_rc(nxsim_xpfo_kmap(m, 0, 20), 0);
+	expect_frame(m, 20, NXSIM_XPFO_USER, true, false, 1, 12);
+	assert_rc(nxsim_xpfo_kunmap(m, 0, 20), 0);
+	/* kernel alloc of another frame, freed: user bit clear, mapped */
+	assert_rc(nxsim_xpfo_alloc_kernel(m, 0, 21), 0);
+	assert_rc(nxsim_xpfo_free(m, 0, 21), 0);
+	expect_frame(m, 21, NXSIM_XPFO_FREE, false, false, 0, 12);
+	nxsim_xpfo_destroy(m);
+}
+
+static void test_xpfo_refill_batch(void **state)
+{
+	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V8, "batched", 1024);
+	const uint64_t batch[] = { 600, 601, 602 };
+	unsigned int i;
+
+	assert_rc(nxsim_xpfo_refill(m, 0, batch, 3), 0);
+	for (i = 0; i < 3; i++)
+		expect_frame(m, batch[i], NXSIM_XPFO_FREE, true, true, 0, 12);
+	/* One split of the second 2M, one local full flush for the batch. */
+	assert_int_equal(res(m).xpfo.splits_2m, 1);
+	assert_int_equal(res(m).xpfo.policy_flushes, 1);
+	assert_int_equal(res(m).xpfo.pte_clear, 3);
+	assert_int_equal(tlbst(m, 0).global_flush, 2);
+	expect_pending(m, 1, true, 1, 0);
+	/* Allocating a refilled frame to user space: no flush. */
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 601, 1, 0), 0);
+	expect_frame(m, 601, NXSIM_XPFO_USER, true, true, 0, 12);
+	assert_int_equal(res(m).xpfo.policy_flushes, 1);
+	/* Refill before v8 does not exist. */
+	nxsim_xpfo_destroy(m);
+	m = mk(NXSIM_XPFO_V7, NULL, 1024);
+	assert_rc(nxsim_xpfo_refill(m, 0, batch, 3), -EOPNOTSUPP);
+	expect_frame(m, 600, NXSIM_XPFO_FREE, false, false, 0, 21);
+	nxsim_xpfo_destroy(m);
+}
+
+static void test_xpfo_1g_split(void **state)
+{
+	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V6, "none", 1ull << 18);
+
+	expect_frame(m, 1000, NXSIM_XPFO_FREE, false, false, 0, 30);
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 1000, 1, 0), 0);
+	assert_rc(nxsim_xpfo_kmap(m, 0, 1000), 0);
+	assert_rc(nxsim_xpfo_kunmap(m, 0, 1000), 0);
+	/* 1G -> 2M (flush), then the 2M holding it -> 4K (flush). */
+	assert_int_equal(res(m).xpfo.splits_1g, 1);
+	assert_int_equal(res(m).xpfo.splits_2m, 1);
+	assert_int_equal(tlbst(m, 0).full_flushes, 2);
+	assert_int_equal(tlbst(m, 1).ipis_received, 2);
+	expect_frame(m, 1000, NXSIM_XPFO_USER, true, true, 0, 12);
+	expect_frame(m, 0, NXSIM_XPFO_FREE, false, false, 0, 21);
+	expect_frame(m, 1024, NXSIM_XPFO_FREE, false, false, 0, 21);
+	expect_frame(m, 600, NXSIM_XPFO_FREE, false, false, 0, 12);
+	nxsim_xpfo_destroy(m);
+}
+
+static void test_xpfo_disabled_baseline(void **state)
+{
+	struct nxsim_xpfo_config cfg = {
+		.nr_cpus = 2,
+		.nr_frames = 1024,
+		.disabled = true,
+	};
+	struct nxsim_xpfo *m;
+
+	assert_rc(nxsim_xpfo_create(&cfg, &m), 0);
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 3, 1, 0), 0);
+	assert_rc(nxsim_xpfo_kmap(m, 0, 3), 0);
+	assert_rc(nxsim_xpfo_kunmap(m, 0, 3), 0);
+	expect_frame(m, 3, NXSIM_XPFO_USER, false, false, 0, 21);
+	assert_int_equal(tlbst(m, -1).global_flush, 0);
+	assert_int_equal(res(m).flush_cycles, 0);
+	assert_int_equal(res(m).kernel_cycles, 600); /* page_alloc */
+	nxsim_xpfo_destroy(m);
+}
+
+static void test_xpfo_policy_table(void **state)
+{
+	static const char *const names[] = {
+		"eager",	"eager-full",	  "local",
+		"deferred",	"deferred-entry", "batched",
+		"lazy-realloc", "none",		  "asi",
+		"broadcast",
+	};
+	struct nxsim_xpfo *m;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		assert_string_equal(nxsim_xpfo_policy_name(i), names[i]);
+		m = mk(NXSIM_XPFO_V8, names[i], 64);
+		nxsim_xpfo_destroy(m);
+	}
+	assert_null(nxsim_xpfo_policy_name(i));
+	assert_string_equal(nxsim_xpfo_workload_name(0), "compile");
+	assert_string_equal(nxsim_xpfo_workload_name(1), "io");
+	assert_string_equal(nxsim_xpfo_workload_name(2), "fork");
+	assert_null(nxsim_xpfo_workload_name(3));
+}
+
+static void test_xpfo_cost_table(void **state)
+{
+	struct nxsim_xpfo_costs c;
+	const char *name, *src;
+	uint32_t cyc;
+	unsigned int i;
+
+	nxsim_xpfo_costs_default(&c);
+	for (i = 0; !nxsim_xpfo_cost_info(i, &name, &cyc, &src); i++) {
+		assert_int_equal(((uint32_t *)&c)[i], cyc);
+		assert_true(strlen(src) > 0);
+	}
+	assert_int_equal(i, sizeof(c) / sizeof(uint32_t));
+	assert_int_equal(c.invlpg, 250);
+	assert_int_equal(c.ipi_first, 2400);
+	assert_rc(nxsim_xpfo_cost_info(i, &name, &cyc, &src), -ENOENT);
+}
+
+/* Reuse hazard (v9 + no flush): stale entry, frame to another domain. */
+static void test_xpfo_reuse_hazard(void **state)
+{
+	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V9, "none", 256);
+	enum nxsim_xpfo_access what;
+
+	assert_rc(nxsim_xpfo_kernel_access(m, 1, 30, false, &what), 0);
+	assert_int_equal(what, NXSIM_XPFO_ACCESS_WALK);
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 30, 1, 0), 0);
+	assert_int_equal(res(m).oracle.exposures_open, 1);
+	assert_rc(nxsim_xpfo_free(m, 0, 30), 0);
+	/* Same owner again: not a hazard. */
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 30, 1, 0), 0);
+	assert_int_equal(res(m).oracle.reuse_hazards, 0);
+	assert_rc(nxsim_xpfo_free(m, 0, 30), 0);
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 30, 2, 0), 0);
+	assert_int_equal(res(m).oracle.reuse_hazards, 1);
+	assert_rc(nxsim_xpfo_free(m, 0, 30), 0);
+	/* To the kernel: a hazard too; the remap closes the window. */
+	assert_rc(nxsim_xpfo_alloc_kernel(m, 0, 30), 0);
+	assert_int_equal(res(m).oracle.reuse_hazards, 2);
+	assert_int_equal(res(m).oracle.exposures_open, 0);
+	assert_int_equal(res(m).oracle.exposures, 1);
+	nxsim_xpfo_destroy(m);
+}
+
+/* Bad input: the error, and nothing changed. */
+static void test_xpfo_bad_input(void **state)
+{
+	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V6, NULL, 64);
+	struct nxsim_xpfo_result before, after;
+	struct nxsim_xpfo_frame_info fb, fa;
+	struct nxsim_xpfo_cpu_info ci;
+	unsigned int pfn;
+
+	assert_rc(nxsim_xpfo_alloc_kernel(m, 0, 1), 0);
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 2, 1, 0), 0);
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 3, 1, 0), 0);
+	assert_rc(nxsim_xpfo_kmap(m, 0, 3), 0);
+	before = res(m);
+	assert_rc(nxsim_xpfo_alloc_kernel(m, 0, 64), -EINVAL);
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 64, 1, 0), -EINVAL);
+	assert_rc(nxsim_xpfo_free(m, 0, 64), -EINVAL);
+	assert_rc(nxsim_xpfo_kmap(m, 0, 64), -EINVAL);
+	assert_rc(nxsim_xpfo_kunmap(m, 0, 64), -EINVAL);
+	assert_rc(nxsim_xpfo_kernel_access(m, 0, 64, false, NULL), -EINVAL);
+	assert_rc(nxsim_xpfo_user_access(m, 0, 64, false), -EINVAL);
+	assert_rc(nxsim_xpfo_frame(m, 64, &fb), -EINVAL);
+	/* kunmap without kmap, of a user and of a kernel frame */
+	assert_rc(nxsim_xpfo_kunmap(m, 0, 2), -EINVAL);
+	assert_rc(nxsim_xpfo_kunmap(m, 0, 1), -EINVAL);
+	assert_rc(nxsim_xpfo_kmap(m, 0, 10), -EINVAL); /* free frame */
+	/* free of a free frame; free while kmapped */
+	assert_rc(nxsim_xpfo_free(m, 0, 10), -EINVAL);
+	assert_rc(nxsim_xpfo_free(m, 0, 3), -EBUSY);
+	/* allocation of an owned frame; domain 0; unknown flags */
+	assert_rc(nxsim_xpfo_alloc_kernel(m, 0, 2), -EBUSY);
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 1, 1, 0), -EBUSY);
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 10, 0, 0), -EINVAL);
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 10, 1, 2), -EINVAL);
+	/* user access to a kernel frame, another domain's, a free one */
+	assert_rc(nxsim_xpfo_context_switch(m, 0, 1), 0);
+	before = res(m);
+	assert_rc(nxsim_xpfo_user_access(m, 0, 1, false), -EPERM);
+	assert_rc(nxsim_xpfo_user_access(m, 0, 10, true), -EPERM);
+	assert_rc(nxsim_xpfo_user_access(m, 1, 2, false), -EPERM);
+	/* CPU ids out of range */
+	assert_rc(nxsim_xpfo_alloc_kernel(m, 2, 10), -EINVAL);
+	assert_rc(nxsim_xpfo_alloc_user(m, 2, 10, 1, 0), -EINVAL);
+	assert_rc(nxsim_xpfo_free(m, 2, 2), -EINVAL);
+	assert_rc(nxsim_xpfo_kmap(m, 2, 2), -EINVAL);
+	assert_rc(nxsim_xpfo_kunmap(m, 2, 3), -EINVAL);
+	assert_rc(nxsim_xpfo_kernel_access(m, 2, 2, false, NULL), -EINVAL);
+	assert_rc(nxsim_xpfo_user_access(m, 2, 2, false), -EINVAL);
+	assert_rc(nxsim_xpfo_context_switch(m, 2, 1), -EINVAL);
+	assert_rc(nxsim_xpfo_kernel_enter(m, 2), -EINVAL);
+	assert_rc(nxsim_xpfo_kernel_exit(m, 2), -EINVAL);
+	assert_rc(nxsim_xpfo_refill(m, 2, (uint64_t[]){ 10 }, 1), -EINVAL);
+	assert_rc(nxsim_xpfo_cpu(m, 2, &ci), -EINVAL);
+	/* mode errors: entering the kernel from the kernel, exiting twice */
+	assert_rc(nxsim_xpfo_kernel_enter(m, 0), -EINVAL);
+	assert_rc(nxsim_xpfo_kernel_exit(m, 1), -EINVAL); /* no domain */
+	/* refill: before v8; (v8 cases below) */
+	assert_rc(nxsim_xpfo_refill(m, 0, (uint64_t[]){ 10 }, 1), -EOPNOTSUPP);
+	after = res(m);
+	assert_memory_equal(&before, &after, sizeof(before));
+	for (pfn = 0; pfn < 64; pfn++) {
+		assert_rc(nxsim_xpfo_frame(m, pfn, &fb), 0);
+		if (pfn == 3)
+			assert_int_equal(fb.kmap_count, 1);
+	}
+	nxsim_xpfo_destroy(m);
+
+	m = mk(NXSIM_XPFO_V8, NULL, 64);
+	assert_rc(nxsim_xpfo_alloc_kernel(m, 0, 1), 0);
+	before = res(m);
+	assert_rc(nxsim_xpfo_frame(m, 10, &fb), 0);
+	assert_rc(nxsim_xpfo_refill(m, 0, (uint64_t[]){ 10, 1 }, 2), -EINVAL);
+	assert_rc(nxsim_xpfo_refill(m, 0, (uint64_t[]){ 10, 64 }, 2), -EINVAL);
+	assert_rc(nxsim_xpfo_refill(m, 0, (uint64_t[]){ 10 }, 0), -EINVAL);
+	assert_rc(nxsim_xpfo_refill(m, 0, NULL, 1), -EINVAL);
+	assert_rc(nxsim_xpfo_frame(m, 10, &fa), 0);
+	assert_memory_equal(&fb, &fa, sizeof(fb));
+	after = res(m);
+	assert_memory_equal(&before, &after, sizeof(before));
+	nxsim_xpfo_destroy(m);
+}
+
+static void test_xpfo_bad_config(void **state)
+{
+	struct nxsim_xpfo_config cfg = { .nr_cpus = 2, .nr_frames = 64 };
+	struct nxsim_xpfo *m = NULL;
+	uint64_t live = test_live_allocs();
+
+	cfg.policy = "flush-sometimes";
+	assert_rc(nxsim_xpfo_create(&cfg, &m), -ENOENT);
+	cfg.policy = NULL;
+	cfg.nr_cpus = 0;
+	assert_rc(nxsim_xpfo_create(&cfg, &m), -EINVAL);
+	cfg.nr_cpus = NXSIM_TLB_MAX_CPUS + 1;
+	assert_rc(nxsim_xpfo_create(&cfg, &m), -EINVAL);
+	cfg.nr_cpus = 2;
+	cfg.nr_frames = 0;
+	assert_rc(nxsim_xpfo_create(&cfg, &m), -EINVAL);
+	cfg.nr_frames = NXSIM_XPFO_MAX_FRAMES + 1;
+	assert_rc(nxsim_xpfo_create(&cfg, &m), -EINVAL);
+	cfg.nr_frames = 64;
+	cfg.version = NXSIM_XPFO_V9 + 1;
+	assert_rc(nxsim_xpfo_create(&cfg, &m), -EINVAL);
+	cfg.version = NXSIM_XPFO_V6;
+	nxsim_tlb_config_default(&cfg.tlb, 2);
+	cfg.tlb.level[NXSIM_TLB_L2].sets = 0;
+	assert_rc(nxsim_xpfo_create(&cfg, &m), -EINVAL);
+	cfg.tlb.level[NXSIM_TLB_L2].sets = 128;
+	cfg.tlb.level[NXSIM_TLB_L1D].ways = 0;
+	assert_rc(nxsim_xpfo_create(&cfg, &m), -EINVAL);
+	cfg.tlb.level[NXSIM_TLB_L1D].ways = 4;
+	cfg.tlb.nr_cpus = 3;
+	assert_rc(nxsim_xpfo_create(&cfg, &m), -EINVAL);
+	cfg.tlb.nr_cpus = 2;
+	cfg.tlb.replacement = "mru";
+	assert_rc(nxsim_xpfo_create(&cfg, &m), -ENOENT);
+	assert_null(m);
+	assert_int_equal(test_live_allocs(), live);
+}
+
+static int create_op(void *ctx)
+{
+	struct nxsim_xpfo_config cfg = { .nr_cpus = 2, .nr_frames = 4096 };
+
+	return nxsim_xpfo_create(&cfg, ctx);
+}
+
+static void create_undo(void *ctx)
+{
+	nxsim_xpfo_destroy(*(struct nxsim_xpfo **)ctx);
+}
+
+static int run_op(void *ctx)
+{
+	struct nxsim_xpfo_run run = {
+		.workload = "fork",
+		.policy = "batched",
+		.version = NXSIM_XPFO_V9,
+		.nr_cpus = 2,
+		.events = 50,
+		.seed = 3,
+	};
+
+	return nxsim_xpfo_run_workload(&run, ctx);
+}
+
+static void test_xpfo_alloc_failures(void **state)
+{
+	struct nxsim_xpfo *m = NULL;
+	struct nxsim_xpfo_result r;
+
+	/* machine, TLB (2 + 4 x 3 x 2), frames, 2 bitmaps, CPUs, mask */
+	assert_int_equal(test_alloc_failures(create_op, create_undo, NULL, &m),
+			 1 + 26 + 5);
+	/* two machines, each with its run state and per-CPU free lists */
+	assert_int_equal(test_alloc_failures(run_op, NULL, NULL, &r),
+			 2 * (32 + 1 + 2));
+}
+
+static void test_xpfo_run_bad_input(void **state)
+{
+	struct nxsim_xpfo_run run = {
+		.workload = "compile",
+		.nr_cpus = 2,
+		.events = 10,
+	};
+	struct nxsim_xpfo_result r;
+
+	run.workload = "idle";
+	assert_rc(nxsim_xpfo_run_workload(&run, &r), -ENOENT);
+	run.workload = "compile";
+	run.policy = "sometimes";
+	assert_rc(nxsim_xpfo_run_workload(&run, &r), -ENOENT);
+	run.policy = NULL;
+	run.events = 0;
+	assert_rc(nxsim_xpfo_run_workload(&run, &r), -EINVAL);
+	run.events = 10;
+	run.nr_cpus = 0;
+	assert_rc(nxsim_xpfo_run_workload(&run, &r), -EINVAL);
+	run.nr_cpus = 2;
+	run.version = NXSIM_XPFO_V9 + 1;
+	assert_rc(nxsim_xpfo_run_workload(&run, &r), -EINVAL);
+	run.workload = NULL;
+	assert_rc(nxsim_xpfo_run_workload(&run, &r), -EINVAL);
+}
+
+/* Same seed, same result, bit for bit; another seed, another result. */
+static void test_xpfo_determinism(void **state)
+{
+	uint64_t seed = test_seed();
+	unsigned int w, p;
+
+	for (w = 0; nxsim_xpfo_workload_name(w); w++) {
+		for (p = 0; nxsim_xpfo_policy_name(p); p++) {
+			struct nxsim_xpfo_run run = {
+				.workload = nxsim_xpfo_workload_name(w),
+				.policy = nxsim_xpfo_policy_name(p),
+				.version = NXSIM_XPFO_V8,
+				.nr_cpus = 3,
+				.events = 300,
+				.seed = seed,
+			};
+			struct nxsim_xpfo_result a, b, c;
+
+			assert_rc(nxsim_xpfo_run_workload(&run, &a), 0);
+			assert_rc(nxsim_xpfo_run_workload(&run, &b), 0);
+			assert_memory_equal(&a, &b, sizeof(a));
+			run.seed = seed + 1;
+			assert_rc(nxsim_xpfo_run_workload(&run, &c), 0);
+			assert_true(memcmp(&a, &c, sizeof(a)) != 0);
+			assert_true(a.system_ratio >= 1.0);
+			assert_true(a.events > 3 * 300);
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_xpfo_v6_eager),
+		cmocka_unit_test(test_xpfo_v7_no_flush),
+		cmocka_unit_test(test_xpfo_v7_xpfotlbflush_is_v6),
+		cmocka_unit_test(test_xpfo_v8_deferred),
+		cmocka_unit_test(test_xpfo_v9_unmap_at_alloc_and_leave_on_free),
+		cmocka_unit_test(test_xpfo_v9_will_map_keeps_mapped),
+		cmocka_unit_test(test_xpfo_refill_batch),
+		cmocka_unit_test(test_xpfo_1g_split),
+		cmocka_unit_test(test_xpfo_disabled_baseline),
+		cmocka_unit_test(test_xpfo_policy_table),
+		cmocka_unit_test(test_xpfo_cost_table),
+		cmocka_unit_test(test_xpfo_reuse_hazard),
+		cmocka_unit_test(test_xpfo_bad_input),
+		cmocka_unit_test(test_xpfo_bad_config),
+		cmocka_unit_test(test_xpfo_alloc_failures),
+		cmocka_unit_test(test_xpfo_run_bad_input),
+		cmocka_unit_test(test_xpfo_determinism),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
