@@ -314,9 +314,11 @@ NXSIM_API int nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report,
  * @emit: called with each line
  * @ctx: passed to @emit
  *
- * One line per root and per page-table page (level, gfn range, flags:
+ * A header line with the stats; one line per memory slot; one per root
+ * and per page-table page (level, gfn range, frame, flags:
  * nx_huge_page_disallowed, tracked), one per non-leaf SPTE, and one per
- * run of leaf SPTEs with the same bits and consecutive pfns.
+ * run of leaf SPTEs with the same bits and consecutive pfns; then the
+ * possible-NX lists, oldest (next to recover) first.
  *
  * Return: lines emitted; -EBADF; -EINVAL.
  */

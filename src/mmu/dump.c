@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A readable dump of a VM's TDP page tables: roots, page-table pages
- * (level, gfn range, frame, NX flags), non-leaf SPTEs, and runs of leaf
- * SPTEs with the same bits and consecutive frames, each with its raw
- * value and decoded bits.  For the nxsim driver's "dump" verb.
+ * A readable dump of a VM's MMU: its memory slots; its TDP page tables
+ * (roots, page-table pages with level, gfn range, frame and NX flags,
+ * non-leaf SPTEs, and runs of leaf SPTEs with the same bits and
+ * consecutive frames, each with its raw value and decoded bits); and the
+ * possible-NX-huge-page lists in recovery order.  For the nxsim driver's
+ * "dump" verb.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -11,6 +13,8 @@
 #include <string.h>
 
 #include "core/compiler.h"
+#include "core/profile.h"
+#include "mmu/host.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
 #include "mmu/vm.h"
@@ -95,6 +99,44 @@ static void dump_sp(struct dumper *d, struct nxsim__mmu_page *sp, int depth)
 	}
 }
 
+static void dump_slots(struct dumper *d)
+{
+	struct nxsim__memslot *s;
+
+	TAILQ_FOREACH(s, &d->mmu->slots, link)
+		line(d, 1, "slot %u gfn 0x%llx-0x%llx hva 0x%llx%s%s", s->id,
+		     (unsigned long long)s->base_gfn,
+		     (unsigned long long)(s->base_gfn + s->npages - 1),
+		     (unsigned long long)s->userspace_addr,
+		     nxsim__slot_dirty_logging(s) ? " dirty-logging" : "",
+		     s->flags & NXSIM_MEM_READONLY ? " read-only" : "");
+}
+
+/* The possible-NX lists in recovery (FIFO) order. */
+static void dump_lists(struct dumper *d, struct nxsim_vm *vm)
+{
+	static const char *const names[] = { "shadow", "tdp" };
+	bool per_type = vm->host->prof->per_type_lists;
+	struct nxsim__mmu_page *sp;
+	int t;
+
+	for (t = 0; t < (per_type ? NXSIM__NR_MMU_TYPES : 1); t++) {
+		const struct nxsim__possible_nx *l = &d->mmu->nx[t];
+
+		if (TAILQ_EMPTY(&l->pages))
+			continue;
+		line(d, 1,
+		     "possible_nx_huge_pages%s%s%s, nr_pages %llu, oldest "
+		     "first:",
+		     per_type ? "[" : "", per_type ? names[t] : "",
+		     per_type ? "]" : "", (unsigned long long)l->nr_pages);
+		TAILQ_FOREACH(sp, &l->pages, possible_nx_huge_page_link)
+			line(d, 2, "L%d gfn 0x%llx frame 0x%llx", sp->level,
+			     (unsigned long long)sp->gfn,
+			     (unsigned long long)sp_pfn(sp));
+	}
+}
+
 int nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit, void *ctx)
 {
 	struct dumper d = { .emit = emit, .ctx = ctx };
@@ -116,8 +158,10 @@ int nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit, void *ctx)
 	     (unsigned long long)d.mmu->pages[1],
 	     (unsigned long long)d.mmu->pages[2],
 	     (unsigned long long)d.mmu->nx_lpage_splits);
+	dump_slots(&d);
 	TAILQ_FOREACH(root, &d.mmu->roots, link)
 		dump_sp(&d, root, 1);
+	dump_lists(&d, vm);
 	pthread_rwlock_unlock(&vm->mmu_lock);
 	nxsim__mmu_vm_exit(vm);
 	return d.lines;

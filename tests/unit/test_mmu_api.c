@@ -155,6 +155,13 @@ static void test_dump(void **state)
 				    "0x40bff pfn 0x7f0000a00 "
 				    "0x86007f0000a00b77 R W X A D HW MW\n"));
 	assert_non_null(strstr(big, "[6-511] 506 x 2M leaf"));
+	assert_non_null(strstr(big, "\n  slot 1 gfn 0x40000-0x7ffff hva "
+				    "0x7f0000000000\n"));
+	/* the PD was tracked first (it replaced the possible 1G) */
+	assert_non_null(strstr(big, "possible_nx_huge_pages[tdp], nr_pages 2, "
+				    "oldest first:\n    L2 gfn 0x40000 frame "
+				    "0x1000000005\n    L1 gfn 0x40a00 frame "
+				    "0x1000000002\n"));
 	test_free(big);
 	nx_env_destroy(&e);
 }
