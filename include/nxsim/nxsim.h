@@ -14,5 +14,6 @@
 #include <nxsim/host.h>
 #include <nxsim/param.h>
 #include <nxsim/vm.h>
+#include <nxsim/trace.h>
 
 #endif /* NXSIM_NXSIM_H */
