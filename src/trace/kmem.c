@@ -169,7 +169,7 @@ static int split_payload(const char *p, const char *end, struct payload *pl,
 	memset(pl, 0, sizeof(*pl));
 	for (w = next_word(&p, end); w.len; w = next_word(&p, end)) {
 		const char *eq = memchr(w.p, '=', w.len);
-		struct span key;
+		struct span key, val;
 
 		if (!eq) {
 			*why = "payload word without '='";
@@ -177,6 +177,18 @@ static int split_payload(const char *p, const char *end, struct payload *pl,
 		}
 		key.p = w.p;
 		key.len = eq - w.p;
+		val.p = eq + 1;
+		val.len = w.p + w.len - val.p;
+		/* kernels before 4.15 padded a NULL %p: "page=    (null)" */
+		if (!val.len && span_is(key, "page")) {
+			const char *q = p;
+			struct span v = next_word(&q, end);
+
+			if (span_is(v, "(null)")) {
+				p = q;
+				val = v;
+			}
+		}
 		/* keys this table does not know belong to newer kernels */
 		for (i = 0; i < ARRAY_SIZE(keys); i++) {
 			if (!span_is(key, keys[i]))
@@ -185,8 +197,7 @@ static int split_payload(const char *p, const char *end, struct payload *pl,
 				*why = "field given twice";
 				return -EINVAL;
 			}
-			slots[i]->p = eq + 1;
-			slots[i]->len = w.p + w.len - (eq + 1);
+			*slots[i] = val;
 		}
 	}
 	return 0;

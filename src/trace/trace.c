@@ -88,7 +88,10 @@ enum nxsim_trace_format nxsim_trace_detect(const void *buf, size_t len)
 	while (s < end) {
 		const char *nl = memchr(s, '\n', end - s);
 		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		const char *next = s + n + 1;
 
+		if (n && s[n - 1] == '\r')
+			n--;
 		if (n >= 9 && !memcmp(s, "# tracer:", 9))
 			return NXSIM_TRACE_FTRACE;
 		if (nxsim_trace_parse_lackey(s, n, &ev, &why) ==
@@ -102,7 +105,7 @@ enum nxsim_trace_format nxsim_trace_detect(const void *buf, size_t len)
 		case NXSIM_TRACE_LINE_FAILED:
 			return kmem_flavour(s, n);
 		}
-		s += n + 1;
+		s = next;
 	}
 	return NXSIM_TRACE_AUTO;
 }
