@@ -383,6 +383,14 @@ static bool expect(struct nxsim__drv *d, const char *line, int n,
 	return false;
 }
 
+/* A line whose first word is "expect", even if it does not split. */
+static bool is_expect(const char *line)
+{
+	line += strspn(line, " \t");
+	return !strncmp(line, "expect", 6) &&
+	       (line[6] == ' ' || line[6] == '\t' || !line[6]);
+}
+
 int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name)
 {
 	struct nxsim__drv_tok toks[NXSIM__DRV_MAX_TOKS];
@@ -418,6 +426,14 @@ int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name)
 			continue;
 		if (d->flags & NXSIM__DRV_TRACE)
 			fprintf(d->err, "+ %s\n", line);
+		if (n < 0 && is_expect(line)) {
+			fprintf(d->err, "%s:%lu: bad expect line: %s\n",
+				d->file, d->line, why);
+			d->failures++;
+			if (d->flags & NXSIM__DRV_KEEP_GOING)
+				continue;
+			break;
+		}
 		if (n > 0 && !strcmp(toks[0].s, "expect")) {
 			if (expect(d, line, n, toks))
 				continue;

@@ -5,6 +5,7 @@
  * (error.h) and trace files (trace.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,8 +130,14 @@ static int alloc_fail_nth(struct nxsim__drv *d, int argc,
 static int errno_verb(struct nxsim__drv *d, int argc,
 		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
-	int err = nxsim_errno_parse(argv[0].s);
 	const char *text, *colon;
+	char neg[32];
+	int err;
+
+	/* "1" means EPERM too, as errno(1) reads it */
+	snprintf(neg, sizeof(neg), "-%s", argv[0].s);
+	err = nxsim_errno_parse(argv[0].s[0] >= '1' && argv[0].s[0] <= '9'
+					? neg : argv[0].s);
 
 	if (!err)
 		return nxsim__drv_fail(r, -ENOENT, "no errno \"%s\"",
