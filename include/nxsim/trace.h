@@ -25,20 +25,20 @@
 #include <nxsim/common.h>
 
 enum nxsim_trace_format {
-	NXSIM_TRACE_AUTO,	/* detect from the contents */
-	NXSIM_TRACE_FTRACE,	/* /sys/kernel/tracing/trace text */
-	NXSIM_TRACE_PERF,	/* perf script text */
-	NXSIM_TRACE_LACKEY,	/* valgrind --tool=lackey --trace-mem=yes */
-	NXSIM_TRACE_BINARY,	/* nxsim's own, see docs/traces.md */
+	NXSIM_TRACE_AUTO, /* detect from the contents */
+	NXSIM_TRACE_FTRACE, /* /sys/kernel/tracing/trace text */
+	NXSIM_TRACE_PERF, /* perf script text */
+	NXSIM_TRACE_LACKEY, /* valgrind --tool=lackey --trace-mem=yes */
+	NXSIM_TRACE_BINARY, /* nxsim's own, see docs/traces.md */
 };
 
 enum nxsim_trace_op {
-	NXSIM_TRACE_ALLOC = 1,	/* mm_page_alloc: 2^order frames at pfn */
-	NXSIM_TRACE_FREE,	/* mm_page_free, mm_page_free_batched */
-	NXSIM_TRACE_IFETCH,	/* lackey "I ": instruction fetch */
-	NXSIM_TRACE_LOAD,	/* lackey " L" */
-	NXSIM_TRACE_STORE,	/* lackey " S" */
-	NXSIM_TRACE_MODIFY,	/* lackey " M": load and store */
+	NXSIM_TRACE_ALLOC = 1, /* mm_page_alloc: 2^order frames at pfn */
+	NXSIM_TRACE_FREE, /* mm_page_free, mm_page_free_batched */
+	NXSIM_TRACE_IFETCH, /* lackey "I ": instruction fetch */
+	NXSIM_TRACE_LOAD, /* lackey " L" */
+	NXSIM_TRACE_STORE, /* lackey " S" */
+	NXSIM_TRACE_MODIFY, /* lackey " M": load and store */
 };
 
 /*
@@ -78,17 +78,17 @@ enum nxsim_gfp {
 };
 
 /* GFP_HIGHUSER: the bits XPFO requires, all of them, for a user page. */
-#define NXSIM_GFP_HIGHUSER                                                \
+#define NXSIM_GFP_HIGHUSER                                                    \
 	(NXSIM_GFP_DIRECT_RECLAIM | NXSIM_GFP_KSWAPD_RECLAIM | NXSIM_GFP_IO | \
 	 NXSIM_GFP_FS | NXSIM_GFP_HARDWALL | NXSIM_GFP_HIGHMEM)
 
 /* Limits a trace must stay within (x86-64 kernels). */
-#define NXSIM_TRACE_MAX_PFN ((1ull << 40) - 1)	/* 52 physical bits */
-#define NXSIM_TRACE_MAX_ORDER 10		/* MAX_ORDER - 1 */
-#define NXSIM_TRACE_MAX_CPU 8191		/* NR_CPUS 8192 */
-#define NXSIM_TRACE_MAX_PID 4194304		/* PID_MAX_LIMIT */
-#define NXSIM_TRACE_MAX_ADDR ((1ull << 52) - 1)	/* lackey address */
-#define NXSIM_TRACE_MAX_SIZE 1024		/* lackey access bytes */
+#define NXSIM_TRACE_MAX_PFN ((1ull << 40) - 1) /* 52 physical bits */
+#define NXSIM_TRACE_MAX_ORDER 10 /* MAX_ORDER - 1 */
+#define NXSIM_TRACE_MAX_CPU 8191 /* NR_CPUS 8192 */
+#define NXSIM_TRACE_MAX_PID 4194304 /* PID_MAX_LIMIT */
+#define NXSIM_TRACE_MAX_ADDR ((1ull << 52) - 1) /* lackey address */
+#define NXSIM_TRACE_MAX_SIZE 1024 /* lackey access bytes */
 
 /**
  * struct nxsim_trace_event - one event of any trace
@@ -118,11 +118,11 @@ struct nxsim_trace_event {
 
 /* What a line of a text trace was. */
 enum nxsim_trace_line {
-	NXSIM_TRACE_LINE_NONE,	 /* blank, comment, header, tool banner */
-	NXSIM_TRACE_LINE_EVENT,	 /* an event, in *ev */
-	NXSIM_TRACE_LINE_OTHER,	 /* another tracepoint's event: skipped */
+	NXSIM_TRACE_LINE_NONE, /* blank, comment, header, tool banner */
+	NXSIM_TRACE_LINE_EVENT, /* an event, in *ev */
+	NXSIM_TRACE_LINE_OTHER, /* another tracepoint's event: skipped */
 	NXSIM_TRACE_LINE_FAILED, /* an mm_page_alloc that got no page */
-	NXSIM_TRACE_LINE_LOST,	 /* "CPU:n [LOST m EVENTS]": m in ev->addr */
+	NXSIM_TRACE_LINE_LOST, /* "CPU:n [LOST m EVENTS]": m in ev->addr */
 };
 
 /**
@@ -171,7 +171,9 @@ NXSIM_API int nxsim_trace_parse_lackey(const char *line, size_t len,
  */
 NXSIM_API int nxsim_trace_parse_gfp(const char *s, size_t len, uint32_t *gfp);
 
-/** nxsim_trace_gfp_user() - XPFO's test: (gfp & GFP_HIGHUSER) == GFP_HIGHUSER */
+/**
+ * nxsim_trace_gfp_user() - XPFO's test: (gfp & GFP_HIGHUSER) == GFP_HIGHUSER
+ */
 NXSIM_API bool nxsim_trace_gfp_user(uint32_t gfp);
 
 /** nxsim_trace_format_name() - "ftrace", "perf", "lackey", "binary", "auto". */
@@ -253,8 +255,8 @@ NXSIM_API int nxsim_trace_open_buf(const void *buf, size_t len,
 				   size_t errlen);
 
 /** nxsim_trace_format() - the trace's format (never AUTO). */
-NXSIM_API enum nxsim_trace_format nxsim_trace_format(
-	const struct nxsim_trace *t);
+NXSIM_API enum nxsim_trace_format
+nxsim_trace_format(const struct nxsim_trace *t);
 
 /**
  * nxsim_trace_next() - the next event

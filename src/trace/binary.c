@@ -82,8 +82,8 @@ int nxsim__trace_get_header(const uint8_t *buf, size_t len,
 	uint32_t want;
 
 	if (len < NXSIM__TRACE_HEADER_SIZE || memcmp(buf, "NXSTRACE", 8)) {
-		*why = len < NXSIM__TRACE_HEADER_SIZE ? "truncated header"
-						      : "bad magic";
+		*why = len < NXSIM__TRACE_HEADER_SIZE ? "truncated header" :
+							"bad magic";
 		return -EINVAL;
 	}
 	h->version = get16(buf + 8);
@@ -178,7 +178,8 @@ int nxsim__trace_get_event(const uint8_t *rec, int kind,
 		return -EINVAL;
 	if (ev->op == NXSIM_TRACE_FREE && (ev->gfp || ev->migratetype != -1))
 		return -EINVAL;
-	if (ev->addr > NXSIM_TRACE_MAX_PFN || ev->order > NXSIM_TRACE_MAX_ORDER ||
+	if (ev->addr > NXSIM_TRACE_MAX_PFN ||
+	    ev->order > NXSIM_TRACE_MAX_ORDER ||
 	    ev->cpu > NXSIM_TRACE_MAX_CPU || ev->pid > NXSIM_TRACE_MAX_PID) {
 		*why = "record field out of range";
 		return -ERANGE;

@@ -19,8 +19,8 @@
 #define NXSIM__TRACE_ACCESS_RECORD 8
 
 enum nxsim__trace_kind {
-	NXSIM__TRACE_PAGES = 1,		/* kmem page events */
-	NXSIM__TRACE_ACCESSES = 2,	/* memory accesses */
+	NXSIM__TRACE_PAGES = 1, /* kmem page events */
+	NXSIM__TRACE_ACCESSES = 2, /* memory accesses */
 };
 
 /**
@@ -39,8 +39,7 @@ struct nxsim__trace_header {
 	uint32_t source;
 };
 
-void nxsim__trace_put_header(uint8_t *out,
-			     const struct nxsim__trace_header *h);
+void nxsim__trace_put_header(uint8_t *out, const struct nxsim__trace_header *h);
 /* Checks everything the header promises against @len; sets *why. */
 int nxsim__trace_get_header(const uint8_t *buf, size_t len,
 			    struct nxsim__trace_header *h, const char **why);

@@ -29,7 +29,7 @@
 #define KERNEL (RECLAIM | G(IO) | G(FS))
 #define USER (KERNEL | G(HARDWALL))
 #define HIGHUSER_MOVABLE (NXSIM_GFP_HIGHUSER | G(MOVABLE))
-#define TRANSHUGE_LIGHT                                                \
+#define TRANSHUGE_LIGHT \
 	((HIGHUSER_MOVABLE | G(COMP) | G(NOMEMALLOC) | G(NOWARN)) & ~RECLAIM)
 
 static const struct gfp_name {

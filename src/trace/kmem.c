@@ -80,8 +80,7 @@ static int lost_line(const char *s, size_t len, struct nxsim_trace_event *ev)
 }
 
 /* The pid: perf's "pid" or "pid/tid" word, or ftrace's "comm-pid". */
-static int task_pid(const char *s, size_t len, uint32_t *pid,
-		    const char **why)
+static int task_pid(const char *s, size_t len, uint32_t *pid, const char **why)
 {
 	struct span w;
 	const char *slash, *dash;
@@ -90,7 +89,7 @@ static int task_pid(const char *s, size_t len, uint32_t *pid,
 
 	while (len && s[len - 1] == ' ')
 		len--;
-	if (len && s[len - 1] == ')') {	/* ftrace's record-tgid column */
+	if (len && s[len - 1] == ')') { /* ftrace's record-tgid column */
 		while (len && s[len - 1] != '(')
 			len--;
 		while (len && (s[len - 1] == '(' || s[len - 1] == ' '))
@@ -203,8 +202,8 @@ static int split_payload(const char *p, const char *end, struct payload *pl,
 	return 0;
 }
 
-static int field(struct span f, uint64_t max, uint64_t *v,
-		 const char *missing, const char *bad, const char **why)
+static int field(struct span f, uint64_t max, uint64_t *v, const char *missing,
+		 const char *bad, const char **why)
 {
 	int rc;
 
@@ -227,11 +226,11 @@ static int page_event(int op, bool batched, const struct payload *pl,
 
 	if (pl->page.p && span_is(pl->page, "(null)")) {
 		*why = "a free of page (null)";
-		return op == NXSIM_TRACE_ALLOC ? NXSIM_TRACE_LINE_FAILED
-					       : -EINVAL;
+		return op == NXSIM_TRACE_ALLOC ? NXSIM_TRACE_LINE_FAILED :
+						 -EINVAL;
 	}
-	rc = field(pl->pfn, UINT64_MAX, &pfn, "no pfn= field", "pfn malformed or out of range",
-		   why);
+	rc = field(pl->pfn, UINT64_MAX, &pfn, "no pfn= field",
+		   "pfn malformed or out of range", why);
 	if (rc)
 		return rc;
 	if (pfn == UINT64_MAX && op == NXSIM_TRACE_ALLOC)
@@ -252,15 +251,15 @@ static int page_event(int op, bool batched, const struct payload *pl,
 	ev->order = order;
 	if (op != NXSIM_TRACE_ALLOC)
 		return NXSIM_TRACE_LINE_EVENT;
-	if (!pl->gfp.p || nxsim_trace_parse_gfp(pl->gfp.p, pl->gfp.len,
-						&ev->gfp)) {
+	if (!pl->gfp.p ||
+	    nxsim_trace_parse_gfp(pl->gfp.p, pl->gfp.len, &ev->gfp)) {
 		*why = "missing or malformed gfp_flags";
 		return -EINVAL;
 	}
 	ev->user = nxsim_trace_gfp_user(ev->gfp);
 	if (pl->migratetype.p) {
-		rc = nxsim__trace_number(pl->migratetype.p,
-					 pl->migratetype.len, 10, 127, &mt);
+		rc = nxsim__trace_number(pl->migratetype.p, pl->migratetype.len,
+					 10, 127, &mt);
 		if (rc) {
 			*why = "migratetype malformed or out of range";
 			return rc;
@@ -323,7 +322,7 @@ int nxsim_trace_parse_kmem(const char *s, size_t len,
 	ev->cpu = cpu;
 	p++;
 
-	w = next_word(&p, end);			/* irq-info flags, if shown */
+	w = next_word(&p, end); /* irq-info flags, if shown */
 	if (w.len && w.p[w.len - 1] != ':')
 		w = next_word(&p, end);
 	rc = timestamp(w, &ev->ts_ns, why);

@@ -49,8 +49,8 @@ int nxsim_trace_parse_lackey(const char *s, size_t len,
 	*why = "not a lackey record";
 	if (len == 0)
 		return NXSIM_TRACE_LINE_NONE;
-	if (len >= 2 && ((s[0] == '=' && s[1] == '=') ||
-			 (s[0] == '-' && s[1] == '-')))
+	if (len >= 2 &&
+	    ((s[0] == '=' && s[1] == '=') || (s[0] == '-' && s[1] == '-')))
 		return NXSIM_TRACE_LINE_NONE;
 	if (len >= 3 && s[0] == 'S' && s[1] == 'B' && s[2] == ' ')
 		return NXSIM_TRACE_LINE_OTHER;
@@ -65,8 +65,8 @@ int nxsim_trace_parse_lackey(const char *s, size_t len,
 	}
 	rc = nxsim__trace_number(s, comma - s, 16, NXSIM_TRACE_MAX_ADDR, &addr);
 	if (rc) {
-		*why = rc == -ERANGE ? "address out of range"
-				     : "malformed address";
+		*why = rc == -ERANGE ? "address out of range" :
+				       "malformed address";
 		return rc;
 	}
 	rc = nxsim__trace_number(comma + 1, s + len - comma - 1, 10,

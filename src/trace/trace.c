@@ -57,8 +57,8 @@ static const char *const format_names[] = {
 
 const char *nxsim_trace_format_name(enum nxsim_trace_format fmt)
 {
-	return (unsigned int)fmt <= NXSIM_TRACE_BINARY ? format_names[fmt]
-						       : "unknown";
+	return (unsigned int)fmt <= NXSIM_TRACE_BINARY ? format_names[fmt] :
+							 "unknown";
 }
 
 /* perf prints the event as "system:name:", ftrace as "name:". */
@@ -96,8 +96,8 @@ enum nxsim_trace_format nxsim_trace_detect(const void *buf, size_t len)
 			return NXSIM_TRACE_FTRACE;
 		if (nxsim_trace_parse_lackey(s, n, &ev, &why) ==
 			    NXSIM_TRACE_LINE_EVENT ||
-		    (n > 2 && s[0] == '=' && s[1] == '=' &&
-		     s[2] >= '0' && s[2] <= '9'))
+		    (n > 2 && s[0] == '=' && s[1] == '=' && s[2] >= '0' &&
+		     s[2] <= '9'))
 			return NXSIM_TRACE_LACKEY;
 		switch (nxsim_trace_parse_kmem(s, n, &ev, &why)) {
 		case NXSIM_TRACE_LINE_EVENT:
@@ -282,9 +282,9 @@ static int next_text(struct nxsim_trace *t, struct nxsim_trace_event *ev)
 		t->pos += n + 1;
 		if (n && s[n - 1] == '\r')
 			n--;
-		rc = t->fmt == NXSIM_TRACE_LACKEY
-			     ? nxsim_trace_parse_lackey(s, n, ev, &why)
-			     : nxsim_trace_parse_kmem(s, n, ev, &why);
+		rc = t->fmt == NXSIM_TRACE_LACKEY ?
+			     nxsim_trace_parse_lackey(s, n, ev, &why) :
+			     nxsim_trace_parse_kmem(s, n, ev, &why);
 		switch (rc) {
 		case NXSIM_TRACE_LINE_EVENT:
 			count(&t->st, ev);
@@ -309,8 +309,9 @@ static int next_text(struct nxsim_trace *t, struct nxsim_trace_event *ev)
 
 static int next_binary(struct nxsim_trace *t, struct nxsim_trace_event *ev)
 {
-	size_t size = t->kind == NXSIM__TRACE_PAGES ? NXSIM__TRACE_PAGE_RECORD
-						    : NXSIM__TRACE_ACCESS_RECORD;
+	size_t size = t->kind == NXSIM__TRACE_PAGES ?
+			      NXSIM__TRACE_PAGE_RECORD :
+			      NXSIM__TRACE_ACCESS_RECORD;
 	const char *why;
 	int rc;
 
@@ -330,8 +331,8 @@ int nxsim_trace_next(struct nxsim_trace *t, struct nxsim_trace_event *ev)
 {
 	if (t->err)
 		return t->err;
-	return t->fmt == NXSIM_TRACE_BINARY ? next_binary(t, ev)
-					    : next_text(t, ev);
+	return t->fmt == NXSIM_TRACE_BINARY ? next_binary(t, ev) :
+					      next_text(t, ev);
 }
 
 int64_t nxsim_trace_write_binary(struct nxsim_trace *t, const char *path)
@@ -349,11 +350,11 @@ int64_t nxsim_trace_write_binary(struct nxsim_trace *t, const char *path)
 		snprintf(t->msg, sizeof(t->msg), "already binary");
 		return -EINVAL;
 	}
-	h.kind = t->fmt == NXSIM_TRACE_LACKEY ? NXSIM__TRACE_ACCESSES
-					      : NXSIM__TRACE_PAGES;
-	h.record_size = h.kind == NXSIM__TRACE_ACCESSES
-				? NXSIM__TRACE_ACCESS_RECORD
-				: NXSIM__TRACE_PAGE_RECORD;
+	h.kind = t->fmt == NXSIM_TRACE_LACKEY ? NXSIM__TRACE_ACCESSES :
+						NXSIM__TRACE_PAGES;
+	h.record_size = h.kind == NXSIM__TRACE_ACCESSES ?
+				NXSIM__TRACE_ACCESS_RECORD :
+				NXSIM__TRACE_PAGE_RECORD;
 	f = fopen(path, "wb");
 	if (!f) {
 		rc = -errno;

@@ -17,7 +17,7 @@ struct lex_case {
 	const char *line;
 	int rc;
 	const char *words[4];
-	size_t lens[4];	/* 0: strlen(words[i]) */
+	size_t lens[4]; /* 0: strlen(words[i]) */
 };
 
 static const struct lex_case lex_cases[] = {
@@ -25,7 +25,8 @@ static const struct lex_case lex_cases[] = {
 	{ "   # only a comment", 0, .words = { NULL } },
 	{ "param get nx_huge_pages", 3,
 	  .words = { "param", "get", "nx_huge_pages" } },
-	{ "\tparam  set\tx  # comment \"", 3, .words = { "param", "set", "x" } },
+	{ "\tparam  set\tx  # comment \"", 3,
+	  .words = { "param", "set", "x" } },
 	{ "x \"never\\n\"", 2, .words = { "x", "never\n" } },
 	{ "x \"a b\" c#d", 3, .words = { "x", "a b", "c#d" } },
 	{ "cmdline=\"kvm.nx_huge_pages=never x=1\"", 1,
@@ -64,8 +65,8 @@ static void test_lex(void **state)
 			continue;
 		}
 		for (j = 0; j < n; j++) {
-			size_t len = c->lens[j] ? c->lens[j]
-				     : strlen(c->words[j]);
+			size_t len = c->lens[j] ? c->lens[j] :
+						  strlen(c->words[j]);
 
 			assert_int_equal(toks[j].len, len);
 			assert_memory_equal(toks[j].s, c->words[j], len);
@@ -79,7 +80,8 @@ static void test_quote_round_trip(void **state)
 {
 	struct nxsim__drv_tok toks[NXSIM__DRV_MAX_TOKS];
 	static const char *const samples[] = { "Y\n", "never\n", "force ",
-					       "#x", "a\"b\\c", "plain", "" };
+					       "#x",  "a\"b\\c", "plain",
+					       "" };
 	char bytes[256], buf[2 * NXSIM__DRV_REPLY + 1];
 	const char *why;
 	size_t i;
@@ -140,36 +142,38 @@ static void free_run(struct run *r)
 static void test_answers(void **state)
 {
 	uint64_t live = test_live_allocs();
-	struct run r = run_script(
-		"# comment\n"
-		"\n"
-		"host create h0 cpu=itlb_multihit profile=6.6\n"
-		"param get nx_huge_pages   # trailing comment\n"
-		"bogus verb\n"
-		"host bogus\n"
-		"param set \"unterminated\n"
-		"vcpu create c0 v1 99999999999999999999\n"
-		"vm create v1\n"
-		"vcpu create c0 v1 99999999999999999999\n"
-		"vcpu create c0 v1 0x10x\n"
-		"vm create v1\n"
-		"vm worker nope\n"
-		"param get\n"
-		"host create h1 cpu=bogus\n"
-		"host create h1 clock=sundial\n"
-		"host create h1 profile=9.9\n"
-		"errno ENOPE\n"
-		"errno 1\n"
-		"param write nx_huge_pages \"never\\n\"\n"
-		"trace stat /nonexistent\n"
-		"vcpu create c0 v1 0\n"
-		"clock advance 1ms\n"
-		"clock advance 1fortnight\n"
-		"host destroy h0\n"
-		"vm create v2\n", 0);
+	struct run r =
+		run_script("# comment\n"
+			   "\n"
+			   "host create h0 cpu=itlb_multihit profile=6.6\n"
+			   "param get nx_huge_pages   # trailing comment\n"
+			   "bogus verb\n"
+			   "host bogus\n"
+			   "param set \"unterminated\n"
+			   "vcpu create c0 v1 99999999999999999999\n"
+			   "vm create v1\n"
+			   "vcpu create c0 v1 99999999999999999999\n"
+			   "vcpu create c0 v1 0x10x\n"
+			   "vm create v1\n"
+			   "vm worker nope\n"
+			   "param get\n"
+			   "host create h1 cpu=bogus\n"
+			   "host create h1 clock=sundial\n"
+			   "host create h1 profile=9.9\n"
+			   "errno ENOPE\n"
+			   "errno 1\n"
+			   "param write nx_huge_pages \"never\\n\"\n"
+			   "trace stat /nonexistent\n"
+			   "vcpu create c0 v1 0\n"
+			   "clock advance 1ms\n"
+			   "clock advance 1fortnight\n"
+			   "host destroy h0\n"
+			   "vm create v2\n",
+			   0);
 
 	assert_int_equal(r.rc, 0);
-	assert_string_equal(r.out,
+	assert_string_equal(
+		r.out,
 		"OK profile=6.6\n"
 		"OK \"Y\\n\"\n"
 		"ERR -EINVAL line 5: unknown verb \"bogus verb\" (nxsim --help)\n"
@@ -203,39 +207,40 @@ static void test_answers(void **state)
 
 static void test_expect(void **state)
 {
-	struct run r = run_script(
-		"host create h0 cpu=itlb_multihit\n"
-		"expect OK\n"
-		"expect OK profile=6.18\n"
-		"expect OK *\n"
-		"expect OK ...\n"
-		"param get nx_huge_pages\n"
-		"expect OK \"Y\\x0a\"\n"
-		"vm create v1\n"
-		"vm worker v1\n"
-		"expect OK state=none ...\n"
-		"expect OK * * * * deadline_ns=never *\n"
-		"param set nx_huge_pages never\n"
-		"expect ERR\n"
-		"expect ERR -EBUSY\n"
-		"expect ERR -EBUSY Device or\n"
-		"errno EBUSY\n"
-		"expect OK -EBUSY -16 \"Device or resource busy\"\n"
-		"host counters\n"
-		"expect OK param_sets=1 ...\n"
-		"expect OK param_sets=2 ...\n"
-		"host counters\n", 0);
+	struct run r =
+		run_script("host create h0 cpu=itlb_multihit\n"
+			   "expect OK\n"
+			   "expect OK profile=6.18\n"
+			   "expect OK *\n"
+			   "expect OK ...\n"
+			   "param get nx_huge_pages\n"
+			   "expect OK \"Y\\x0a\"\n"
+			   "vm create v1\n"
+			   "vm worker v1\n"
+			   "expect OK state=none ...\n"
+			   "expect OK * * * * deadline_ns=never *\n"
+			   "param set nx_huge_pages never\n"
+			   "expect ERR\n"
+			   "expect ERR -EBUSY\n"
+			   "expect ERR -EBUSY Device or\n"
+			   "errno EBUSY\n"
+			   "expect OK -EBUSY -16 \"Device or resource busy\"\n"
+			   "host counters\n"
+			   "expect OK param_sets=1 ...\n"
+			   "expect OK param_sets=2 ...\n"
+			   "host counters\n",
+			   0);
 
 	assert_int_equal(r.rc, 1);
 	/* stopped at line 20: the last command never ran */
 	assert_non_null(strstr(r.out, "OK param_sets=1 vms_created=1 "
 				      "vms_destroyed=0 oopses=0\n"));
 	assert_null(strstr(strstr(r.out, "param_sets=1") + 1, "param_sets"));
-	assert_string_equal(r.err,
-		"t.nxs:20: expectation failed\n"
-		"  want: OK param_sets=2 ...\n"
-		"  got:  OK param_sets=1 vms_created=1 vms_destroyed=0 "
-		"oopses=0\n");
+	assert_string_equal(
+		r.err, "t.nxs:20: expectation failed\n"
+		       "  want: OK param_sets=2 ...\n"
+		       "  got:  OK param_sets=1 vms_created=1 vms_destroyed=0 "
+		       "oopses=0\n");
 	free_run(&r);
 }
 
@@ -246,16 +251,19 @@ static const struct {
 	{ "expect OK\n", "t.nxs:1: expect without a previous answer\n" },
 	{ "errno 1\nexpect\n", "t.nxs:2: expect needs OK or ERR\n" },
 	{ "errno 1\nexpect FINE\n", "t.nxs:2: expect needs OK or ERR\n" },
-	{ "errno 1\nexpect ERR\n", "t.nxs:2: expectation failed\n"
+	{ "errno 1\nexpect ERR\n",
+	  "t.nxs:2: expectation failed\n"
 	  "  want: ERR\n  got:  OK -EPERM -1 \"Operation not permitted\"\n" },
-	{ "errno 1\nexpect OK -EPERM -1\n", "t.nxs:2: expectation failed\n"
+	{ "errno 1\nexpect OK -EPERM -1\n",
+	  "t.nxs:2: expectation failed\n"
 	  "  want: OK -EPERM -1\n"
 	  "  got:  OK -EPERM -1 \"Operation not permitted\"\n" },
 	{ "errno 1\nexpect OK -EPERM -1 \"Operation\" extra\n",
 	  "t.nxs:2: expectation failed\n"
 	  "  want: OK -EPERM -1 \"Operation\" extra\n"
 	  "  got:  OK -EPERM -1 \"Operation not permitted\"\n" },
-	{ "bogus\nexpect ERR -EPERM\n", "t.nxs:2: expectation failed\n"
+	{ "bogus\nexpect ERR -EPERM\n",
+	  "t.nxs:2: expectation failed\n"
 	  "  want: ERR -EPERM\n"
 	  "  got:  ERR -EINVAL line 1: unknown verb \"bogus\" (nxsim --help)\n" },
 	{ "errno 1\nexpect OK \"unterminated\n",
@@ -287,60 +295,61 @@ static void test_keep_going(void **state)
 
 	assert_int_equal(r.rc, 1);
 	assert_string_equal(r.out,
-		"OK -EPERM -1 \"Operation not permitted\"\n"
-		"OK -ENOENT -2 \"No such file or directory\"\n"
-		"OK -ESRCH -3 \"No such process\"\n");
-	assert_string_equal(r.err,
-		"+ errno 1\n"
-		"+ expect ERR\n"
-		"t.nxs:2: expectation failed\n"
-		"  want: ERR\n"
-		"  got:  OK -EPERM -1 \"Operation not permitted\"\n"
-		"+ errno 2\n"
-		"+ expect OK -ENOENT -2 *\n"
-		"+ expect OK -ENOENT -3 *\n"
-		"t.nxs:5: expectation failed\n"
-		"  want: OK -ENOENT -3 *\n"
-		"  got:  OK -ENOENT -2 \"No such file or directory\"\n"
-		"+ errno 3\n");
+			    "OK -EPERM -1 \"Operation not permitted\"\n"
+			    "OK -ENOENT -2 \"No such file or directory\"\n"
+			    "OK -ESRCH -3 \"No such process\"\n");
+	assert_string_equal(
+		r.err, "+ errno 1\n"
+		       "+ expect ERR\n"
+		       "t.nxs:2: expectation failed\n"
+		       "  want: ERR\n"
+		       "  got:  OK -EPERM -1 \"Operation not permitted\"\n"
+		       "+ errno 2\n"
+		       "+ expect OK -ENOENT -2 *\n"
+		       "+ expect OK -ENOENT -3 *\n"
+		       "t.nxs:5: expectation failed\n"
+		       "  want: OK -ENOENT -3 *\n"
+		       "  got:  OK -ENOENT -2 \"No such file or directory\"\n"
+		       "+ errno 3\n");
 	free_run(&r);
 }
 
 /* Destroying a host forgets its VMs and vCPUs; others stay. */
 static void test_objects(void **state)
 {
-	struct run r = run_script(
-		"host create a\n"
-		"vm create va\n"
-		"vcpu create ca va 0\n"
-		"host create b\n"
-		"vm create vb\n"
-		"vm destroy va\n"
-		"host destroy a\n"
-		"expect OK\n"
-		"vm worker va\n"
-		"expect ERR -ENOENT\n"
-		"vcpu run ca\n"
-		"expect ERR -ENOENT\n"
-		"param get nx_huge_pages\n"	/* b is current */
-		"expect OK \"N\\n\"\n"
-		"host use a\n"
-		"expect ERR -ENOENT\n"
-		"host use b\n"
-		"vm worker vb\n"
-		"expect OK state=none ...\n"
-		"vm create va\n"
-		"expect OK\n"
-		"vm create vc a\n"
-		"expect ERR -ENOENT\n"
-		"vcpu create vb vb 0\n"
-		"expect ERR -EEXIST\n"
-		"vm destroy vb\n"
-		"vm destroy va\n"
-		"host destroy b\n"
-		"expect OK\n"
-		"param get nx_huge_pages\n"
-		"expect ERR -ENOENT line 30: no current host:\n", 0);
+	struct run r =
+		run_script("host create a\n"
+			   "vm create va\n"
+			   "vcpu create ca va 0\n"
+			   "host create b\n"
+			   "vm create vb\n"
+			   "vm destroy va\n"
+			   "host destroy a\n"
+			   "expect OK\n"
+			   "vm worker va\n"
+			   "expect ERR -ENOENT\n"
+			   "vcpu run ca\n"
+			   "expect ERR -ENOENT\n"
+			   "param get nx_huge_pages\n" /* b is current */
+			   "expect OK \"N\\n\"\n"
+			   "host use a\n"
+			   "expect ERR -ENOENT\n"
+			   "host use b\n"
+			   "vm worker vb\n"
+			   "expect OK state=none ...\n"
+			   "vm create va\n"
+			   "expect OK\n"
+			   "vm create vc a\n"
+			   "expect ERR -ENOENT\n"
+			   "vcpu create vb vb 0\n"
+			   "expect ERR -EEXIST\n"
+			   "vm destroy vb\n"
+			   "vm destroy va\n"
+			   "host destroy b\n"
+			   "expect OK\n"
+			   "param get nx_huge_pages\n"
+			   "expect ERR -ENOENT line 30: no current host:\n",
+			   0);
 
 	if (r.rc)
 		fail_msg("%s", r.err);
@@ -404,7 +413,8 @@ static void test_alloc_failure_walk(void **state)
 			last--;
 		if (!strcmp(last, "OK\n"))
 			break;
-		assert_string_equal(last, "ERR -ENOMEM Cannot allocate memory\n");
+		assert_string_equal(last,
+				    "ERR -ENOMEM Cannot allocate memory\n");
 		assert_int_equal(test_live_allocs(), live);
 		script[0] = '\0';
 	}

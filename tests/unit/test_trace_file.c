@@ -37,18 +37,40 @@ static const struct fixture_case {
 	enum nxsim_trace_format fmt;
 	struct nxsim_trace_stats st;
 } fixtures[] = {
-	{ "ftrace-gcc.txt", NXSIM_TRACE_FTRACE,
-	  { .lines = 4160, .events = 4148, .allocs = 1446, .frees = 2702,
-	    .user = 1339, .pages = 1446 } },
-	{ "perf-gcc.txt", NXSIM_TRACE_PERF,
-	  { .lines = 4163, .events = 4163, .allocs = 1412, .frees = 2751,
-	    .user = 1317, .pages = 1474 } },
-	{ "lackey-true.txt", NXSIM_TRACE_LACKEY,
-	  { .lines = 40000, .events = 39994, .ifetch = 33307, .loads = 5741,
-	    .stores = 908, .modifies = 38 } },
-	{ "ftrace-decimal-handwritten.txt", NXSIM_TRACE_FTRACE,
-	  { .lines = 9, .events = 5, .allocs = 3, .frees = 2, .user = 2,
-	    .pages = 4, .other = 1, .failed = 1 } },
+	{ "ftrace-gcc.txt",
+	  NXSIM_TRACE_FTRACE,
+	  { .lines = 4160,
+	    .events = 4148,
+	    .allocs = 1446,
+	    .frees = 2702,
+	    .user = 1339,
+	    .pages = 1446 } },
+	{ "perf-gcc.txt",
+	  NXSIM_TRACE_PERF,
+	  { .lines = 4163,
+	    .events = 4163,
+	    .allocs = 1412,
+	    .frees = 2751,
+	    .user = 1317,
+	    .pages = 1474 } },
+	{ "lackey-true.txt",
+	  NXSIM_TRACE_LACKEY,
+	  { .lines = 40000,
+	    .events = 39994,
+	    .ifetch = 33307,
+	    .loads = 5741,
+	    .stores = 908,
+	    .modifies = 38 } },
+	{ "ftrace-decimal-handwritten.txt",
+	  NXSIM_TRACE_FTRACE,
+	  { .lines = 9,
+	    .events = 5,
+	    .allocs = 3,
+	    .frees = 2,
+	    .user = 2,
+	    .pages = 4,
+	    .other = 1,
+	    .failed = 1 } },
 };
 
 static void assert_stats(const struct nxsim_trace_stats *a,
@@ -91,7 +113,8 @@ static void test_fixtures(void **state)
 		char err[128];
 
 		assert_rc(nxsim_trace_open(fixture(c->name), NXSIM_TRACE_AUTO,
-					   &t, err, sizeof(err)), 0);
+					   &t, err, sizeof(err)),
+			  0);
 		assert_int_equal(nxsim_trace_format(t), c->fmt);
 		drain(t);
 		nxsim_trace_stats(t, &st);
@@ -108,9 +131,9 @@ static void test_fixtures(void **state)
 static bool same_event(const struct nxsim_trace_event *a,
 		       const struct nxsim_trace_event *b)
 {
-	return a->ts_ns == b->ts_ns && a->addr == b->addr &&
-	       a->cpu == b->cpu && a->pid == b->pid && a->gfp == b->gfp &&
-	       a->size == b->size && a->op == b->op && a->order == b->order &&
+	return a->ts_ns == b->ts_ns && a->addr == b->addr && a->cpu == b->cpu &&
+	       a->pid == b->pid && a->gfp == b->gfp && a->size == b->size &&
+	       a->op == b->op && a->order == b->order &&
 	       a->migratetype == b->migratetype && a->user == b->user;
 }
 
@@ -126,12 +149,14 @@ static void test_round_trip(void **state)
 		int ra, rb;
 
 		assert_rc(nxsim_trace_open(fixture(c->name), NXSIM_TRACE_AUTO,
-					   &text, NULL, 0), 0);
+					   &text, NULL, 0),
+			  0);
 		assert_rc(nxsim_trace_write_binary(text, tmp_path()),
 			  c->st.events);
 		nxsim_trace_rewind(text);
 		assert_rc(nxsim_trace_open(tmp_path(), NXSIM_TRACE_AUTO, &bin,
-					   NULL, 0), 0);
+					   NULL, 0),
+			  0);
 		assert_int_equal(nxsim_trace_format(bin), NXSIM_TRACE_BINARY);
 		assert_rc(nxsim_trace_write_binary(bin, "/dev/null"), -EINVAL);
 		do {
@@ -166,8 +191,9 @@ static size_t two_events(uint8_t *buf, size_t size)
 	size_t n;
 	FILE *f;
 
-	assert_rc(nxsim_trace_open_buf(text, sizeof(text) - 1,
-				       NXSIM_TRACE_AUTO, &t, NULL, 0), 0);
+	assert_rc(nxsim_trace_open_buf(text, sizeof(text) - 1, NXSIM_TRACE_AUTO,
+				       &t, NULL, 0),
+		  0);
 	assert_rc(nxsim_trace_write_binary(t, tmp_path()), 2);
 	nxsim_trace_close(t);
 	f = fopen(tmp_path(), "rb");
@@ -179,10 +205,10 @@ static size_t two_events(uint8_t *buf, size_t size)
 }
 
 static const struct garbage_case {
-	size_t off;	/* byte to overwrite, or truncate to this length */
-	int val;	/* -1: truncate */
+	size_t off; /* byte to overwrite, or truncate to this length */
+	int val; /* -1: truncate */
 	int open_rc;
-	int next_rc;	/* of the second record, when open succeeds */
+	int next_rc; /* of the second record, when open succeeds */
 	const char *msg;
 } garbage_cases[] = {
 	{ 0, 'X', -EINVAL, 0, "bad magic" },
@@ -229,7 +255,7 @@ static void test_binary_garbage(void **state)
 		}
 		assert_rc(nxsim_trace_next(t, &ev), 1);
 		assert_rc(nxsim_trace_next(t, &ev), c->next_rc);
-		assert_rc(nxsim_trace_next(t, &ev), c->next_rc);	/* sticks */
+		assert_rc(nxsim_trace_next(t, &ev), c->next_rc); /* sticks */
 		if (strncmp(nxsim_trace_error(t), c->msg, strlen(c->msg)))
 			fail_msg("case %zu: \"%s\"", i, nxsim_trace_error(t));
 		nxsim_trace_close(t);
@@ -240,7 +266,7 @@ static const struct text_case {
 	const char *text;
 	enum nxsim_trace_format fmt;
 	int open_rc;
-	int events;	/* delivered before next_rc */
+	int events; /* delivered before next_rc */
 	int next_rc;
 	const char *msg;
 } text_cases[] = {
@@ -261,7 +287,8 @@ static const struct text_case {
 	  NXSIM_TRACE_AUTO, 0, 1, -ERANGE,
 	  "line 3: order malformed or out of range" },
 	{ "a-1 [000] .... 1.0: mm_page_free: pfn=0x1 order=0\r\n"
-	  "CPU:0 [LOST 7 EVENTS]\n", NXSIM_TRACE_AUTO, 0, 1, 0, "" },
+	  "CPU:0 [LOST 7 EVENTS]\n",
+	  NXSIM_TRACE_AUTO, 0, 1, 0, "" },
 };
 
 static void test_text_errors(void **state)
@@ -275,8 +302,8 @@ static void test_text_errors(void **state)
 		char err[128] = "";
 		int n = 0, rc;
 
-		rc = nxsim_trace_open_buf(c->text, strlen(c->text), c->fmt,
-					  &t, err, sizeof(err));
+		rc = nxsim_trace_open_buf(c->text, strlen(c->text), c->fmt, &t,
+					  err, sizeof(err));
 		if (rc != c->open_rc)
 			fail_msg("case %zu: open: %d \"%s\"", i, rc, err);
 		if (rc) {
@@ -304,14 +331,15 @@ static void test_lost_and_convert_errors(void **state)
 	struct nxsim_trace_stats st;
 	struct nxsim_trace *t;
 
-	assert_rc(nxsim_trace_open_buf(text, sizeof(text) - 1,
-				       NXSIM_TRACE_AUTO, &t, NULL, 0), 0);
+	assert_rc(nxsim_trace_open_buf(text, sizeof(text) - 1, NXSIM_TRACE_AUTO,
+				       &t, NULL, 0),
+		  0);
 	assert_rc(nxsim_trace_write_binary(t, tmp_path()), -EINVAL);
 	assert_string_equal(nxsim_trace_error(t),
 			    "line 3: order malformed or out of range: "
 			    "\"a-1 [000] .... 1.0: mm_page_free: pfn=0x1 "
 			    "order=x\"");
-	assert_int_equal(access(tmp_path(), F_OK), -1);	/* removed */
+	assert_int_equal(access(tmp_path(), F_OK), -1); /* removed */
 	nxsim_trace_stats(t, &st);
 	assert_int_equal(st.lost, 7);
 	assert_int_equal(st.frees, 1);
@@ -319,7 +347,8 @@ static void test_lost_and_convert_errors(void **state)
 	assert_rc(nxsim_trace_write_binary(t, "/nonexistent/dir/x"), -ENOENT);
 	nxsim_trace_close(t);
 	assert_rc(nxsim_trace_open("/nonexistent/trace", NXSIM_TRACE_AUTO, &t,
-				   NULL, 0), -ENOENT);
+				   NULL, 0),
+		  -ENOENT);
 }
 
 struct open_ctx {
@@ -367,8 +396,8 @@ static void test_alloc_failure_walks(void **state)
 
 	assert_int_equal(test_alloc_failures(open_op, close_undo, NULL, &ctx),
 			 1);
-	assert_int_equal(test_alloc_failures(convert_op, unlink_undo, NULL,
-					     &ctx), 1);
+	assert_int_equal(
+		test_alloc_failures(convert_op, unlink_undo, NULL, &ctx), 1);
 }
 
 int main(void)

@@ -17,7 +17,7 @@
 
 struct line_case {
 	const char *line;
-	size_t len;		/* 0: strlen(line) */
+	size_t len; /* 0: strlen(line) */
 	int rc;
 	uint8_t op;
 	uint64_t addr;
@@ -35,8 +35,8 @@ static const struct line_case kmem_cases[] = {
 	      "gfp_flags=GFP_KERNEL_ACCOUNT|__GFP_ZERO|__GFP_COMP",
 	  0, NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_ALLOC, 0x13e43c, 8601, 0,
 	  1211423192000ull, 0, 0, false },
-	{ "             cc1-8606    [001] .....  1211.431822: mm_page_alloc: "
-	  PAGE "pfn=0x1a31a4 order=2 migratetype=1 "
+	{ "             cc1-8606    [001] .....  1211.431822: mm_page_alloc: " PAGE
+	  "pfn=0x1a31a4 order=2 migratetype=1 "
 	  "gfp_flags=GFP_HIGHUSER_MOVABLE|__GFP_ZERO|__GFP_COMP",
 	  0, NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_ALLOC, 0x1a31a4, 8606, 1,
 	  1211431822000ull, 2, 1, true },
@@ -84,8 +84,8 @@ static const struct line_case kmem_cases[] = {
 	  "mm_page_free: " PAGE "pfn=0x2 order=3",
 	  0, NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_FREE, 2, 8601, 0,
 	  1000002000ull, 3, -1, false },
-	{ "   Web Content-4242    [001] d..1.  5.000001: mm_page_free: "
-	  PAGE "pfn=0x10 order=0",
+	{ "   Web Content-4242    [001] d..1.  5.000001: mm_page_free: " PAGE
+	  "pfn=0x10 order=0",
 	  0, NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_FREE, 0x10, 4242, 1,
 	  5000001000ull, 0, -1, false },
 	{ "          <idle>-0       [001] 1.5: mm_page_free: " PAGE
@@ -94,8 +94,8 @@ static const struct line_case kmem_cases[] = {
 	  1500000000ull, 10, -1, false },
 	{ "x-1 [8191] .... 2.123456789: mm_page_free: " PAGE
 	  "pfn=0xffffffffff order=0",
-	  0, NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_FREE, 0xffffffffffull, 1,
-	  8191, 2123456789ull, 0, -1, false },
+	  0, NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_FREE, 0xffffffffffull, 1, 8191,
+	  2123456789ull, 0, -1, false },
 	/* the XPFO rule: THP allocations lack __GFP_KSWAPD_RECLAIM */
 	{ HDR "mm_page_alloc: " PAGE "pfn=0x200 order=9 migratetype=1 "
 	      "gfp_flags=GFP_TRANSHUGE|__GFP_THISNODE",
@@ -112,59 +112,90 @@ static const struct line_case kmem_cases[] = {
 	  1211423192000ull, 0, 2, false },
 	/* failed allocations, other events, headers, losses */
 	{ HDR "mm_page_alloc: page=(null) pfn=0x0 order=9 migratetype=1 "
-	      "gfp_flags=GFP_TRANSHUGE", .len = 0, .rc = NXSIM_TRACE_LINE_FAILED },
+	      "gfp_flags=GFP_TRANSHUGE",
+	  .len = 0, .rc = NXSIM_TRACE_LINE_FAILED },
 	{ HDR "mm_page_alloc: page=0000000000000000 pfn=18446744073709551615 "
-	      "order=0 migratetype=1 gfp_flags=GFP_KERNEL", .len = 0, .rc = NXSIM_TRACE_LINE_FAILED },
+	      "order=0 migratetype=1 gfp_flags=GFP_KERNEL",
+	  .len = 0, .rc = NXSIM_TRACE_LINE_FAILED },
 	{ HDR "mm_page_alloc_zone_locked: " PAGE "pfn=0x1 order=0 "
-	      "migratetype=1 percpu_refill=1", .len = 0, .rc = NXSIM_TRACE_LINE_OTHER },
-	{ "  cc1 8606/8606 [001] 1.000000: kmem:kmalloc: call_site=x", .len = 0, .rc = NXSIM_TRACE_LINE_OTHER },
+	      "migratetype=1 percpu_refill=1",
+	  .len = 0, .rc = NXSIM_TRACE_LINE_OTHER },
+	{ "  cc1 8606/8606 [001] 1.000000: kmem:kmalloc: call_site=x", .len = 0,
+	  .rc = NXSIM_TRACE_LINE_OTHER },
 	{ "# tracer: nop", .len = 0, .rc = NXSIM_TRACE_LINE_NONE },
-	{ "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION", .len = 0, .rc = NXSIM_TRACE_LINE_NONE },
+	{ "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION", .len = 0,
+	  .rc = NXSIM_TRACE_LINE_NONE },
 	{ "", .len = 0, .rc = NXSIM_TRACE_LINE_NONE },
 	{ "      ", .len = 0, .rc = NXSIM_TRACE_LINE_NONE },
-	{ "CPU:1 [LOST 42 EVENTS]", 0, NXSIM_TRACE_LINE_LOST,
-	  .addr = 42 },
+	{ "CPU:1 [LOST 42 EVENTS]", 0, NXSIM_TRACE_LINE_LOST, .addr = 42 },
 
 	/* malformed: -EINVAL */
-	{ "bash-1 000 ..... 1.0: mm_page_free: pfn=0x1 order=0", .len = 0, .rc = -EINVAL },
-	{ "bash [000] ..... 1.0: mm_page_free: pfn=0x1 order=0", .len = 0, .rc = -EINVAL },
-	{ "bash-x1 [000] ..... 1.0: mm_page_free: pfn=0x1 order=0", .len = 0, .rc = -EINVAL },
-	{ "bash-1 [000] ..... 1076: mm_page_free: pfn=0x1 order=0", .len = 0, .rc = -EINVAL },
-	{ "bash-1 [000] ..... 1.0123456789: mm_page_free: pfn=0x1 order=0", .len = 0, .rc = -EINVAL },
-	{ "bash-1 [000] ..... 1.: mm_page_free: pfn=0x1 order=0", .len = 0, .rc = -EINVAL },
+	{ "bash-1 000 ..... 1.0: mm_page_free: pfn=0x1 order=0", .len = 0,
+	  .rc = -EINVAL },
+	{ "bash [000] ..... 1.0: mm_page_free: pfn=0x1 order=0", .len = 0,
+	  .rc = -EINVAL },
+	{ "bash-x1 [000] ..... 1.0: mm_page_free: pfn=0x1 order=0", .len = 0,
+	  .rc = -EINVAL },
+	{ "bash-1 [000] ..... 1076: mm_page_free: pfn=0x1 order=0", .len = 0,
+	  .rc = -EINVAL },
+	{ "bash-1 [000] ..... 1.0123456789: mm_page_free: pfn=0x1 order=0",
+	  .len = 0, .rc = -EINVAL },
+	{ "bash-1 [000] ..... 1.: mm_page_free: pfn=0x1 order=0", .len = 0,
+	  .rc = -EINVAL },
 	{ "bash-1 [000] ..... 1.0:", .len = 0, .rc = -EINVAL },
-	{ "bash-1 [000] ..... 1.0: mm_page_free order=0", .len = 0, .rc = -EINVAL },
-	{ "bash-1 [000] ..... 1.0: mm_page_free: order=0", .len = 0, .rc = -EINVAL },
-	{ "bash-1 [000] ..... 1.0: mm_page_free: pfn=0xZZ order=0", .len = 0, .rc = -EINVAL },
-	{ "bash-1 [000] ..... 1.0: mm_page_free: pfn=0x1", .len = 0, .rc = -EINVAL },
-	{ "bash-1 [000] ..... 1.0: mm_page_free: pfn=0x1 order=-1", .len = 0, .rc = -EINVAL },
-	{ "bash-1 [000] ..... 1.0: mm_page_free: pfn=0x1 pfn=0x2 order=0", .len = 0, .rc = -EINVAL },
-	{ "bash-1 [000] ..... 1.0: mm_page_free: pfn=0x1 order=0 junk", .len = 0, .rc = -EINVAL },
-	{ "bash-1 [000] ..... 1.0: mm_page_free: page=(null) pfn=0x0 order=0", .len = 0, .rc = -EINVAL },
+	{ "bash-1 [000] ..... 1.0: mm_page_free order=0", .len = 0,
+	  .rc = -EINVAL },
+	{ "bash-1 [000] ..... 1.0: mm_page_free: order=0", .len = 0,
+	  .rc = -EINVAL },
+	{ "bash-1 [000] ..... 1.0: mm_page_free: pfn=0xZZ order=0", .len = 0,
+	  .rc = -EINVAL },
+	{ "bash-1 [000] ..... 1.0: mm_page_free: pfn=0x1", .len = 0,
+	  .rc = -EINVAL },
+	{ "bash-1 [000] ..... 1.0: mm_page_free: pfn=0x1 order=-1", .len = 0,
+	  .rc = -EINVAL },
+	{ "bash-1 [000] ..... 1.0: mm_page_free: pfn=0x1 pfn=0x2 order=0",
+	  .len = 0, .rc = -EINVAL },
+	{ "bash-1 [000] ..... 1.0: mm_page_free: pfn=0x1 order=0 junk",
+	  .len = 0, .rc = -EINVAL },
+	{ "bash-1 [000] ..... 1.0: mm_page_free: page=(null) pfn=0x0 order=0",
+	  .len = 0, .rc = -EINVAL },
 	{ "bash-1 [000] ..... 1.0: mm_page_alloc: pfn=0x1 order=0 "
-	  "migratetype=0", .len = 0, .rc = -EINVAL },
+	  "migratetype=0",
+	  .len = 0, .rc = -EINVAL },
 	{ "bash-1 [000] ..... 1.0: mm_page_alloc: pfn=0x1 order=0 "
-	  "migratetype=0 gfp_flags=GFP_KERNEL||__GFP_ZERO", .len = 0, .rc = -EINVAL },
+	  "migratetype=0 gfp_flags=GFP_KERNEL||__GFP_ZERO",
+	  .len = 0, .rc = -EINVAL },
 	{ "bash-1 [000] ..... 1.0: mm_page_alloc: pfn=0x1 order=0 "
-	  "migratetype=0 gfp_flags=gfp_kernel", .len = 0, .rc = -EINVAL },
+	  "migratetype=0 gfp_flags=gfp_kernel",
+	  .len = 0, .rc = -EINVAL },
 	{ "bash-1 [000] ..... 1.0: mm_page_alloc: pfn=0x1 order=0 "
-	  "migratetype=0 gfp_flags=", .len = 0, .rc = -EINVAL },
+	  "migratetype=0 gfp_flags=",
+	  .len = 0, .rc = -EINVAL },
 	{ "bash-1 [000] ..... 1.0: mm_page_alloc: pfn=0x1 order=0 "
-	  "migratetype=x gfp_flags=GFP_KERNEL", .len = 0, .rc = -EINVAL },
-	{ "bash-1 [000] ..... 1.0: mm_page_free: pfn=0x1\0 order=0", .len = 43, .rc = -EINVAL },
+	  "migratetype=x gfp_flags=GFP_KERNEL",
+	  .len = 0, .rc = -EINVAL },
+	{ "bash-1 [000] ..... 1.0: mm_page_free: pfn=0x1\0 order=0", .len = 43,
+	  .rc = -EINVAL },
 	{ "\xff\xfe\x01\x02 garbage \x80\x81", .len = 0, .rc = -EINVAL },
 	{ "CPU:1 [LOST many EVENTS]", .len = 0, .rc = -EINVAL },
 	/* out of range: -ERANGE */
-	{ "bash-4194305 [000] ..... 1.0: mm_page_free: pfn=0x1 order=0", .len = 0, .rc = -ERANGE },
-	{ "bash-1 [8192] ..... 1.0: mm_page_free: pfn=0x1 order=0", .len = 0, .rc = -ERANGE },
+	{ "bash-4194305 [000] ..... 1.0: mm_page_free: pfn=0x1 order=0",
+	  .len = 0, .rc = -ERANGE },
+	{ "bash-1 [8192] ..... 1.0: mm_page_free: pfn=0x1 order=0", .len = 0,
+	  .rc = -ERANGE },
 	{ "bash-1 [000] ..... 99999999999999999999.0: mm_page_free: pfn=0x1 "
-	  "order=0", .len = 0, .rc = -ERANGE },
-	{ "bash-1 [000] ..... 1.0: mm_page_free: pfn=0x10000000000 order=0", .len = 0, .rc = -ERANGE },
+	  "order=0",
+	  .len = 0, .rc = -ERANGE },
+	{ "bash-1 [000] ..... 1.0: mm_page_free: pfn=0x10000000000 order=0",
+	  .len = 0, .rc = -ERANGE },
 	{ "bash-1 [000] ..... 1.0: mm_page_free: "
-	  "pfn=99999999999999999999999 order=0", .len = 0, .rc = -ERANGE },
-	{ "bash-1 [000] ..... 1.0: mm_page_free: pfn=0x1 order=11", .len = 0, .rc = -ERANGE },
+	  "pfn=99999999999999999999999 order=0",
+	  .len = 0, .rc = -ERANGE },
+	{ "bash-1 [000] ..... 1.0: mm_page_free: pfn=0x1 order=11", .len = 0,
+	  .rc = -ERANGE },
 	{ "bash-1 [000] ..... 1.0: mm_page_alloc: pfn=0x1 order=0 "
-	  "migratetype=128 gfp_flags=GFP_KERNEL", .len = 0, .rc = -ERANGE },
+	  "migratetype=128 gfp_flags=GFP_KERNEL",
+	  .len = 0, .rc = -ERANGE },
 };
 
 static const struct line_case lackey_cases[] = {
@@ -178,10 +209,12 @@ static const struct line_case lackey_cases[] = {
 	  0x1fff000430, .order = 16 },
 	{ " M 04033e06,1", 0, NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_MODIFY,
 	  0x4033e06, .order = 1 },
-	{ " S 0fffffffffffff,512", 0, NXSIM_TRACE_LINE_EVENT,
-	  NXSIM_TRACE_STORE, 0xfffffffffffffull, .order = 0 },
-	{ "==8679== Command: /bin/true", .len = 0, .rc = NXSIM_TRACE_LINE_NONE },
-	{ "--8679-- warning: something", .len = 0, .rc = NXSIM_TRACE_LINE_NONE },
+	{ " S 0fffffffffffff,512", 0, NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_STORE,
+	  0xfffffffffffffull, .order = 0 },
+	{ "==8679== Command: /bin/true", .len = 0,
+	  .rc = NXSIM_TRACE_LINE_NONE },
+	{ "--8679-- warning: something", .len = 0,
+	  .rc = NXSIM_TRACE_LINE_NONE },
 	{ "", .len = 0, .rc = NXSIM_TRACE_LINE_NONE },
 	{ "SB 04001000", .len = 0, .rc = NXSIM_TRACE_LINE_OTHER },
 	{ "I 0401ab70,3", .len = 0, .rc = -EINVAL },
@@ -206,8 +239,8 @@ static void check_case(const struct line_case *c, bool lackey)
 	const char *why = NULL;
 	int rc;
 
-	rc = lackey ? nxsim_trace_parse_lackey(c->line, len, &ev, &why)
-		    : nxsim_trace_parse_kmem(c->line, len, &ev, &why);
+	rc = lackey ? nxsim_trace_parse_lackey(c->line, len, &ev, &why) :
+		      nxsim_trace_parse_kmem(c->line, len, &ev, &why);
 	if (rc != c->rc)
 		fail_msg("\"%s\": got %d (%s), want %d", c->line, rc,
 			 rc < 0 ? why : "", c->rc);
@@ -279,10 +312,11 @@ static void test_prefixes(void **state)
 			    rc == NXSIM_TRACE_LINE_OTHER);
 	}
 	for (n = 0; n < 13; n++) {
-		int rc = nxsim_trace_parse_lackey("I  0401ab70,3", n, &ev, &why);
+		int rc =
+			nxsim_trace_parse_lackey("I  0401ab70,3", n, &ev, &why);
 
-		assert_true(n == 0 ? rc == NXSIM_TRACE_LINE_NONE
-				   : rc == -EINVAL);
+		assert_true(n == 0 ? rc == NXSIM_TRACE_LINE_NONE :
+				     rc == -EINVAL);
 	}
 }
 
@@ -299,15 +333,21 @@ static const struct gfp_case {
 	  true },
 	{ "GFP_HIGHUSER_MOVABLE|__GFP_ZERO|__GFP_COMP", 0,
 	  NXSIM_GFP_HIGHUSER | NXSIM_GFP_MOVABLE | NXSIM_GFP_ZERO |
-		  NXSIM_GFP_COMP, true },
-	{ "GFP_KERNEL", 0, NXSIM_GFP_DIRECT_RECLAIM | NXSIM_GFP_KSWAPD_RECLAIM |
-		  NXSIM_GFP_IO | NXSIM_GFP_FS, false },
+		  NXSIM_GFP_COMP,
+	  true },
+	{ "GFP_KERNEL", 0,
+	  NXSIM_GFP_DIRECT_RECLAIM | NXSIM_GFP_KSWAPD_RECLAIM | NXSIM_GFP_IO |
+		  NXSIM_GFP_FS,
+	  false },
 	/* v1 of XPFO tested "any bit in common": GFP_KERNEL would match */
-	{ "GFP_USER", 0, NXSIM_GFP_DIRECT_RECLAIM | NXSIM_GFP_KSWAPD_RECLAIM |
-		  NXSIM_GFP_IO | NXSIM_GFP_FS | NXSIM_GFP_HARDWALL, false },
-	{ "GFP_TRANSHUGE_LIGHT", 0, NXSIM_GFP_IO | NXSIM_GFP_FS |
-		  NXSIM_GFP_HARDWALL | NXSIM_GFP_HIGHMEM | NXSIM_GFP_MOVABLE |
-		  NXSIM_GFP_COMP | NXSIM_GFP_NOMEMALLOC | NXSIM_GFP_NOWARN,
+	{ "GFP_USER", 0,
+	  NXSIM_GFP_DIRECT_RECLAIM | NXSIM_GFP_KSWAPD_RECLAIM | NXSIM_GFP_IO |
+		  NXSIM_GFP_FS | NXSIM_GFP_HARDWALL,
+	  false },
+	{ "GFP_TRANSHUGE_LIGHT", 0,
+	  NXSIM_GFP_IO | NXSIM_GFP_FS | NXSIM_GFP_HARDWALL | NXSIM_GFP_HIGHMEM |
+		  NXSIM_GFP_MOVABLE | NXSIM_GFP_COMP | NXSIM_GFP_NOMEMALLOC |
+		  NXSIM_GFP_NOWARN,
 	  false },
 	{ "GFP_NOWAIT|__GFP_SKIP_KASAN_POISON|0x8000000", 0,
 	  NXSIM_GFP_KSWAPD_RECLAIM | NXSIM_GFP_SKIP_KASAN, false },

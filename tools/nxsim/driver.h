@@ -24,8 +24,8 @@
 
 /* A word of a command line, unquoted; may hold NUL bytes. */
 struct nxsim__drv_tok {
-	char *s;	/* NUL-terminated copy */
-	size_t len;	/* its length, NULs included */
+	char *s; /* NUL-terminated copy */
+	size_t len; /* its length, NULs included */
 };
 
 #define NXSIM__DRV_MAX_TOKS 64
@@ -33,9 +33,9 @@ struct nxsim__drv_tok {
 
 /* The answer a handler builds. */
 struct nxsim__drv_reply {
-	char buf[NXSIM__DRV_REPLY];	/* " value value ..." */
+	char buf[NXSIM__DRV_REPLY]; /* " value value ..." */
 	size_t len;
-	char err[256];			/* message of an ERR; "" for default */
+	char err[256]; /* message of an ERR; "" for default */
 };
 
 struct nxsim__drv;
@@ -74,11 +74,10 @@ enum nxsim__drv_kind {
 };
 
 /* options of nxsim__drv_create() */
-#define NXSIM__DRV_KEEP_GOING (1u << 0)	/* go on after a failed expect */
-#define NXSIM__DRV_TRACE (1u << 1)	/* echo each command to @err */
+#define NXSIM__DRV_KEEP_GOING (1u << 0) /* go on after a failed expect */
+#define NXSIM__DRV_TRACE (1u << 1) /* echo each command to @err */
 
-struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err,
-				     unsigned int flags);
+struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err, unsigned int flags);
 /* Runs a script; returns 0, or 1 if an expectation failed. */
 int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name);
 /* Destroys every object the script left, then the driver. */

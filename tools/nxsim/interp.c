@@ -23,7 +23,7 @@ struct object {
 	char *name;
 	enum nxsim__drv_kind kind;
 	void *ptr;
-	struct nxsim_host *host;	/* the host it belongs to */
+	struct nxsim_host *host; /* the host it belongs to */
 };
 
 /**
@@ -65,9 +65,9 @@ void nxsim__drv_add(struct nxsim__drv_reply *r, const char *fmt, ...)
 	n = vsnprintf(r->buf + r->len, sizeof(r->buf) - r->len, fmt, ap);
 	va_end(ap);
 	if (n > 0)
-		r->len += (size_t)n < sizeof(r->buf) - r->len
-				  ? (size_t)n
-				  : sizeof(r->buf) - r->len - 1;
+		r->len += (size_t)n < sizeof(r->buf) - r->len ?
+				  (size_t)n :
+				  sizeof(r->buf) - r->len - 1;
 }
 
 int nxsim__drv_fail(struct nxsim__drv_reply *r, int err, const char *fmt, ...)
@@ -166,7 +166,8 @@ struct nxsim_host *nxsim__drv_host(struct nxsim__drv *d, const char *name,
 	if (name)
 		return nxsim__drv_find(d, name, NXSIM__DRV_HOST, r);
 	if (!d->cur)
-		nxsim__drv_fail(r, -ENOENT, "no current host: \"host create\" "
+		nxsim__drv_fail(r, -ENOENT,
+				"no current host: \"host create\" "
 				"or \"host use\" one");
 	return d->cur;
 }
@@ -177,8 +178,7 @@ int nxsim__drv_u64(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,
 	char *end;
 
 	errno = 0;
-	if (!t->len || t->s[0] < '0' || t->s[0] > '9' ||
-	    strlen(t->s) != t->len)
+	if (!t->len || t->s[0] < '0' || t->s[0] > '9' || strlen(t->s) != t->len)
 		return nxsim__drv_fail(r, -EINVAL, "not a number: \"%s\"",
 				       t->s);
 	*v = strtoull(t->s, &end, 0);
@@ -201,8 +201,7 @@ const char *nxsim__drv_opt(const struct nxsim__drv_tok *t, const char *key)
 	return NULL;
 }
 
-struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err,
-				     unsigned int flags)
+struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err, unsigned int flags)
 {
 	struct nxsim__drv *d = calloc(1, sizeof(*d));
 
@@ -261,9 +260,8 @@ static void answer(struct nxsim__drv *d, int rc, struct nxsim__drv_reply *r)
 	fflush(d->out);
 }
 
-static const struct nxsim__drv_verb *find_verb(int n,
-					       struct nxsim__drv_tok *toks,
-					       int *words)
+static const struct nxsim__drv_verb *
+find_verb(int n, struct nxsim__drv_tok *toks, int *words)
 {
 	const struct nxsim__drv_verb *const *tab, *v;
 
@@ -298,8 +296,8 @@ static int dispatch(struct nxsim__drv *d, int n, struct nxsim__drv_tok *toks,
 				       n > 1 ? toks[1].s : "");
 	argc = n - words;
 	if (argc < v->min_args || (v->max_args >= 0 && argc > v->max_args))
-		return nxsim__drv_fail(r, -EINVAL, "usage: %s%s%s %s",
-				       v->group, v->name ? " " : "",
+		return nxsim__drv_fail(r, -EINVAL, "usage: %s%s%s %s", v->group,
+				       v->name ? " " : "",
 				       v->name ? v->name : "", v->usage);
 	return v->fn(d, argc, toks + words, r);
 }
@@ -442,8 +440,8 @@ int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name)
 				continue;
 			break;
 		}
-		rc = n < 0 ? nxsim__drv_fail(&r, n, "%s", why)
-			   : dispatch(d, n, toks, &r);
+		rc = n < 0 ? nxsim__drv_fail(&r, n, "%s", why) :
+			     dispatch(d, n, toks, &r);
 		answer(d, rc, &r);
 	}
 	free(line);

@@ -23,7 +23,8 @@ static int hexval(char c)
 /* One escape after a backslash at line[*i]; the byte goes to *out. */
 static int unescape(const char *line, size_t len, size_t *i, char *out)
 {
-	static const char from[] = "ntr\\\"'abfve", to[] = "\n\t\r\\\"'\a\b\f\v\x1b";
+	static const char from[] = "ntr\\\"'abfve",
+			  to[] = "\n\t\r\\\"'\a\b\f\v\x1b";
 	const char *e;
 	int v, n;
 	char c;
@@ -37,8 +38,9 @@ static int unescape(const char *line, size_t len, size_t *i, char *out)
 		return 0;
 	}
 	if (c >= '0' && c <= '7') {
-		for (v = c - '0', n = 1; n < 3 && *i < len &&
-		     line[*i] >= '0' && line[*i] <= '7'; n++)
+		for (v = c - '0', n = 1;
+		     n < 3 && *i < len && line[*i] >= '0' && line[*i] <= '7';
+		     n++)
 			v = v * 8 + line[(*i)++] - '0';
 		if (v > 0xff)
 			return -EINVAL;

@@ -65,7 +65,8 @@ int main(int argc, char **argv)
 			flags |= NXSIM__DRV_TRACE;
 		} else if (!strcmp(argv[i], "convert") && !path) {
 			if (argc - i != 3) {
-				fprintf(stderr, "usage: nxsim convert IN OUT\n");
+				fprintf(stderr,
+					"usage: nxsim convert IN OUT\n");
 				return 2;
 			}
 			return convert(argv[i + 1], argv[i + 2]);

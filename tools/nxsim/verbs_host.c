@@ -14,7 +14,10 @@ static const struct {
 	const char *name;
 	size_t off;
 } cpu_flags[] = {
-#define CPU_FLAG(f) { #f, offsetof(struct nxsim_cpu, f) }
+#define CPU_FLAG(f)                               \
+	{                                         \
+#f, offsetof(struct nxsim_cpu, f) \
+	}
 	CPU_FLAG(itlb_multihit), CPU_FLAG(mitigations_off),
 	CPU_FLAG(preempt_rt),	 CPU_FLAG(amd),
 	CPU_FLAG(no_tdp),	 CPU_FLAG(no_tdp_mmu),
@@ -42,18 +45,20 @@ static int parse_list(char *list, struct nxsim_host_config *cfg, bool cpu,
 
 	if (!strcmp(list, "none"))
 		return 0;
-	for (w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+	for (w = strtok_r(list, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save)) {
 		bool found = false;
 
 		for (i = 0; cpu && i < sizeof(cpu_flags) / sizeof(cpu_flags[0]);
 		     i++) {
 			if (!strcmp(w, cpu_flags[i].name)) {
-				*(bool *)((char *)&cfg->cpu + cpu_flags[i].off) =
-					true;
+				*(bool *)((char *)&cfg->cpu +
+					  cpu_flags[i].off) = true;
 				found = true;
 			}
 		}
-		for (i = 0; !cpu && i < sizeof(bug_names) / sizeof(bug_names[0]);
+		for (i = 0;
+		     !cpu && i < sizeof(bug_names) / sizeof(bug_names[0]);
 		     i++) {
 			if (!strcmp(w, bug_names[i].name)) {
 				cfg->bugs |= bug_names[i].bug;
@@ -153,8 +158,8 @@ static int host_destroy(struct nxsim__drv *d, int argc,
 	return rc;
 }
 
-static int host_use(struct nxsim__drv *d, int argc,
-		    struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+static int host_use(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
+		    struct nxsim__drv_reply *r)
 {
 	struct nxsim_host *host = nxsim__drv_host(d, argv[0].s, r);
 
@@ -168,13 +173,15 @@ static int host_counters(struct nxsim__drv *d, int argc,
 			 struct nxsim__drv_tok *argv,
 			 struct nxsim__drv_reply *r)
 {
-	struct nxsim_host *host = nxsim__drv_host(d, argc ? argv[0].s : NULL, r);
+	struct nxsim_host *host =
+		nxsim__drv_host(d, argc ? argv[0].s : NULL, r);
 	struct nxsim_host_counters c;
 
 	if (!host)
 		return -ENOENT;
 	nxsim_host_counters(host, &c);
-	nxsim__drv_add(r, " param_sets=%llu vms_created=%llu "
+	nxsim__drv_add(r,
+		       " param_sets=%llu vms_created=%llu "
 		       "vms_destroyed=%llu oopses=%llu",
 		       (unsigned long long)c.param_sets,
 		       (unsigned long long)c.vms_created,
@@ -186,7 +193,8 @@ static int host_counters(struct nxsim__drv *d, int argc,
 static int host_vuln(struct nxsim__drv *d, int argc,
 		     struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
-	struct nxsim_host *host = nxsim__drv_host(d, argc ? argv[0].s : NULL, r);
+	struct nxsim_host *host =
+		nxsim__drv_host(d, argc ? argv[0].s : NULL, r);
 	char buf[256];
 	int n;
 
@@ -199,8 +207,8 @@ static int host_vuln(struct nxsim__drv *d, int argc,
 	return 0;
 }
 
-static int profiles(struct nxsim__drv *d, int argc,
-		    struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+static int profiles(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
+		    struct nxsim__drv_reply *r)
 {
 	const char *name;
 	unsigned int i;
@@ -266,8 +274,7 @@ static int param_list(struct nxsim__drv *d, int argc,
 }
 
 static int param_period(struct nxsim__drv *d, int argc,
-			struct nxsim__drv_tok *argv,
-			struct nxsim__drv_reply *r)
+			struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
 	struct nxsim_host *host = nxsim__drv_host(d, NULL, r);
 	unsigned int ms;
@@ -293,8 +300,7 @@ const struct nxsim__drv_verb nxsim__drv_host_verbs[] = {
 	  host_create },
 	{ "host", "destroy", 1, 1, "NAME",
 	  "unload kvm.ko (-EBUSY while VMs exist)", host_destroy },
-	{ "host", "use", 1, 1, "NAME",
-	  "make NAME the current host", host_use },
+	{ "host", "use", 1, 1, "NAME", "make NAME the current host", host_use },
 	{ "host", "counters", 0, 1, "[NAME]",
 	  "answers param_sets= vms_created= vms_destroyed= oopses=",
 	  host_counters },

@@ -26,7 +26,9 @@ static int duration(struct nxsim__drv_tok *t, uint64_t *ns,
 	static const struct {
 		const char *unit;
 		uint64_t ns;
-	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+	} units[] = { { "ns", 1 },
+		      { "us", 1000 },
+		      { "ms", 1000000 },
 		      { "s", 1000000000 } };
 	struct nxsim__drv_tok num = *t;
 	uint64_t mult = 1, v;
@@ -36,7 +38,8 @@ static int duration(struct nxsim__drv_tok *t, uint64_t *ns,
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		n = strlen(units[i].unit);
 		if (t->len > n && !strcmp(t->s + t->len - n, units[i].unit) &&
-		    t->s[t->len - n - 1] >= '0' && t->s[t->len - n - 1] <= '9') {
+		    t->s[t->len - n - 1] >= '0' &&
+		    t->s[t->len - n - 1] <= '9') {
 			mult = units[i].ns;
 			num.len = t->len - n;
 			break;
@@ -106,7 +109,8 @@ static int alloc_stats(struct nxsim__drv *d, int argc,
 	struct nxsim_alloc_stats st;
 
 	nxsim_alloc_stats(&st);
-	nxsim__drv_add(r, " allocs=%llu live=%llu live_bytes=%llu failed=%llu "
+	nxsim__drv_add(r,
+		       " allocs=%llu live=%llu live_bytes=%llu failed=%llu "
 		       "backend=%s",
 		       (unsigned long long)st.allocs,
 		       (unsigned long long)st.live,
@@ -136,8 +140,8 @@ static int errno_verb(struct nxsim__drv *d, int argc,
 
 	/* "1" means EPERM too, as errno(1) reads it */
 	snprintf(neg, sizeof(neg), "-%s", argv[0].s);
-	err = nxsim_errno_parse(argv[0].s[0] >= '1' && argv[0].s[0] <= '9'
-					? neg : argv[0].s);
+	err = nxsim_errno_parse(
+		argv[0].s[0] >= '1' && argv[0].s[0] <= '9' ? neg : argv[0].s);
 
 	if (!err)
 		return nxsim__drv_fail(r, -ENOENT, "no errno \"%s\"",
@@ -161,8 +165,7 @@ static int trace_format(const char *name, enum nxsim_trace_format *fmt,
 			return 0;
 		}
 	}
-	return nxsim__drv_fail(r, -EINVAL, "unknown trace format \"%s\"",
-			       name);
+	return nxsim__drv_fail(r, -EINVAL, "unknown trace format \"%s\"", name);
 }
 
 static int trace_open(const char *path, const char *fmt_name,
@@ -200,24 +203,20 @@ static int trace_stat(struct nxsim__drv *d, int argc,
 		return rc;
 	}
 	nxsim_trace_stats(t, &st);
-	nxsim__drv_add(r, " format=%s lines=%llu events=%llu allocs=%llu "
-		       "frees=%llu user=%llu pages=%llu ifetch=%llu loads=%llu "
-		       "stores=%llu modifies=%llu other=%llu failed=%llu "
-		       "lost=%llu",
-		       nxsim_trace_format_name(nxsim_trace_format(t)),
-		       (unsigned long long)st.lines,
-		       (unsigned long long)st.events,
-		       (unsigned long long)st.allocs,
-		       (unsigned long long)st.frees,
-		       (unsigned long long)st.user,
-		       (unsigned long long)st.pages,
-		       (unsigned long long)st.ifetch,
-		       (unsigned long long)st.loads,
-		       (unsigned long long)st.stores,
-		       (unsigned long long)st.modifies,
-		       (unsigned long long)st.other,
-		       (unsigned long long)st.failed,
-		       (unsigned long long)st.lost);
+	nxsim__drv_add(
+		r,
+		" format=%s lines=%llu events=%llu allocs=%llu "
+		"frees=%llu user=%llu pages=%llu ifetch=%llu loads=%llu "
+		"stores=%llu modifies=%llu other=%llu failed=%llu "
+		"lost=%llu",
+		nxsim_trace_format_name(nxsim_trace_format(t)),
+		(unsigned long long)st.lines, (unsigned long long)st.events,
+		(unsigned long long)st.allocs, (unsigned long long)st.frees,
+		(unsigned long long)st.user, (unsigned long long)st.pages,
+		(unsigned long long)st.ifetch, (unsigned long long)st.loads,
+		(unsigned long long)st.stores, (unsigned long long)st.modifies,
+		(unsigned long long)st.other, (unsigned long long)st.failed,
+		(unsigned long long)st.lost);
 	nxsim_trace_close(t);
 	return 0;
 }

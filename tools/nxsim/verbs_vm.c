@@ -20,8 +20,8 @@ static const char *const worker_states[] = {
 static int vm_create(struct nxsim__drv *d, int argc,
 		     struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
-	struct nxsim_host *host = nxsim__drv_host(d, argc > 1 ? argv[1].s
-							      : NULL, r);
+	struct nxsim_host *host =
+		nxsim__drv_host(d, argc > 1 ? argv[1].s : NULL, r);
 	struct nxsim_vm *vm;
 	int rc;
 
@@ -94,9 +94,8 @@ static int vm_cap(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 		} else if (nxsim__drv_opt(&argv[i], "arg3")) {
 			dst = &args[3];
 		} else {
-			return nxsim__drv_fail(r, -EINVAL,
-					       "unknown cap option \"%s\"",
-					       v.s);
+			return nxsim__drv_fail(
+				r, -EINVAL, "unknown cap option \"%s\"", v.s);
 		}
 		v.s = (char *)eq + 1;
 		v.len = strlen(v.s);
@@ -107,8 +106,8 @@ static int vm_cap(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 	return nxsim_vm_enable_cap(vm, cap, flags, args, sys_boot);
 }
 
-static int vm_check(struct nxsim__drv *d, int argc,
-		    struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+static int vm_check(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
+		    struct nxsim__drv_reply *r)
 {
 	struct nxsim_vm *vm = nxsim__drv_find(d, argv[0].s, NXSIM__DRV_VM, r);
 	unsigned int cap;
@@ -204,7 +203,8 @@ static int vm_counters(struct nxsim__drv *d, int argc,
 	rc = nxsim_vm_counters(vm, &c);
 	if (rc)
 		return rc;
-	nxsim__drv_add(r, " zap_all=%llu wake_calls=%llu "
+	nxsim__drv_add(r,
+		       " zap_all=%llu wake_calls=%llu "
 		       "worker_create_failures=%llu",
 		       (unsigned long long)c.zap_all,
 		       (unsigned long long)c.wake_calls,
@@ -232,11 +232,11 @@ static int vcpu_create(struct nxsim__drv *d, int argc,
 	return nxsim__drv_add_object(d, argv[0].s, NXSIM__DRV_VCPU, vcpu);
 }
 
-static int vcpu_run(struct nxsim__drv *d, int argc,
-		    struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+static int vcpu_run(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
+		    struct nxsim__drv_reply *r)
 {
-	struct nxsim_vcpu *vcpu = nxsim__drv_find(d, argv[0].s,
-						  NXSIM__DRV_VCPU, r);
+	struct nxsim_vcpu *vcpu =
+		nxsim__drv_find(d, argv[0].s, NXSIM__DRV_VCPU, r);
 
 	return vcpu ? nxsim_vcpu_run(vcpu) : -ENOENT;
 }
@@ -260,15 +260,14 @@ const struct nxsim__drv_verb nxsim__drv_vm_verbs[] = {
 	  "the recovery worker: answers state=none|running|killed|stopped "
 	  "wakes= passes= created_ns= deadline_ns=N|never last_jiffies=",
 	  vm_worker },
-	{ "vm", "kill-worker", 1, 1, "VM",
-	  "SIGKILL the vhost-task worker", vm_kill_worker },
+	{ "vm", "kill-worker", 1, 1, "VM", "SIGKILL the vhost-task worker",
+	  vm_kill_worker },
 	{ "vm", "fail-worker", 2, 2, "VM ERRNO",
 	  "make the next worker creation fail with ERRNO "
 	  "(e.g. -ERESTARTNOINTR)",
 	  vm_fail_worker },
 	{ "vm", "counters", 1, 1, "VM",
-	  "answers zap_all= wake_calls= worker_create_failures=",
-	  vm_counters },
+	  "answers zap_all= wake_calls= worker_create_failures=", vm_counters },
 	{ "vcpu", "create", 3, 3, "NAME VM ID", "KVM_CREATE_VCPU",
 	  vcpu_create },
 	{ "vcpu", "run", 1, 1, "VCPU",
