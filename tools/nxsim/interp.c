@@ -449,6 +449,24 @@ int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name)
 	return d->failures ? 1 : 0;
 }
 
+/* Help text indented by six and cut at blanks before column 78. */
+static void wrap(FILE *f, const char *text)
+{
+	while (*text) {
+		size_t n = strlen(text), cut = n;
+
+		if (n > 72) {
+			for (cut = 72; cut && text[cut] != ' '; cut--)
+				;
+			if (!cut)
+				cut = 72;
+		}
+		fprintf(f, "      %.*s\n", (int)cut, text);
+		text += cut;
+		text += strspn(text, " ");
+	}
+}
+
 void nxsim__drv_help(FILE *f)
 {
 	const struct nxsim__drv_verb *const *tab, *v;
@@ -467,9 +485,12 @@ void nxsim__drv_help(FILE *f)
 		"words: the answer starts\n"
 		"      with them.  A failed expect stops the script (exit 1) "
 		"unless -k.\n");
-	for (tab = nxsim__drv_tables; *tab; tab++)
-		for (v = *tab; v->group; v++)
-			fprintf(f, "  %s%s%s %s\n      %s\n", v->group,
+	for (tab = nxsim__drv_tables; *tab; tab++) {
+		for (v = *tab; v->group; v++) {
+			fprintf(f, "  %s%s%s%s%s\n", v->group,
 				v->name ? " " : "", v->name ? v->name : "",
-				v->usage, v->help);
+				v->usage[0] ? " " : "", v->usage);
+			wrap(f, v->help);
+		}
+	}
 }
