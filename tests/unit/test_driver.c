@@ -244,6 +244,22 @@ static void test_expect(void **state)
 	free_run(&r);
 }
 
+/* An ERR message that does not split as words is compared blank-split. */
+static void test_expect_unbalanced_message(void **state)
+{
+	struct run r = run_script("vm worker \"a\\\"b\"\n"
+				  "expect ERR -ENOENT line 1: no vm named\n"
+				  "expect ERR -ENOENT line 1: no vm named "
+				  "\"a\"b\"\n",
+				  0);
+
+	assert_string_equal(r.out,
+			    "ERR -ENOENT line 1: no vm named \"a\"b\"\n");
+	assert_int_equal(r.rc, 1);
+	assert_non_null(strstr(r.err, "t.nxs:3: bad expect line"));
+	free_run(&r);
+}
+
 static const struct {
 	const char *script;
 	const char *err;
@@ -439,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_quote_round_trip),
 		cmocka_unit_test(test_answers),
 		cmocka_unit_test(test_expect),
+		cmocka_unit_test(test_expect_unbalanced_message),
 		cmocka_unit_test(test_bad_expects),
 		cmocka_unit_test(test_keep_going),
 		cmocka_unit_test(test_objects),

@@ -302,7 +302,7 @@ static int dispatch(struct nxsim__drv *d, int n, struct nxsim__drv_tok *toks,
 	return v->fn(d, argc, toks + words, r);
 }
 
-/* An ERR message is free text: split it at blanks, unquoted. */
+/* An ERR message is free text; one that does not lex splits at blanks. */
 static int split_words(const char *s, struct nxsim__drv_tok *toks, char *buf)
 {
 	int n = 0;
@@ -336,10 +336,9 @@ static bool expect_holds(struct nxsim__drv *d, int n,
 	const char *why;
 	int m, i;
 
-	if (!strncmp(d->last, "ERR ", 4))
+	m = nxsim__drv_lex(d->last, strlen(d->last), got, buf, &why);
+	if (m < 0 && !strncmp(d->last, "ERR ", 4))
 		m = split_words(d->last, got, buf);
-	else
-		m = nxsim__drv_lex(d->last, strlen(d->last), got, buf, &why);
 	if (m < 1 || strcmp(got[0].s, want[0].s))
 		return false;
 	if (n == 1)
