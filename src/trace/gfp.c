@@ -32,54 +32,60 @@
 #define TRANSHUGE_LIGHT \
 	((HIGHUSER_MOVABLE | G(COMP) | G(NOMEMALLOC) | G(NOWARN)) & ~RECLAIM)
 
+#define N(name, bits)                        \
+	{                                    \
+		name, sizeof(name) - 1, bits \
+	}
+
 static const struct gfp_name {
 	const char *name;
+	size_t len;
 	uint32_t bits;
 } gfp_names[] = {
-	{ "GFP_TRANSHUGE", TRANSHUGE_LIGHT | G(DIRECT_RECLAIM) },
-	{ "GFP_TRANSHUGE_LIGHT", TRANSHUGE_LIGHT },
-	{ "GFP_HIGHUSER_MOVABLE", HIGHUSER_MOVABLE },
-	{ "GFP_HIGHUSER", NXSIM_GFP_HIGHUSER },
-	{ "GFP_USER", USER },
-	{ "GFP_KERNEL_ACCOUNT", KERNEL | G(ACCOUNT) },
-	{ "GFP_KERNEL", KERNEL },
-	{ "GFP_NOFS", RECLAIM | G(IO) },
-	{ "GFP_ATOMIC", G(HIGH) | G(KSWAPD_RECLAIM) },
-	{ "GFP_NOIO", RECLAIM },
-	{ "GFP_NOWAIT", G(KSWAPD_RECLAIM) },
-	{ "GFP_DMA", G(DMA) },
-	{ "GFP_DMA32", G(DMA32) },
-	{ "__GFP_RECLAIM", RECLAIM },
-	{ "__GFP_DMA", G(DMA) },
-	{ "__GFP_HIGHMEM", G(HIGHMEM) },
-	{ "__GFP_DMA32", G(DMA32) },
-	{ "__GFP_MOVABLE", G(MOVABLE) },
-	{ "__GFP_RECLAIMABLE", G(RECLAIMABLE) },
-	{ "__GFP_HIGH", G(HIGH) },
-	{ "__GFP_IO", G(IO) },
-	{ "__GFP_FS", G(FS) },
-	{ "__GFP_ZERO", G(ZERO) },
-	{ "__GFP_ATOMIC", G(ATOMIC) },
-	{ "__GFP_DIRECT_RECLAIM", G(DIRECT_RECLAIM) },
-	{ "__GFP_KSWAPD_RECLAIM", G(KSWAPD_RECLAIM) },
-	{ "__GFP_WRITE", G(WRITE) },
-	{ "__GFP_NOWARN", G(NOWARN) },
-	{ "__GFP_RETRY_MAYFAIL", G(RETRY_MAYFAIL) },
-	{ "__GFP_NOFAIL", G(NOFAIL) },
-	{ "__GFP_NORETRY", G(NORETRY) },
-	{ "__GFP_MEMALLOC", G(MEMALLOC) },
-	{ "__GFP_COMP", G(COMP) },
-	{ "__GFP_NOMEMALLOC", G(NOMEMALLOC) },
-	{ "__GFP_HARDWALL", G(HARDWALL) },
-	{ "__GFP_THISNODE", G(THISNODE) },
-	{ "__GFP_ACCOUNT", G(ACCOUNT) },
-	{ "__GFP_ZEROTAGS", G(ZEROTAGS) },
-	{ "__GFP_SKIP_ZERO", G(SKIP_ZERO) },
-	{ "__GFP_SKIP_KASAN", G(SKIP_KASAN) },
-	{ "__GFP_SKIP_KASAN_POISON", G(SKIP_KASAN) },
-	{ "__GFP_SKIP_KASAN_UNPOISON", G(SKIP_KASAN) },
-	{ "__GFP_NOLOCKDEP", G(NOLOCKDEP) },
-	{ "__GFP_NO_OBJ_EXT", G(NO_OBJ_EXT) },
+	N("GFP_TRANSHUGE", TRANSHUGE_LIGHT | G(DIRECT_RECLAIM)),
+	N("GFP_TRANSHUGE_LIGHT", TRANSHUGE_LIGHT),
+	N("GFP_HIGHUSER_MOVABLE", HIGHUSER_MOVABLE),
+	N("GFP_HIGHUSER", NXSIM_GFP_HIGHUSER),
+	N("GFP_USER", USER),
+	N("GFP_KERNEL_ACCOUNT", KERNEL | G(ACCOUNT)),
+	N("GFP_KERNEL", KERNEL),
+	N("GFP_NOFS", RECLAIM | G(IO)),
+	N("GFP_ATOMIC", G(HIGH) | G(KSWAPD_RECLAIM)),
+	N("GFP_NOIO", RECLAIM),
+	N("GFP_NOWAIT", G(KSWAPD_RECLAIM)),
+	N("GFP_DMA", G(DMA)),
+	N("GFP_DMA32", G(DMA32)),
+	N("__GFP_RECLAIM", RECLAIM),
+	N("__GFP_DMA", G(DMA)),
+	N("__GFP_HIGHMEM", G(HIGHMEM)),
+	N("__GFP_DMA32", G(DMA32)),
+	N("__GFP_MOVABLE", G(MOVABLE)),
+	N("__GFP_RECLAIMABLE", G(RECLAIMABLE)),
+	N("__GFP_HIGH", G(HIGH)),
+	N("__GFP_IO", G(IO)),
+	N("__GFP_FS", G(FS)),
+	N("__GFP_ZERO", G(ZERO)),
+	N("__GFP_ATOMIC", G(ATOMIC)),
+	N("__GFP_DIRECT_RECLAIM", G(DIRECT_RECLAIM)),
+	N("__GFP_KSWAPD_RECLAIM", G(KSWAPD_RECLAIM)),
+	N("__GFP_WRITE", G(WRITE)),
+	N("__GFP_NOWARN", G(NOWARN)),
+	N("__GFP_RETRY_MAYFAIL", G(RETRY_MAYFAIL)),
+	N("__GFP_NOFAIL", G(NOFAIL)),
+	N("__GFP_NORETRY", G(NORETRY)),
+	N("__GFP_MEMALLOC", G(MEMALLOC)),
+	N("__GFP_COMP", G(COMP)),
+	N("__GFP_NOMEMALLOC", G(NOMEMALLOC)),
+	N("__GFP_HARDWALL", G(HARDWALL)),
+	N("__GFP_THISNODE", G(THISNODE)),
+	N("__GFP_ACCOUNT", G(ACCOUNT)),
+	N("__GFP_ZEROTAGS", G(ZEROTAGS)),
+	N("__GFP_SKIP_ZERO", G(SKIP_ZERO)),
+	N("__GFP_SKIP_KASAN", G(SKIP_KASAN)),
+	N("__GFP_SKIP_KASAN_POISON", G(SKIP_KASAN)),
+	N("__GFP_SKIP_KASAN_UNPOISON", G(SKIP_KASAN)),
+	N("__GFP_NOLOCKDEP", G(NOLOCKDEP)),
+	N("__GFP_NO_OBJ_EXT", G(NO_OBJ_EXT)),
 };
 
 /* A flag name as the kernel spells them: capitals, digits, underscores. */
@@ -102,7 +108,7 @@ static int gfp_part(const char *s, size_t len, uint32_t *gfp)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(gfp_names); i++) {
-		if (strlen(gfp_names[i].name) == len &&
+		if (gfp_names[i].len == len &&
 		    !memcmp(gfp_names[i].name, s, len)) {
 			*gfp |= gfp_names[i].bits;
 			return 0;

@@ -42,10 +42,9 @@ int nxsim__trace_number(const char *s, size_t len, unsigned int base,
 
 		if ((unsigned int)d >= base)
 			return -EINVAL;
-		if (val > (UINT64_MAX - d) / base)
+		if (__builtin_mul_overflow(val, base, &val) ||
+		    __builtin_add_overflow(val, (uint64_t)d, &val))
 			range = true;
-		else
-			val = val * base + d;
 	}
 	if (range || val > max)
 		return -ERANGE;
