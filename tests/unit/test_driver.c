@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/test_util.h"
+#include "core/rng.h"
 #include "driver.h"
 
 struct lex_case {
@@ -260,6 +261,16 @@ static void test_expect_unbalanced_message(void **state)
 	free_run(&r);
 }
 
+/* Words of the script echoed in a message keep the answer on one line. */
+static void test_control_bytes_escaped(void **state)
+{
+	struct run r = run_script("vm worker \"a\\nb\\x7f\"\n", 0);
+
+	assert_string_equal(
+		r.out, "ERR -ENOENT line 1: no vm named \"a\\x0ab\\x7f\"\n");
+	free_run(&r);
+}
+
 static const struct {
 	const char *script;
 	const char *err;
@@ -373,6 +384,56 @@ static void test_objects(void **state)
 	free_run(&r);
 }
 
+/*
+ * Seeded garbage: every line that is not blank, a comment or an expect
+ * gets exactly one answer line, whatever it holds.
+ */
+static void test_one_answer_a_line(void **state)
+{
+	static const char *const words[] = {
+		"host",	    "create", "vm",
+		"vcpu",	    "param",  "set",
+		"get",	    "write",  "clock",
+		"advance",  "h0",     "v1",
+		"c0",	    "0",      "99999999999999999999",
+		"\"x\\n\"", "\"",     "#",
+		"cpu=",	    "bugs=x", "1s",
+		"-1",	    "errno",  "nx_huge_pages",
+		"trace",    "stat",   "alloc",
+		"stats",    "\\",     "=",
+	};
+	struct nxsim__rng rng;
+	char *script = malloc(1 << 20), *p = script;
+	unsigned int i, commands = 0, lines = 0;
+	struct run r;
+
+	nxsim__rng_seed(&rng, test_seed());
+	p += sprintf(p, "host create h0\nvm create v1\n");
+	commands = 2;
+	for (i = 0; i < 3000; i++) {
+		unsigned int n = nxsim__rng_below(&rng, 6) + 1, j;
+		char *start = p;
+
+		for (j = 0; j < n; j++)
+			p += sprintf(p, "%s%s", j ? " " : "",
+				     words[nxsim__rng_below(
+					     &rng, sizeof(words) /
+							   sizeof(words[0]))]);
+		*p++ = '\n';
+		/* a line whose first word is "#" is a comment */
+		if (strncmp(start, "#", 1))
+			commands++;
+	}
+	*p = '\0';
+	r = run_script(script, 0);
+	for (p = r.out; *p; p++)
+		lines += *p == '\n';
+	assert_int_equal(lines, commands);
+	assert_int_equal(r.rc, 0);
+	free_run(&r);
+	free(script);
+}
+
 static void test_help_lists_every_verb(void **state)
 {
 	const struct nxsim__drv_verb *const *tab, *v;
@@ -456,9 +517,11 @@ int main(void)
 		cmocka_unit_test(test_answers),
 		cmocka_unit_test(test_expect),
 		cmocka_unit_test(test_expect_unbalanced_message),
+		cmocka_unit_test(test_control_bytes_escaped),
 		cmocka_unit_test(test_bad_expects),
 		cmocka_unit_test(test_keep_going),
 		cmocka_unit_test(test_objects),
+		cmocka_unit_test(test_one_answer_a_line),
 		cmocka_unit_test(test_help_lists_every_verb),
 		cmocka_unit_test(test_alloc_failure_walk),
 	};

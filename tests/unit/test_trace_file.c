@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/test_util.h"
+#include "core/rng.h"
 
 static char fixture_dir[512];
 
@@ -262,6 +263,48 @@ static void test_binary_garbage(void **state)
 	}
 }
 
+/* Seeded byte mutations of a binary trace: errors or events in range. */
+static void test_binary_mutations(void **state)
+{
+	uint8_t good[128], buf[128];
+	size_t len = two_events(good, sizeof(good));
+	struct nxsim__rng rng;
+	unsigned int i, opened = 0;
+
+	nxsim__rng_seed(&rng, test_seed());
+	for (i = 0; i < 20000; i++) {
+		struct nxsim_trace_event ev;
+		struct nxsim_trace *t;
+		size_t n = len, k;
+		int rc;
+
+		memcpy(buf, good, len);
+		for (k = nxsim__rng_below(&rng, 3) + 1; k--;)
+			buf[nxsim__rng_below(&rng, len)] =
+				nxsim__rng_next(&rng);
+		if (nxsim__rng_below(&rng, 8) == 0)
+			n = nxsim__rng_below(&rng, len);
+		rc = nxsim_trace_open_buf(buf, n, NXSIM_TRACE_AUTO, &t, NULL,
+					  0);
+		if (rc) {
+			assert_rc(rc, -EINVAL);
+			continue;
+		}
+		opened++;
+		while ((rc = nxsim_trace_next(t, &ev)) == 1) {
+			assert_true(ev.op == NXSIM_TRACE_ALLOC ||
+				    ev.op == NXSIM_TRACE_FREE);
+			assert_true(ev.addr <= NXSIM_TRACE_MAX_PFN);
+			assert_true(ev.order <= NXSIM_TRACE_MAX_ORDER);
+			assert_int_equal(ev.user, nxsim_trace_gfp_user(ev.gfp));
+		}
+		assert_true(rc == 0 || rc == -EINVAL || rc == -ERANGE);
+		nxsim_trace_close(t);
+	}
+	/* mutations inside the records leave the header good */
+	assert_true(opened > 0);
+}
+
 static const struct text_case {
 	const char *text;
 	enum nxsim_trace_format fmt;
@@ -406,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_binary_garbage),
+		cmocka_unit_test(test_binary_mutations),
 		cmocka_unit_test(test_text_errors),
 		cmocka_unit_test(test_lost_and_convert_errors),
 		cmocka_unit_test(test_alloc_failure_walks),

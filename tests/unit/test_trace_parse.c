@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/test_util.h"
+#include "core/rng.h"
 
 #define HDR "            bash-8601    [000] .....  1211.423192: "
 #define PAGE "page=0000000073deadfd "
@@ -380,6 +381,85 @@ static void test_gfp(void **state)
 	}
 }
 
+/* Whatever a parser answers, an event it delivers is within the limits. */
+static void check_event_limits(int rc, const struct nxsim_trace_event *ev)
+{
+	assert_true(
+		rc == -EINVAL || rc == -ERANGE ||
+		(rc >= NXSIM_TRACE_LINE_NONE && rc <= NXSIM_TRACE_LINE_LOST));
+	if (rc != NXSIM_TRACE_LINE_EVENT)
+		return;
+	if (ev->op == NXSIM_TRACE_ALLOC || ev->op == NXSIM_TRACE_FREE) {
+		assert_true(ev->addr <= NXSIM_TRACE_MAX_PFN);
+		assert_true(ev->order <= NXSIM_TRACE_MAX_ORDER);
+		assert_true(ev->cpu <= NXSIM_TRACE_MAX_CPU);
+		assert_true(ev->pid <= NXSIM_TRACE_MAX_PID);
+		assert_int_equal(ev->user, nxsim_trace_gfp_user(ev->gfp));
+	} else {
+		assert_true(ev->op >= NXSIM_TRACE_IFETCH &&
+			    ev->op <= NXSIM_TRACE_MODIFY);
+		assert_true(ev->addr <= NXSIM_TRACE_MAX_ADDR);
+		assert_true(ev->size >= 1 && ev->size <= NXSIM_TRACE_MAX_SIZE);
+	}
+}
+
+/*
+ * Seeded mutations of good lines (bytes flipped, replaced by digits,
+ * blanks, separators, dropped or duplicated): never a crash (ASan/UBSan
+ * watch), never an event outside the limits.  Not a fuzzer: the
+ * reliability issue brings one; this keeps the invariant in every run.
+ */
+static void test_mutations(void **state)
+{
+	static const char alphabet[] = "0123456789abcdefx .:=|[]()-/_#\0\n\xff";
+	struct nxsim__rng rng;
+	struct nxsim_trace_event ev;
+	const char *why;
+	char line[512];
+	unsigned int i;
+
+	nxsim__rng_seed(&rng, test_seed());
+	for (i = 0; i < 200000; i++) {
+		bool lackey = nxsim__rng_below(&rng, 4) == 0;
+		const struct line_case *c =
+			lackey ? &lackey_cases[nxsim__rng_below(&rng, 5)] :
+				 &kmem_cases[nxsim__rng_below(&rng, 17)];
+		size_t len = strlen(c->line), n, k;
+		int rc;
+
+		memcpy(line, c->line, len);
+		for (n = nxsim__rng_below(&rng, 4) + 1; n--;) {
+			size_t at = nxsim__rng_below(&rng, len);
+
+			switch (nxsim__rng_below(&rng, 4)) {
+			case 0:
+				line[at] ^= 1u << nxsim__rng_below(&rng, 8);
+				break;
+			case 1:
+				line[at] = alphabet[nxsim__rng_below(
+					&rng, sizeof(alphabet) - 1)];
+				break;
+			case 2:
+				memmove(line + at, line + at + 1, len - at - 1);
+				len--;
+				break;
+			case 3:
+				if (len + 8 >= sizeof(line))
+					break;
+				k = nxsim__rng_below(&rng, 8) + 1;
+				memmove(line + at + k, line + at, len - at);
+				len += k;
+				break;
+			}
+			if (!len)
+				break;
+		}
+		rc = lackey ? nxsim_trace_parse_lackey(line, len, &ev, &why) :
+			      nxsim_trace_parse_kmem(line, len, &ev, &why);
+		check_event_limits(rc, &ev);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +467,7 @@ int main(void)
 		cmocka_unit_test(test_lackey_lines),
 		cmocka_unit_test(test_prefixes),
 		cmocka_unit_test(test_gfp),
+		cmocka_unit_test(test_mutations),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -236,7 +236,8 @@ static void answer(struct nxsim__drv *d, int rc, struct nxsim__drv_reply *r)
 {
 	const char *name = nxsim_errname(rc), *text = nxsim_strerror(rc);
 	const char *colon = strstr(text, ": ");
-	char num[16];
+	char num[16], line[sizeof(d->last)];
+	size_t i, o;
 
 	if (!name) {
 		name = strerrorname_np(-rc);
@@ -249,13 +250,24 @@ static void answer(struct nxsim__drv *d, int rc, struct nxsim__drv_reply *r)
 		name = num;
 	}
 	if (rc >= 0)
-		snprintf(d->last, sizeof(d->last), "OK%s", r->buf);
+		snprintf(line, sizeof(line), "OK%s", r->buf);
 	else if (r->err[0])
-		snprintf(d->last, sizeof(d->last), "ERR %s%s line %lu: %s",
+		snprintf(line, sizeof(line), "ERR %s%s line %lu: %s",
 			 name[0] == '-' ? "" : "-", name, d->line, r->err);
 	else
-		snprintf(d->last, sizeof(d->last), "ERR %s%s %s",
+		snprintf(line, sizeof(line), "ERR %s%s %s",
 			 name[0] == '-' ? "" : "-", name, text);
+	/* one answer, one line: a message quoting the script's words may
+	 * hold control bytes; show them as \xHH */
+	for (i = 0, o = 0; line[i] && o + 5 < sizeof(d->last); i++) {
+		unsigned char c = line[i];
+
+		if (c < 0x20 || c == 0x7f)
+			o += snprintf(d->last + o, 5, "\\x%02x", c);
+		else
+			d->last[o++] = c;
+	}
+	d->last[o] = '\0';
 	fprintf(d->out, "%s\n", d->last);
 	fflush(d->out);
 }
