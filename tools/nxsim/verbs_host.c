@@ -85,6 +85,17 @@ static int host_option(struct nxsim__drv_tok *t, struct nxsim_host_config *cfg,
 	if ((v = nxsim__drv_opt(t, "bugs")))
 		return parse_list((char *)v, cfg, false, r);
 	if ((v = nxsim__drv_opt(t, "profile"))) {
+		unsigned int i;
+		const char *name;
+
+		for (i = 0; (name = nxsim_profile_name(i)); i++)
+			if (!strcmp(name, v))
+				break;
+		if (!name)
+			return nxsim__drv_fail(r, -EINVAL,
+					       "unknown profile \"%s\" "
+					       "(see \"profiles\")",
+					       v);
 		cfg->profile = v;
 		return 0;
 	}
