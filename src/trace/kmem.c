@@ -13,7 +13,7 @@
  *   mm_page_free_batched: page=%p pfn=0x%lx order=0
  *
  * Kernels before the hex switch print pfn=%lu; both are read.  An
- * allocation that failed prints page=(null) (pfn 0, or -1UL in kernels
+ * allocation that failed prints page=(null) and pfn 0 (or -1UL in kernels
  * that printed the raw field) and is reported, not delivered.
  *
  * Left out: the raw, hex and bin output options, other clocks' timestamp
@@ -115,10 +115,12 @@ static int task_pid(const char *s, size_t len, uint32_t *pid, const char **why)
 		return -EINVAL;
 	}
 	rc = nxsim__trace_number(w.p, w.len, 10, NXSIM_TRACE_MAX_PID, &v);
-	if (rc)
+	if (rc) {
 		*why = rc == -ERANGE ? "pid out of range" : "malformed pid";
+		return rc;
+	}
 	*pid = v;
-	return rc;
+	return 0;
 }
 
 /* "1076.463929:" with 1 to 9 fractional digits. */
@@ -233,7 +235,12 @@ static int page_event(int op, bool batched, const struct payload *pl,
 		   "pfn malformed or out of range", why);
 	if (rc)
 		return rc;
-	if (pfn == UINT64_MAX && op == NXSIM_TRACE_ALLOC)
+	/*
+	 * A failed allocation shows pfn -1 (the raw field) or 0 (what the
+	 * print format substitutes); x86 never hands out pfn 0, the BIOS
+	 * page, so either means no page, also where perf shows page=0x0.
+	 */
+	if ((pfn == UINT64_MAX || pfn == 0) && op == NXSIM_TRACE_ALLOC)
 		return NXSIM_TRACE_LINE_FAILED;
 	if (pfn > NXSIM_TRACE_MAX_PFN) {
 		*why = "pfn out of range";
