@@ -26,6 +26,8 @@
  * @buf: its bytes
  * @len: how many
  * @map: the file mapping to release, or NULL
+ * @dev: device of the mapped file
+ * @ino: inode of the mapped file
  * @fmt: its format
  * @kind: binary only: enum nxsim__trace_kind
  * @count: binary only: records
@@ -39,6 +41,8 @@ struct nxsim_trace {
 	const uint8_t *buf;
 	size_t len;
 	void *map;
+	dev_t dev;
+	ino_t ino;
 	enum nxsim_trace_format fmt;
 	int kind;
 	uint64_t count;
@@ -168,6 +172,11 @@ int nxsim_trace_open(const char *path, enum nxsim_trace_format fmt,
 			close(fd);
 		return rc;
 	}
+	if (!S_ISREG(stbuf.st_mode)) {
+		set_msg(err, errlen, "not a regular file");
+		close(fd);
+		return -EINVAL;
+	}
 	if (stbuf.st_size > 0) {
 		map = mmap(NULL, stbuf.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (map == MAP_FAILED) {
@@ -185,6 +194,8 @@ int nxsim_trace_open(const char *path, enum nxsim_trace_format fmt,
 		return rc;
 	}
 	(*tp)->map = map;
+	(*tp)->dev = stbuf.st_dev;
+	(*tp)->ino = stbuf.st_ino;
 	return 0;
 }
 
@@ -343,6 +354,7 @@ int64_t nxsim_trace_write_binary(struct nxsim_trace *t, const char *path)
 	};
 	uint8_t rec[NXSIM__TRACE_HEADER_SIZE];
 	struct nxsim_trace_event ev;
+	struct stat st;
 	FILE *f;
 	int rc;
 
@@ -355,6 +367,13 @@ int64_t nxsim_trace_write_binary(struct nxsim_trace *t, const char *path)
 	h.record_size = h.kind == NXSIM__TRACE_ACCESSES ?
 				NXSIM__TRACE_ACCESS_RECORD :
 				NXSIM__TRACE_PAGE_RECORD;
+	/* truncating the mapped input would pull the pages from under it */
+	if (t->map && !stat(path, &st) && st.st_dev == t->dev &&
+	    st.st_ino == t->ino) {
+		snprintf(t->msg, sizeof(t->msg), "%s: output is the input",
+			 path);
+		return -EINVAL;
+	}
 	f = fopen(path, "wb");
 	if (!f) {
 		rc = -errno;

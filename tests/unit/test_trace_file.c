@@ -371,8 +371,10 @@ static void test_lost_and_convert_errors(void **state)
 		"a-1 [000] .... 1.0: mm_page_free: pfn=0x1 order=0\n"
 		"CPU:0 [LOST 7 EVENTS]\n"
 		"a-1 [000] .... 1.0: mm_page_free: pfn=0x1 order=x\n";
+	struct nxsim_trace_event ev;
 	struct nxsim_trace_stats st;
 	struct nxsim_trace *t;
+	FILE *f;
 
 	assert_rc(nxsim_trace_open_buf(text, sizeof(text) - 1, NXSIM_TRACE_AUTO,
 				       &t, NULL, 0),
@@ -392,6 +394,22 @@ static void test_lost_and_convert_errors(void **state)
 	assert_rc(nxsim_trace_open("/nonexistent/trace", NXSIM_TRACE_AUTO, &t,
 				   NULL, 0),
 		  -ENOENT);
+	assert_rc(nxsim_trace_open("/tmp", NXSIM_TRACE_AUTO, &t, NULL, 0),
+		  -EINVAL);
+	/* converting a file onto itself is refused, the input kept */
+	f = fopen(tmp_path(), "w");
+	fputs("I  0401ab70,3\n", f);
+	fclose(f);
+	assert_rc(nxsim_trace_open(tmp_path(), NXSIM_TRACE_AUTO, &t, NULL, 0),
+		  0);
+	assert_rc(nxsim_trace_write_binary(t, tmp_path()), -EINVAL);
+	assert_string_equal(nxsim_trace_error(t) +
+				    strlen(nxsim_trace_error(t)) - 19,
+			    "output is the input");
+	assert_rc(nxsim_trace_next(t, &ev), 1);
+	assert_int_equal(ev.addr, 0x401ab70);
+	nxsim_trace_close(t);
+	unlink(tmp_path());
 }
 
 struct open_ctx {
