@@ -71,6 +71,7 @@ enum nxsim__drv_kind {
 	NXSIM__DRV_HOST,
 	NXSIM__DRV_VM,
 	NXSIM__DRV_VCPU,
+	NXSIM__DRV_CLOCK,
 };
 
 /* options of nxsim__drv_create() */
@@ -120,6 +121,7 @@ int nxsim__drv_name_free(struct nxsim__drv *d, const char *name,
 int nxsim__drv_add_object(struct nxsim__drv *d, const char *name,
 			  enum nxsim__drv_kind kind, void *ptr);
 void nxsim__drv_forget_host(struct nxsim__drv *d, struct nxsim_host *host);
+void nxsim__drv_forget(struct nxsim__drv *d, const char *name);
 /* The host named, or the current one (the last created or used). */
 struct nxsim_host *nxsim__drv_host(struct nxsim__drv *d, const char *name,
 				   struct nxsim__drv_reply *r);

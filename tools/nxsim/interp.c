@@ -54,6 +54,7 @@ static const char *const kind_names[] = {
 	[NXSIM__DRV_HOST] = "host",
 	[NXSIM__DRV_VM] = "vm",
 	[NXSIM__DRV_VCPU] = "vcpu",
+	[NXSIM__DRV_CLOCK] = "clock",
 };
 
 void nxsim__drv_add(struct nxsim__drv_reply *r, const char *fmt, ...)
@@ -135,24 +136,37 @@ int nxsim__drv_add_object(struct nxsim__drv *d, const char *name,
 	case NXSIM__DRV_VCPU:
 		o->host = nxsim_vm_host(nxsim_vcpu_vm(ptr));
 		break;
+	case NXSIM__DRV_CLOCK:
+		break;
 	}
 	LIST_INSERT_HEAD(&d->objects, o, link);
 	return 0;
+}
+
+static void drop(struct object *o)
+{
+	LIST_REMOVE(o, link);
+	free(o->name);
+	free(o);
 }
 
 void nxsim__drv_forget_host(struct nxsim__drv *d, struct nxsim_host *host)
 {
 	struct object *o, *tmp;
 
-	LIST_FOREACH_SAFE(o, &d->objects, link, tmp) {
-		if (o->host != host)
-			continue;
-		LIST_REMOVE(o, link);
-		free(o->name);
-		free(o);
-	}
+	LIST_FOREACH_SAFE(o, &d->objects, link, tmp)
+		if (o->host == host)
+			drop(o);
 	if (d->cur == host)
 		d->cur = NULL;
+}
+
+void nxsim__drv_forget(struct nxsim__drv *d, const char *name)
+{
+	struct object *o = lookup(d, name);
+
+	if (o)
+		drop(o);
 }
 
 void nxsim__drv_use_host(struct nxsim__drv *d, struct nxsim_host *host)
@@ -216,18 +230,28 @@ struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err, unsigned int flags)
 
 void nxsim__drv_destroy(struct nxsim__drv *d)
 {
+	static const enum nxsim__drv_kind order[] = {
+		NXSIM__DRV_VM, /* a host with VMs cannot be unloaded */
+		NXSIM__DRV_HOST, /* a clock in use cannot be destroyed */
+		NXSIM__DRV_CLOCK,
+	};
 	struct object *o;
+	size_t i;
 
-	/* VMs first: a host with VMs cannot be unloaded */
-	LIST_FOREACH(o, &d->objects, link)
-		if (o->kind == NXSIM__DRV_VM)
-			nxsim_vm_destroy(o->ptr);
-	while (!LIST_EMPTY(&d->objects)) {
-		struct nxsim_host *host = LIST_FIRST(&d->objects)->host;
-
-		nxsim_host_destroy(host);
-		nxsim__drv_forget_host(d, host);
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		LIST_FOREACH(o, &d->objects, link) {
+			if (o->kind != order[i])
+				continue;
+			if (o->kind == NXSIM__DRV_VM)
+				nxsim_vm_destroy(o->ptr);
+			else if (o->kind == NXSIM__DRV_HOST)
+				nxsim_host_destroy(o->ptr);
+			else
+				nxsim_clock_destroy(o->ptr);
+		}
 	}
+	while (!LIST_EMPTY(&d->objects))
+		drop(LIST_FIRST(&d->objects));
 	free(d);
 }
 

@@ -72,7 +72,8 @@ static int parse_list(char *list, struct nxsim_host_config *cfg, bool cpu,
 	return 0;
 }
 
-static int host_option(struct nxsim__drv_tok *t, struct nxsim_host_config *cfg,
+static int host_option(struct nxsim__drv *d, struct nxsim__drv_tok *t,
+		       struct nxsim_host_config *cfg,
 		       struct nxsim__drv_reply *r)
 {
 	struct nxsim__drv_tok num;
@@ -108,9 +109,11 @@ static int host_option(struct nxsim__drv_tok *t, struct nxsim_host_config *cfg,
 			cfg->time = NXSIM_CLOCK_VIRTUAL;
 		else if (!strcmp(v, "real"))
 			cfg->time = NXSIM_CLOCK_REAL;
-		else
+		else if (!(cfg->clock =
+				   nxsim__drv_find(d, v, NXSIM__DRV_CLOCK, r)))
 			return nxsim__drv_fail(r, -EINVAL,
-					       "clock is virtual or real");
+					       "clock is virtual, real or the "
+					       "name of a clock");
 		return 0;
 	}
 	v = nxsim__drv_opt(t, "phys_bits");
@@ -140,7 +143,7 @@ static int host_create(struct nxsim__drv *d, int argc,
 
 	rc = nxsim__drv_name_free(d, argv[0].s, r);
 	for (i = 1; !rc && i < argc; i++)
-		rc = host_option(&argv[i], &cfg, r);
+		rc = host_option(d, &argv[i], &cfg, r);
 	if (!rc)
 		rc = nxsim_host_create(&cfg, &host);
 	if (rc)
@@ -301,13 +304,14 @@ static int param_period(struct nxsim__drv *d, int argc,
 
 const struct nxsim__drv_verb nxsim__drv_host_verbs[] = {
 	{ "host", "create", 1, -1,
-	  "NAME [profile=P] [cpu=F,F..] [cmdline=S] [clock=virtual|real] "
+	  "NAME [profile=P] [cpu=F,F..] [cmdline=S] [clock=virtual|real|CLOCK] "
 	  "[bugs=B,B..] [phys_bits=N] [hz=N]",
 	  "load kvm.ko (nxsim_host_create) and make NAME the current host; "
 	  "cpu flags: itlb_multihit mitigations_off preempt_rt amd no_tdp "
 	  "no_tdp_mmu no_gbpages la57; bugs: raw_period_wake "
 	  "wake_null_worker worker_once_fail wake_killed_worker "
-	  "never_create_race; answers profile=P",
+	  "never_create_race; clock=CLOCK shares a clock made by \"clock "
+	  "create\"; answers profile=P",
 	  host_create },
 	{ "host", "destroy", 1, 1, "NAME",
 	  "unload kvm.ko (-EBUSY while VMs exist)", host_destroy },

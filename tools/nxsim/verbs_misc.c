@@ -11,12 +11,56 @@
 
 #include "driver.h"
 
-static struct nxsim_clock *host_clock(struct nxsim__drv *d,
-				      struct nxsim__drv_reply *r)
+/* The clock named, or the current host's. */
+static struct nxsim_clock *get_clock(struct nxsim__drv *d, int argc,
+				     struct nxsim__drv_tok *argv,
+				     struct nxsim__drv_reply *r)
 {
-	struct nxsim_host *host = nxsim__drv_host(d, NULL, r);
+	struct nxsim_host *host;
 
+	if (argc)
+		return nxsim__drv_find(d, argv[0].s, NXSIM__DRV_CLOCK, r);
+	host = nxsim__drv_host(d, NULL, r);
 	return host ? nxsim_host_clock(host) : NULL;
+}
+
+static int clock_create(struct nxsim__drv *d, int argc,
+			struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	enum nxsim_clock_mode mode = NXSIM_CLOCK_VIRTUAL;
+	struct nxsim_clock *clock;
+	int rc;
+
+	if (argc > 1 && !strcmp(argv[1].s, "real"))
+		mode = NXSIM_CLOCK_REAL;
+	else if (argc > 1 && strcmp(argv[1].s, "virtual"))
+		return nxsim__drv_fail(r, -EINVAL,
+				       "a clock is virtual or real");
+	rc = nxsim__drv_name_free(d, argv[0].s, r);
+	if (!rc)
+		rc = nxsim_clock_create(mode, &clock);
+	if (rc)
+		return rc;
+	rc = nxsim__drv_add_object(d, argv[0].s, NXSIM__DRV_CLOCK, clock);
+	if (rc)
+		nxsim_clock_destroy(clock);
+	return rc;
+}
+
+static int clock_destroy(struct nxsim__drv *d, int argc,
+			 struct nxsim__drv_tok *argv,
+			 struct nxsim__drv_reply *r)
+{
+	struct nxsim_clock *clock =
+		nxsim__drv_find(d, argv[0].s, NXSIM__DRV_CLOCK, r);
+	int rc;
+
+	if (!clock)
+		return -ENOENT;
+	rc = nxsim_clock_destroy(clock);
+	if (!rc)
+		nxsim__drv_forget(d, argv[0].s);
+	return rc;
 }
 
 /* "60s", "100ms", "250us", "5ns" or a bare count of ns. */
@@ -58,7 +102,7 @@ static int clock_advance(struct nxsim__drv *d, int argc,
 			 struct nxsim__drv_tok *argv,
 			 struct nxsim__drv_reply *r)
 {
-	struct nxsim_clock *clock = host_clock(d, r);
+	struct nxsim_clock *clock = get_clock(d, argc - 1, argv + 1, r);
 	uint64_t ns;
 	int64_t n;
 	int rc;
@@ -79,7 +123,7 @@ static int clock_advance(struct nxsim__drv *d, int argc,
 static int clock_now(struct nxsim__drv *d, int argc,
 		     struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
-	struct nxsim_clock *clock = host_clock(d, r);
+	struct nxsim_clock *clock = get_clock(d, argc, argv, r);
 
 	if (!clock)
 		return -ENOENT;
@@ -90,7 +134,7 @@ static int clock_now(struct nxsim__drv *d, int argc,
 static int clock_next(struct nxsim__drv *d, int argc,
 		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
-	struct nxsim_clock *clock = host_clock(d, r);
+	struct nxsim_clock *clock = get_clock(d, argc, argv, r);
 	uint64_t next;
 
 	if (!clock)
@@ -103,6 +147,19 @@ static int clock_next(struct nxsim__drv *d, int argc,
 	return 0;
 }
 
+static int clock_mode(struct nxsim__drv *d, int argc,
+		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_clock *clock = get_clock(d, argc, argv, r);
+
+	if (!clock)
+		return -ENOENT;
+	nxsim__drv_add(r, " %s",
+		       nxsim_clock_mode(clock) == NXSIM_CLOCK_REAL ? "real" :
+								     "virtual");
+	return 0;
+}
+
 static int alloc_stats(struct nxsim__drv *d, int argc,
 		       struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
@@ -111,11 +168,12 @@ static int alloc_stats(struct nxsim__drv *d, int argc,
 	nxsim_alloc_stats(&st);
 	nxsim__drv_add(r,
 		       " allocs=%llu live=%llu live_bytes=%llu failed=%llu "
-		       "backend=%s",
+		       "pending=%d backend=%s",
 		       (unsigned long long)st.allocs,
 		       (unsigned long long)st.live,
 		       (unsigned long long)st.live_bytes,
-		       (unsigned long long)st.failed, nxsim_alloc_backend());
+		       (unsigned long long)st.failed,
+		       nxsim_alloc_fail_pending(), nxsim_alloc_backend());
 	return 0;
 }
 
@@ -244,17 +302,27 @@ static int trace_convert(struct nxsim__drv *d, int argc,
 }
 
 const struct nxsim__drv_verb nxsim__drv_misc_verbs[] = {
-	{ "clock", "advance", 1, 1, "DURATION",
-	  "let virtual time pass (60s, 100ms, 250us, 5ns; bare: ns), running "
-	  "due events: answers events=N now=NS",
+	{ "clock", "create", 1, 2, "NAME [virtual|real]",
+	  "make a clock that hosts can share (host create ... clock=NAME)",
+	  clock_create },
+	{ "clock", "destroy", 1, 1, "CLOCK",
+	  "free a clock (-EBUSY while a host uses it)", clock_destroy },
+	{ "clock", "advance", 1, 2, "DURATION [CLOCK]",
+	  "let virtual time pass on CLOCK or the current host's clock (60s, "
+	  "100ms, 250us, 5ns; bare: ns), running due events: answers "
+	  "events=N now=NS",
 	  clock_advance },
-	{ "clock", "now", 0, 0, "", "answers the clock's time in ns",
+	{ "clock", "now", 0, 1, "[CLOCK]", "answers the clock's time in ns",
 	  clock_now },
-	{ "clock", "next", 0, 0, "",
+	{ "clock", "next", 0, 1, "[CLOCK]",
 	  "answers the next armed event's deadline in ns, or never",
 	  clock_next },
+	{ "clock", "mode", 0, 1, "[CLOCK]", "answers virtual or real",
+	  clock_mode },
 	{ "alloc", "stats", 0, 0, "",
-	  "answers allocs= live= live_bytes= failed= backend=", alloc_stats },
+	  "answers allocs= live= live_bytes= failed= pending=0|1 (an armed "
+	  "failure not yet fired) backend=",
+	  alloc_stats },
 	{ "alloc", "fail-nth", 1, 1, "N",
 	  "make the N-th simulator allocation from now fail (0 disarms)",
 	  alloc_fail_nth },
