@@ -21,6 +21,7 @@
  * that contain " [": the first " [digits]" is taken as the CPU column.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <nxsim/trace.h>
@@ -155,15 +156,24 @@ struct payload {
 	struct span page, pfn, order, migratetype, gfp;
 };
 
+static const struct {
+	const char *name;
+	size_t len;
+	size_t off;
+} payload_keys[] = {
+#define KEY(key, field)                                               \
+	{                                                             \
+		key, sizeof(key) - 1, offsetof(struct payload, field) \
+	}
+	KEY("page", page),     KEY("pfn", pfn),
+	KEY("order", order),   KEY("migratetype", migratetype),
+	KEY("gfp_flags", gfp),
+#undef KEY
+};
+
 static int split_payload(const char *p, const char *end, struct payload *pl,
 			 const char **why)
 {
-	static const char *const keys[] = {
-		"page", "pfn", "order", "migratetype", "gfp_flags",
-	};
-	struct span *slots[] = {
-		&pl->page, &pl->pfn, &pl->order, &pl->migratetype, &pl->gfp,
-	};
 	struct span w;
 	size_t i;
 
@@ -191,14 +201,19 @@ static int split_payload(const char *p, const char *end, struct payload *pl,
 			}
 		}
 		/* keys this table does not know belong to newer kernels */
-		for (i = 0; i < ARRAY_SIZE(keys); i++) {
-			if (!span_is(key, keys[i]))
+		for (i = 0; i < ARRAY_SIZE(payload_keys); i++) {
+			struct span *slot;
+
+			if (key.len != payload_keys[i].len ||
+			    memcmp(key.p, payload_keys[i].name, key.len))
 				continue;
-			if (slots[i]->p) {
+			slot = (struct span *)((char *)pl +
+					       payload_keys[i].off);
+			if (slot->p) {
 				*why = "field given twice";
 				return -EINVAL;
 			}
-			*slots[i] = val;
+			*slot = val;
 		}
 	}
 	return 0;
