@@ -3,7 +3,7 @@
  * The interpreter of the line protocol: reads lines, splits them into
  * words, dispatches them through the verb table, writes one answer a line,
  * checks "expect" lines against the previous answer, and keeps the named
- * objects (hosts, VMs, vCPUs) the script made.
+ * objects (clocks, hosts, VMs, vCPUs) the script made.
  *
  * Answers: "OK values" or "ERR -EXXX message".  Errors of the script
  * itself (unknown verb, bad arguments, unterminated string) name the line:
@@ -23,7 +23,7 @@ struct object {
 	char *name;
 	enum nxsim__drv_kind kind;
 	void *ptr;
-	struct nxsim_host *host; /* the host it belongs to */
+	struct nxsim_host *host; /* the host it belongs to; NULL: a clock */
 };
 
 /**
