@@ -7,7 +7,8 @@
  *   ERR -EXXX message
  *
  * Values with spaces, quotes or unprintable bytes are C strings
- * ("never\n").  Objects (hosts, VMs, vCPUs) are named by the script.
+ * ("never\n").  Objects (clocks, hosts, VMs, vCPUs) are named by the
+ * script.
  * "expect" lines check the previous answer (docs/driver.md).
  *
  * A verb is one entry of the table in verbs.c plus one handler.
