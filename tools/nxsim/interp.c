@@ -8,6 +8,9 @@
  * Answers: "OK values" or "ERR -EXXX message".  Errors of the script
  * itself (unknown verb, bad arguments, unterminated string) name the line:
  * "ERR -EINVAL line 7: unterminated string".
+ *
+ * The driver's own memory comes from libc, not the simulator's allocator,
+ * so "alloc stats" and "alloc fail-nth" see the simulator alone.
  */
 #include <errno.h>
 #include <stdarg.h>
