@@ -47,16 +47,15 @@ static bool is_digit(char c)
 /* The next space-separated word of [*pos, end). */
 static struct span next_word(const char **pos, const char *end)
 {
-	const char *p = *pos;
+	const char *p = *pos, *q;
 	struct span w;
 
 	while (p < end && *p == ' ')
 		p++;
+	q = p < end ? memchr(p, ' ', end - p) : NULL;
 	w.p = p;
-	while (p < end && *p != ' ')
-		p++;
-	w.len = p - w.p;
-	*pos = p;
+	w.len = (q ? q : end) - p;
+	*pos = p + w.len;
 	return w;
 }
 
@@ -298,7 +297,6 @@ int nxsim_trace_parse_kmem(const char *s, size_t len,
 	struct span w, name;
 	struct payload pl;
 	uint64_t cpu;
-	size_t i;
 	bool batched = false;
 	int op, rc;
 
@@ -317,15 +315,17 @@ int nxsim_trace_parse_kmem(const char *s, size_t len,
 		return rc;
 
 	/* the first " [digits]" is the CPU column */
-	for (i = 0; i + 3 < len && !cpu_open; i++) {
-		size_t j = i + 2;
+	for (p = s + 1;
+	     !cpu_open && p + 2 < end && (p = memchr(p, '[', end - p - 2));
+	     p++) {
+		const char *q = p + 1;
 
-		if (s[i] != ' ' || s[i + 1] != '[' || !is_digit(s[j]))
+		if (p[-1] != ' ' || !is_digit(*q))
 			continue;
-		while (j < len && is_digit(s[j]))
-			j++;
-		if (j < len && s[j] == ']')
-			cpu_open = s + i + 1;
+		while (q < end && is_digit(*q))
+			q++;
+		if (q < end && *q == ']')
+			cpu_open = p;
 	}
 	if (!cpu_open) {
 		*why = "no [cpu] column";
