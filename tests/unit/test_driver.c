@@ -312,6 +312,17 @@ static void test_bad_expects(void **state)
 	}
 }
 
+/* DOS line ends are line ends. */
+static void test_crlf(void **state)
+{
+	struct run r = run_script("errno 1\r\nexpect OK -EPERM -1 *\r\n", 0);
+
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.out,
+			    "OK -EPERM -1 \"Operation not permitted\"\n");
+	free_run(&r);
+}
+
 static void test_keep_going(void **state)
 {
 	struct run r = run_script("errno 1\n"
@@ -521,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_expect_unbalanced_message),
 		cmocka_unit_test(test_control_bytes_escaped),
 		cmocka_unit_test(test_bad_expects),
+		cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_keep_going),
 		cmocka_unit_test(test_objects),
 		cmocka_unit_test(test_one_answer_a_line),

@@ -445,6 +445,8 @@ int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name)
 		d->line++;
 		if (len && line[len - 1] == '\n')
 			line[--len] = '\0';
+		if (len && line[len - 1] == '\r') /* a DOS line end */
+			line[--len] = '\0';
 		if (bufsize < 2 * (size_t)len + 1) {
 			char *nbuf = realloc(buf, 2 * len + 1);
 
