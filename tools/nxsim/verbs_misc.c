@@ -284,6 +284,7 @@ static int trace_convert(struct nxsim__drv *d, int argc,
 			 struct nxsim__drv_reply *r)
 {
 	const char *in = argv[0].s, *out = argv[1].s;
+	struct nxsim_trace_stats st;
 	struct nxsim_trace *t;
 	int64_t n;
 	int rc;
@@ -292,11 +293,18 @@ static int trace_convert(struct nxsim__drv *d, int argc,
 	if (rc)
 		return rc;
 	n = nxsim_trace_write_binary(t, out);
+	nxsim_trace_stats(t, &st);
 	if (n < 0)
 		nxsim__drv_fail(r, n, "%s: %s", in, nxsim_trace_error(t));
-	else
-		nxsim__drv_add(r, " records=%lld format=%s", (long long)n,
-			       nxsim_trace_format_name(nxsim_trace_format(t)));
+	else /* and what the binary file does not hold: skipped lines */
+		nxsim__drv_add(r,
+			       " records=%lld format=%s other=%llu failed=%llu "
+			       "lost=%llu",
+			       (long long)n,
+			       nxsim_trace_format_name(nxsim_trace_format(t)),
+			       (unsigned long long)st.other,
+			       (unsigned long long)st.failed,
+			       (unsigned long long)st.lost);
 	nxsim_trace_close(t);
 	return n < 0 ? (int)n : 0;
 }
@@ -333,7 +341,7 @@ const struct nxsim__drv_verb nxsim__drv_misc_verbs[] = {
 	  trace_stat },
 	{ "trace", "convert", 2, 2, "IN OUT",
 	  "convert a text trace to the binary format: answers records= "
-	  "format=",
+	  "format= and the skipped lines other= failed= lost=",
 	  trace_convert },
 	{ NULL },
 };
