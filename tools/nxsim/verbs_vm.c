@@ -6,6 +6,7 @@
  * needs to see or provoke of the worker.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "driver.h"
@@ -63,47 +64,58 @@ static int cap_number(const struct nxsim__drv_tok *t, unsigned int *cap,
 	return rc;
 }
 
+/* The KVM_ENABLE_CAP fields a script may set, with their limits. */
+struct cap_args {
+	uint64_t args[4];
+	uint64_t flags;
+	uint64_t sys_boot;
+};
+
+static const struct {
+	const char *key;
+	size_t off;
+	uint64_t max;
+} cap_options[] = {
+	{ "arg0", offsetof(struct cap_args, args[0]), UINT64_MAX },
+	{ "arg1", offsetof(struct cap_args, args[1]), UINT64_MAX },
+	{ "arg2", offsetof(struct cap_args, args[2]), UINT64_MAX },
+	{ "arg3", offsetof(struct cap_args, args[3]), UINT64_MAX },
+	{ "flags", offsetof(struct cap_args, flags), UINT32_MAX },
+	{ "sys_boot", offsetof(struct cap_args, sys_boot), 1 },
+};
+
 static int vm_cap(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 		  struct nxsim__drv_reply *r)
 {
 	struct nxsim_vm *vm = nxsim__drv_find(d, argv[0].s, NXSIM__DRV_VM, r);
-	uint64_t args[4] = { 0 }, flags = 0, sys_boot = 1;
+	struct cap_args ca = { .sys_boot = 1 };
 	unsigned int cap;
+	size_t k;
 	int i, rc;
 
 	if (!vm)
 		return -ENOENT;
 	rc = cap_number(&argv[1], &cap, r);
 	for (i = 2; !rc && i < argc; i++) {
-		struct nxsim__drv_tok v = argv[i];
-		const char *eq = strchr(v.s, '=');
-		uint64_t *dst, max = UINT64_MAX;
+		struct nxsim__drv_tok v;
 
-		if (nxsim__drv_opt(&argv[i], "flags")) {
-			dst = &flags;
-			max = UINT32_MAX;
-		} else if (nxsim__drv_opt(&argv[i], "sys_boot")) {
-			dst = &sys_boot;
-			max = 1;
-		} else if (nxsim__drv_opt(&argv[i], "arg0")) {
-			dst = &args[0];
-		} else if (nxsim__drv_opt(&argv[i], "arg1")) {
-			dst = &args[1];
-		} else if (nxsim__drv_opt(&argv[i], "arg2")) {
-			dst = &args[2];
-		} else if (nxsim__drv_opt(&argv[i], "arg3")) {
-			dst = &args[3];
-		} else {
-			return nxsim__drv_fail(
-				r, -EINVAL, "unknown cap option \"%s\"", v.s);
-		}
-		v.s = (char *)eq + 1;
+		for (k = 0; k < sizeof(cap_options) / sizeof(cap_options[0]);
+		     k++)
+			if ((v.s = (char *)nxsim__drv_opt(&argv[i],
+							  cap_options[k].key)))
+				break;
+		if (k == sizeof(cap_options) / sizeof(cap_options[0]))
+			return nxsim__drv_fail(r, -EINVAL,
+					       "unknown cap option \"%s\"",
+					       argv[i].s);
 		v.len = strlen(v.s);
-		rc = nxsim__drv_u64(&v, max, dst, r);
+		rc = nxsim__drv_u64(
+			&v, cap_options[k].max,
+			(uint64_t *)((char *)&ca + cap_options[k].off), r);
 	}
 	if (rc)
 		return rc;
-	return nxsim_vm_enable_cap(vm, cap, flags, args, sys_boot);
+	return nxsim_vm_enable_cap(vm, cap, ca.flags, ca.args, ca.sys_boot);
 }
 
 static int vm_check(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
