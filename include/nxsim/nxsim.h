@@ -17,5 +17,6 @@
 #include <nxsim/mmu.h>
 #include <nxsim/tlb.h>
 #include <nxsim/xpfo.h>
+#include <nxsim/trace.h>
 
 #endif /* NXSIM_NXSIM_H */

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Number parsing for the text-trace parsers.  The kernel prints trace
+ * numbers with %lu, %d and 0x%lx; these read them back without strtoull(),
+ * which needs a NUL and accepts signs and spaces a trace never has.
+ */
+#include <errno.h>
+#include <stdbool.h>
+
+#include "trace/text.h"
+
+static int digit_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return 99;
+}
+
+int nxsim__trace_number(const char *s, size_t len, unsigned int base,
+			uint64_t max, uint64_t *v)
+{
+	uint64_t val = 0;
+	bool range = false;
+	size_t i;
+
+	if (base == 0) {
+		base = 10;
+		if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+			base = 16;
+			s += 2;
+			len -= 2;
+		}
+	}
+	if (len == 0)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		int d = digit_value(s[i]);
+
+		if ((unsigned int)d >= base)
+			return -EINVAL;
+		if (__builtin_mul_overflow(val, base, &val) ||
+		    __builtin_add_overflow(val, (uint64_t)d, &val))
+			range = true;
+	}
+	if (range || val > max)
+		return -ERANGE;
+	*v = val;
+	return 0;
+}

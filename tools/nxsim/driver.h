@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The nxsim driver: a line protocol over the public libnxsim API, in the
+ * spirit of QEMU's qtest.  One command a line, one answer a line:
+ *
+ *   OK [values...]
+ *   ERR -EXXX message
+ *
+ * Values with spaces, quotes or unprintable bytes are C strings
+ * ("never\n").  Objects (clocks, hosts, VMs, vCPUs) are named by the
+ * script.
+ * "expect" lines check the previous answer (docs/driver.md).
+ *
+ * A verb is one entry of the table in verbs.c plus one handler.
+ */
+#ifndef NXSIM_TOOLS_DRIVER_H
+#define NXSIM_TOOLS_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <nxsim/nxsim.h>
+
+/* A word of a command line, unquoted; may hold NUL bytes. */
+struct nxsim__drv_tok {
+	char *s; /* NUL-terminated copy */
+	size_t len; /* its length, NULs included */
+};
+
+#define NXSIM__DRV_MAX_TOKS 64
+#define NXSIM__DRV_REPLY 4096
+
+/* The answer a handler builds. */
+struct nxsim__drv_reply {
+	char buf[NXSIM__DRV_REPLY]; /* " value value ..." */
+	size_t len;
+	char err[256]; /* message of an ERR; "" for default */
+};
+
+struct nxsim__drv;
+
+/**
+ * struct nxsim__drv_verb - one command; a table ends with a NULL @group
+ * @group: first word ("host", "vm", "errno")
+ * @name: second word ("create"), or NULL for a one-word verb
+ * @min_args: arguments after the verb words, at least
+ * @max_args: at most (-1: no limit)
+ * @usage: the arguments, for --help and usage errors
+ * @help: one line saying what it does and answers
+ * @fn: the handler; returns 0 or a negative errno
+ */
+struct nxsim__drv_verb {
+	const char *group;
+	const char *name;
+	int min_args;
+	int max_args;
+	const char *usage;
+	const char *help;
+	int (*fn)(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
+		  struct nxsim__drv_reply *r);
+};
+
+/* The verb tables, one per file of handlers; verbs.c lists them. */
+extern const struct nxsim__drv_verb nxsim__drv_host_verbs[];
+extern const struct nxsim__drv_verb nxsim__drv_vm_verbs[];
+extern const struct nxsim__drv_verb nxsim__drv_misc_verbs[];
+extern const struct nxsim__drv_verb *const nxsim__drv_tables[];
+
+enum nxsim__drv_kind {
+	NXSIM__DRV_HOST,
+	NXSIM__DRV_VM,
+	NXSIM__DRV_VCPU,
+	NXSIM__DRV_CLOCK,
+};
+
+/* options of nxsim__drv_create() */
+#define NXSIM__DRV_KEEP_GOING (1u << 0) /* go on after a failed expect */
+#define NXSIM__DRV_TRACE (1u << 1) /* echo each command to @err */
+
+struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err, unsigned int flags);
+/* Runs a script; returns 0, or 1 if an expectation failed. */
+int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name);
+/* Destroys every object the script left, then the driver. */
+void nxsim__drv_destroy(struct nxsim__drv *d);
+void nxsim__drv_help(FILE *f);
+
+/* lex.c */
+/**
+ * nxsim__drv_lex() - split a line into words
+ * @line: the line, without its newline
+ * @len: its length
+ * @toks: receives up to NXSIM__DRV_MAX_TOKS words
+ * @buf: room for the unquoted words: at least 2 * @len + 1 bytes
+ * @why: receives what is wrong
+ *
+ * Words are separated by blanks; "..." parts are C strings (\n \t \r \\
+ * \" \0 \ooo \xHH with at most two hex digits, \a \b \f \v \e); a word may
+ * mix bare and quoted parts (cmdline="a b").  '#' at a word's start
+ * begins a comment.
+ *
+ * Return: the number of words, or -EINVAL (unterminated string, unknown
+ * escape, control byte outside quotes) or -E2BIG (too many words).
+ */
+int nxsim__drv_lex(const char *line, size_t len, struct nxsim__drv_tok *toks,
+		   char *buf, const char **why);
+/* Appends " s" or " key=s": @s bare when printable, else a C string. */
+void nxsim__drv_quote(struct nxsim__drv_reply *r, const char *key,
+		      const char *s, size_t len);
+
+/* interp.c: helpers for the handlers */
+void nxsim__drv_add(struct nxsim__drv_reply *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int nxsim__drv_fail(struct nxsim__drv_reply *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Looks an object up by name; on failure fills @r and returns NULL. */
+void *nxsim__drv_find(struct nxsim__drv *d, const char *name,
+		      enum nxsim__drv_kind kind, struct nxsim__drv_reply *r);
+int nxsim__drv_name_free(struct nxsim__drv *d, const char *name,
+			 struct nxsim__drv_reply *r);
+int nxsim__drv_add_object(struct nxsim__drv *d, const char *name,
+			  enum nxsim__drv_kind kind, void *ptr);
+void nxsim__drv_forget_host(struct nxsim__drv *d, struct nxsim_host *host);
+void nxsim__drv_forget(struct nxsim__drv *d, const char *name);
+/* The host named, or the current one (the last created or used). */
+struct nxsim_host *nxsim__drv_host(struct nxsim__drv *d, const char *name,
+				   struct nxsim__drv_reply *r);
+void nxsim__drv_use_host(struct nxsim__drv *d, struct nxsim_host *host);
+int nxsim__drv_u64(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,
+		   struct nxsim__drv_reply *r);
+/* "key=value": the value when @t starts with @key and '=' */
+const char *nxsim__drv_opt(const struct nxsim__drv_tok *t, const char *key);
+
+#endif /* NXSIM_TOOLS_DRIVER_H */

@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The interpreter of the line protocol: reads lines, splits them into
+ * words, dispatches them through the verb table, writes one answer a line,
+ * checks "expect" lines against the previous answer, and keeps the named
+ * objects (clocks, hosts, VMs, vCPUs) the script made.
+ *
+ * Answers: "OK values" or "ERR -EXXX message".  Errors of the script
+ * itself (unknown verb, bad arguments, unterminated string) name the line:
+ * "ERR -EINVAL line 7: unterminated string".
+ *
+ * The driver's own memory comes from libc, not the simulator's allocator,
+ * so "alloc stats" and "alloc fail-nth" see the simulator alone.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bsd/sys/queue.h>
+
+#include "driver.h"
+
+struct object {
+	LIST_ENTRY(object) link;
+	char *name;
+	enum nxsim__drv_kind kind;
+	void *ptr;
+	struct nxsim_host *host; /* the host it belongs to; NULL: a clock */
+};
+
+/**
+ * struct nxsim__drv - one interpreter
+ * @objects: what the script named
+ * @cur: the current host (last created or used)
+ * @out: where answers go
+ * @err: where failed expectations and -x echo go
+ * @flags: NXSIM__DRV_*
+ * @file: script name for messages
+ * @line: number of the line being run
+ * @last: the previous answer, for expect
+ * @failures: expectations that failed
+ */
+struct nxsim__drv {
+	LIST_HEAD(, object) objects;
+	struct nxsim_host *cur;
+	FILE *out;
+	FILE *err;
+	unsigned int flags;
+	const char *file;
+	unsigned long line;
+	char last[NXSIM__DRV_REPLY + 300];
+	int failures;
+};
+
+static const char *const kind_names[] = {
+	[NXSIM__DRV_HOST] = "host",
+	[NXSIM__DRV_VM] = "vm",
+	[NXSIM__DRV_VCPU] = "vcpu",
+	[NXSIM__DRV_CLOCK] = "clock",
+};
+
+void nxsim__drv_add(struct nxsim__drv_reply *r, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(r->buf + r->len, sizeof(r->buf) - r->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		r->len += (size_t)n < sizeof(r->buf) - r->len ?
+				  (size_t)n :
+				  sizeof(r->buf) - r->len - 1;
+}
+
+int nxsim__drv_fail(struct nxsim__drv_reply *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+static struct object *lookup(struct nxsim__drv *d, const char *name)
+{
+	struct object *o;
+
+	LIST_FOREACH(o, &d->objects, link)
+		if (!strcmp(o->name, name))
+			return o;
+	return NULL;
+}
+
+void *nxsim__drv_find(struct nxsim__drv *d, const char *name,
+		      enum nxsim__drv_kind kind, struct nxsim__drv_reply *r)
+{
+	struct object *o = lookup(d, name);
+
+	if (!o || o->kind != kind) {
+		nxsim__drv_fail(r, -ENOENT, "no %s named \"%s\"",
+				kind_names[kind], name);
+		return NULL;
+	}
+	return o->ptr;
+}
+
+int nxsim__drv_name_free(struct nxsim__drv *d, const char *name,
+			 struct nxsim__drv_reply *r)
+{
+	struct object *o = lookup(d, name);
+
+	if (o)
+		return nxsim__drv_fail(r, -EEXIST, "\"%s\" already names a %s",
+				       name, kind_names[o->kind]);
+	return 0;
+}
+
+int nxsim__drv_add_object(struct nxsim__drv *d, const char *name,
+			  enum nxsim__drv_kind kind, void *ptr)
+{
+	struct object *o = calloc(1, sizeof(*o));
+
+	if (!o || !(o->name = strdup(name))) {
+		free(o);
+		return -ENOMEM;
+	}
+	o->kind = kind;
+	o->ptr = ptr;
+	switch (kind) {
+	case NXSIM__DRV_HOST:
+		o->host = ptr;
+		break;
+	case NXSIM__DRV_VM:
+		o->host = nxsim_vm_host(ptr);
+		break;
+	case NXSIM__DRV_VCPU:
+		o->host = nxsim_vm_host(nxsim_vcpu_vm(ptr));
+		break;
+	case NXSIM__DRV_CLOCK:
+		break;
+	}
+	LIST_INSERT_HEAD(&d->objects, o, link);
+	return 0;
+}
+
+static void drop(struct object *o)
+{
+	LIST_REMOVE(o, link);
+	free(o->name);
+	free(o);
+}
+
+void nxsim__drv_forget_host(struct nxsim__drv *d, struct nxsim_host *host)
+{
+	struct object *o, *tmp;
+
+	LIST_FOREACH_SAFE(o, &d->objects, link, tmp)
+		if (o->host == host)
+			drop(o);
+	if (d->cur == host)
+		d->cur = NULL;
+}
+
+void nxsim__drv_forget(struct nxsim__drv *d, const char *name)
+{
+	struct object *o = lookup(d, name);
+
+	if (o)
+		drop(o);
+}
+
+void nxsim__drv_use_host(struct nxsim__drv *d, struct nxsim_host *host)
+{
+	d->cur = host;
+}
+
+struct nxsim_host *nxsim__drv_host(struct nxsim__drv *d, const char *name,
+				   struct nxsim__drv_reply *r)
+{
+	if (name)
+		return nxsim__drv_find(d, name, NXSIM__DRV_HOST, r);
+	if (!d->cur)
+		nxsim__drv_fail(r, -ENOENT,
+				"no current host: \"host create\" "
+				"or \"host use\" one");
+	return d->cur;
+}
+
+int nxsim__drv_u64(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,
+		   struct nxsim__drv_reply *r)
+{
+	char *end;
+
+	errno = 0;
+	if (!t->len || t->s[0] < '0' || t->s[0] > '9' || strlen(t->s) != t->len)
+		return nxsim__drv_fail(r, -EINVAL, "not a number: \"%s\"",
+				       t->s);
+	*v = strtoull(t->s, &end, 0);
+	if (*end)
+		return nxsim__drv_fail(r, -EINVAL, "not a number: \"%s\"",
+				       t->s);
+	if (errno == ERANGE || *v > max)
+		return nxsim__drv_fail(r, -ERANGE,
+				       "number out of range: %s (max %llu)",
+				       t->s, (unsigned long long)max);
+	return 0;
+}
+
+const char *nxsim__drv_opt(const struct nxsim__drv_tok *t, const char *key)
+{
+	size_t n = strlen(key);
+
+	if (t->len > n && !strncmp(t->s, key, n) && t->s[n] == '=')
+		return t->s + n + 1;
+	return NULL;
+}
+
+struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err, unsigned int flags)
+{
+	struct nxsim__drv *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	LIST_INIT(&d->objects);
+	d->out = out;
+	d->err = err;
+	d->flags = flags;
+	return d;
+}
+
+void nxsim__drv_destroy(struct nxsim__drv *d)
+{
+	static const enum nxsim__drv_kind order[] = {
+		NXSIM__DRV_VM, /* a host with VMs cannot be unloaded */
+		NXSIM__DRV_HOST, /* a clock in use cannot be destroyed */
+		NXSIM__DRV_CLOCK,
+	};
+	struct object *o;
+	size_t i;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		LIST_FOREACH(o, &d->objects, link) {
+			if (o->kind != order[i])
+				continue;
+			if (o->kind == NXSIM__DRV_VM)
+				nxsim_vm_destroy(o->ptr);
+			else if (o->kind == NXSIM__DRV_HOST)
+				nxsim_host_destroy(o->ptr);
+			else
+				nxsim_clock_destroy(o->ptr);
+		}
+	}
+	while (!LIST_EMPTY(&d->objects))
+		drop(LIST_FIRST(&d->objects));
+	free(d);
+}
+
+/* "-EPERM Operation not permitted", also for codes outside libnxsim */
+static void answer(struct nxsim__drv *d, int rc, struct nxsim__drv_reply *r)
+{
+	const char *name = nxsim_errname(rc), *text = nxsim_strerror(rc);
+	const char *colon = strstr(text, ": ");
+	char num[16], line[sizeof(d->last)];
+	size_t i, o;
+
+	if (!name) {
+		name = strerrorname_np(-rc);
+		text = strerror(-rc);
+	} else if (colon) {
+		text = colon + 2;
+	}
+	if (!name) {
+		snprintf(num, sizeof(num), "%d", rc);
+		name = num;
+	}
+	if (rc >= 0)
+		snprintf(line, sizeof(line), "OK%s", r->buf);
+	else if (r->err[0])
+		snprintf(line, sizeof(line), "ERR %s%s line %lu: %s",
+			 name[0] == '-' ? "" : "-", name, d->line, r->err);
+	else
+		snprintf(line, sizeof(line), "ERR %s%s %s",
+			 name[0] == '-' ? "" : "-", name, text);
+	/* one answer, one line: a message quoting the script's words may
+	 * hold control bytes; show them as \xHH */
+	for (i = 0, o = 0; line[i] && o + 5 < sizeof(d->last); i++) {
+		unsigned char c = line[i];
+
+		if (c < 0x20 || c == 0x7f)
+			o += snprintf(d->last + o, 5, "\\x%02x", c);
+		else
+			d->last[o++] = c;
+	}
+	d->last[o] = '\0';
+	fprintf(d->out, "%s\n", d->last);
+	fflush(d->out);
+}
+
+static const struct nxsim__drv_verb *
+find_verb(int n, struct nxsim__drv_tok *toks, int *words)
+{
+	const struct nxsim__drv_verb *const *tab, *v;
+
+	for (tab = nxsim__drv_tables; *tab; tab++) {
+		for (v = *tab; v->group; v++) {
+			if (strcmp(v->group, toks[0].s))
+				continue;
+			if (!v->name) {
+				*words = 1;
+				return v;
+			}
+			if (n > 1 && !strcmp(v->name, toks[1].s)) {
+				*words = 2;
+				return v;
+			}
+		}
+	}
+	return NULL;
+}
+
+static int dispatch(struct nxsim__drv *d, int n, struct nxsim__drv_tok *toks,
+		    struct nxsim__drv_reply *r)
+{
+	const struct nxsim__drv_verb *v;
+	int words, argc;
+
+	v = find_verb(n, toks, &words);
+	if (!v)
+		return nxsim__drv_fail(r, -EINVAL,
+				       "unknown verb \"%s%s%s\" (nxsim --help)",
+				       toks[0].s, n > 1 ? " " : "",
+				       n > 1 ? toks[1].s : "");
+	argc = n - words;
+	if (argc < v->min_args || (v->max_args >= 0 && argc > v->max_args))
+		return nxsim__drv_fail(r, -EINVAL, "usage: %s%s%s %s", v->group,
+				       v->name ? " " : "",
+				       v->name ? v->name : "", v->usage);
+	return v->fn(d, argc, toks + words, r);
+}
+
+/* An ERR message is free text; one that does not lex splits at blanks. */
+static int split_words(const char *s, struct nxsim__drv_tok *toks, char *buf)
+{
+	int n = 0;
+
+	while (*s && n < NXSIM__DRV_MAX_TOKS) {
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			break;
+		toks[n].s = buf;
+		while (*s && *s != ' ')
+			*buf++ = *s++;
+		toks[n].len = buf - toks[n].s;
+		*buf++ = '\0';
+		n++;
+	}
+	return n;
+}
+
+/*
+ * expect STATUS [WORD...]: the previous answer has STATUS (OK or ERR).
+ * With words after OK, the answer's words must be exactly those ("*"
+ * matches any one word, a final "..." any rest); after ERR they must
+ * begin the answer (expect ERR -EPERM).
+ */
+static bool expect_holds(struct nxsim__drv *d, int n,
+			 struct nxsim__drv_tok *want)
+{
+	struct nxsim__drv_tok got[NXSIM__DRV_MAX_TOKS];
+	char buf[2 * sizeof(d->last) + 1];
+	const char *why;
+	int m, i;
+
+	m = nxsim__drv_lex(d->last, strlen(d->last), got, buf, &why);
+	if (m < 0 && !strncmp(d->last, "ERR ", 4))
+		m = split_words(d->last, got, buf);
+	if (m < 1 || strcmp(got[0].s, want[0].s))
+		return false;
+	if (n == 1)
+		return true;
+	for (i = 1; i < n; i++) {
+		if (!strcmp(want[i].s, "...") && i == n - 1)
+			return true;
+		if (i >= m)
+			return false;
+		if (strcmp(want[i].s, "*") &&
+		    (want[i].len != got[i].len ||
+		     memcmp(want[i].s, got[i].s, got[i].len)))
+			return false;
+	}
+	return m == n || !strcmp(want[0].s, "ERR");
+}
+
+static bool expect(struct nxsim__drv *d, const char *line, int n,
+		   struct nxsim__drv_tok *toks)
+{
+	const char *what = strstr(line, "expect") + 6;
+
+	while (*what == ' ' || *what == '\t')
+		what++;
+	if (n < 2 || (strcmp(toks[1].s, "OK") && strcmp(toks[1].s, "ERR"))) {
+		fprintf(d->err, "%s:%lu: expect needs OK or ERR\n", d->file,
+			d->line);
+		return false;
+	}
+	if (!d->last[0]) {
+		fprintf(d->err, "%s:%lu: expect without a previous answer\n",
+			d->file, d->line);
+		return false;
+	}
+	if (expect_holds(d, n - 1, toks + 1))
+		return true;
+	fprintf(d->err, "%s:%lu: expectation failed\n  want: %s\n  got:  %s\n",
+		d->file, d->line, what, d->last);
+	return false;
+}
+
+/* A line whose first word is "expect", even if it does not split. */
+static bool is_expect(const char *line)
+{
+	line += strspn(line, " \t");
+	return !strncmp(line, "expect", 6) &&
+	       (line[6] == ' ' || line[6] == '\t' || !line[6]);
+}
+
+int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name)
+{
+	struct nxsim__drv_tok toks[NXSIM__DRV_MAX_TOKS];
+	size_t cap = 0, bufsize = 0;
+	char *line = NULL, *buf = NULL;
+	ssize_t len;
+
+	d->file = name;
+	d->line = 0;
+	d->last[0] = '\0';
+	while ((len = getline(&line, &cap, in)) >= 0) {
+		struct nxsim__drv_reply r = { .len = 0 };
+		const char *why;
+		int n, rc;
+
+		d->line++;
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len && line[len - 1] == '\r') /* a DOS line end */
+			line[--len] = '\0';
+		if (bufsize < 2 * (size_t)len + 1) {
+			char *nbuf = realloc(buf, 2 * len + 1);
+
+			if (!nbuf) {
+				fprintf(d->err, "%s:%lu: out of memory\n",
+					d->file, d->line);
+				d->failures++;
+				break;
+			}
+			buf = nbuf;
+			bufsize = 2 * len + 1;
+		}
+		n = nxsim__drv_lex(line, len, toks, buf, &why);
+		if (n == 0)
+			continue;
+		if (d->flags & NXSIM__DRV_TRACE)
+			fprintf(d->err, "+ %s\n", line);
+		if (n < 0 && is_expect(line)) {
+			fprintf(d->err, "%s:%lu: bad expect line: %s\n",
+				d->file, d->line, why);
+			d->failures++;
+			if (d->flags & NXSIM__DRV_KEEP_GOING)
+				continue;
+			break;
+		}
+		if (n > 0 && !strcmp(toks[0].s, "expect")) {
+			if (expect(d, line, n, toks))
+				continue;
+			d->failures++;
+			if (d->flags & NXSIM__DRV_KEEP_GOING)
+				continue;
+			break;
+		}
+		rc = n < 0 ? nxsim__drv_fail(&r, n, "%s", why) :
+			     dispatch(d, n, toks, &r);
+		answer(d, rc, &r);
+	}
+	free(line);
+	free(buf);
+	return d->failures ? 1 : 0;
+}
+
+/* Help text indented by six and cut at blanks before column 78. */
+static void wrap(FILE *f, const char *text)
+{
+	while (*text) {
+		size_t n = strlen(text), cut = n;
+
+		if (n > 72) {
+			for (cut = 72; cut && text[cut] != ' '; cut--)
+				;
+			if (!cut)
+				cut = 72;
+		}
+		fprintf(f, "      %.*s\n", (int)cut, text);
+		text += cut;
+		text += strspn(text, " ");
+	}
+}
+
+void nxsim__drv_help(FILE *f)
+{
+	const struct nxsim__drv_verb *const *tab, *v;
+
+	fprintf(f,
+		"usage: nxsim [-k|--keep-going] [-x] [SCRIPT|-]\n"
+		"       nxsim convert IN OUT    text trace -> binary trace\n"
+		"       nxsim --help | --version\n\n"
+		"Reads one command a line (stdin without SCRIPT); answers each "
+		"with one line,\n\"OK values\" or \"ERR -EXXX message\". '#' "
+		"starts a comment.  Strings are C\nstrings: \"never\\n\".\n\n"
+		"  expect OK|ERR [WORD...]\n"
+		"      check the previous answer: status only; OK with "
+		"words: exactly these\n"
+		"      (\"*\" any one, final \"...\" any rest); ERR with "
+		"words: the answer starts\n"
+		"      with them.  A failed expect stops the script (exit 1) "
+		"unless -k.\n");
+	for (tab = nxsim__drv_tables; *tab; tab++) {
+		for (v = *tab; v->group; v++) {
+			fprintf(f, "  %s%s%s%s%s\n", v->group,
+				v->name ? " " : "", v->name ? v->name : "",
+				v->usage[0] ? " " : "", v->usage);
+			wrap(f, v->help);
+		}
+	}
+}

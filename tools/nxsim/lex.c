@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Words of the line protocol: the lexer that reads C-string quoting and
+ * the writer that produces it, so every answer reads back as the same
+ * words (expect compares words, not spellings).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "driver.h"
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* One escape after a backslash at line[*i]; the byte goes to *out. */
+static int unescape(const char *line, size_t len, size_t *i, char *out)
+{
+	static const char from[] = "ntr\\\"'abfve",
+			  to[] = "\n\t\r\\\"'\a\b\f\v\x1b";
+	const char *e;
+	int v, n;
+	char c;
+
+	if (*i >= len)
+		return -EINVAL;
+	c = line[(*i)++];
+	e = c ? strchr(from, c) : NULL;
+	if (e) {
+		*out = to[e - from];
+		return 0;
+	}
+	if (c >= '0' && c <= '7') {
+		for (v = c - '0', n = 1;
+		     n < 3 && *i < len && line[*i] >= '0' && line[*i] <= '7';
+		     n++)
+			v = v * 8 + line[(*i)++] - '0';
+		if (v > 0xff)
+			return -EINVAL;
+		*out = (char)v;
+		return 0;
+	}
+	if (c == 'x' && *i < len && hexval(line[*i]) >= 0) {
+		v = hexval(line[(*i)++]);
+		if (*i < len && hexval(line[*i]) >= 0)
+			v = v * 16 + hexval(line[(*i)++]);
+		*out = (char)v;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int nxsim__drv_lex(const char *line, size_t len, struct nxsim__drv_tok *toks,
+		   char *buf, const char **why)
+{
+	size_t i = 0;
+	int n = 0;
+
+	for (;;) {
+		while (i < len && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+		if (i == len || line[i] == '#')
+			return n;
+		if (n == NXSIM__DRV_MAX_TOKS) {
+			*why = "too many words";
+			return -E2BIG;
+		}
+		toks[n].s = buf;
+		while (i < len && line[i] != ' ' && line[i] != '\t') {
+			unsigned char c = line[i++];
+
+			if (c != '"') {
+				if (c < 0x20 || c == 0x7f) {
+					*why = "control byte outside quotes";
+					return -EINVAL;
+				}
+				*buf++ = c;
+				continue;
+			}
+			while (i < len && line[i] != '"') {
+				if (line[i] != '\\') {
+					*buf++ = line[i++];
+					continue;
+				}
+				i++;
+				if (unescape(line, len, &i, buf++)) {
+					*why = "bad escape in a string";
+					return -EINVAL;
+				}
+			}
+			if (i == len) {
+				*why = "unterminated string";
+				return -EINVAL;
+			}
+			i++;
+		}
+		toks[n].len = buf - toks[n].s;
+		*buf++ = '\0';
+		n++;
+	}
+}
+
+static bool bare(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len || s[0] == '#')
+		return false;
+	for (i = 0; i < len; i++) {
+		unsigned char c = s[i];
+
+		if (c <= 0x20 || c >= 0x7f || c == '"' || c == '\\')
+			return false;
+	}
+	return true;
+}
+
+void nxsim__drv_quote(struct nxsim__drv_reply *r, const char *key,
+		      const char *s, size_t len)
+{
+	size_t i;
+
+	if (key)
+		nxsim__drv_add(r, " %s=", key);
+	else
+		nxsim__drv_add(r, " ");
+	if (bare(s, len)) {
+		nxsim__drv_add(r, "%.*s", (int)len, s);
+		return;
+	}
+	nxsim__drv_add(r, "\"");
+	for (i = 0; i < len; i++) {
+		unsigned char c = s[i];
+
+		switch (c) {
+		case '\n':
+			nxsim__drv_add(r, "\\n");
+			break;
+		case '\t':
+			nxsim__drv_add(r, "\\t");
+			break;
+		case '\r':
+			nxsim__drv_add(r, "\\r");
+			break;
+		case '"':
+		case '\\':
+			nxsim__drv_add(r, "\\%c", c);
+			break;
+		default:
+			if (c < 0x20 || c >= 0x7f)
+				nxsim__drv_add(r, "\\x%02x", c);
+			else
+				nxsim__drv_add(r, "%c", c);
+		}
+	}
+	nxsim__drv_add(r, "\"");
+}

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Driver verbs for the clock (include/nxsim/clock.h) of the current host,
+ * the allocator's counters and failure injection (alloc.h), errno names
+ * (error.h) and trace files (trace.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+
+/* The clock named, or the current host's. */
+static struct nxsim_clock *get_clock(struct nxsim__drv *d, int argc,
+				     struct nxsim__drv_tok *argv,
+				     struct nxsim__drv_reply *r)
+{
+	struct nxsim_host *host;
+
+	if (argc)
+		return nxsim__drv_find(d, argv[0].s, NXSIM__DRV_CLOCK, r);
+	host = nxsim__drv_host(d, NULL, r);
+	return host ? nxsim_host_clock(host) : NULL;
+}
+
+static int clock_create(struct nxsim__drv *d, int argc,
+			struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	enum nxsim_clock_mode mode = NXSIM_CLOCK_VIRTUAL;
+	struct nxsim_clock *clock;
+	int rc;
+
+	if (argc > 1 && !strcmp(argv[1].s, "real"))
+		mode = NXSIM_CLOCK_REAL;
+	else if (argc > 1 && strcmp(argv[1].s, "virtual"))
+		return nxsim__drv_fail(r, -EINVAL,
+				       "a clock is virtual or real");
+	rc = nxsim__drv_name_free(d, argv[0].s, r);
+	if (!rc)
+		rc = nxsim_clock_create(mode, &clock);
+	if (rc)
+		return rc;
+	rc = nxsim__drv_add_object(d, argv[0].s, NXSIM__DRV_CLOCK, clock);
+	if (rc)
+		nxsim_clock_destroy(clock);
+	return rc;
+}
+
+static int clock_destroy(struct nxsim__drv *d, int argc,
+			 struct nxsim__drv_tok *argv,
+			 struct nxsim__drv_reply *r)
+{
+	struct nxsim_clock *clock =
+		nxsim__drv_find(d, argv[0].s, NXSIM__DRV_CLOCK, r);
+	int rc;
+
+	if (!clock)
+		return -ENOENT;
+	rc = nxsim_clock_destroy(clock);
+	if (!rc)
+		nxsim__drv_forget(d, argv[0].s);
+	return rc;
+}
+
+/* "60s", "100ms", "250us", "5ns" or a bare count of ns. */
+static int duration(struct nxsim__drv_tok *t, uint64_t *ns,
+		    struct nxsim__drv_reply *r)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = { { "ns", 1 },
+		      { "us", 1000 },
+		      { "ms", 1000000 },
+		      { "s", 1000000000 } };
+	struct nxsim__drv_tok num = *t;
+	uint64_t mult = 1, v;
+	size_t i, n;
+	int rc;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		n = strlen(units[i].unit);
+		if (t->len > n && !strcmp(t->s + t->len - n, units[i].unit) &&
+		    t->s[t->len - n - 1] >= '0' &&
+		    t->s[t->len - n - 1] <= '9') {
+			mult = units[i].ns;
+			num.len = t->len - n;
+			break;
+		}
+	}
+	num.s = strndup(t->s, num.len);
+	if (!num.s)
+		return -ENOMEM;
+	rc = nxsim__drv_u64(&num, UINT64_MAX / mult, &v, r);
+	free(num.s);
+	*ns = v * mult;
+	return rc;
+}
+
+static int clock_advance(struct nxsim__drv *d, int argc,
+			 struct nxsim__drv_tok *argv,
+			 struct nxsim__drv_reply *r)
+{
+	struct nxsim_clock *clock = get_clock(d, argc - 1, argv + 1, r);
+	uint64_t ns;
+	int64_t n;
+	int rc;
+
+	if (!clock)
+		return -ENOENT;
+	rc = duration(&argv[0], &ns, r);
+	if (rc)
+		return rc;
+	n = nxsim_clock_advance(clock, ns);
+	if (n < 0)
+		return n;
+	nxsim__drv_add(r, " events=%lld now=%llu", (long long)n,
+		       (unsigned long long)nxsim_clock_now(clock));
+	return 0;
+}
+
+static int clock_now(struct nxsim__drv *d, int argc,
+		     struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_clock *clock = get_clock(d, argc, argv, r);
+
+	if (!clock)
+		return -ENOENT;
+	nxsim__drv_add(r, " %llu", (unsigned long long)nxsim_clock_now(clock));
+	return 0;
+}
+
+static int clock_next(struct nxsim__drv *d, int argc,
+		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_clock *clock = get_clock(d, argc, argv, r);
+	uint64_t next;
+
+	if (!clock)
+		return -ENOENT;
+	next = nxsim_clock_next_event(clock);
+	if (next == NXSIM_NEVER)
+		nxsim__drv_add(r, " never");
+	else
+		nxsim__drv_add(r, " %llu", (unsigned long long)next);
+	return 0;
+}
+
+static int clock_mode(struct nxsim__drv *d, int argc,
+		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_clock *clock = get_clock(d, argc, argv, r);
+
+	if (!clock)
+		return -ENOENT;
+	nxsim__drv_add(r, " %s",
+		       nxsim_clock_mode(clock) == NXSIM_CLOCK_REAL ? "real" :
+								     "virtual");
+	return 0;
+}
+
+static int alloc_stats(struct nxsim__drv *d, int argc,
+		       struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_alloc_stats st;
+
+	nxsim_alloc_stats(&st);
+	nxsim__drv_add(r,
+		       " allocs=%llu live=%llu live_bytes=%llu failed=%llu "
+		       "pending=%d backend=%s",
+		       (unsigned long long)st.allocs,
+		       (unsigned long long)st.live,
+		       (unsigned long long)st.live_bytes,
+		       (unsigned long long)st.failed,
+		       nxsim_alloc_fail_pending(), nxsim_alloc_backend());
+	return 0;
+}
+
+static int alloc_fail_nth(struct nxsim__drv *d, int argc,
+			  struct nxsim__drv_tok *argv,
+			  struct nxsim__drv_reply *r)
+{
+	uint64_t nth;
+	int rc = nxsim__drv_u64(&argv[0], UINT32_MAX, &nth, r);
+
+	if (!rc)
+		nxsim_alloc_fail_nth(nth);
+	return rc;
+}
+
+static int errno_verb(struct nxsim__drv *d, int argc,
+		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	const char *text, *colon;
+	char neg[32];
+	int err;
+
+	/* "1" means EPERM too, as errno(1) reads it */
+	snprintf(neg, sizeof(neg), "-%s", argv[0].s);
+	err = nxsim_errno_parse(
+		argv[0].s[0] >= '1' && argv[0].s[0] <= '9' ? neg : argv[0].s);
+
+	if (!err)
+		return nxsim__drv_fail(r, -ENOENT, "no errno \"%s\"",
+				       argv[0].s);
+	text = nxsim_strerror(err);
+	colon = strstr(text, ": ");
+	nxsim__drv_add(r, " %s %d", nxsim_errname(err), err);
+	text = colon ? colon + 2 : text;
+	nxsim__drv_quote(r, NULL, text, strlen(text));
+	return 0;
+}
+
+static int trace_format(const char *name, enum nxsim_trace_format *fmt,
+			struct nxsim__drv_reply *r)
+{
+	int f;
+
+	for (f = NXSIM_TRACE_AUTO; f <= NXSIM_TRACE_BINARY; f++) {
+		if (!strcmp(name, nxsim_trace_format_name(f))) {
+			*fmt = f;
+			return 0;
+		}
+	}
+	return nxsim__drv_fail(r, -EINVAL, "unknown trace format \"%s\"", name);
+}
+
+static int trace_open(const char *path, const char *fmt_name,
+		      struct nxsim_trace **t, struct nxsim__drv_reply *r)
+{
+	enum nxsim_trace_format fmt = NXSIM_TRACE_AUTO;
+	char err[160];
+	int rc;
+
+	if (fmt_name && (rc = trace_format(fmt_name, &fmt, r)))
+		return rc;
+	rc = nxsim_trace_open(path, fmt, t, err, sizeof(err));
+	if (rc)
+		nxsim__drv_fail(r, rc, "%s: %s", path, err);
+	return rc;
+}
+
+static int trace_stat(struct nxsim__drv *d, int argc,
+		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_trace_event ev;
+	struct nxsim_trace_stats st;
+	struct nxsim_trace *t;
+	int rc;
+
+	rc = trace_open(argv[0].s, argc > 1 ? argv[1].s : NULL, &t, r);
+	if (rc)
+		return rc;
+	while ((rc = nxsim_trace_next(t, &ev)) == 1)
+		;
+	if (rc) {
+		nxsim__drv_fail(r, rc, "%s: %s", argv[0].s,
+				nxsim_trace_error(t));
+		nxsim_trace_close(t);
+		return rc;
+	}
+	nxsim_trace_stats(t, &st);
+	nxsim__drv_add(
+		r,
+		" format=%s lines=%llu events=%llu allocs=%llu "
+		"frees=%llu user=%llu pages=%llu ifetch=%llu loads=%llu "
+		"stores=%llu modifies=%llu other=%llu failed=%llu "
+		"lost=%llu",
+		nxsim_trace_format_name(nxsim_trace_format(t)),
+		(unsigned long long)st.lines, (unsigned long long)st.events,
+		(unsigned long long)st.allocs, (unsigned long long)st.frees,
+		(unsigned long long)st.user, (unsigned long long)st.pages,
+		(unsigned long long)st.ifetch, (unsigned long long)st.loads,
+		(unsigned long long)st.stores, (unsigned long long)st.modifies,
+		(unsigned long long)st.other, (unsigned long long)st.failed,
+		(unsigned long long)st.lost);
+	nxsim_trace_close(t);
+	return 0;
+}
+
+static int trace_convert(struct nxsim__drv *d, int argc,
+			 struct nxsim__drv_tok *argv,
+			 struct nxsim__drv_reply *r)
+{
+	const char *in = argv[0].s, *out = argv[1].s;
+	struct nxsim_trace_stats st;
+	struct nxsim_trace *t;
+	int64_t n;
+	int rc;
+
+	rc = trace_open(in, NULL, &t, r);
+	if (rc)
+		return rc;
+	n = nxsim_trace_write_binary(t, out);
+	nxsim_trace_stats(t, &st);
+	if (n < 0)
+		nxsim__drv_fail(r, n, "%s: %s", in, nxsim_trace_error(t));
+	else /* and what the binary file does not hold: skipped lines */
+		nxsim__drv_add(r,
+			       " records=%lld format=%s other=%llu failed=%llu "
+			       "lost=%llu",
+			       (long long)n,
+			       nxsim_trace_format_name(nxsim_trace_format(t)),
+			       (unsigned long long)st.other,
+			       (unsigned long long)st.failed,
+			       (unsigned long long)st.lost);
+	nxsim_trace_close(t);
+	return n < 0 ? (int)n : 0;
+}
+
+const struct nxsim__drv_verb nxsim__drv_misc_verbs[] = {
+	{ "clock", "create", 1, 2, "NAME [virtual|real]",
+	  "make a clock that hosts can share (host create ... clock=NAME)",
+	  clock_create },
+	{ "clock", "destroy", 1, 1, "CLOCK",
+	  "free a clock (-EBUSY while a host uses it)", clock_destroy },
+	{ "clock", "advance", 1, 2, "DURATION [CLOCK]",
+	  "let virtual time pass on CLOCK or the current host's clock (60s, "
+	  "100ms, 250us, 5ns; bare: ns), running due events: answers "
+	  "events=N now=NS",
+	  clock_advance },
+	{ "clock", "now", 0, 1, "[CLOCK]", "answers the clock's time in ns",
+	  clock_now },
+	{ "clock", "next", 0, 1, "[CLOCK]",
+	  "answers the next armed event's deadline in ns, or never",
+	  clock_next },
+	{ "clock", "mode", 0, 1, "[CLOCK]", "answers virtual or real",
+	  clock_mode },
+	{ "alloc", "stats", 0, 0, "",
+	  "answers allocs= live= live_bytes= failed= pending=0|1 (an armed "
+	  "failure not yet fired) backend=",
+	  alloc_stats },
+	{ "alloc", "fail-nth", 1, 1, "N",
+	  "make the N-th simulator allocation from now fail (0 disarms)",
+	  alloc_fail_nth },
+	{ "errno", NULL, 1, 1, "NAME|NUMBER",
+	  "answers the errno's name, number and text", errno_verb },
+	{ "trace", "stat", 1, 2, "FILE [ftrace|perf|lackey|binary]",
+	  "read a trace to its end: answers format= and its counts",
+	  trace_stat },
+	{ "trace", "convert", 2, 2, "IN OUT",
+	  "convert a text trace to the binary format: answers records= "
+	  "format= and the skipped lines other= failed= lost=",
+	  trace_convert },
+	{ NULL },
+};
