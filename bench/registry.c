@@ -9,11 +9,13 @@ extern const struct bench bench_vm_burst;
 extern const struct bench bench_worker_wake;
 extern const struct bench bench_vm_memory;
 extern const struct bench bench_xpfo_flush;
+extern const struct bench bench_tlb_lookup;
 
 const struct bench *const bench_registry[] = {
 	&bench_vm_burst, /* B3 */
 	&bench_worker_wake, /* B7 */
 	&bench_vm_memory, /* B8 */
 	&bench_xpfo_flush, /* B5, issue 1 */
+	&bench_tlb_lookup, /* B1 */
 	NULL,
 };
