@@ -10,6 +10,7 @@ extern const struct bench bench_worker_wake;
 extern const struct bench bench_vm_memory;
 extern const struct bench bench_xpfo_flush;
 extern const struct bench bench_tlb_lookup;
+extern const struct bench bench_xpfo_events;
 
 const struct bench *const bench_registry[] = {
 	&bench_vm_burst, /* B3 */
@@ -17,5 +18,6 @@ const struct bench *const bench_registry[] = {
 	&bench_vm_memory, /* B8 */
 	&bench_xpfo_flush, /* B5, issue 1 */
 	&bench_tlb_lookup, /* B1 */
+	&bench_xpfo_events, /* B5 speed, frame bytes */
 	NULL,
 };
