@@ -11,6 +11,7 @@ extern const struct bench bench_vm_memory;
 extern const struct bench bench_xpfo_flush;
 extern const struct bench bench_tlb_lookup;
 extern const struct bench bench_xpfo_events;
+extern const struct bench bench_nx_fault;
 
 const struct bench *const bench_registry[] = {
 	&bench_vm_burst, /* B3 */
@@ -19,5 +20,6 @@ const struct bench *const bench_registry[] = {
 	&bench_xpfo_flush, /* B5, issue 1 */
 	&bench_tlb_lookup, /* B1 */
 	&bench_xpfo_events, /* B5 speed, frame bytes */
+	&bench_nx_fault, /* B4a */
 	NULL,
 };
