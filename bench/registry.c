@@ -12,6 +12,7 @@ extern const struct bench bench_xpfo_flush;
 extern const struct bench bench_tlb_lookup;
 extern const struct bench bench_xpfo_events;
 extern const struct bench bench_nx_fault;
+extern const struct bench bench_nx_split;
 
 const struct bench *const bench_registry[] = {
 	&bench_vm_burst, /* B3 */
@@ -21,5 +22,6 @@ const struct bench *const bench_registry[] = {
 	&bench_tlb_lookup, /* B1 */
 	&bench_xpfo_events, /* B5 speed, frame bytes */
 	&bench_nx_fault, /* B4a */
+	&bench_nx_split, /* B4a/b */
 	NULL,
 };
