@@ -13,6 +13,7 @@ extern const struct bench bench_tlb_lookup;
 extern const struct bench bench_xpfo_events;
 extern const struct bench bench_nx_fault;
 extern const struct bench bench_nx_split;
+extern const struct bench bench_nx_recovery;
 
 const struct bench *const bench_registry[] = {
 	&bench_vm_burst, /* B3 */
@@ -23,5 +24,6 @@ const struct bench *const bench_registry[] = {
 	&bench_xpfo_events, /* B5 speed, frame bytes */
 	&bench_nx_fault, /* B4a */
 	&bench_nx_split, /* B4a/b */
+	&bench_nx_recovery, /* B4c */
 	NULL,
 };
