@@ -14,6 +14,7 @@ extern const struct bench bench_xpfo_events;
 extern const struct bench bench_nx_fault;
 extern const struct bench bench_nx_split;
 extern const struct bench bench_nx_recovery;
+extern const struct bench bench_nx_hugefrac;
 
 const struct bench *const bench_registry[] = {
 	&bench_vm_burst, /* B3 */
@@ -25,5 +26,6 @@ const struct bench *const bench_registry[] = {
 	&bench_nx_fault, /* B4a */
 	&bench_nx_split, /* B4a/b */
 	&bench_nx_recovery, /* B4c */
+	&bench_nx_hugefrac, /* issue 3: huge-page fraction */
 	NULL,
 };
