@@ -7,9 +7,7 @@
  * dispatching the events costs with no model at all).  Target: at least
  * 10^7 events/s per core.  A second figure runs the stream on a machine
  * with XPFO disabled (ownership tracked, physmap and TLB untouched) beside
- * the same reference.  And bytes per simulated 4 KiB frame of the frame
- * table (target <= 16 B), the growth of the allocator's live bytes from a
- * machine of 2^16 frames to one of 2^20, per frame.
+ * the same reference.  Bytes per frame are B8's (bench_vm_memory.c).
  *
  * The stream is made here, seeded, valid by construction (the generator
  * tracks every frame's owner): on 4 CPUs, user and kernel allocations,
@@ -19,10 +17,8 @@
  * Left out: the ftrace replay fixture of perf-anchors B5 (not in the tree).
  */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 
-#include <nxsim/alloc.h>
 #include <nxsim/xpfo.h>
 
 #include "core/compiler.h"
@@ -246,56 +242,6 @@ static int run_config(struct bench_ctx *ctx, const struct stream *s,
 	return rc;
 }
 
-/* live bytes of a 1-CPU machine of @frames frames (made and freed). */
-static int machine_bytes(uint64_t frames, double *bytes)
-{
-	struct nxsim_xpfo_config cfg = { .nr_cpus = 1,
-					 .nr_frames = frames,
-					 .version = NXSIM_XPFO_V8 };
-	struct nxsim_alloc_stats before, after;
-	struct nxsim_xpfo *m;
-	int rc;
-
-	nxsim_alloc_stats(&before);
-	rc = nxsim_xpfo_create(&cfg, &m);
-	if (rc)
-		return rc;
-	nxsim_alloc_stats(&after);
-	*bytes = (double)(after.live_bytes - before.live_bytes);
-	nxsim_xpfo_destroy(m);
-	return 0;
-}
-
-static int frame_bytes(struct bench_ctx *ctx)
-{
-	const uint64_t small = 1ull << 16, big = 1ull << 20;
-	double b_small, b_big;
-	char params[160];
-	int rc;
-
-	rc = machine_bytes(small, &b_small);
-	if (!rc)
-		rc = machine_bytes(big, &b_big);
-	if (rc)
-		return rc;
-	snprintf(params, sizeof(params),
-		 "{\"frames\":[%llu,%llu],\"live_bytes\":[%.0f,%.0f],"
-		 "\"alloc\":\"%s\"}",
-		 (unsigned long long)small, (unsigned long long)big, b_small,
-		 b_big, nxsim_alloc_backend());
-	return bench_report(
-		ctx, &(struct bench_figure){
-			     .figure = "frame.bytes",
-			     .unit = "B",
-			     .value = (b_big - b_small) / (double)(big - small),
-			     .ref_name = "none: an absolute target (the kernel's "
-					 "struct page is 64 B per frame)",
-			     .ref = NAN,
-			     .target = { BENCH_TARGET_VALUE_MAX, 16 },
-			     .params = params,
-			     .reps = 1 });
-}
-
 static int xpfo_events_run(struct bench_ctx *ctx)
 {
 	size_t n = ctx->mode == BENCH_TINY  ? 20000 :
@@ -315,14 +261,12 @@ static int xpfo_events_run(struct bench_ctx *ctx)
 	if (!rc)
 		rc = run_config(ctx, &s, "no_xpfo", NXSIM_XPFO_V8, NULL, true);
 	free(s.ev);
-	if (!rc)
-		rc = frame_bytes(ctx);
 	return rc;
 }
 
 const struct bench bench_xpfo_events = {
 	.name = "xpfo_events",
 	.title = "B5 speed: XPFO ownership events/s vs decode + no-op "
-		 "dispatch; bytes per frame",
+		 "dispatch",
 	.run = xpfo_events_run,
 };

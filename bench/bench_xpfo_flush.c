@@ -377,8 +377,8 @@ static int xpfo_flush_run(struct bench_ctx *ctx)
 	bench_calibrate(ctx);
 	for (unsigned int w = 0; !rc && (name = nxsim_xpfo_workload_name(w));
 	     w++) {
-		/* quick: the compile-like workload only */
-		if (ctx->mode != BENCH_FULL && w > 0)
+		/* tiny: the compile-like workload only */
+		if (ctx->mode == BENCH_TINY && w > 0)
 			break;
 		rc = run_workload(ctx, name, pols, nr_pols, cpus, nr_cpus,
 				  steps);
