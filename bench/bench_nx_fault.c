@@ -33,7 +33,7 @@ struct kind {
 	uint64_t stride; /* between accesses */
 	uint64_t offset; /* of the access in each stride */
 	enum nxsim_access_kind access;
-	bool prefault; /* read every 2 MiB region first (untimed) */
+	bool prefault;	    /* read every 2 MiB region first (untimed) */
 	unsigned int count; /* accesses (quick) */
 };
 
@@ -56,10 +56,9 @@ static int stream(const struct nx_env *e, const struct side *s)
 	int rc = 0;
 
 	for (unsigned int i = 0; i < s->n && !rc; i++)
-		rc = nxsim_vcpu_access(e->vcpu, s->k->access,
-				       NX_GPA_BASE + i * s->k->stride +
-					       s->k->offset,
-				       NULL);
+		rc = nxsim_vcpu_access(
+			e->vcpu, s->k->access,
+			NX_GPA_BASE + i * s->k->stride + s->k->offset, NULL);
 	return rc;
 }
 
@@ -123,16 +122,17 @@ static int run_kind(struct bench_ctx *ctx, const struct kind *k)
 			 k->name, n, k->host_level,
 			 (unsigned long long)k->stride);
 		rc = bench_report(
-			ctx, &(struct bench_figure){
-				     .figure = fig,
-				     .unit = "fault/s",
-				     .value = bench_samples_pct(&p.val[0], 50),
-				     .ref_name = "the same access stream once "
-						 "mapped: hits through "
-						 "nxsim_vcpu_access() (access/s)",
-				     .ref = bench_samples_pct(&p.val[1], 50),
-				     .params = params,
-				     .reps = (unsigned int)p.val[0].n });
+			ctx,
+			&(struct bench_figure){
+				.figure = fig,
+				.unit = "fault/s",
+				.value = bench_samples_pct(&p.val[0], 50),
+				.ref_name = "the same access stream once "
+					    "mapped: hits through "
+					    "nxsim_vcpu_access() (access/s)",
+				.ref = bench_samples_pct(&p.val[1], 50),
+				.params = params,
+				.reps = (unsigned int)p.val[0].n });
 	}
 	bench_pair_free(&p);
 	return rc;

@@ -40,7 +40,7 @@ static const unsigned int ratios[] = { 1, 10, 60 };
 #define NR_RATIOS (sizeof(ratios) / sizeof(ratios[0]))
 
 struct shape {
-	unsigned int regions; /* R */
+	unsigned int regions;	   /* R */
 	unsigned int execs, reads; /* per tick */
 	unsigned int ticks;
 };
@@ -59,15 +59,14 @@ static unsigned int code_regions(const struct shape *sh, unsigned int t)
 }
 
 enum measure {
-	MAPPED, /* pages_2m / (pages_2m + pages_4k / 512) */
+	MAPPED,	 /* pages_2m / (pages_2m + pages_4k / 512) */
 	REGIONS, /* pages_2m / R */
 	NR_MEASURES
 };
 
 /* One run at @ratio: both measures at every tick. */
-static int run_ratio(const struct shape *sh, unsigned int ratio,
-		     uint64_t seed, double *frac[NR_MEASURES],
-		     uint64_t *passes)
+static int run_ratio(const struct shape *sh, unsigned int ratio, uint64_t seed,
+		     double *frac[NR_MEASURES], uint64_t *passes)
 {
 	uint64_t bytes = (uint64_t)sh->regions * NX_2M;
 	struct nxsim_worker_info wi;
@@ -86,7 +85,8 @@ static int run_ratio(const struct shape *sh, unsigned int ratio,
 		for (unsigned int i = 0; i < sh->execs && !rc; i++)
 			rc = nxsim_vcpu_access(
 				e.vcpu, NXSIM_ACCESS_EXEC,
-				NX_GPA_BASE + nxsim__rng_below(&rng, c) * NX_2M +
+				NX_GPA_BASE +
+					nxsim__rng_below(&rng, c) * NX_2M +
 					(nxsim__rng_below(&rng, 512) << 12),
 				NULL);
 		for (unsigned int i = 0; i < sh->reads && !rc; i++)
@@ -158,15 +158,14 @@ static int report_measure(struct bench_ctx *ctx, const struct shape *sh,
 			 ratios[i], 3600 / ratios[i], sh->regions, sh->execs,
 			 sh->reads, TICK_S, sh->ticks * TICK_S,
 			 (unsigned long long)passes[i]);
-		rc = bench_report(ctx,
-				  &(struct bench_figure){
-					  .figure = fig,
-					  .unit = "frac",
-					  .value = mean,
-					  .ref_name = measures[m].ref_name,
-					  .ref = ref,
-					  .params = params,
-					  .reps = 1 });
+		rc = bench_report(ctx, &(struct bench_figure){
+					       .figure = fig,
+					       .unit = "frac",
+					       .value = mean,
+					       .ref_name = measures[m].ref_name,
+					       .ref = ref,
+					       .params = params,
+					       .reps = 1 });
 		s[i] = (struct bench_series){ titles[i], x, y[i][m],
 					      sh->ticks };
 	}
@@ -184,10 +183,10 @@ static int report_measure(struct bench_ctx *ctx, const struct shape *sh,
 static int nx_hugefrac_run(struct bench_ctx *ctx)
 {
 	struct shape sh = {
-		.regions = ctx->mode == BENCH_TINY ? 16 :
+		.regions = ctx->mode == BENCH_TINY  ? 16 :
 			   ctx->mode == BENCH_QUICK ? 64 :
 						      256,
-		.ticks = (ctx->mode == BENCH_TINY ? 3600 :
+		.ticks = (ctx->mode == BENCH_TINY  ? 3600 :
 			  ctx->mode == BENCH_QUICK ? 6 * 3600 :
 						     12 * 3600) /
 			 TICK_S,

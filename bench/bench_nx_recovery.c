@@ -186,8 +186,8 @@ static int mem_at(int level, uint64_t bytes, double *per_gib,
 	pages1 = nxsim_vm_nr_mmu_pages(e.vm);
 	if (!rc && (pages0 < 0 || pages1 < 0))
 		rc = (int)(pages0 < 0 ? pages0 : pages1);
-	*per_gib = (double)(after.live_bytes - before.live_bytes) * NX_1G /
-		   bytes;
+	*per_gib =
+		(double)(after.live_bytes - before.live_bytes) * NX_1G / bytes;
 	*pt_per_gib = (double)(pages1 - pages0) * 4096 * NX_1G / bytes;
 	nx_env_destroy(&e);
 	return rc;
@@ -244,8 +244,8 @@ static int nx_recovery_run(struct bench_ctx *ctx)
 
 	rc = run_recovery(ctx, k);
 	if (!rc)
-		rc = run_memory(ctx, ctx->mode == BENCH_TINY ? 64ull << 20 :
-							       NX_1G);
+		rc = run_memory(ctx,
+				ctx->mode == BENCH_TINY ? 64ull << 20 : NX_1G);
 	return rc;
 }
 

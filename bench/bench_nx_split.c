@@ -160,16 +160,17 @@ static int run_split(struct bench_ctx *ctx, unsigned int n)
 			 "{\"profile\":\"6.6\",\"splits\":%u,\"sink\":%llu}", n,
 			 (unsigned long long)(init.sink & 1));
 		rc = bench_report(
-			ctx, &(struct bench_figure){
-				     .figure = "split.ns",
-				     .unit = "ns",
-				     .value = bench_samples_pct(&p.val[0], 50),
-				     .ref_name = "memset of a 4 KiB table + 512 "
-						 "computed entries (ns)",
-				     .ref = bench_samples_pct(&p.val[1], 50),
-				     .target = { BENCH_TARGET_RATIO_MAX, 2 },
-				     .params = params,
-				     .reps = (unsigned int)p.val[0].n });
+			ctx,
+			&(struct bench_figure){
+				.figure = "split.ns",
+				.unit = "ns",
+				.value = bench_samples_pct(&p.val[0], 50),
+				.ref_name = "memset of a 4 KiB table + 512 "
+					    "computed entries (ns)",
+				.ref = bench_samples_pct(&p.val[1], 50),
+				.target = { BENCH_TARGET_RATIO_MAX, 2 },
+				.params = params,
+				.reps = (unsigned int)p.val[0].n });
 	}
 	bench_pair_free(&p);
 	return rc;
@@ -193,16 +194,17 @@ static int run_zap(struct bench_ctx *ctx, unsigned int n)
 			 "\"faults_per_region_6.6\":%.4g}",
 			 n, (double)zap.faults / n, (double)split.faults / n);
 		rc = bench_report(
-			ctx, &(struct bench_figure){
-				     .figure = "zap_refault.ns_per_2m",
-				     .unit = "ns",
-				     .value = bench_samples_pct(&p.val[0], 50),
-				     .ref_name = "6.6 in-place split of the same "
-						 "region, then 511 reads that "
-						 "hit (ns per 2 MiB)",
-				     .ref = bench_samples_pct(&p.val[1], 50),
-				     .params = params,
-				     .reps = (unsigned int)p.val[0].n });
+			ctx,
+			&(struct bench_figure){
+				.figure = "zap_refault.ns_per_2m",
+				.unit = "ns",
+				.value = bench_samples_pct(&p.val[0], 50),
+				.ref_name = "6.6 in-place split of the same "
+					    "region, then 511 reads that "
+					    "hit (ns per 2 MiB)",
+				.ref = bench_samples_pct(&p.val[1], 50),
+				.params = params,
+				.reps = (unsigned int)p.val[0].n });
 	}
 	if (!rc) {
 		double z = bench_samples_pct(&p.val[0], 50),

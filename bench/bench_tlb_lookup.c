@@ -206,8 +206,7 @@ static int bare_rep(void *arg, double *value, struct bench_samples *lat)
 		t0 = bench_now_ns();
 		for (size_t i = 0; i < b->s->n; i++)
 			sum += bare_access(b, b->s->va[i]);
-		*value = (double)b->s->n * 1e9 /
-			 (double)(bench_now_ns() - t0);
+		*value = (double)b->s->n * 1e9 / (double)(bench_now_ns() - t0);
 		b->sink += sum;
 	}
 	bare_free(&b->l1);

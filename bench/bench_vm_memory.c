@@ -233,16 +233,17 @@ static int frame_bytes(struct bench_ctx *ctx)
 		 (unsigned long long)small, (unsigned long long)big, b_small,
 		 b_big, nxsim_alloc_backend());
 	return bench_report(
-		ctx, &(struct bench_figure){
-			     .figure = "frame.bytes",
-			     .unit = "B",
-			     .value = (b_big - b_small) / (double)(big - small),
-			     .ref_name = "none: an absolute target (the kernel's "
-					 "struct page is 64 B per frame)",
-			     .ref = NAN,
-			     .target = { BENCH_TARGET_VALUE_MAX, 16 },
-			     .params = params,
-			     .reps = 1 });
+		ctx,
+		&(struct bench_figure){
+			.figure = "frame.bytes",
+			.unit = "B",
+			.value = (b_big - b_small) / (double)(big - small),
+			.ref_name = "none: an absolute target (the kernel's "
+				    "struct page is 64 B per frame)",
+			.ref = NAN,
+			.target = { BENCH_TARGET_VALUE_MAX, 16 },
+			.params = params,
+			.reps = 1 });
 }
 
 static int vm_memory_run(struct bench_ctx *ctx)

@@ -29,8 +29,14 @@
 #define NR_FRAMES 16384
 #define NR_DOMAINS 4
 
-enum ev_op { EV_ALLOC_USER, EV_ALLOC_KERNEL, EV_FREE, EV_KMAP, EV_KUNMAP,
-	     EV_SWITCH };
+enum ev_op {
+	EV_ALLOC_USER,
+	EV_ALLOC_KERNEL,
+	EV_FREE,
+	EV_KMAP,
+	EV_KUNMAP,
+	EV_SWITCH
+};
 
 struct ev {
 	uint8_t op;
@@ -80,10 +86,10 @@ static int stream_make(struct stream *s, size_t n, uint64_t seed)
 		size_t k;
 
 		if (r < 5) {
-			s->ev[i++] = (struct ev){
-				EV_SWITCH, cpu,
-				(uint16_t)nxsim__rng_below(&rng, NR_DOMAINS + 1),
-				0 };
+			s->ev[i++] = (struct ev){ EV_SWITCH, cpu,
+						  (uint16_t)nxsim__rng_below(
+							  &rng, NR_DOMAINS + 1),
+						  0 };
 			continue;
 		}
 		if ((r < 50 && nr_free > NR_FRAMES / 4) || !used) {
@@ -93,10 +99,12 @@ static int stream_make(struct stream *s, size_t n, uint64_t seed)
 
 			s->ev[i++] = (struct ev){
 				user ? EV_ALLOC_USER : EV_ALLOC_KERNEL, cpu,
-				user ? (uint16_t)(1 + nxsim__rng_below(
-							      &rng, NR_DOMAINS)) :
+				user ? (uint16_t)(1 +
+						  nxsim__rng_below(
+							  &rng, NR_DOMAINS)) :
 				       0,
-				pfn };
+				pfn
+			};
 			continue;
 		}
 		k = nr_free + nxsim__rng_below(&rng, used);
@@ -223,7 +231,8 @@ static int run_config(struct bench_ctx *ctx, const struct stream *s,
 			 "\"version\":\"v%d\",\"policy\":\"%s\","
 			 "\"disabled\":%s,\"sink\":%llu}",
 			 NR_CPUS, NR_FRAMES, s->n, 6 + (int)version,
-			 policy ? policy : "default", disabled ? "true" : "false",
+			 policy ? policy : "default",
+			 disabled ? "true" : "false",
 			 (unsigned long long)(noop.sink & 1));
 		rc = bench_report(
 			ctx,

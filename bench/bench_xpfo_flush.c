@@ -108,16 +108,17 @@ static int report_cell(struct bench_ctx *ctx, const char *wl,
 
 	snprintf(fig, sizeof(fig), "%s.%s.c%u.system", wl, policy, cpus);
 	rc = bench_report(
-		ctx, &(struct bench_figure){
-			     .figure = fig,
-			     .unit = "Mcyc",
-			     .value = (double)r->kernel_cycles / 1e6,
-			     .ref_name = "kernel cycles of the no-XPFO baseline "
-					 "the same nxsim_xpfo_run_workload() "
-					 "computed (same event streams)",
-			     .ref = (double)r->base_kernel_cycles / 1e6,
-			     .params = params,
-			     .reps = 1 });
+		ctx,
+		&(struct bench_figure){
+			.figure = fig,
+			.unit = "Mcyc",
+			.value = (double)r->kernel_cycles / 1e6,
+			.ref_name = "kernel cycles of the no-XPFO baseline "
+				    "the same nxsim_xpfo_run_workload() "
+				    "computed (same event streams)",
+			.ref = (double)r->base_kernel_cycles / 1e6,
+			.params = params,
+			.reps = 1 });
 	if (rc)
 		return rc;
 	snprintf(fig, sizeof(fig), "%s.%s.c%u.wall", wl, policy, cpus);
@@ -184,7 +185,8 @@ static int shape_checks(struct bench_ctx *ctx, const char *wl,
 	int e = policy_index(pols, nr_pols, "eager");
 	int d = policy_index(pols, nr_pols, "deferred");
 	int n = policy_index(pols, nr_pols, "none");
-	int c4 = cpu_index(cpus, nr_cpus, 4), c96 = cpu_index(cpus, nr_cpus, 96);
+	int c4 = cpu_index(cpus, nr_cpus, 4),
+	    c96 = cpu_index(cpus, nr_cpus, 96);
 	double e4, e96, d4, d96, n4, n96, nmax = 0;
 	char fig[96], text[512];
 	int rc;
