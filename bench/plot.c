@@ -50,8 +50,11 @@ int bench_plot(struct bench_ctx *ctx, const char *name, const char *title,
 		fputs("set logscale y\n", f);
 	fputs("plot", f);
 	for (size_t i = 0; i < nr; i++)
-		fprintf(f, "%s '%s' index %zu with lines lw 2 title \"%s\"",
-			i ? ", \\\n    " : " ", dat, i, s[i].title);
+		/* gnuplot cycles 8 colours: dash the 9th line on */
+		fprintf(f,
+			"%s '%s' index %zu with lines lw 2 dt %zu "
+			"title \"%s\"",
+			i ? ", \\\n    " : " ", dat, i, i / 8 + 1, s[i].title);
 	fputc('\n', f);
 	if (fclose(f))
 		return -errno;

@@ -8,10 +8,24 @@
 extern const struct bench bench_vm_burst;
 extern const struct bench bench_worker_wake;
 extern const struct bench bench_vm_memory;
+extern const struct bench bench_xpfo_flush;
+extern const struct bench bench_tlb_lookup;
+extern const struct bench bench_xpfo_events;
+extern const struct bench bench_nx_fault;
+extern const struct bench bench_nx_split;
+extern const struct bench bench_nx_recovery;
+extern const struct bench bench_nx_hugefrac;
 
 const struct bench *const bench_registry[] = {
-	&bench_vm_burst, /* B3 */
+	&bench_vm_burst,    /* B3 */
 	&bench_worker_wake, /* B7 */
-	&bench_vm_memory, /* B8 */
+	&bench_vm_memory,   /* B8 */
+	&bench_xpfo_flush,  /* B5, issue 1 */
+	&bench_tlb_lookup,  /* B1 */
+	&bench_xpfo_events, /* B5 speed, frame bytes */
+	&bench_nx_fault,    /* B4a */
+	&bench_nx_split,    /* B4a/b */
+	&bench_nx_recovery, /* B4c */
+	&bench_nx_hugefrac, /* issue 3: huge-page fraction */
 	NULL,
 };

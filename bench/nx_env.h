@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the NX benchmarks (bench_nx_*.c) share: a host of a given kernel
+ * profile with the mitigation on (itlb_multihit, nx_huge_pages=auto), one
+ * VM with one vCPU after its first KVM_RUN, and one memory slot of guest
+ * memory at NX_GPA_BASE backed by host pages of a chosen size; plus a
+ * stats reader.  Nothing here is timed.
+ */
+#ifndef NXSIM_BENCH_NX_ENV_H
+#define NXSIM_BENCH_NX_ENV_H
+
+#include <stdint.h>
+
+#include <nxsim/clock.h>
+#include <nxsim/host.h>
+#include <nxsim/mmu.h>
+#include <nxsim/param.h>
+#include <nxsim/vm.h>
+
+#define NX_GPA_BASE (4ull << 30)
+#define NX_HVA_BASE 0x7f0000000000ull /* 1 GiB aligned */
+#define NX_2M (2ull << 20)
+#define NX_1G (1ull << 30)
+
+struct nx_env {
+	struct nxsim_host *host;
+	struct nxsim_vm *vm;
+	struct nxsim_vcpu *vcpu;
+};
+
+/**
+ * nx_env_create() - host, VM, vCPU (after KVM_RUN) and one slot
+ * @e: receives them
+ * @profile: kernel profile ("6.1", "6.6", ...)
+ * @ratio: nx_huge_pages_recovery_ratio, or -1 to keep the default
+ * @bytes: slot size at NX_GPA_BASE
+ * @host_level: NXSIM_PG_LEVEL_4K, _2M or _1G
+ *
+ * Return: 0 or the first error (nothing left allocated).
+ */
+int nx_env_create(struct nx_env *e, const char *profile, int ratio,
+		  uint64_t bytes, int host_level);
+void nx_env_destroy(struct nx_env *e);
+
+/* The VM stat @name (0 if it cannot be read). */
+uint64_t nx_env_stat(const struct nx_env *e, const char *name);
+
+/* Read every @stride bytes of the slot's first @bytes: maps them. */
+int nx_env_touch(const struct nx_env *e, enum nxsim_access_kind kind,
+		 uint64_t bytes, uint64_t stride);
+
+#endif /* NXSIM_BENCH_NX_ENV_H */
