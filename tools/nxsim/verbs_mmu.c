@@ -23,7 +23,7 @@ static const char *const levels[] = {
 };
 
 static const char *const outcomes[] = {
-	[NXSIM_ACCESS_HIT] = "hit",	   [NXSIM_ACCESS_FAULT] = "fault",
+	[NXSIM_ACCESS_HIT] = "hit",	      [NXSIM_ACCESS_FAULT] = "fault",
 	[NXSIM_ACCESS_SPURIOUS] = "spurious", [NXSIM_ACCESS_FAST] = "fast",
 	[NXSIM_ACCESS_EMULATE] = "emulate",
 };
@@ -49,9 +49,8 @@ static int parse_level(const char *s, int *level, struct nxsim__drv_reply *r)
 {
 	*level = name_index(s, levels, NXSIM__DRV_NELEM(levels));
 	if (*level < 0)
-		return nxsim__drv_fail(r, -EINVAL,
-				       "a level is 4k, 2m or 1g, not \"%s\"",
-				       s);
+		return nxsim__drv_fail(
+			r, -EINVAL, "a level is 4k, 2m or 1g, not \"%s\"", s);
 	return 0;
 }
 
@@ -78,8 +77,9 @@ static struct nxsim__drv_slot *known_slot(struct nxsim__drv *d,
 		return NULL;
 	s = nxsim__drv_slot(d, argv[0].s, id, false);
 	if (!s)
-		nxsim__drv_fail(r, -ENOENT, "%s has no slot %u from this script",
-				argv[0].s, id);
+		nxsim__drv_fail(r, -ENOENT,
+				"%s has no slot %u from this script", argv[0].s,
+				id);
 	return s;
 }
 
@@ -115,8 +115,7 @@ static const struct {
 };
 
 /* One option of memslot add: hva=N level=L dirty=0|1 readonly=0|1 */
-static int slot_option(struct nxsim__drv_tok *t,
-		       struct nxsim_memory_region *mr,
+static int slot_option(struct nxsim__drv_tok *t, struct nxsim_memory_region *mr,
 		       struct nxsim__drv_reply *r)
 {
 	struct nxsim__drv_tok v;
@@ -384,8 +383,7 @@ static int dump_vm(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 		return -ENOENT;
 	if (argc > 1 && !(dc.f = fopen(argv[1].s, "w"))) {
 		n = -errno;
-		return nxsim__drv_fail(r, n, "%s: %s", argv[1].s,
-				       strerror(-n));
+		return nxsim__drv_fail(r, n, "%s: %s", argv[1].s, strerror(-n));
 	}
 	n = nxsim_vm_dump(vm, dump_line, &dc);
 	if (argc > 1 && fclose(dc.f) && !dc.err)

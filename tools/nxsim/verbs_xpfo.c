@@ -55,8 +55,9 @@ int nxsim__drv_xpfo_version(const char *s, enum nxsim_xpfo_version *v,
 			return 0;
 		}
 	}
-	return nxsim__drv_fail(r, -EINVAL, "an XPFO version is 6 to 9, not "
-					   "\"%s\"",
+	return nxsim__drv_fail(r, -EINVAL,
+			       "an XPFO version is 6 to 9, not "
+			       "\"%s\"",
 			       s);
 }
 
@@ -70,9 +71,8 @@ static int geometry(const char *s, struct nxsim_tlb_geometry *g,
 	int rc;
 
 	if (!x)
-		return nxsim__drv_fail(r, -EINVAL,
-				       "a TLB level is SETSxWAYS, not \"%s\"",
-				       s);
+		return nxsim__drv_fail(
+			r, -EINVAL, "a TLB level is SETSxWAYS, not \"%s\"", s);
 	t.s = strndup(s, x - s);
 	if (!t.s)
 		return -ENOMEM;
@@ -176,8 +176,9 @@ static int xpfo_create(struct nxsim__drv *d, int argc,
 		return rc;
 	rc = nxsim_xpfo_create(&cfg, &m);
 	if (rc == -ENOENT)
-		return nxsim__drv_fail(r, rc, "unknown policy or replacement "
-					      "(xpfo policies)");
+		return nxsim__drv_fail(r, rc,
+				       "unknown policy or replacement "
+				       "(xpfo policies)");
 	if (rc)
 		return rc;
 	rc = nxsim__drv_add_object(d, argv[0].s, NXSIM__DRV_XPFO, m);
@@ -189,8 +190,8 @@ static int xpfo_create(struct nxsim__drv *d, int argc,
 static int xpfo_destroy(struct nxsim__drv *d, int argc,
 			struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
-	struct nxsim_xpfo *m = nxsim__drv_find(d, argv[0].s, NXSIM__DRV_XPFO,
-					       r);
+	struct nxsim_xpfo *m =
+		nxsim__drv_find(d, argv[0].s, NXSIM__DRV_XPFO, r);
 
 	if (!m)
 		return -ENOENT;
@@ -241,8 +242,8 @@ static struct nxsim_xpfo *machine_cpu(struct nxsim__drv *d,
 				      unsigned int *cpu,
 				      struct nxsim__drv_reply *r)
 {
-	struct nxsim_xpfo *m = nxsim__drv_find(d, argv[0].s, NXSIM__DRV_XPFO,
-					       r);
+	struct nxsim_xpfo *m =
+		nxsim__drv_find(d, argv[0].s, NXSIM__DRV_XPFO, r);
 	struct nxsim_xpfo_cpu_info ci;
 	uint64_t v;
 
@@ -259,9 +260,9 @@ static struct nxsim_xpfo *machine_cpu(struct nxsim__drv *d,
 	return m;
 }
 
-static int pfn_arg(struct nxsim__drv *d, struct nxsim_xpfo *m,
-		   const char *name, const struct nxsim__drv_tok *t,
-		   uint64_t *pfn, struct nxsim__drv_reply *r)
+static int pfn_arg(struct nxsim__drv *d, struct nxsim_xpfo *m, const char *name,
+		   const struct nxsim__drv_tok *t, uint64_t *pfn,
+		   struct nxsim__drv_reply *r)
 {
 	struct nxsim_xpfo_frame_info fi;
 	int rc = nxsim__drv_u64(t, UINT64_MAX, pfn, r);
@@ -385,8 +386,7 @@ static int read_or_write(const struct nxsim__drv_tok *t, bool *write,
 }
 
 static int xpfo_kaccess(struct nxsim__drv *d, int argc,
-			struct nxsim__drv_tok *argv,
-			struct nxsim__drv_reply *r)
+			struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
 	enum nxsim_xpfo_access what;
 	unsigned int cpu;
@@ -406,8 +406,7 @@ static int xpfo_kaccess(struct nxsim__drv *d, int argc,
 }
 
 static int xpfo_uaccess(struct nxsim__drv *d, int argc,
-			struct nxsim__drv_tok *argv,
-			struct nxsim__drv_reply *r)
+			struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
 	unsigned int cpu;
 	uint64_t pfn;
@@ -471,8 +470,8 @@ static int xpfo_frame(struct nxsim__drv *d, int argc,
 	return 0;
 }
 
-static int xpfo_cpu(struct nxsim__drv *d, int argc,
-		    struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+static int xpfo_cpu(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
+		    struct nxsim__drv_reply *r)
 {
 	struct nxsim_xpfo_cpu_info ci;
 	unsigned int cpu;
@@ -518,9 +517,9 @@ static int xpfo_stats(struct nxsim__drv *d, int argc,
 		"kernel_accesses=%llu user_accesses=%llu "
 		"context_switches=%llu kernel_entries=%llu",
 		(unsigned long long)s->alloc_kernel,
-		(unsigned long long)s->alloc_user,
-		(unsigned long long)s->frees, (unsigned long long)s->kmaps,
-		(unsigned long long)s->kunmaps, (unsigned long long)s->refills,
+		(unsigned long long)s->alloc_user, (unsigned long long)s->frees,
+		(unsigned long long)s->kmaps, (unsigned long long)s->kunmaps,
+		(unsigned long long)s->refills,
 		(unsigned long long)s->pte_clear,
 		(unsigned long long)s->pte_set,
 		(unsigned long long)s->splits_1g,
@@ -572,8 +571,8 @@ static int xpfo_oracle(struct nxsim__drv *d, int argc,
 	return 0;
 }
 
-static int xpfo_tlb(struct nxsim__drv *d, int argc,
-		    struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+static int xpfo_tlb(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
+		    struct nxsim__drv_reply *r)
 {
 	unsigned int cpu;
 	struct nxsim_xpfo *m = machine_cpu(d, argv, argc > 1 ? &cpu : NULL, r);
@@ -617,15 +616,13 @@ static void per_1k(struct nxsim__drv_reply *r, const char *key, uint64_t n,
 void nxsim__drv_add_result(struct nxsim__drv_reply *r,
 			   const struct nxsim_xpfo_result *res)
 {
-	uint64_t ch = res->xpfo.alloc_kernel + res->xpfo.alloc_user +
-		      res->xpfo.frees;
+	uint64_t ch =
+		res->xpfo.alloc_kernel + res->xpfo.alloc_user + res->xpfo.frees;
 	const struct nxsim_tlb_stats *t = &res->tlb;
 
 	nxsim__drv_add(r, " events=%llu ownership_changes=%llu",
-		       (unsigned long long)res->events,
-		       (unsigned long long)ch);
-	per_1k(r, "shootdowns_per_1k", t->range_flushes + t->full_flushes,
-	       ch);
+		       (unsigned long long)res->events, (unsigned long long)ch);
+	per_1k(r, "shootdowns_per_1k", t->range_flushes + t->full_flushes, ch);
 	per_1k(r, "local_flushes_per_1k",
 	       t->invlpg + t->cr3_flush + t->global_flush, ch);
 	per_1k(r, "ipis_per_1k", t->ipis_sent, ch);
@@ -671,10 +668,9 @@ static int xpfo_workload(struct nxsim__drv *d, int argc,
 			 struct nxsim__drv_tok *argv,
 			 struct nxsim__drv_reply *r)
 {
-	struct nxsim_xpfo_run run = { .workload = argv[0].s,
-				      .nr_cpus = 1,
-				      .events = 1000,
-				      .seed = 1 };
+	struct nxsim_xpfo_run run = {
+		.workload = argv[0].s, .nr_cpus = 1, .events = 1000, .seed = 1
+	};
 	struct nxsim_xpfo_result res;
 	uint64_t n;
 	bool m;
@@ -710,8 +706,9 @@ static int xpfo_workload(struct nxsim__drv *d, int argc,
 		return rc;
 	rc = nxsim_xpfo_run_workload(&run, &res);
 	if (rc == -ENOENT)
-		return nxsim__drv_fail(r, rc, "unknown workload or policy "
-					      "(xpfo workloads, xpfo policies)");
+		return nxsim__drv_fail(r, rc,
+				       "unknown workload or policy "
+				       "(xpfo workloads, xpfo policies)");
 	if (!rc)
 		nxsim__drv_add_result(r, &res);
 	return rc;
