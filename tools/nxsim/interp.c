@@ -60,7 +60,7 @@ static const char *const kind_names[] = {
 	[NXSIM__DRV_VM] = "vm",
 	[NXSIM__DRV_VCPU] = "vcpu",
 	[NXSIM__DRV_CLOCK] = "clock",
-	[NXSIM__DRV_XPFO] = "xpfo machine",
+	[NXSIM__DRV_XPFO] = "machine",
 };
 
 void nxsim__drv_add(struct nxsim__drv_reply *r, const char *fmt, ...)
