@@ -762,8 +762,7 @@ static void alloc_failure_walk(const char *setup, const char *op)
 
 static void test_alloc_failure_walk(void **state)
 {
-	alloc_failure_walk("host create h0 cpu=itlb_multihit\n",
-			   "vm create v");
+	alloc_failure_walk("host create h0 cpu=itlb_multihit\n", "vm create v");
 	alloc_failure_walk("xpfo create m cpus=2 frames=4096\n",
 			   "xpfo create m2 cpus=4 frames=1024");
 	alloc_failure_walk("host create h0 cpu=itlb_multihit\nvm create v\n"

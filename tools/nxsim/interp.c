@@ -183,9 +183,8 @@ void nxsim__drv_forget(struct nxsim__drv *d, const char *name)
 		drop(o);
 }
 
-struct nxsim__drv_slot *nxsim__drv_slot(struct nxsim__drv *d,
-					const char *vm, uint32_t id,
-					bool create)
+struct nxsim__drv_slot *nxsim__drv_slot(struct nxsim__drv *d, const char *vm,
+					uint32_t id, bool create)
 {
 	struct object *o = lookup(d, vm);
 	struct nxsim__drv_slot *s;

@@ -395,8 +395,8 @@ static int trace_replay(struct nxsim__drv *d, int argc,
 		res.base_kernel_cycles = base.kernel_cycles;
 		res.base_user_cycles = base.user_cycles;
 		res.base_makespan_cycles = base.makespan_cycles;
-		res.system_ratio = (double)res.kernel_cycles /
-				   (double)base.kernel_cycles;
+		res.system_ratio =
+			(double)res.kernel_cycles / (double)base.kernel_cycles;
 		res.wall_ratio = (double)res.makespan_cycles /
 				 (double)base.makespan_cycles;
 		nxsim__drv_add(r,
