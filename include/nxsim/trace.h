@@ -360,4 +360,45 @@ NXSIM_API int nxsim_trace_replay_xpfo(struct nxsim_trace *t,
 NXSIM_API int64_t nxsim_trace_frames(struct nxsim_trace *t,
 				     unsigned int *cpus);
 
+/**
+ * struct nxsim_trace_tlb_replay - what a replay onto a TLB did (the hits
+ *				   by level are the TLB's nxsim_tlb_stats())
+ * @accesses: access records replayed
+ * @lookups: TLB lookups: one per page an access touches, two for a modify
+ * @misses: lookups that missed every level, each followed by a 4K fill
+ * @crossings: accesses that crossed a page boundary
+ * @page_events: page ownership records: skipped
+ */
+struct nxsim_trace_tlb_replay {
+	uint64_t accesses;
+	uint64_t lookups;
+	uint64_t misses;
+	uint64_t crossings;
+	uint64_t page_events;
+};
+
+struct nxsim_tlb;
+
+/**
+ * nxsim_trace_replay_tlb() - replay the rest of a lackey log onto one CPU
+ *			      of a TLB
+ * @t: the trace, from its current position
+ * @tlb: the TLB (include/nxsim/tlb.h)
+ * @cpu: the CPU
+ * @pcid: the log's address space; loaded with CR3 NOFLUSH first
+ * @rep: receives the counts
+ *
+ * An instruction fetch looks up NXSIM_TLB_EXEC, a load NXSIM_TLB_READ, a
+ * store NXSIM_TLB_WRITE, a modify a read then a write, once for each 4 KiB
+ * page the access touches; a miss fills a 4 KiB, non-global translation
+ * of that page under @pcid (every page of a log is taken as mapped).
+ *
+ * Return: 0 at the end of the trace; the trace's -EINVAL/-ERANGE; -EINVAL
+ * for a NULL argument, a bad @cpu or @pcid.
+ */
+NXSIM_API int nxsim_trace_replay_tlb(struct nxsim_trace *t,
+				     struct nxsim_tlb *tlb, unsigned int cpu,
+				     uint16_t pcid,
+				     struct nxsim_trace_tlb_replay *rep);
+
 #endif /* NXSIM_TRACE_H */

@@ -6,7 +6,8 @@
  * CPU's task changes), the reconciliations (frees of free frames,
  * allocations of allocated frames, frames past the machine, lackey
  * records), a bad line stopping the replay, the same trace through text
- * and binary, and a replay that allocates nothing.
+ * and binary, and a replay that allocates nothing; and a lackey log
+ * replayed onto a TLB (nxsim_trace_replay_tlb()).
  */
 #include <stdio.h>
 #include <string.h>
@@ -312,6 +313,79 @@ static void test_frames_binary(void **state)
 	assert_memory_equal(&res[0], &res[1], sizeof(res[0]));
 }
 
+/*
+ * A lackey log onto one CPU: iTLB and dTLB sides sharing the L2, a page
+ * crossing looked up page by page, a modify as a load and a store, the
+ * log's PCID.
+ */
+static void test_tlb(void **state)
+{
+	static const char lk[] = "==1== Lackey\n"
+				 "I  04000000,3\n"  /* miss, fill L1I + L2 */
+				 "I  04000004,3\n"  /* L1I hit */
+				 " L 04000010,8\n"  /* L1D miss, L2 hit */
+				 " S 04001ffc,8\n"  /* two pages, two misses */
+				 " M 04001000,4\n"; /* L1D hit twice */
+	struct nxsim_trace_tlb_replay rep;
+	struct nxsim_tlb_config cfg;
+	struct nxsim_tlb_entry e;
+	struct nxsim_tlb_stats st;
+	struct nxsim_trace *t;
+	struct nxsim_tlb *tlb;
+	char buf[512];
+	size_t len;
+
+	nxsim_tlb_config_default(&cfg, 2);
+	assert_rc(nxsim_tlb_create(&cfg, &tlb), 0);
+	assert_rc(nxsim_trace_open_buf(lk, strlen(lk), NXSIM_TRACE_AUTO, &t,
+				       NULL, 0),
+		  0);
+	assert_rc(nxsim_trace_replay_tlb(t, tlb, 1, 5, &rep), 0);
+	assert_int_equal(rep.accesses, 5);
+	assert_int_equal(rep.lookups, 7);
+	assert_int_equal(rep.misses, 3);
+	assert_int_equal(rep.crossings, 1);
+	assert_int_equal(rep.page_events, 0);
+	assert_rc(nxsim_tlb_stats(tlb, 1, &st), 0);
+	assert_int_equal(st.hits[NXSIM_TLB_L1I], 1);
+	assert_int_equal(st.hits[NXSIM_TLB_L2], 1);
+	assert_int_equal(st.hits[NXSIM_TLB_L1D], 2);
+	assert_int_equal(st.misses, 3);
+	assert_int_equal(st.cr3_noflush, 1);
+	/* the translations are the log's PCID's, 4K, frame = page */
+	assert_rc(nxsim_tlb_lookup(tlb, 1, NXSIM_TLB_READ, 0x4002000, &e), 0);
+	assert_int_equal(e.pcid, 5);
+	assert_int_equal(e.page_shift, NXSIM_TLB_SHIFT_4K);
+	assert_int_equal(e.pfn, 0x4002);
+	assert_false(e.global);
+	assert_rc(nxsim_tlb_write_cr3(tlb, 1, 6, true), 0);
+	assert_rc(nxsim_tlb_lookup(tlb, 1, NXSIM_TLB_READ, 0x4002000, NULL),
+		  -ENOENT);
+	assert_rc(nxsim_tlb_stats(tlb, 0, &st), 0);
+	assert_int_equal(st.misses + st.fills, 0); /* CPU 0 untouched */
+
+	nxsim_trace_rewind(t);
+	assert_rc(nxsim_trace_replay_tlb(t, tlb, 2, 5, &rep), -EINVAL);
+	assert_rc(nxsim_trace_replay_tlb(t, tlb, 0, NXSIM_TLB_NR_PCIDS, &rep),
+		  -EINVAL);
+	assert_rc(nxsim_trace_replay_tlb(NULL, tlb, 0, 1, &rep), -EINVAL);
+	assert_rc(nxsim_trace_replay_tlb(t, NULL, 0, 1, &rep), -EINVAL);
+	assert_rc(nxsim_trace_replay_tlb(t, tlb, 0, 1, NULL), -EINVAL);
+	nxsim_trace_close(t);
+
+	/* page events are counted and skipped */
+	len = line(buf, sizeof(buf), "kernel", 0, 0, 8, 1);
+	len += line(buf + len, sizeof(buf) - len, "free", 0, 0, 8, 1);
+	assert_rc(nxsim_trace_open_buf(buf, len, NXSIM_TRACE_FTRACE, &t, NULL,
+				       0),
+		  0);
+	assert_rc(nxsim_trace_replay_tlb(t, tlb, 0, 1, &rep), 0);
+	assert_int_equal(rep.page_events, 2);
+	assert_int_equal(rep.accesses + rep.lookups, 0);
+	nxsim_trace_close(t);
+	nxsim_tlb_destroy(tlb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_bad_line),
 		cmocka_unit_test(test_lackey),
 		cmocka_unit_test(test_frames_binary),
+		cmocka_unit_test(test_tlb),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -155,6 +155,13 @@ void nxsim__drv_add_result(struct nxsim__drv_reply *r,
 			   const struct nxsim_xpfo_result *res);
 void nxsim__drv_add_oracle(struct nxsim__drv_reply *r,
 			   const struct nxsim_xpfo_oracle *o);
+/* A TLB option (seed= ceiling= broadcast= repl= l1d= l1i= l2=) */
+int nxsim__drv_tlb_option(const struct nxsim__drv_tok *t,
+			  struct nxsim_tlb_config *tlb, bool *matched,
+			  struct nxsim__drv_reply *r);
+/* hits_l1d= ... broadcasts= */
+void nxsim__drv_add_tlb(struct nxsim__drv_reply *r,
+			const struct nxsim_tlb_stats *st);
 /* Where the driver writes diagnostics (stderr for the program). */
 FILE *nxsim__drv_errf(struct nxsim__drv *d);
 int nxsim__drv_u64(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,

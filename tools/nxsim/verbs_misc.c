@@ -3,7 +3,7 @@
  * Driver verbs for the clock (include/nxsim/clock.h) of the current host,
  * the allocator's counters and failure injection (alloc.h), errno names
  * (error.h) and trace files (trace.h), and their replay onto an XPFO
- * machine (nxsim_trace_replay_xpfo()).
+ * machine (nxsim_trace_replay_xpfo()) or a TLB (nxsim_trace_replay_tlb()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -416,6 +416,74 @@ out:
 	return frames < 0 ? (int)frames : 0;
 }
 
+static int trace_replay_tlb(struct nxsim__drv *d, int argc,
+			    struct nxsim__drv_tok *argv,
+			    struct nxsim__drv_reply *r)
+{
+	struct nxsim_trace_tlb_replay rep;
+	struct nxsim_tlb_config cfg;
+	struct nxsim_tlb_stats st;
+	const char *fmt = NULL;
+	struct nxsim_trace *t;
+	struct nxsim_tlb *tlb;
+	bool matched;
+	int i, rc = 0;
+
+	nxsim_tlb_config_default(&cfg, 1);
+	for (i = 1; !rc && i < argc; i++) {
+		rc = nxsim__drv_tlb_option(&argv[i], &cfg, &matched, r);
+		if (rc || matched)
+			continue;
+		if (i == 1 && !strchr(argv[i].s, '='))
+			fmt = argv[i].s;
+		else
+			rc = nxsim__drv_fail(r, -EINVAL,
+					     "unknown replay option \"%s\"",
+					     argv[i].s);
+	}
+	if (rc)
+		return rc;
+	rc = nxsim_tlb_create(&cfg, &tlb);
+	if (rc == -ENOENT)
+		return nxsim__drv_fail(r, rc, "unknown replacement \"%s\"",
+				       cfg.replacement);
+	if (rc)
+		return rc;
+	rc = trace_open(argv[0].s, fmt, &t, r);
+	if (rc)
+		goto out;
+	rc = nxsim_trace_replay_tlb(t, tlb, 0, 1, &rep);
+	if (rc == -EINVAL || rc == -ERANGE)
+		nxsim__drv_fail(r, rc, "%s: %s", argv[0].s,
+				nxsim_trace_error(t));
+	if (!rc && !rep.accesses)
+		rc = nxsim__drv_fail(r, -EINVAL, "%s has no memory accesses",
+				     argv[0].s);
+	if (!rc) {
+		nxsim_tlb_stats(tlb, 0, &st);
+		nxsim__drv_add(r,
+			       " accesses=%llu lookups=%llu misses=%llu "
+			       "crossings=%llu misses_per_1k=%.6g",
+			       (unsigned long long)rep.accesses,
+			       (unsigned long long)rep.lookups,
+			       (unsigned long long)rep.misses,
+			       (unsigned long long)rep.crossings,
+			       1000.0 * (double)rep.misses /
+				       (double)rep.lookups);
+		nxsim__drv_add(r,
+			       " hits_l1d=%llu hits_l1i=%llu hits_l2=%llu "
+			       "evictions=%llu",
+			       (unsigned long long)st.hits[NXSIM_TLB_L1D],
+			       (unsigned long long)st.hits[NXSIM_TLB_L1I],
+			       (unsigned long long)st.hits[NXSIM_TLB_L2],
+			       (unsigned long long)st.evictions);
+	}
+	nxsim_trace_close(t);
+out:
+	nxsim_tlb_destroy(tlb);
+	return rc;
+}
+
 const struct nxsim__drv_verb nxsim__drv_misc_verbs[] = {
 	{ "clock", "create", 1, 2, "NAME [virtual|real]",
 	  "make a clock that hosts can share (host create ... clock=NAME)",
@@ -458,5 +526,12 @@ const struct nxsim__drv_verb nxsim__drv_misc_verbs[] = {
 	  "double_allocs= and the figures of xpfo result with system_ratio= "
 	  "wall_ratio=",
 	  trace_replay },
+	{ "trace", "replay-tlb", 1, 8,
+	  "FILE [FORMAT] [l1d=SxW] [l1i=SxW] [l2=SxW] [repl=R] [seed=N]",
+	  "replay a lackey log's accesses onto one CPU's TLB (default "
+	  "geometry: Skylake-like), 4K pages filled on a miss: answers "
+	  "accesses= lookups= misses= crossings= misses_per_1k= hits_l1d= "
+	  "hits_l1i= hits_l2= evictions=",
+	  trace_replay_tlb },
 	{ NULL },
 };

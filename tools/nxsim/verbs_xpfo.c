@@ -103,6 +103,39 @@ static int opt_u64(const struct nxsim__drv_tok *t, const char *key,
 	return nxsim__drv_u64(&n, max, v, r);
 }
 
+int nxsim__drv_tlb_option(const struct nxsim__drv_tok *t,
+			  struct nxsim_tlb_config *tlb, bool *matched,
+			  struct nxsim__drv_reply *r)
+{
+	const char *v;
+	uint64_t n;
+	size_t l;
+	int rc;
+
+	if ((rc = opt_u64(t, "seed", UINT64_MAX, &tlb->seed, r, matched)) ||
+	    *matched)
+		return rc;
+	if ((rc = opt_u64(t, "ceiling", UINT32_MAX, &n, r, matched)) ||
+	    *matched) {
+		tlb->flush_ceiling = n;
+		return rc;
+	}
+	if ((rc = opt_u64(t, "broadcast", 1, &n, r, matched)) || *matched) {
+		tlb->broadcast = n;
+		return rc;
+	}
+	*matched = true;
+	if ((v = nxsim__drv_opt(t, "repl"))) {
+		tlb->replacement = v;
+		return 0;
+	}
+	for (l = 0; l < NXSIM__DRV_NELEM(tlb_levels); l++)
+		if ((v = nxsim__drv_opt(t, tlb_levels[l])))
+			return geometry(v, &tlb->level[l], r);
+	*matched = false;
+	return 0;
+}
+
 /* One option of xpfo create. */
 static int machine_option(struct nxsim__drv *d, struct nxsim__drv_tok *t,
 			  struct nxsim_xpfo_config *cfg,
@@ -111,7 +144,6 @@ static int machine_option(struct nxsim__drv *d, struct nxsim__drv_tok *t,
 	const char *v;
 	bool m;
 	uint64_t n;
-	size_t l;
 	int rc;
 
 	if ((rc = opt_u64(t, "cpus", NXSIM_TLB_MAX_CPUS, &n, r, &m)) || m) {
@@ -131,33 +163,18 @@ static int machine_option(struct nxsim__drv *d, struct nxsim__drv_tok *t,
 		cfg->cpu_mhz = n;
 		return rc;
 	}
-	if ((rc = opt_u64(t, "seed", UINT64_MAX, &cfg->tlb.seed, r, &m)) || m)
+	if ((rc = nxsim__drv_tlb_option(t, &cfg->tlb, &m, r)) || m)
 		return rc;
-	if ((rc = opt_u64(t, "ceiling", UINT32_MAX, &n, r, &m)) || m) {
-		cfg->tlb.flush_ceiling = n;
-		return rc;
-	}
-	if ((rc = opt_u64(t, "broadcast", 1, &n, r, &m)) || m) {
-		cfg->tlb.broadcast = n;
-		return rc;
-	}
 	if ((v = nxsim__drv_opt(t, "version")))
 		return nxsim__drv_xpfo_version(v, &cfg->version, r);
 	if ((v = nxsim__drv_opt(t, "policy"))) {
 		cfg->policy = v;
 		return 0;
 	}
-	if ((v = nxsim__drv_opt(t, "repl"))) {
-		cfg->tlb.replacement = v;
-		return 0;
-	}
 	if ((v = nxsim__drv_opt(t, "clock"))) {
 		cfg->clock = nxsim__drv_find(d, v, NXSIM__DRV_CLOCK, r);
 		return cfg->clock ? 0 : -ENOENT;
 	}
-	for (l = 0; l < NXSIM__DRV_NELEM(tlb_levels); l++)
-		if ((v = nxsim__drv_opt(t, tlb_levels[l])))
-			return geometry(v, &cfg->tlb.level[l], r);
 	return nxsim__drv_fail(r, -EINVAL, "unknown xpfo option \"%s\"", t->s);
 }
 
@@ -571,6 +588,34 @@ static int xpfo_oracle(struct nxsim__drv *d, int argc,
 	return 0;
 }
 
+void nxsim__drv_add_tlb(struct nxsim__drv_reply *r,
+			const struct nxsim_tlb_stats *st)
+{
+	nxsim__drv_add(r,
+		       " hits_l1d=%llu hits_l1i=%llu hits_l2=%llu misses=%llu "
+		       "walks=%llu fills=%llu evictions=%llu invlpg=%llu "
+		       "cr3_flush=%llu cr3_noflush=%llu global_flush=%llu "
+		       "range_flushes=%llu full_flushes=%llu ipis_sent=%llu "
+		       "ipi_targets=%llu ipis_received=%llu broadcasts=%llu",
+		       (unsigned long long)st->hits[NXSIM_TLB_L1D],
+		       (unsigned long long)st->hits[NXSIM_TLB_L1I],
+		       (unsigned long long)st->hits[NXSIM_TLB_L2],
+		       (unsigned long long)st->misses,
+		       (unsigned long long)st->walks,
+		       (unsigned long long)st->fills,
+		       (unsigned long long)st->evictions,
+		       (unsigned long long)st->invlpg,
+		       (unsigned long long)st->cr3_flush,
+		       (unsigned long long)st->cr3_noflush,
+		       (unsigned long long)st->global_flush,
+		       (unsigned long long)st->range_flushes,
+		       (unsigned long long)st->full_flushes,
+		       (unsigned long long)st->ipis_sent,
+		       (unsigned long long)st->ipi_targets,
+		       (unsigned long long)st->ipis_received,
+		       (unsigned long long)st->broadcasts);
+}
+
 static int xpfo_tlb(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 		    struct nxsim__drv_reply *r)
 {
@@ -581,27 +626,7 @@ static int xpfo_tlb(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 	if (!m)
 		return -EINVAL;
 	nxsim_tlb_stats(nxsim_xpfo_tlb(m), argc > 1 ? (int)cpu : -1, &st);
-	nxsim__drv_add(
-		r,
-		" hits_l1d=%llu hits_l1i=%llu hits_l2=%llu misses=%llu "
-		"walks=%llu fills=%llu evictions=%llu invlpg=%llu "
-		"cr3_flush=%llu cr3_noflush=%llu global_flush=%llu "
-		"range_flushes=%llu full_flushes=%llu ipis_sent=%llu "
-		"ipi_targets=%llu ipis_received=%llu broadcasts=%llu",
-		(unsigned long long)st.hits[NXSIM_TLB_L1D],
-		(unsigned long long)st.hits[NXSIM_TLB_L1I],
-		(unsigned long long)st.hits[NXSIM_TLB_L2],
-		(unsigned long long)st.misses, (unsigned long long)st.walks,
-		(unsigned long long)st.fills, (unsigned long long)st.evictions,
-		(unsigned long long)st.invlpg, (unsigned long long)st.cr3_flush,
-		(unsigned long long)st.cr3_noflush,
-		(unsigned long long)st.global_flush,
-		(unsigned long long)st.range_flushes,
-		(unsigned long long)st.full_flushes,
-		(unsigned long long)st.ipis_sent,
-		(unsigned long long)st.ipi_targets,
-		(unsigned long long)st.ipis_received,
-		(unsigned long long)st.broadcasts);
+	nxsim__drv_add_tlb(r, &st);
 	return 0;
 }
 
