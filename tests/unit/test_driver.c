@@ -647,7 +647,10 @@ static void test_xpfo_verbs(void **state)
 		"clock destroy t\n"
 		"xpfo destroy m\n"
 		"clock destroy t\n"
-		"xpfo destroy m\n",
+		"xpfo destroy m\n"
+		"xpfo create z\n"
+		"xpfo kmap z 99999999999 0\n"
+		"xpfo kmap z 0 99999999999999999999\n",
 		0);
 
 	assert_int_equal(r.rc, 0);
@@ -677,7 +680,7 @@ static void test_xpfo_verbs(void **state)
 		"ERR -ERANGE line 22: number out of range: 65536 (max 65535)\n"
 		"ERR -EINVAL line 23: unknown flag \"now\"\n"
 		"ERR -EINVAL line 24: a kernel page has no domain\n"
-		"ERR -EINVAL line 25: no machine named \"nope\"\n"
+		"ERR -ENOENT line 25: no machine named \"nope\"\n"
 		"OK\n"
 		"ERR -EBUSY Device or resource busy\n"
 		"ERR -EINVAL line 28: an access is read or write, not \"peek\"\n"
@@ -710,7 +713,12 @@ static void test_xpfo_verbs(void **state)
 		"ERR -EBUSY Device or resource busy\n"
 		"OK\n"
 		"OK\n"
-		"ERR -ENOENT line 55: no machine named \"m\"\n");
+		"ERR -ENOENT line 55: no machine named \"m\"\n"
+		"OK\n"
+		"ERR -ERANGE line 57: number out of range: 99999999999 (max "
+		"4294967295)\n"
+		"ERR -ERANGE line 58: number out of range: 99999999999999999999 "
+		"(max 18446744073709551615)\n");
 	assert_string_equal(r.err, "");
 	free_run(&r);
 	assert_int_equal(test_live_allocs(), live);

@@ -254,27 +254,25 @@ static int xpfo_costs(struct nxsim__drv *d, int argc,
 }
 
 /* The machine of argv[0] and, if @cpu, the CPU of argv[1]. */
-static struct nxsim_xpfo *machine_cpu(struct nxsim__drv *d,
-				      struct nxsim__drv_tok *argv,
-				      unsigned int *cpu,
-				      struct nxsim__drv_reply *r)
+static int machine_cpu(struct nxsim__drv *d, struct nxsim__drv_tok *argv,
+		       struct nxsim_xpfo **mp, unsigned int *cpu,
+		       struct nxsim__drv_reply *r)
 {
-	struct nxsim_xpfo *m =
-		nxsim__drv_find(d, argv[0].s, NXSIM__DRV_XPFO, r);
 	struct nxsim_xpfo_cpu_info ci;
 	uint64_t v;
+	int rc;
 
-	if (!m || !cpu)
-		return m;
-	if (nxsim__drv_u64(&argv[1], UINT32_MAX, &v, r))
-		return NULL;
-	if (nxsim_xpfo_cpu(m, v, &ci)) {
-		nxsim__drv_fail(r, -EINVAL, "%s has no CPU %llu", argv[0].s,
-				(unsigned long long)v);
-		return NULL;
-	}
+	*mp = nxsim__drv_find(d, argv[0].s, NXSIM__DRV_XPFO, r);
+	if (!*mp)
+		return -ENOENT;
+	if (!cpu)
+		return 0;
+	rc = nxsim__drv_u64(&argv[1], UINT32_MAX, &v, r);
+	if (!rc && nxsim_xpfo_cpu(*mp, v, &ci))
+		rc = nxsim__drv_fail(r, -EINVAL, "%s has no CPU %llu",
+				     argv[0].s, (unsigned long long)v);
 	*cpu = v;
-	return m;
+	return rc;
 }
 
 static int pfn_arg(struct nxsim__drv *d, struct nxsim_xpfo *m, const char *name,
@@ -301,15 +299,13 @@ static int domain_arg(const struct nxsim__drv_tok *t, uint16_t *dom,
 }
 
 /* MACHINE CPU PFN: the common head of the frame events */
-static struct nxsim_xpfo *head(struct nxsim__drv *d,
-			       struct nxsim__drv_tok *argv, unsigned int *cpu,
-			       uint64_t *pfn, struct nxsim__drv_reply *r)
+static int head(struct nxsim__drv *d, struct nxsim__drv_tok *argv,
+		struct nxsim_xpfo **mp, unsigned int *cpu, uint64_t *pfn,
+		struct nxsim__drv_reply *r)
 {
-	struct nxsim_xpfo *m = machine_cpu(d, argv, cpu, r);
+	int rc = machine_cpu(d, argv, mp, cpu, r);
 
-	if (m && pfn_arg(d, m, argv[0].s, &argv[2], pfn, r))
-		return NULL;
-	return m;
+	return rc ? rc : pfn_arg(d, *mp, argv[0].s, &argv[2], pfn, r);
 }
 
 static int xpfo_alloc(struct nxsim__drv *d, int argc,
@@ -321,9 +317,9 @@ static int xpfo_alloc(struct nxsim__drv *d, int argc,
 	uint64_t pfn;
 	int rc;
 
-	m = head(d, argv, &cpu, &pfn, r);
-	if (!m)
-		return -EINVAL;
+	rc = head(d, argv, &m, &cpu, &pfn, r);
+	if (rc)
+		return rc;
 	if (!strcmp(argv[3].s, "kernel")) {
 		if (argc > 4)
 			return nxsim__drv_fail(r, -EINVAL,
@@ -350,11 +346,12 @@ static int frame_event(struct nxsim__drv *d, struct nxsim__drv_tok *argv,
 		       struct nxsim__drv_reply *r,
 		       int (*fn)(struct nxsim_xpfo *, unsigned int, uint64_t))
 {
+	struct nxsim_xpfo *m;
 	unsigned int cpu;
 	uint64_t pfn;
-	struct nxsim_xpfo *m = head(d, argv, &cpu, &pfn, r);
+	int rc = head(d, argv, &m, &cpu, &pfn, r);
 
-	return m ? fn(m, cpu, pfn) : -EINVAL;
+	return rc ? rc : fn(m, cpu, pfn);
 }
 
 static int xpfo_free(struct nxsim__drv *d, int argc,
@@ -379,16 +376,13 @@ static int xpfo_refill(struct nxsim__drv *d, int argc,
 		       struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
 	uint64_t pfns[NXSIM__DRV_MAX_TOKS];
+	struct nxsim_xpfo *m;
 	unsigned int cpu;
-	struct nxsim_xpfo *m = machine_cpu(d, argv, &cpu, r);
-	int i;
+	int i, rc = machine_cpu(d, argv, &m, &cpu, r);
 
-	if (!m)
-		return -EINVAL;
-	for (i = 2; i < argc; i++)
-		if (pfn_arg(d, m, argv[0].s, &argv[i], &pfns[i - 2], r))
-			return -EINVAL;
-	return nxsim_xpfo_refill(m, cpu, pfns, argc - 2);
+	for (i = 2; !rc && i < argc; i++)
+		rc = pfn_arg(d, m, argv[0].s, &argv[i], &pfns[i - 2], r);
+	return rc ? rc : nxsim_xpfo_refill(m, cpu, pfns, argc - 2);
 }
 
 static int read_or_write(const struct nxsim__drv_tok *t, bool *write,
@@ -406,15 +400,14 @@ static int xpfo_kaccess(struct nxsim__drv *d, int argc,
 			struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
 	enum nxsim_xpfo_access what;
+	struct nxsim_xpfo *m;
 	unsigned int cpu;
 	uint64_t pfn;
 	bool write;
-	struct nxsim_xpfo *m = head(d, argv, &cpu, &pfn, r);
-	int rc;
+	int rc = head(d, argv, &m, &cpu, &pfn, r);
 
-	if (!m)
-		return -EINVAL;
-	rc = read_or_write(&argv[3], &write, r);
+	if (!rc)
+		rc = read_or_write(&argv[3], &write, r);
 	if (!rc)
 		rc = nxsim_xpfo_kernel_access(m, cpu, pfn, write, &what);
 	if (!rc)
@@ -425,59 +418,62 @@ static int xpfo_kaccess(struct nxsim__drv *d, int argc,
 static int xpfo_uaccess(struct nxsim__drv *d, int argc,
 			struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
+	struct nxsim_xpfo *m;
 	unsigned int cpu;
 	uint64_t pfn;
 	bool write;
-	struct nxsim_xpfo *m = head(d, argv, &cpu, &pfn, r);
-	int rc;
+	int rc = head(d, argv, &m, &cpu, &pfn, r);
 
-	if (!m)
-		return -EINVAL;
-	rc = read_or_write(&argv[3], &write, r);
+	if (!rc)
+		rc = read_or_write(&argv[3], &write, r);
 	return rc ? rc : nxsim_xpfo_user_access(m, cpu, pfn, write);
 }
 
 static int xpfo_switch(struct nxsim__drv *d, int argc,
 		       struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
+	struct nxsim_xpfo *m;
 	unsigned int cpu;
 	uint16_t dom;
-	struct nxsim_xpfo *m = machine_cpu(d, argv, &cpu, r);
-	int rc;
+	int rc = machine_cpu(d, argv, &m, &cpu, r);
 
-	if (!m)
-		return -EINVAL;
-	rc = domain_arg(&argv[2], &dom, r);
+	if (!rc)
+		rc = domain_arg(&argv[2], &dom, r);
 	return rc ? rc : nxsim_xpfo_context_switch(m, cpu, dom);
 }
 
 static int xpfo_enter(struct nxsim__drv *d, int argc,
 		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
+	struct nxsim_xpfo *m;
 	unsigned int cpu;
-	struct nxsim_xpfo *m = machine_cpu(d, argv, &cpu, r);
+	int rc = machine_cpu(d, argv, &m, &cpu, r);
 
-	return m ? nxsim_xpfo_kernel_enter(m, cpu) : -EINVAL;
+	return rc ? rc : nxsim_xpfo_kernel_enter(m, cpu);
 }
 
 static int xpfo_exit(struct nxsim__drv *d, int argc,
 		     struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
+	struct nxsim_xpfo *m;
 	unsigned int cpu;
-	struct nxsim_xpfo *m = machine_cpu(d, argv, &cpu, r);
+	int rc = machine_cpu(d, argv, &m, &cpu, r);
 
-	return m ? nxsim_xpfo_kernel_exit(m, cpu) : -EINVAL;
+	return rc ? rc : nxsim_xpfo_kernel_exit(m, cpu);
 }
 
 static int xpfo_frame(struct nxsim__drv *d, int argc,
 		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
-	struct nxsim_xpfo *m = machine_cpu(d, argv, NULL, r);
 	struct nxsim_xpfo_frame_info fi;
+	struct nxsim_xpfo *m;
 	uint64_t pfn;
+	int rc = machine_cpu(d, argv, &m, NULL, r);
 
-	if (!m || pfn_arg(d, m, argv[0].s, &argv[1], &pfn, r))
-		return -EINVAL;
+	if (!rc)
+		rc = pfn_arg(d, m, argv[0].s, &argv[1], &pfn, r);
+	if (rc)
+		return rc;
 	nxsim_xpfo_frame(m, pfn, &fi);
 	nxsim__drv_add(r,
 		       " owner=%s domain=%u user=%d unmapped=%d kmap_count=%u "
@@ -491,11 +487,12 @@ static int xpfo_cpu(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 		    struct nxsim__drv_reply *r)
 {
 	struct nxsim_xpfo_cpu_info ci;
+	struct nxsim_xpfo *m;
 	unsigned int cpu;
-	struct nxsim_xpfo *m = machine_cpu(d, argv, &cpu, r);
+	int rc = machine_cpu(d, argv, &m, &cpu, r);
 
-	if (!m)
-		return -EINVAL;
+	if (rc)
+		return rc;
 	nxsim_xpfo_cpu(m, cpu, &ci);
 	nxsim__drv_add(
 		r,
@@ -519,7 +516,8 @@ static int xpfo_cpu(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 static int xpfo_stats(struct nxsim__drv *d, int argc,
 		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
-	struct nxsim_xpfo *m = machine_cpu(d, argv, NULL, r);
+	struct nxsim_xpfo *m =
+		nxsim__drv_find(d, argv[0].s, NXSIM__DRV_XPFO, r);
 	struct nxsim_xpfo_result res;
 	const struct nxsim_xpfo_stats *s = &res.xpfo;
 
@@ -578,7 +576,8 @@ void nxsim__drv_add_oracle(struct nxsim__drv_reply *r,
 static int xpfo_oracle(struct nxsim__drv *d, int argc,
 		       struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
-	struct nxsim_xpfo *m = machine_cpu(d, argv, NULL, r);
+	struct nxsim_xpfo *m =
+		nxsim__drv_find(d, argv[0].s, NXSIM__DRV_XPFO, r);
 	struct nxsim_xpfo_result res;
 
 	if (!m)
@@ -620,11 +619,12 @@ static int xpfo_tlb(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 		    struct nxsim__drv_reply *r)
 {
 	unsigned int cpu;
-	struct nxsim_xpfo *m = machine_cpu(d, argv, argc > 1 ? &cpu : NULL, r);
 	struct nxsim_tlb_stats st;
+	struct nxsim_xpfo *m;
+	int rc = machine_cpu(d, argv, &m, argc > 1 ? &cpu : NULL, r);
 
-	if (!m)
-		return -EINVAL;
+	if (rc)
+		return rc;
 	nxsim_tlb_stats(nxsim_xpfo_tlb(m), argc > 1 ? (int)cpu : -1, &st);
 	nxsim__drv_add_tlb(r, &st);
 	return 0;
@@ -679,7 +679,8 @@ void nxsim__drv_add_result(struct nxsim__drv_reply *r,
 static int xpfo_result(struct nxsim__drv *d, int argc,
 		       struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
-	struct nxsim_xpfo *m = machine_cpu(d, argv, NULL, r);
+	struct nxsim_xpfo *m =
+		nxsim__drv_find(d, argv[0].s, NXSIM__DRV_XPFO, r);
 	struct nxsim_xpfo_result res;
 
 	if (!m)
