@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/test_util.h"
 #include "core/rng.h"
@@ -782,6 +783,34 @@ static void test_alloc_failure_walk(void **state)
 			   "memslot add v 1 0 0x400000 level=2m");
 }
 
+/* A trace from more CPUs than a machine can have needs cpus=. */
+static void test_replay_many_cpus(void **state)
+{
+	char path[64], script[256];
+	struct run r;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/nxsim-cpus-%d.txt", getpid());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "  cc-9  [2000] .....  1.000001: mm_page_alloc: page=1 "
+		   "pfn=0x5 order=0 migratetype=1 "
+		   "gfp_flags=GFP_HIGHUSER_MOVABLE\n");
+	fclose(f);
+	snprintf(script, sizeof(script),
+		 "trace replay %s\ntrace replay %s cpus=4 policy=eager\n", path,
+		 path);
+	r = run_script(script, 0);
+	unlink(path);
+	assert_int_equal(strncmp(r.out, "ERR -ERANGE line 1: ", 20), 0);
+	assert_non_null(strstr(r.out, "has 2001 CPUs, more than 1024: give "
+				      "cpus=\nOK cpus=4 frames=6 replayed=1 "
+				      "switches=1 unmatched_frees=0 "
+				      "double_allocs=0 events=2 "
+				      "ownership_changes=1 "));
+	free_run(&r);
+}
+
 /* trace replay: the trace, both machines and the replay itself. */
 static void test_alloc_failure_walk_replay(void **state)
 {
@@ -813,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_mmu_verbs),
 		cmocka_unit_test(test_xpfo_verbs),
 		cmocka_unit_test(test_alloc_failure_walk),
+		cmocka_unit_test(test_replay_many_cpus),
 		cmocka_unit_test(test_alloc_failure_walk_replay),
 	};
 

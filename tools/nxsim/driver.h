@@ -153,8 +153,6 @@ int nxsim__drv_xpfo_version(const char *s, enum nxsim_xpfo_version *v,
 			    struct nxsim__drv_reply *r);
 void nxsim__drv_add_result(struct nxsim__drv_reply *r,
 			   const struct nxsim_xpfo_result *res);
-void nxsim__drv_add_oracle(struct nxsim__drv_reply *r,
-			   const struct nxsim_xpfo_oracle *o);
 /* A TLB option (seed= ceiling= broadcast= repl= l1d= l1i= l2=) */
 int nxsim__drv_tlb_option(const struct nxsim__drv_tok *t,
 			  struct nxsim_tlb_config *tlb, bool *matched,

@@ -371,49 +371,49 @@ static int trace_replay(struct nxsim__drv *d, int argc,
 	if (rc)
 		return rc;
 	frames = nxsim_trace_frames(t, &cpus);
-	if (frames < 0) {
-		nxsim__drv_fail(r, frames, "%s: %s", argv[0].s,
-				nxsim_trace_error(t));
-		goto out;
-	}
-	if (!frames) {
-		frames = nxsim__drv_fail(r, -EINVAL, "%s has no page events",
-					 argv[0].s);
-		goto out;
-	}
+	if (frames < 0)
+		rc = nxsim__drv_fail(r, frames, "%s: %s", argv[0].s,
+				     nxsim_trace_error(t));
+	else if (!frames)
+		rc = nxsim__drv_fail(r, -EINVAL, "%s has no page events",
+				     argv[0].s);
 	/* the trace's own CPUs unless cpus= */
 	if (!cfg.nr_cpus)
 		cfg.nr_cpus = cpus;
+	if (!rc && cfg.nr_cpus > NXSIM_TLB_MAX_CPUS)
+		rc = nxsim__drv_fail(
+			r, -ERANGE,
+			"%s has %u CPUs, more than %u: give cpus=", argv[0].s,
+			cfg.nr_cpus, NXSIM_TLB_MAX_CPUS);
 	cfg.nr_frames = frames;
-	rc = replay_once(t, &cfg, &rep, &res, argv[0].s, r);
+	if (!rc)
+		rc = replay_once(t, &cfg, &rep, &res, argv[0].s, r);
 	if (!rc) { /* the same events without XPFO: the overhead baseline */
 		nxsim_trace_rewind(t);
 		cfg.disabled = true;
 		rc = replay_once(t, &cfg, &rep, &base, argv[0].s, r);
 	}
-	if (!rc) {
-		res.base_kernel_cycles = base.kernel_cycles;
-		res.base_user_cycles = base.user_cycles;
-		res.base_makespan_cycles = base.makespan_cycles;
-		res.system_ratio =
-			(double)res.kernel_cycles / (double)base.kernel_cycles;
-		res.wall_ratio = (double)res.makespan_cycles /
-				 (double)base.makespan_cycles;
-		nxsim__drv_add(r,
-			       " cpus=%u frames=%lld replayed=%llu "
-			       "switches=%llu unmatched_frees=%llu "
-			       "double_allocs=%llu",
-			       cfg.nr_cpus, (long long)frames,
-			       (unsigned long long)rep.events,
-			       (unsigned long long)rep.switches,
-			       (unsigned long long)rep.unmatched_frees,
-			       (unsigned long long)rep.double_allocs);
-		nxsim__drv_add_result(r, &res);
-	}
-	frames = rc;
-out:
 	nxsim_trace_close(t);
-	return frames < 0 ? (int)frames : 0;
+	if (rc)
+		return rc;
+	res.base_kernel_cycles = base.kernel_cycles;
+	res.base_user_cycles = base.user_cycles;
+	res.base_makespan_cycles = base.makespan_cycles;
+	res.system_ratio =
+		(double)res.kernel_cycles / (double)base.kernel_cycles;
+	res.wall_ratio =
+		(double)res.makespan_cycles / (double)base.makespan_cycles;
+	/* (the baseline's replay counts are the same) */
+	nxsim__drv_add(r,
+		       " cpus=%u frames=%lld replayed=%llu switches=%llu "
+		       "unmatched_frees=%llu double_allocs=%llu",
+		       cfg.nr_cpus, (long long)frames,
+		       (unsigned long long)rep.events,
+		       (unsigned long long)rep.switches,
+		       (unsigned long long)rep.unmatched_frees,
+		       (unsigned long long)rep.double_allocs);
+	nxsim__drv_add_result(r, &res);
+	return 0;
 }
 
 static int trace_replay_tlb(struct nxsim__drv *d, int argc,

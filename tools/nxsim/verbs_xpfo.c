@@ -547,8 +547,8 @@ static int xpfo_stats(struct nxsim__drv *d, int argc,
 	return 0;
 }
 
-void nxsim__drv_add_oracle(struct nxsim__drv_reply *r,
-			   const struct nxsim_xpfo_oracle *o)
+static void add_oracle(struct nxsim__drv_reply *r,
+		       const struct nxsim_xpfo_oracle *o)
 {
 	nxsim__drv_add(r,
 		       " stale_reads=%llu stale_writes=%llu "
@@ -583,7 +583,7 @@ static int xpfo_oracle(struct nxsim__drv *d, int argc,
 	if (!m)
 		return -ENOENT;
 	nxsim_xpfo_result(m, &res);
-	nxsim__drv_add_oracle(r, &res.oracle);
+	add_oracle(r, &res.oracle);
 	return 0;
 }
 
