@@ -15,6 +15,9 @@
  * Left out: what a trace does not hold.  No kmap/kunmap (kmem events do
  * not show them), no kernel entries or user accesses, and no TLB lookups
  * by the workload itself (lackey records are counted and skipped here).
+ * And blocks: the XPFO API takes one frame a call, so a user block of
+ * 2^order frames is 2^order allocations, each flushing its own page,
+ * where xpfo_alloc_pages() flushes the block's range once.
  */
 #include <errno.h>
 #include <string.h>
