@@ -142,33 +142,56 @@ static int slot_option(struct nxsim__drv_tok *t, struct nxsim_memory_region *mr,
 			       t->s);
 }
 
+/* VM SLOT GPA SIZE [options]: the whole region of memslot add and set */
+static int parse_region(int argc, struct nxsim__drv_tok *argv,
+			struct nxsim_memory_region *mr,
+			struct nxsim__drv_reply *r)
+{
+	int i, rc;
+
+	memset(mr, 0, sizeof(*mr));
+	mr->host_level = NXSIM_PG_LEVEL_4K;
+	rc = parse_slot(&argv[1], &mr->slot, r);
+	if (!rc)
+		rc = nxsim__drv_u64(&argv[2], UINT64_MAX, &mr->guest_phys_addr,
+				    r);
+	if (!rc)
+		rc = nxsim__drv_u64(&argv[3], UINT64_MAX, &mr->memory_size, r);
+	/* the default hva: 4 GiB per slot id, 1 GiB aligned */
+	mr->userspace_addr = ((uint64_t)(mr->slot & 0xffff) + 1) << 32;
+	for (i = 4; !rc && i < argc; i++)
+		rc = slot_option(&argv[i], mr, r);
+	return rc;
+}
+
 static int memslot_add(struct nxsim__drv *d, int argc,
 		       struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
-	struct nxsim_memory_region mr = { .host_level = NXSIM_PG_LEVEL_4K };
-	int i, rc;
+	struct nxsim_memory_region mr;
+	int rc = parse_region(argc, argv, &mr, r);
 
-	rc = parse_slot(&argv[1], &mr.slot, r);
-	if (!rc)
-		rc = nxsim__drv_u64(&argv[2], UINT64_MAX, &mr.guest_phys_addr,
-				    r);
-	if (!rc)
-		rc = nxsim__drv_u64(&argv[3], UINT64_MAX, &mr.memory_size, r);
-	/* the default hva: 4 GiB per slot id, 1 GiB aligned */
-	mr.userspace_addr = ((uint64_t)(mr.slot & 0xffff) + 1) << 32;
-	for (i = 4; !rc && i < argc; i++)
-		rc = slot_option(&argv[i], &mr, r);
 	if (rc)
 		return rc;
 	if (!mr.memory_size)
 		return nxsim__drv_fail(r, -EINVAL,
 				       "size 0 deletes: use memslot delete");
 	if (nxsim__drv_slot(d, argv[0].s, mr.slot, false))
-		return nxsim__drv_fail(r, -EEXIST,
-				       "slot %u exists: memslot move or "
-				       "dirty-log change it",
-				       mr.slot);
+		return nxsim__drv_fail(
+			r, -EEXIST,
+			"slot %u exists: memslot move, dirty-log "
+			"or set change it",
+			mr.slot);
 	return set_region(d, argv[0].s, &mr, r);
+}
+
+/* The ioctl as it is: whatever KVM makes of the region (a size 0 deletes). */
+static int memslot_set(struct nxsim__drv *d, int argc,
+		       struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_memory_region mr;
+	int rc = parse_region(argc, argv, &mr, r);
+
+	return rc ? rc : set_region(d, argv[0].s, &mr, r);
 }
 
 static int memslot_delete(struct nxsim__drv *d, int argc,
@@ -408,6 +431,13 @@ const struct nxsim__drv_verb nxsim__drv_mmu_verbs[] = {
 	  "mapping size (THP/hugetlb, default 4k), hva= defaults to "
 	  "(SLOT + 1) << 32",
 	  memslot_add },
+	{ "memslot", "set", 4, 8,
+	  "VM SLOT GPA SIZE [hva=N] [level=4k|2m|1g] [dirty=0|1] "
+	  "[readonly=0|1]",
+	  "KVM_SET_USER_MEMORY_REGION exactly as given: create, move, change "
+	  "flags, delete (SIZE 0), or KVM's -EINVAL for a change of size, hva "
+	  "or read-only",
+	  memslot_set },
 	{ "memslot", "delete", 2, 2, "VM SLOT",
 	  "KVM_SET_USER_MEMORY_REGION with size 0 (zaps all: "
 	  "kvm_mmu_zap_all_fast())",
