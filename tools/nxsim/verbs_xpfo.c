@@ -808,8 +808,9 @@ const struct nxsim__drv_verb nxsim__drv_xpfo_verbs[] = {
 	{ "xpfo", "workload", 1, 6,
 	  "WORKLOAD [policy=P] [version=6|7|8|9] [cpus=N] [events=N] "
 	  "[seed=N]",
-	  "nxsim_xpfo_run_workload(): with XPFO and without; answers as "
-	  "xpfo result plus system_ratio= wall_ratio=",
+	  "nxsim_xpfo_run_workload() (default 1 CPU, 1000 events, seed 1): "
+	  "with XPFO and without; answers as xpfo result plus system_ratio= "
+	  "wall_ratio=",
 	  xpfo_workload },
 	{ NULL },
 };
