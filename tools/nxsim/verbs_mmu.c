@@ -376,7 +376,7 @@ static int check_verb(struct nxsim__drv *d, int argc,
 	if (n < 0)
 		return n;
 	if (n)
-		return nxsim__drv_fail(r, -EUCLEAN, "%d violations:%s", n,
+		return nxsim__drv_fail(r, -EUCLEAN, "violations=%d:%s", n,
 				       texts.buf);
 	nxsim__drv_add(r, " violations=0");
 	return 0;
@@ -469,7 +469,7 @@ const struct nxsim__drv_verb nxsim__drv_mmu_verbs[] = {
 	  mmu_counters },
 	{ "check", NULL, 1, 1, "VM",
 	  "run the invariant checker: answers violations=0, or ERR -EUCLEAN "
-	  "\"N violations:\" and each one as a C string",
+	  "violations=N: and each one as a C string",
 	  check_verb },
 	{ "dump", "vm", 1, 2, "VM [FILE]",
 	  "write the page tables as a tree to FILE (default stderr): "
