@@ -12,7 +12,8 @@
  *    (layout in docs/traces.md).
  *
  * One event struct for all of them, delivered by an iterator, so a replay
- * is a loop over nxsim_trace_next().  The line parsers are pure functions
+ * is a loop over nxsim_trace_next(); nxsim_trace_replay_xpfo() is that loop
+ * for page ownership events onto an XPFO machine.  The line parsers are pure functions
  * over a buffer (no allocation, no global state) so they can be fuzzed.
  */
 #ifndef NXSIM_TRACE_H
@@ -297,5 +298,107 @@ NXSIM_API void nxsim_trace_close(struct nxsim_trace *t);
  */
 NXSIM_API int64_t nxsim_trace_write_binary(struct nxsim_trace *t,
 					   const char *path);
+
+/* ---- replay (src/trace/replay.c) -------------------------------------- */
+
+struct nxsim_xpfo;
+
+/**
+ * struct nxsim_trace_replay - what a replay did, beside the machine's own
+ *			       counters (nxsim_xpfo_result())
+ * @events: page events replayed (allocations and frees)
+ * @frames: frame allocations and frees executed (2^order per event)
+ * @switches: context switches: a CPU's task changed between its events
+ * @unmatched_frees: frees of frames not allocated (the capture began after
+ *	their allocation): skipped
+ * @double_allocs: allocations of frames still allocated (a free the
+ *	capture lost): the frame was freed first
+ * @out_of_range: frames beyond the machine: skipped
+ * @accesses: memory-access records (lackey): skipped
+ */
+struct nxsim_trace_replay {
+	uint64_t events;
+	uint64_t frames;
+	uint64_t switches;
+	uint64_t unmatched_frees;
+	uint64_t double_allocs;
+	uint64_t out_of_range;
+	uint64_t accesses;
+};
+
+/**
+ * nxsim_trace_replay_xpfo() - replay the rest of a trace's page ownership
+ *			       events onto an XPFO machine
+ * @t: the trace, from its current position
+ * @m: the machine
+ * @rep: receives the counts
+ *
+ * Each allocation is nxsim_xpfo_alloc_user() (for nxsim_trace_gfp_user()
+ * pages, domain pid % 65535 + 1) or nxsim_xpfo_alloc_kernel() of each of
+ * its frames, each free nxsim_xpfo_free(), on CPU (trace CPU % the
+ * machine's CPUs).  Before an event whose task differs from the CPU's
+ * current domain, the CPU context-switches to it (pid 0: domain 0).
+ * Frees of free frames, allocations of allocated frames and frames past
+ * the machine are reconciled and counted in @rep (above).
+ *
+ * Return: 0 at the end of the trace; the trace's -EINVAL/-ERANGE
+ * (nxsim_trace_error() names the line); the machine's -ENOMEM; -EINVAL
+ * for a NULL argument.  The events before an error stay replayed.
+ */
+NXSIM_API int nxsim_trace_replay_xpfo(struct nxsim_trace *t,
+				      struct nxsim_xpfo *m,
+				      struct nxsim_trace_replay *rep);
+
+/**
+ * nxsim_trace_frames() - the machine size a replay of @t needs
+ * @t: the trace; read to its end, then rewound
+ * @cpus: receives the highest page-event CPU + 1 (may be NULL)
+ *
+ * Return: one past the highest frame any page event touches (0 for a trace
+ * without page events), or the trace's -EINVAL/-ERANGE.
+ */
+NXSIM_API int64_t nxsim_trace_frames(struct nxsim_trace *t,
+				     unsigned int *cpus);
+
+/**
+ * struct nxsim_trace_tlb_replay - what a replay onto a TLB did (the hits
+ *				   by level are the TLB's nxsim_tlb_stats())
+ * @accesses: access records replayed
+ * @lookups: TLB lookups: one per page an access touches, two for a modify
+ * @misses: lookups that missed every level, each followed by a 4K fill
+ * @crossings: accesses that crossed a page boundary
+ * @page_events: page ownership records: skipped
+ */
+struct nxsim_trace_tlb_replay {
+	uint64_t accesses;
+	uint64_t lookups;
+	uint64_t misses;
+	uint64_t crossings;
+	uint64_t page_events;
+};
+
+struct nxsim_tlb;
+
+/**
+ * nxsim_trace_replay_tlb() - replay the rest of a lackey log onto one CPU
+ *			      of a TLB
+ * @t: the trace, from its current position
+ * @tlb: the TLB (include/nxsim/tlb.h)
+ * @cpu: the CPU
+ * @pcid: the log's address space; loaded with CR3 NOFLUSH first
+ * @rep: receives the counts
+ *
+ * An instruction fetch looks up NXSIM_TLB_EXEC, a load NXSIM_TLB_READ, a
+ * store NXSIM_TLB_WRITE, a modify a read then a write, once for each 4 KiB
+ * page the access touches; a miss fills a 4 KiB, non-global translation
+ * of that page under @pcid (every page of a log is taken as mapped).
+ *
+ * Return: 0 at the end of the trace; the trace's -EINVAL/-ERANGE; -EINVAL
+ * for a NULL argument, a bad @cpu or @pcid.
+ */
+NXSIM_API int nxsim_trace_replay_tlb(struct nxsim_trace *t,
+				     struct nxsim_tlb *tlb, unsigned int cpu,
+				     uint16_t pcid,
+				     struct nxsim_trace_tlb_replay *rep);
 
 #endif /* NXSIM_TRACE_H */

@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <bsd/sys/queue.h>
+
 #include <nxsim/nxsim.h>
 
 /* A word of a command line, unquoted; may hold NUL bytes. */
@@ -31,12 +33,13 @@ struct nxsim__drv_tok {
 
 #define NXSIM__DRV_MAX_TOKS 64
 #define NXSIM__DRV_REPLY 4096
+#define NXSIM__DRV_NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The answer a handler builds. */
 struct nxsim__drv_reply {
 	char buf[NXSIM__DRV_REPLY]; /* " value value ..." */
 	size_t len;
-	char err[256]; /* message of an ERR; "" for default */
+	char err[NXSIM__DRV_REPLY]; /* message of an ERR; "" for default */
 };
 
 struct nxsim__drv;
@@ -66,6 +69,8 @@ struct nxsim__drv_verb {
 extern const struct nxsim__drv_verb nxsim__drv_host_verbs[];
 extern const struct nxsim__drv_verb nxsim__drv_vm_verbs[];
 extern const struct nxsim__drv_verb nxsim__drv_misc_verbs[];
+extern const struct nxsim__drv_verb nxsim__drv_mmu_verbs[];
+extern const struct nxsim__drv_verb nxsim__drv_xpfo_verbs[];
 extern const struct nxsim__drv_verb *const nxsim__drv_tables[];
 
 enum nxsim__drv_kind {
@@ -73,6 +78,7 @@ enum nxsim__drv_kind {
 	NXSIM__DRV_VM,
 	NXSIM__DRV_VCPU,
 	NXSIM__DRV_CLOCK,
+	NXSIM__DRV_XPFO, /* an XPFO machine */
 };
 
 /* options of nxsim__drv_create() */
@@ -127,6 +133,35 @@ void nxsim__drv_forget(struct nxsim__drv *d, const char *name);
 struct nxsim_host *nxsim__drv_host(struct nxsim__drv *d, const char *name,
 				   struct nxsim__drv_reply *r);
 void nxsim__drv_use_host(struct nxsim__drv *d, struct nxsim_host *host);
+
+/*
+ * The memory slots a script gave a VM, as it last set them: KVM wants the
+ * whole region again to move a slot or change its flags.  Forgotten with
+ * the VM's name.
+ */
+struct nxsim__drv_slot {
+	SLIST_ENTRY(nxsim__drv_slot) link;
+	struct nxsim_memory_region mr;
+};
+/* The record of slot @id of VM @vm (made if @create), or NULL. */
+struct nxsim__drv_slot *nxsim__drv_slot(struct nxsim__drv *d, const char *vm,
+					uint32_t id, bool create);
+void nxsim__drv_slot_drop(struct nxsim__drv *d, const char *vm,
+			  struct nxsim__drv_slot *s);
+/* verbs_xpfo.c, for the replay verb: "6".."9"; the benchmark figures */
+int nxsim__drv_xpfo_version(const char *s, enum nxsim_xpfo_version *v,
+			    struct nxsim__drv_reply *r);
+void nxsim__drv_add_result(struct nxsim__drv_reply *r,
+			   const struct nxsim_xpfo_result *res);
+/* A TLB option (seed= ceiling= broadcast= repl= l1d= l1i= l2=) */
+int nxsim__drv_tlb_option(const struct nxsim__drv_tok *t,
+			  struct nxsim_tlb_config *tlb, bool *matched,
+			  struct nxsim__drv_reply *r);
+/* hits_l1d= ... broadcasts= */
+void nxsim__drv_add_tlb(struct nxsim__drv_reply *r,
+			const struct nxsim_tlb_stats *st);
+/* Where the driver writes diagnostics (stderr for the program). */
+FILE *nxsim__drv_errf(struct nxsim__drv *d);
 int nxsim__drv_u64(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,
 		   struct nxsim__drv_reply *r);
 /* "key=value": the value when @t starts with @key and '=' */

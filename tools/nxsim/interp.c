@@ -3,7 +3,8 @@
  * The interpreter of the line protocol: reads lines, splits them into
  * words, dispatches them through the verb table, writes one answer a line,
  * checks "expect" lines against the previous answer, and keeps the named
- * objects (clocks, hosts, VMs, vCPUs) the script made.
+ * objects (clocks, hosts, VMs, vCPUs, XPFO machines) the script made and
+ * the memory slots it gave each VM.
  *
  * Answers: "OK values" or "ERR -EXXX message".  Errors of the script
  * itself (unknown verb, bad arguments, unterminated string) name the line:
@@ -23,6 +24,7 @@
 
 struct object {
 	LIST_ENTRY(object) link;
+	SLIST_HEAD(, nxsim__drv_slot) slots; /* a VM's memslots */
 	char *name;
 	enum nxsim__drv_kind kind;
 	void *ptr;
@@ -58,6 +60,7 @@ static const char *const kind_names[] = {
 	[NXSIM__DRV_VM] = "vm",
 	[NXSIM__DRV_VCPU] = "vcpu",
 	[NXSIM__DRV_CLOCK] = "clock",
+	[NXSIM__DRV_XPFO] = "machine",
 };
 
 void nxsim__drv_add(struct nxsim__drv_reply *r, const char *fmt, ...)
@@ -129,6 +132,7 @@ int nxsim__drv_add_object(struct nxsim__drv *d, const char *name,
 	}
 	o->kind = kind;
 	o->ptr = ptr;
+	SLIST_INIT(&o->slots);
 	switch (kind) {
 	case NXSIM__DRV_HOST:
 		o->host = ptr;
@@ -140,6 +144,7 @@ int nxsim__drv_add_object(struct nxsim__drv *d, const char *name,
 		o->host = nxsim_vm_host(nxsim_vcpu_vm(ptr));
 		break;
 	case NXSIM__DRV_CLOCK:
+	case NXSIM__DRV_XPFO:
 		break;
 	}
 	LIST_INSERT_HEAD(&d->objects, o, link);
@@ -148,6 +153,12 @@ int nxsim__drv_add_object(struct nxsim__drv *d, const char *name,
 
 static void drop(struct object *o)
 {
+	struct nxsim__drv_slot *s;
+
+	while ((s = SLIST_FIRST(&o->slots))) {
+		SLIST_REMOVE_HEAD(&o->slots, link);
+		free(s);
+	}
 	LIST_REMOVE(o, link);
 	free(o->name);
 	free(o);
@@ -170,6 +181,38 @@ void nxsim__drv_forget(struct nxsim__drv *d, const char *name)
 
 	if (o)
 		drop(o);
+}
+
+struct nxsim__drv_slot *nxsim__drv_slot(struct nxsim__drv *d, const char *vm,
+					uint32_t id, bool create)
+{
+	struct object *o = lookup(d, vm);
+	struct nxsim__drv_slot *s;
+
+	if (!o || o->kind != NXSIM__DRV_VM)
+		return NULL;
+	SLIST_FOREACH(s, &o->slots, link)
+		if (s->mr.slot == id)
+			return s;
+	if (!create || !(s = calloc(1, sizeof(*s))))
+		return NULL;
+	s->mr.slot = id;
+	SLIST_INSERT_HEAD(&o->slots, s, link);
+	return s;
+}
+
+void nxsim__drv_slot_drop(struct nxsim__drv *d, const char *vm,
+			  struct nxsim__drv_slot *s)
+{
+	struct object *o = lookup(d, vm);
+
+	SLIST_REMOVE(&o->slots, s, nxsim__drv_slot, link);
+	free(s);
+}
+
+FILE *nxsim__drv_errf(struct nxsim__drv *d)
+{
+	return d->err;
 }
 
 void nxsim__drv_use_host(struct nxsim__drv *d, struct nxsim_host *host)
@@ -236,6 +279,7 @@ void nxsim__drv_destroy(struct nxsim__drv *d)
 	static const enum nxsim__drv_kind order[] = {
 		NXSIM__DRV_VM, /* a host with VMs cannot be unloaded */
 		NXSIM__DRV_HOST, /* a clock in use cannot be destroyed */
+		NXSIM__DRV_XPFO, /* nor one a machine uses */
 		NXSIM__DRV_CLOCK,
 	};
 	struct object *o;
@@ -249,6 +293,8 @@ void nxsim__drv_destroy(struct nxsim__drv *d)
 				nxsim_vm_destroy(o->ptr);
 			else if (o->kind == NXSIM__DRV_HOST)
 				nxsim_host_destroy(o->ptr);
+			else if (o->kind == NXSIM__DRV_XPFO)
+				nxsim_xpfo_destroy(o->ptr);
 			else
 				nxsim_clock_destroy(o->ptr);
 		}

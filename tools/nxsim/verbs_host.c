@@ -34,6 +34,11 @@ static const struct {
 	{ "worker_once_fail", NXSIM_BUG_WORKER_ONCE_FAIL },
 	{ "wake_killed_worker", NXSIM_BUG_WAKE_KILLED_WORKER },
 	{ "never_create_race", NXSIM_BUG_NEVER_CREATE_RACE },
+	{ "track_any_level", NXSIM_BUG_TRACK_ANY_LEVEL },
+	{ "untagged_nx", NXSIM_BUG_UNTAGGED_NX },
+	{ "adjust_any_nonleaf", NXSIM_BUG_ADJUST_ANY_NONLEAF },
+	{ "recover_dirty", NXSIM_BUG_RECOVER_DIRTY },
+	{ "untrack_wrong_type", NXSIM_BUG_UNTRACK_WRONG_TYPE },
 };
 
 /* "a,b,c" of cpu= or bugs=; "none" is the empty list. */
@@ -310,7 +315,8 @@ const struct nxsim__drv_verb nxsim__drv_host_verbs[] = {
 	  "cpu flags: itlb_multihit mitigations_off preempt_rt amd no_tdp "
 	  "no_tdp_mmu no_gbpages la57; bugs: raw_period_wake "
 	  "wake_null_worker worker_once_fail wake_killed_worker "
-	  "never_create_race; clock=CLOCK shares a clock made by \"clock "
+	  "never_create_race track_any_level untagged_nx adjust_any_nonleaf "
+	  "recover_dirty untrack_wrong_type; clock=CLOCK shares a clock made by \"clock "
 	  "create\"; answers profile=P",
 	  host_create },
 	{ "host", "destroy", 1, 1, "NAME",

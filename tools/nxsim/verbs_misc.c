@@ -2,7 +2,8 @@
 /*
  * Driver verbs for the clock (include/nxsim/clock.h) of the current host,
  * the allocator's counters and failure injection (alloc.h), errno names
- * (error.h) and trace files (trace.h).
+ * (error.h) and trace files (trace.h), and their replay onto an XPFO
+ * machine (nxsim_trace_replay_xpfo()) or a TLB (nxsim_trace_replay_tlb()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -309,6 +310,180 @@ static int trace_convert(struct nxsim__drv *d, int argc,
 	return n < 0 ? (int)n : 0;
 }
 
+/* One machine's replay; the result is the machine's counters. */
+static int replay_once(struct nxsim_trace *t, struct nxsim_xpfo_config *cfg,
+		       struct nxsim_trace_replay *rep,
+		       struct nxsim_xpfo_result *res, const char *path,
+		       struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo *m;
+	int rc = nxsim_xpfo_create(cfg, &m);
+
+	if (rc == -ENOENT)
+		return nxsim__drv_fail(r, rc, "unknown policy (xpfo policies)");
+	if (rc)
+		return rc;
+	rc = nxsim_trace_replay_xpfo(t, m, rep);
+	if (rc == -EINVAL || rc == -ERANGE)
+		nxsim__drv_fail(r, rc, "%s: %s", path, nxsim_trace_error(t));
+	if (!rc)
+		rc = nxsim_xpfo_result(m, res);
+	nxsim_xpfo_destroy(m);
+	return rc;
+}
+
+static int trace_replay(struct nxsim__drv *d, int argc,
+			struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo_config cfg = { 0 };
+	struct nxsim_xpfo_result res, base;
+	struct nxsim_trace_replay rep;
+	const char *fmt = NULL, *v;
+	struct nxsim_trace *t;
+	struct nxsim__drv_tok n;
+	unsigned int cpus;
+	uint64_t num;
+	int64_t frames;
+	int i, rc = 0;
+
+	for (i = 1; !rc && i < argc; i++) {
+		n.s = NULL;
+		if ((v = nxsim__drv_opt(&argv[i], "policy")))
+			cfg.policy = v;
+		else if ((v = nxsim__drv_opt(&argv[i], "version")))
+			rc = nxsim__drv_xpfo_version(v, &cfg.version, r);
+		else if ((n.s = (char *)nxsim__drv_opt(&argv[i], "cpus")))
+			rc = 0;
+		else if (i == 1 && !strchr(argv[i].s, '='))
+			fmt = argv[i].s;
+		else
+			rc = nxsim__drv_fail(r, -EINVAL,
+					     "unknown replay option \"%s\"",
+					     argv[i].s);
+		if (!rc && n.s) {
+			n.len = strlen(n.s);
+			rc = nxsim__drv_u64(&n, NXSIM_TLB_MAX_CPUS, &num, r);
+			cfg.nr_cpus = num;
+		}
+	}
+	if (!rc)
+		rc = trace_open(argv[0].s, fmt, &t, r);
+	if (rc)
+		return rc;
+	frames = nxsim_trace_frames(t, &cpus);
+	if (frames < 0)
+		rc = nxsim__drv_fail(r, frames, "%s: %s", argv[0].s,
+				     nxsim_trace_error(t));
+	else if (!frames)
+		rc = nxsim__drv_fail(r, -EINVAL, "%s has no page events",
+				     argv[0].s);
+	/* the trace's own CPUs unless cpus= */
+	if (!cfg.nr_cpus)
+		cfg.nr_cpus = cpus;
+	if (!rc && cfg.nr_cpus > NXSIM_TLB_MAX_CPUS)
+		rc = nxsim__drv_fail(
+			r, -ERANGE,
+			"%s has %u CPUs, more than %u: give cpus=", argv[0].s,
+			cfg.nr_cpus, NXSIM_TLB_MAX_CPUS);
+	cfg.nr_frames = frames;
+	if (!rc)
+		rc = replay_once(t, &cfg, &rep, &res, argv[0].s, r);
+	if (!rc) { /* the same events without XPFO: the overhead baseline */
+		nxsim_trace_rewind(t);
+		cfg.disabled = true;
+		rc = replay_once(t, &cfg, &rep, &base, argv[0].s, r);
+	}
+	nxsim_trace_close(t);
+	if (rc)
+		return rc;
+	res.base_kernel_cycles = base.kernel_cycles;
+	res.base_user_cycles = base.user_cycles;
+	res.base_makespan_cycles = base.makespan_cycles;
+	res.system_ratio =
+		(double)res.kernel_cycles / (double)base.kernel_cycles;
+	res.wall_ratio =
+		(double)res.makespan_cycles / (double)base.makespan_cycles;
+	/* (the baseline's replay counts are the same) */
+	nxsim__drv_add(r,
+		       " cpus=%u frames=%lld replayed=%llu switches=%llu "
+		       "unmatched_frees=%llu double_allocs=%llu",
+		       cfg.nr_cpus, (long long)frames,
+		       (unsigned long long)rep.events,
+		       (unsigned long long)rep.switches,
+		       (unsigned long long)rep.unmatched_frees,
+		       (unsigned long long)rep.double_allocs);
+	nxsim__drv_add_result(r, &res);
+	return 0;
+}
+
+static int trace_replay_tlb(struct nxsim__drv *d, int argc,
+			    struct nxsim__drv_tok *argv,
+			    struct nxsim__drv_reply *r)
+{
+	struct nxsim_trace_tlb_replay rep;
+	struct nxsim_tlb_config cfg;
+	struct nxsim_tlb_stats st;
+	const char *fmt = NULL;
+	struct nxsim_trace *t;
+	struct nxsim_tlb *tlb;
+	bool matched;
+	int i, rc = 0;
+
+	nxsim_tlb_config_default(&cfg, 1);
+	for (i = 1; !rc && i < argc; i++) {
+		rc = nxsim__drv_tlb_option(&argv[i], &cfg, &matched, r);
+		if (rc || matched)
+			continue;
+		if (i == 1 && !strchr(argv[i].s, '='))
+			fmt = argv[i].s;
+		else
+			rc = nxsim__drv_fail(r, -EINVAL,
+					     "unknown replay option \"%s\"",
+					     argv[i].s);
+	}
+	if (rc)
+		return rc;
+	rc = nxsim_tlb_create(&cfg, &tlb);
+	if (rc == -ENOENT)
+		return nxsim__drv_fail(r, rc, "unknown replacement \"%s\"",
+				       cfg.replacement);
+	if (rc)
+		return rc;
+	rc = trace_open(argv[0].s, fmt, &t, r);
+	if (rc)
+		goto out;
+	rc = nxsim_trace_replay_tlb(t, tlb, 0, 1, &rep);
+	if (rc == -EINVAL || rc == -ERANGE)
+		nxsim__drv_fail(r, rc, "%s: %s", argv[0].s,
+				nxsim_trace_error(t));
+	if (!rc && !rep.accesses)
+		rc = nxsim__drv_fail(r, -EINVAL, "%s has no memory accesses",
+				     argv[0].s);
+	if (!rc) {
+		nxsim_tlb_stats(tlb, 0, &st);
+		nxsim__drv_add(r,
+			       " accesses=%llu lookups=%llu misses=%llu "
+			       "crossings=%llu misses_per_1k=%.6g",
+			       (unsigned long long)rep.accesses,
+			       (unsigned long long)rep.lookups,
+			       (unsigned long long)rep.misses,
+			       (unsigned long long)rep.crossings,
+			       1000.0 * (double)rep.misses /
+				       (double)rep.lookups);
+		nxsim__drv_add(r,
+			       " hits_l1d=%llu hits_l1i=%llu hits_l2=%llu "
+			       "evictions=%llu",
+			       (unsigned long long)st.hits[NXSIM_TLB_L1D],
+			       (unsigned long long)st.hits[NXSIM_TLB_L1I],
+			       (unsigned long long)st.hits[NXSIM_TLB_L2],
+			       (unsigned long long)st.evictions);
+	}
+	nxsim_trace_close(t);
+out:
+	nxsim_tlb_destroy(tlb);
+	return rc;
+}
+
 const struct nxsim__drv_verb nxsim__drv_misc_verbs[] = {
 	{ "clock", "create", 1, 2, "NAME [virtual|real]",
 	  "make a clock that hosts can share (host create ... clock=NAME)",
@@ -343,5 +518,20 @@ const struct nxsim__drv_verb nxsim__drv_misc_verbs[] = {
 	  "convert a text trace to the binary format: answers records= "
 	  "format= and the skipped lines other= failed= lost=",
 	  trace_convert },
+	{ "trace", "replay", 1, 5,
+	  "FILE [FORMAT] [policy=P] [cpus=N] [version=6|7|8|9]",
+	  "replay the page ownership events onto an XPFO machine sized to the "
+	  "trace (CPUs: the trace's unless cpus=), and again without XPFO: "
+	  "answers cpus= frames= replayed= switches= unmatched_frees= "
+	  "double_allocs= and the figures of xpfo result with system_ratio= "
+	  "wall_ratio=",
+	  trace_replay },
+	{ "trace", "replay-tlb", 1, 8,
+	  "FILE [FORMAT] [l1d=SxW] [l1i=SxW] [l2=SxW] [repl=R] [seed=N]",
+	  "replay a lackey log's accesses onto one CPU's TLB (default "
+	  "geometry: Skylake-like), 4K pages filled on a miss: answers "
+	  "accesses= lookups= misses= crossings= misses_per_1k= hits_l1d= "
+	  "hits_l1i= hits_l2= evictions=",
+	  trace_replay_tlb },
 	{ NULL },
 };

@@ -1,0 +1,816 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Driver verbs for XPFO machines (include/nxsim/xpfo.h) and their TLBs
+ * (tlb.h): machine creation with its CPUs, version, flush policy and TLB
+ * geometry; the ownership events of mm/xpfo.c (xpfo_alloc_pages(),
+ * xpfo_free_pages(), xpfo_kmap(), xpfo_kunmap(), the batched refill);
+ * kernel accesses through the physmap and user accesses; context switches
+ * (switch_mm_irqs_off()) and kernel entries; and the counters, oracle and
+ * cost model, with the figures the benchmarks report (bench_xpfo_flush).
+ *
+ * Left out: a dump of a CPU's TLB entries, which the public TLB API does
+ * not offer (nxsim_tlb_stats() only).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+
+static const char *const versions[] = {
+	[NXSIM_XPFO_V6] = "6",
+	[NXSIM_XPFO_V7] = "7",
+	[NXSIM_XPFO_V8] = "8",
+	[NXSIM_XPFO_V9] = "9",
+};
+
+static const char *const access_names[] = {
+	[NXSIM_XPFO_ACCESS_HIT] = "hit",
+	[NXSIM_XPFO_ACCESS_WALK] = "walk",
+	[NXSIM_XPFO_ACCESS_STALE] = "stale",
+	[NXSIM_XPFO_ACCESS_FAULT] = "fault",
+};
+
+static const char *const owners[] = {
+	[NXSIM_XPFO_FREE] = "free",
+	[NXSIM_XPFO_KERNEL] = "kernel",
+	[NXSIM_XPFO_USER] = "user",
+};
+
+static const char *const tlb_levels[] = {
+	[NXSIM_TLB_L1D] = "l1d",
+	[NXSIM_TLB_L1I] = "l1i",
+	[NXSIM_TLB_L2] = "l2",
+};
+
+int nxsim__drv_xpfo_version(const char *s, enum nxsim_xpfo_version *v,
+			    struct nxsim__drv_reply *r)
+{
+	size_t i;
+
+	for (i = 0; i < NXSIM__DRV_NELEM(versions); i++) {
+		if (!strcmp(s, versions[i])) {
+			*v = i;
+			return 0;
+		}
+	}
+	return nxsim__drv_fail(r, -EINVAL,
+			       "an XPFO version is 6 to 9, not "
+			       "\"%s\"",
+			       s);
+}
+
+/* "SETSxWAYS" of l1d=, l1i=, l2= */
+static int geometry(const char *s, struct nxsim_tlb_geometry *g,
+		    struct nxsim__drv_reply *r)
+{
+	struct nxsim__drv_tok t;
+	const char *x = strchr(s, 'x');
+	uint64_t sets, ways;
+	int rc;
+
+	if (!x)
+		return nxsim__drv_fail(
+			r, -EINVAL, "a TLB level is SETSxWAYS, not \"%s\"", s);
+	t.s = strndup(s, x - s);
+	if (!t.s)
+		return -ENOMEM;
+	t.len = x - s;
+	rc = nxsim__drv_u64(&t, UINT32_MAX, &sets, r);
+	free(t.s);
+	t.s = (char *)x + 1;
+	t.len = strlen(t.s);
+	if (!rc)
+		rc = nxsim__drv_u64(&t, UINT32_MAX, &ways, r);
+	g->sets = sets;
+	g->ways = ways;
+	return rc;
+}
+
+/* An option's number: @key=N, at most @max. */
+static int opt_u64(const struct nxsim__drv_tok *t, const char *key,
+		   uint64_t max, uint64_t *v, struct nxsim__drv_reply *r,
+		   bool *matched)
+{
+	struct nxsim__drv_tok n;
+
+	n.s = (char *)nxsim__drv_opt(t, key);
+	*matched = n.s != NULL;
+	if (!n.s)
+		return 0;
+	n.len = strlen(n.s);
+	return nxsim__drv_u64(&n, max, v, r);
+}
+
+int nxsim__drv_tlb_option(const struct nxsim__drv_tok *t,
+			  struct nxsim_tlb_config *tlb, bool *matched,
+			  struct nxsim__drv_reply *r)
+{
+	const char *v;
+	uint64_t n;
+	size_t l;
+	int rc;
+
+	if ((rc = opt_u64(t, "seed", UINT64_MAX, &tlb->seed, r, matched)) ||
+	    *matched)
+		return rc;
+	if ((rc = opt_u64(t, "ceiling", UINT32_MAX, &n, r, matched)) ||
+	    *matched) {
+		tlb->flush_ceiling = n;
+		return rc;
+	}
+	if ((rc = opt_u64(t, "broadcast", 1, &n, r, matched)) || *matched) {
+		tlb->broadcast = n;
+		return rc;
+	}
+	*matched = true;
+	if ((v = nxsim__drv_opt(t, "repl"))) {
+		tlb->replacement = v;
+		return 0;
+	}
+	for (l = 0; l < NXSIM__DRV_NELEM(tlb_levels); l++)
+		if ((v = nxsim__drv_opt(t, tlb_levels[l])))
+			return geometry(v, &tlb->level[l], r);
+	*matched = false;
+	return 0;
+}
+
+/* One option of xpfo create. */
+static int machine_option(struct nxsim__drv *d, struct nxsim__drv_tok *t,
+			  struct nxsim_xpfo_config *cfg,
+			  struct nxsim__drv_reply *r)
+{
+	const char *v;
+	bool m;
+	uint64_t n;
+	int rc;
+
+	if ((rc = opt_u64(t, "cpus", NXSIM_TLB_MAX_CPUS, &n, r, &m)) || m) {
+		cfg->nr_cpus = n;
+		cfg->tlb.nr_cpus = n;
+		return rc;
+	}
+	if ((rc = opt_u64(t, "frames", NXSIM_XPFO_MAX_FRAMES, &cfg->nr_frames,
+			  r, &m)) ||
+	    m)
+		return rc;
+	if ((rc = opt_u64(t, "disabled", 1, &n, r, &m)) || m) {
+		cfg->disabled = n;
+		return rc;
+	}
+	if ((rc = opt_u64(t, "mhz", UINT32_MAX, &n, r, &m)) || m) {
+		cfg->cpu_mhz = n;
+		return rc;
+	}
+	if ((rc = nxsim__drv_tlb_option(t, &cfg->tlb, &m, r)) || m)
+		return rc;
+	if ((v = nxsim__drv_opt(t, "version")))
+		return nxsim__drv_xpfo_version(v, &cfg->version, r);
+	if ((v = nxsim__drv_opt(t, "policy"))) {
+		cfg->policy = v;
+		return 0;
+	}
+	if ((v = nxsim__drv_opt(t, "clock"))) {
+		cfg->clock = nxsim__drv_find(d, v, NXSIM__DRV_CLOCK, r);
+		return cfg->clock ? 0 : -ENOENT;
+	}
+	return nxsim__drv_fail(r, -EINVAL, "unknown xpfo option \"%s\"", t->s);
+}
+
+static int xpfo_create(struct nxsim__drv *d, int argc,
+		       struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo_config cfg = { .nr_cpus = 1, .nr_frames = 1024 };
+	struct nxsim_xpfo *m;
+	int i, rc;
+
+	nxsim_tlb_config_default(&cfg.tlb, 1);
+	rc = nxsim__drv_name_free(d, argv[0].s, r);
+	for (i = 1; !rc && i < argc; i++)
+		rc = machine_option(d, &argv[i], &cfg, r);
+	if (rc)
+		return rc;
+	rc = nxsim_xpfo_create(&cfg, &m);
+	if (rc == -ENOENT)
+		return nxsim__drv_fail(r, rc,
+				       "unknown policy or replacement "
+				       "(xpfo policies)");
+	if (rc)
+		return rc;
+	rc = nxsim__drv_add_object(d, argv[0].s, NXSIM__DRV_XPFO, m);
+	if (rc)
+		nxsim_xpfo_destroy(m);
+	return rc;
+}
+
+static int xpfo_destroy(struct nxsim__drv *d, int argc,
+			struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo *m =
+		nxsim__drv_find(d, argv[0].s, NXSIM__DRV_XPFO, r);
+
+	if (!m)
+		return -ENOENT;
+	nxsim_xpfo_destroy(m);
+	nxsim__drv_forget(d, argv[0].s);
+	return 0;
+}
+
+static int xpfo_policies(struct nxsim__drv *d, int argc,
+			 struct nxsim__drv_tok *argv,
+			 struct nxsim__drv_reply *r)
+{
+	const char *name;
+	unsigned int i;
+
+	for (i = 0; (name = nxsim_xpfo_policy_name(i)); i++)
+		nxsim__drv_add(r, " %s", name);
+	return 0;
+}
+
+static int xpfo_workloads(struct nxsim__drv *d, int argc,
+			  struct nxsim__drv_tok *argv,
+			  struct nxsim__drv_reply *r)
+{
+	const char *name;
+	unsigned int i;
+
+	for (i = 0; (name = nxsim_xpfo_workload_name(i)); i++)
+		nxsim__drv_add(r, " %s", name);
+	return 0;
+}
+
+static int xpfo_costs(struct nxsim__drv *d, int argc,
+		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	const char *name, *source;
+	uint32_t cycles;
+	unsigned int i;
+
+	for (i = 0; !nxsim_xpfo_cost_info(i, &name, &cycles, &source); i++)
+		nxsim__drv_add(r, " %s=%u", name, cycles);
+	return 0;
+}
+
+/* The machine of argv[0] and, if @cpu, the CPU of argv[1]. */
+static int machine_cpu(struct nxsim__drv *d, struct nxsim__drv_tok *argv,
+		       struct nxsim_xpfo **mp, unsigned int *cpu,
+		       struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo_cpu_info ci;
+	uint64_t v;
+	int rc;
+
+	*mp = nxsim__drv_find(d, argv[0].s, NXSIM__DRV_XPFO, r);
+	if (!*mp)
+		return -ENOENT;
+	if (!cpu)
+		return 0;
+	rc = nxsim__drv_u64(&argv[1], UINT32_MAX, &v, r);
+	if (!rc && nxsim_xpfo_cpu(*mp, v, &ci))
+		rc = nxsim__drv_fail(r, -EINVAL, "%s has no CPU %llu",
+				     argv[0].s, (unsigned long long)v);
+	*cpu = v;
+	return rc;
+}
+
+static int pfn_arg(struct nxsim__drv *d, struct nxsim_xpfo *m, const char *name,
+		   const struct nxsim__drv_tok *t, uint64_t *pfn,
+		   struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo_frame_info fi;
+	int rc = nxsim__drv_u64(t, UINT64_MAX, pfn, r);
+
+	if (!rc && nxsim_xpfo_frame(m, *pfn, &fi))
+		rc = nxsim__drv_fail(r, -EINVAL, "%s has no frame %s", name,
+				     t->s);
+	return rc;
+}
+
+static int domain_arg(const struct nxsim__drv_tok *t, uint16_t *dom,
+		      struct nxsim__drv_reply *r)
+{
+	uint64_t v;
+	int rc = nxsim__drv_u64(t, UINT16_MAX, &v, r);
+
+	*dom = v;
+	return rc;
+}
+
+/* MACHINE CPU PFN: the common head of the frame events */
+static int head(struct nxsim__drv *d, struct nxsim__drv_tok *argv,
+		struct nxsim_xpfo **mp, unsigned int *cpu, uint64_t *pfn,
+		struct nxsim__drv_reply *r)
+{
+	int rc = machine_cpu(d, argv, mp, cpu, r);
+
+	return rc ? rc : pfn_arg(d, *mp, argv[0].s, &argv[2], pfn, r);
+}
+
+static int xpfo_alloc(struct nxsim__drv *d, int argc,
+		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	unsigned int cpu, flags = 0;
+	struct nxsim_xpfo *m;
+	uint16_t dom;
+	uint64_t pfn;
+	int rc;
+
+	rc = head(d, argv, &m, &cpu, &pfn, r);
+	if (rc)
+		return rc;
+	if (!strcmp(argv[3].s, "kernel")) {
+		if (argc > 4)
+			return nxsim__drv_fail(r, -EINVAL,
+					       "a kernel page has no domain");
+		return nxsim_xpfo_alloc_kernel(m, cpu, pfn);
+	}
+	if (strcmp(argv[3].s, "user") || argc < 5)
+		return nxsim__drv_fail(r, -EINVAL,
+				       "alloc ... kernel, or user DOMAIN "
+				       "[will_map]");
+	rc = domain_arg(&argv[4], &dom, r);
+	if (rc)
+		return rc;
+	if (argc > 5 && strcmp(argv[5].s, "will_map"))
+		return nxsim__drv_fail(r, -EINVAL, "unknown flag \"%s\"",
+				       argv[5].s);
+	if (argc > 5)
+		flags = NXSIM_XPFO_WILL_MAP;
+	return nxsim_xpfo_alloc_user(m, cpu, pfn, dom, flags);
+}
+
+/* free, kmap and kunmap: MACHINE CPU PFN */
+static int frame_event(struct nxsim__drv *d, struct nxsim__drv_tok *argv,
+		       struct nxsim__drv_reply *r,
+		       int (*fn)(struct nxsim_xpfo *, unsigned int, uint64_t))
+{
+	struct nxsim_xpfo *m;
+	unsigned int cpu;
+	uint64_t pfn;
+	int rc = head(d, argv, &m, &cpu, &pfn, r);
+
+	return rc ? rc : fn(m, cpu, pfn);
+}
+
+static int xpfo_free(struct nxsim__drv *d, int argc,
+		     struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	return frame_event(d, argv, r, nxsim_xpfo_free);
+}
+
+static int xpfo_kmap(struct nxsim__drv *d, int argc,
+		     struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	return frame_event(d, argv, r, nxsim_xpfo_kmap);
+}
+
+static int xpfo_kunmap(struct nxsim__drv *d, int argc,
+		       struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	return frame_event(d, argv, r, nxsim_xpfo_kunmap);
+}
+
+static int xpfo_refill(struct nxsim__drv *d, int argc,
+		       struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	uint64_t pfns[NXSIM__DRV_MAX_TOKS];
+	struct nxsim_xpfo *m;
+	unsigned int cpu;
+	int i, rc = machine_cpu(d, argv, &m, &cpu, r);
+
+	for (i = 2; !rc && i < argc; i++)
+		rc = pfn_arg(d, m, argv[0].s, &argv[i], &pfns[i - 2], r);
+	return rc ? rc : nxsim_xpfo_refill(m, cpu, pfns, argc - 2);
+}
+
+static int read_or_write(const struct nxsim__drv_tok *t, bool *write,
+			 struct nxsim__drv_reply *r)
+{
+	*write = !strcmp(t->s, "write");
+	if (!*write && strcmp(t->s, "read"))
+		return nxsim__drv_fail(r, -EINVAL,
+				       "an access is read or write, not \"%s\"",
+				       t->s);
+	return 0;
+}
+
+static int xpfo_kaccess(struct nxsim__drv *d, int argc,
+			struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	enum nxsim_xpfo_access what;
+	struct nxsim_xpfo *m;
+	unsigned int cpu;
+	uint64_t pfn;
+	bool write;
+	int rc = head(d, argv, &m, &cpu, &pfn, r);
+
+	if (!rc)
+		rc = read_or_write(&argv[3], &write, r);
+	if (!rc)
+		rc = nxsim_xpfo_kernel_access(m, cpu, pfn, write, &what);
+	if (!rc)
+		nxsim__drv_add(r, " %s", access_names[what]);
+	return rc;
+}
+
+static int xpfo_uaccess(struct nxsim__drv *d, int argc,
+			struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo *m;
+	unsigned int cpu;
+	uint64_t pfn;
+	bool write;
+	int rc = head(d, argv, &m, &cpu, &pfn, r);
+
+	if (!rc)
+		rc = read_or_write(&argv[3], &write, r);
+	return rc ? rc : nxsim_xpfo_user_access(m, cpu, pfn, write);
+}
+
+static int xpfo_switch(struct nxsim__drv *d, int argc,
+		       struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo *m;
+	unsigned int cpu;
+	uint16_t dom;
+	int rc = machine_cpu(d, argv, &m, &cpu, r);
+
+	if (!rc)
+		rc = domain_arg(&argv[2], &dom, r);
+	return rc ? rc : nxsim_xpfo_context_switch(m, cpu, dom);
+}
+
+static int xpfo_enter(struct nxsim__drv *d, int argc,
+		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo *m;
+	unsigned int cpu;
+	int rc = machine_cpu(d, argv, &m, &cpu, r);
+
+	return rc ? rc : nxsim_xpfo_kernel_enter(m, cpu);
+}
+
+static int xpfo_exit(struct nxsim__drv *d, int argc,
+		     struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo *m;
+	unsigned int cpu;
+	int rc = machine_cpu(d, argv, &m, &cpu, r);
+
+	return rc ? rc : nxsim_xpfo_kernel_exit(m, cpu);
+}
+
+static int xpfo_frame(struct nxsim__drv *d, int argc,
+		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo_frame_info fi;
+	struct nxsim_xpfo *m;
+	uint64_t pfn;
+	int rc = machine_cpu(d, argv, &m, NULL, r);
+
+	if (!rc)
+		rc = pfn_arg(d, m, argv[0].s, &argv[1], &pfn, r);
+	if (rc)
+		return rc;
+	nxsim_xpfo_frame(m, pfn, &fi);
+	nxsim__drv_add(r,
+		       " owner=%s domain=%u user=%d unmapped=%d kmap_count=%u "
+		       "physmap_shift=%u stale_cpus=%u",
+		       owners[fi.owner], fi.domain, fi.user, fi.unmapped,
+		       fi.kmap_count, fi.physmap_shift, fi.stale_cpus);
+	return 0;
+}
+
+static int xpfo_cpu(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
+		    struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo_cpu_info ci;
+	struct nxsim_xpfo *m;
+	unsigned int cpu;
+	int rc = machine_cpu(d, argv, &m, &cpu, r);
+
+	if (rc)
+		return rc;
+	nxsim_xpfo_cpu(m, cpu, &ci);
+	nxsim__drv_add(
+		r,
+		" domain=%u user_mode=%d pending_flush=%d "
+		"context_switches=%llu kernel_entries=%llu pending_set=%llu "
+		"pending_done=%llu cycles=%llu kernel_cycles=%llu "
+		"exposures=%llu exposure_max_ns=%llu exposure_sum_ns=%llu",
+		ci.domain, ci.user_mode, ci.pending_flush,
+		(unsigned long long)ci.context_switches,
+		(unsigned long long)ci.kernel_entries,
+		(unsigned long long)ci.pending_set,
+		(unsigned long long)ci.pending_done,
+		(unsigned long long)ci.cycles,
+		(unsigned long long)ci.kernel_cycles,
+		(unsigned long long)ci.exposures,
+		(unsigned long long)ci.exposure_max_ns,
+		(unsigned long long)ci.exposure_sum_ns);
+	return 0;
+}
+
+static int xpfo_stats(struct nxsim__drv *d, int argc,
+		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo *m =
+		nxsim__drv_find(d, argv[0].s, NXSIM__DRV_XPFO, r);
+	struct nxsim_xpfo_result res;
+	const struct nxsim_xpfo_stats *s = &res.xpfo;
+
+	if (!m)
+		return -ENOENT;
+	nxsim_xpfo_result(m, &res);
+	nxsim__drv_add(
+		r,
+		" alloc_kernel=%llu alloc_user=%llu frees=%llu kmaps=%llu "
+		"kunmaps=%llu refills=%llu pte_clear=%llu pte_set=%llu "
+		"splits_1g=%llu splits_2m=%llu policy_flushes=%llu "
+		"kernel_accesses=%llu user_accesses=%llu "
+		"context_switches=%llu kernel_entries=%llu",
+		(unsigned long long)s->alloc_kernel,
+		(unsigned long long)s->alloc_user, (unsigned long long)s->frees,
+		(unsigned long long)s->kmaps, (unsigned long long)s->kunmaps,
+		(unsigned long long)s->refills,
+		(unsigned long long)s->pte_clear,
+		(unsigned long long)s->pte_set,
+		(unsigned long long)s->splits_1g,
+		(unsigned long long)s->splits_2m,
+		(unsigned long long)s->policy_flushes,
+		(unsigned long long)s->kernel_accesses,
+		(unsigned long long)s->user_accesses,
+		(unsigned long long)s->context_switches,
+		(unsigned long long)s->kernel_entries);
+	return 0;
+}
+
+static void add_oracle(struct nxsim__drv_reply *r,
+		       const struct nxsim_xpfo_oracle *o)
+{
+	nxsim__drv_add(r,
+		       " stale_reads=%llu stale_writes=%llu "
+		       "stale_cross_domain=%llu faults=%llu exposures=%llu "
+		       "exposures_open=%llu exposure_mean_ns=%llu "
+		       "exposure_max_ns=%llu exposure_sum_ns=%llu "
+		       "reuse_hazards=%llu kmap_windows=%llu kmap_mean_ns=%llu "
+		       "kmap_max_ns=%llu kmap_sum_ns=%llu",
+		       (unsigned long long)o->stale_reads,
+		       (unsigned long long)o->stale_writes,
+		       (unsigned long long)o->stale_cross_domain,
+		       (unsigned long long)o->faults,
+		       (unsigned long long)o->exposures,
+		       (unsigned long long)o->exposures_open,
+		       (unsigned long long)o->exposure_mean_ns,
+		       (unsigned long long)o->exposure_max_ns,
+		       (unsigned long long)o->exposure_sum_ns,
+		       (unsigned long long)o->reuse_hazards,
+		       (unsigned long long)o->kmap_windows,
+		       (unsigned long long)o->kmap_mean_ns,
+		       (unsigned long long)o->kmap_max_ns,
+		       (unsigned long long)o->kmap_sum_ns);
+}
+
+static int xpfo_oracle(struct nxsim__drv *d, int argc,
+		       struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo *m =
+		nxsim__drv_find(d, argv[0].s, NXSIM__DRV_XPFO, r);
+	struct nxsim_xpfo_result res;
+
+	if (!m)
+		return -ENOENT;
+	nxsim_xpfo_result(m, &res);
+	add_oracle(r, &res.oracle);
+	return 0;
+}
+
+void nxsim__drv_add_tlb(struct nxsim__drv_reply *r,
+			const struct nxsim_tlb_stats *st)
+{
+	nxsim__drv_add(r,
+		       " hits_l1d=%llu hits_l1i=%llu hits_l2=%llu misses=%llu "
+		       "walks=%llu fills=%llu evictions=%llu invlpg=%llu "
+		       "cr3_flush=%llu cr3_noflush=%llu global_flush=%llu "
+		       "range_flushes=%llu full_flushes=%llu ipis_sent=%llu "
+		       "ipi_targets=%llu ipis_received=%llu broadcasts=%llu",
+		       (unsigned long long)st->hits[NXSIM_TLB_L1D],
+		       (unsigned long long)st->hits[NXSIM_TLB_L1I],
+		       (unsigned long long)st->hits[NXSIM_TLB_L2],
+		       (unsigned long long)st->misses,
+		       (unsigned long long)st->walks,
+		       (unsigned long long)st->fills,
+		       (unsigned long long)st->evictions,
+		       (unsigned long long)st->invlpg,
+		       (unsigned long long)st->cr3_flush,
+		       (unsigned long long)st->cr3_noflush,
+		       (unsigned long long)st->global_flush,
+		       (unsigned long long)st->range_flushes,
+		       (unsigned long long)st->full_flushes,
+		       (unsigned long long)st->ipis_sent,
+		       (unsigned long long)st->ipi_targets,
+		       (unsigned long long)st->ipis_received,
+		       (unsigned long long)st->broadcasts);
+}
+
+static int xpfo_tlb(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
+		    struct nxsim__drv_reply *r)
+{
+	unsigned int cpu;
+	struct nxsim_tlb_stats st;
+	struct nxsim_xpfo *m;
+	int rc = machine_cpu(d, argv, &m, argc > 1 ? &cpu : NULL, r);
+
+	if (rc)
+		return rc;
+	nxsim_tlb_stats(nxsim_xpfo_tlb(m), argc > 1 ? (int)cpu : -1, &st);
+	nxsim__drv_add_tlb(r, &st);
+	return 0;
+}
+
+/* n per 1000 ownership changes, as bench_xpfo_flush prints it */
+static void per_1k(struct nxsim__drv_reply *r, const char *key, uint64_t n,
+		   uint64_t changes)
+{
+	nxsim__drv_add(r, " %s=%.6g", key,
+		       changes ? 1000.0 * (double)n / (double)changes : NAN);
+}
+
+void nxsim__drv_add_result(struct nxsim__drv_reply *r,
+			   const struct nxsim_xpfo_result *res)
+{
+	uint64_t ch =
+		res->xpfo.alloc_kernel + res->xpfo.alloc_user + res->xpfo.frees;
+	const struct nxsim_tlb_stats *t = &res->tlb;
+
+	nxsim__drv_add(r, " events=%llu ownership_changes=%llu",
+		       (unsigned long long)res->events, (unsigned long long)ch);
+	per_1k(r, "shootdowns_per_1k", t->range_flushes + t->full_flushes, ch);
+	per_1k(r, "local_flushes_per_1k",
+	       t->invlpg + t->cr3_flush + t->global_flush, ch);
+	per_1k(r, "ipis_per_1k", t->ipis_sent, ch);
+	per_1k(r, "ipi_targets_per_1k", t->ipi_targets, ch);
+	per_1k(r, "broadcasts_per_1k", t->broadcasts, ch);
+	per_1k(r, "policy_flushes_per_1k", res->xpfo.policy_flushes, ch);
+	nxsim__drv_add(r,
+		       " kernel_cycles=%llu user_cycles=%llu "
+		       "makespan_cycles=%llu flush_cycles=%llu",
+		       (unsigned long long)res->kernel_cycles,
+		       (unsigned long long)res->user_cycles,
+		       (unsigned long long)res->makespan_cycles,
+		       (unsigned long long)res->flush_cycles);
+	if (res->base_kernel_cycles)
+		nxsim__drv_add(r, " system_ratio=%.6g wall_ratio=%.6g",
+			       res->system_ratio, res->wall_ratio);
+	nxsim__drv_add(r,
+		       " stale_reads=%llu stale_writes=%llu "
+		       "stale_cross_domain=%llu faults=%llu exposures=%llu "
+		       "reuse_hazards=%llu",
+		       (unsigned long long)res->oracle.stale_reads,
+		       (unsigned long long)res->oracle.stale_writes,
+		       (unsigned long long)res->oracle.stale_cross_domain,
+		       (unsigned long long)res->oracle.faults,
+		       (unsigned long long)res->oracle.exposures,
+		       (unsigned long long)res->oracle.reuse_hazards);
+}
+
+static int xpfo_result(struct nxsim__drv *d, int argc,
+		       struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo *m =
+		nxsim__drv_find(d, argv[0].s, NXSIM__DRV_XPFO, r);
+	struct nxsim_xpfo_result res;
+
+	if (!m)
+		return -ENOENT;
+	nxsim_xpfo_result(m, &res);
+	nxsim__drv_add_result(r, &res);
+	return 0;
+}
+
+static int xpfo_workload(struct nxsim__drv *d, int argc,
+			 struct nxsim__drv_tok *argv,
+			 struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo_run run = {
+		.workload = argv[0].s, .nr_cpus = 1, .events = 1000, .seed = 1
+	};
+	struct nxsim_xpfo_result res;
+	uint64_t n;
+	bool m;
+	int i, rc = 0;
+
+	for (i = 1; !rc && i < argc; i++) {
+		const char *v;
+
+		if ((v = nxsim__drv_opt(&argv[i], "policy"))) {
+			run.policy = v;
+			continue;
+		}
+		if ((v = nxsim__drv_opt(&argv[i], "version"))) {
+			rc = nxsim__drv_xpfo_version(v, &run.version, r);
+			continue;
+		}
+		rc = opt_u64(&argv[i], "cpus", NXSIM_TLB_MAX_CPUS, &n, r, &m);
+		if (m) {
+			run.nr_cpus = n;
+			continue;
+		}
+		rc = opt_u64(&argv[i], "events", UINT64_MAX, &run.events, r,
+			     &m);
+		if (!m)
+			rc = opt_u64(&argv[i], "seed", UINT64_MAX, &run.seed, r,
+				     &m);
+		if (!m)
+			rc = nxsim__drv_fail(r, -EINVAL,
+					     "unknown workload option \"%s\"",
+					     argv[i].s);
+	}
+	if (rc)
+		return rc;
+	rc = nxsim_xpfo_run_workload(&run, &res);
+	if (rc == -ENOENT)
+		return nxsim__drv_fail(r, rc,
+				       "unknown workload or policy "
+				       "(xpfo workloads, xpfo policies)");
+	if (!rc)
+		nxsim__drv_add_result(r, &res);
+	return rc;
+}
+
+const struct nxsim__drv_verb nxsim__drv_xpfo_verbs[] = {
+	{ "xpfo", "create", 1, -1,
+	  "NAME [cpus=N] [frames=N] [version=6|7|8|9] [policy=P] "
+	  "[disabled=0|1] [clock=CLOCK] [mhz=N] [l1d=SxW] [l1i=SxW] [l2=SxW] "
+	  "[repl=lru|random|plru] [seed=N] [ceiling=N] [broadcast=0|1]",
+	  "make an XPFO machine (default 1 CPU, 1024 frames, v6 with its "
+	  "default policy, Skylake-like TLB); clock=CLOCK times exposures in "
+	  "ns on a clock made by \"clock create\"",
+	  xpfo_create },
+	{ "xpfo", "destroy", 1, 1, "M", "free the machine", xpfo_destroy },
+	{ "xpfo", "policies", 0, 0, "", "answers the flush policies",
+	  xpfo_policies },
+	{ "xpfo", "workloads", 0, 0, "", "answers the synthetic workloads",
+	  xpfo_workloads },
+	{ "xpfo", "costs", 0, 0, "",
+	  "answers the default cost table, NAME=cycles", xpfo_costs },
+	{ "xpfo", "alloc", 4, 6, "M CPU PFN kernel|user [DOMAIN] [will_map]",
+	  "xpfo_alloc_pages(): a kernel page, or a user page of DOMAIN "
+	  "(1-65535; will_map: the kernel writes it now, v9)",
+	  xpfo_alloc },
+	{ "xpfo", "free", 3, 3, "M CPU PFN", "xpfo_free_pages()", xpfo_free },
+	{ "xpfo", "kmap", 3, 3, "M CPU PFN", "xpfo_kmap()", xpfo_kmap },
+	{ "xpfo", "kunmap", 3, 3, "M CPU PFN",
+	  "xpfo_kunmap(): the last one unmaps a user frame and flushes by the "
+	  "policy",
+	  xpfo_kunmap },
+	{ "xpfo", "refill", 3, -1, "M CPU PFN [PFN...]",
+	  "batched per-CPU freelist refill (v8/v9 patch 13): one flush",
+	  xpfo_refill },
+	{ "xpfo", "kaccess", 4, 4, "M CPU PFN read|write",
+	  "the kernel touches PFN through the physmap: answers "
+	  "hit|walk|stale|fault",
+	  xpfo_kaccess },
+	{ "xpfo", "uaccess", 4, 4, "M CPU PFN read|write",
+	  "user space touches its frame (-EPERM unless the CPU's domain owns "
+	  "it)",
+	  xpfo_uaccess },
+	{ "xpfo", "switch", 3, 3, "M CPU DOMAIN",
+	  "switch_mm_irqs_off() to DOMAIN (0: a kernel thread); runs a "
+	  "pending deferred flush",
+	  xpfo_switch },
+	{ "xpfo", "enter", 2, 2, "M CPU", "a user-to-kernel entry",
+	  xpfo_enter },
+	{ "xpfo", "exit", 2, 2, "M CPU", "return to user mode", xpfo_exit },
+	{ "xpfo", "frame", 2, 2, "M PFN",
+	  "answers owner=free|kernel|user domain= user= unmapped= "
+	  "kmap_count= physmap_shift= stale_cpus=",
+	  xpfo_frame },
+	{ "xpfo", "cpu", 2, 2, "M CPU",
+	  "answers domain= user_mode= pending_flush= context_switches= "
+	  "kernel_entries= pending_set= pending_done= cycles= kernel_cycles= "
+	  "exposures= exposure_max_ns= exposure_sum_ns=",
+	  xpfo_cpu },
+	{ "xpfo", "stats", 1, 1, "M", "answers the event counters",
+	  xpfo_stats },
+	{ "xpfo", "oracle", 1, 1, "M",
+	  "answers the security oracle: stale accesses, faults, exposure "
+	  "windows, reuse hazards, kmap windows",
+	  xpfo_oracle },
+	{ "xpfo", "tlb", 1, 2, "M [CPU]",
+	  "answers the TLB counters of CPU, or summed over all", xpfo_tlb },
+	{ "xpfo", "result", 1, 1, "M",
+	  "answers the benchmark figures: events= ownership_changes= "
+	  "flushes and IPIs per 1000 changes, cycles, oracle counts",
+	  xpfo_result },
+	{ "xpfo", "workload", 1, 6,
+	  "WORKLOAD [policy=P] [version=6|7|8|9] [cpus=N] [events=N] "
+	  "[seed=N]",
+	  "nxsim_xpfo_run_workload() (default 1 CPU, 1000 events, seed 1): "
+	  "with XPFO and without; answers as xpfo result plus system_ratio= "
+	  "wall_ratio=",
+	  xpfo_workload },
+	{ NULL },
+};
