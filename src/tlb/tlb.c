@@ -317,29 +317,21 @@ bool nxsim__tlb_watch(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va,
 		      bool watch)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
-	unsigned int l, sz, w;
+	unsigned int l, w;
 	bool held = false;
 
+	/* A level holds a translation at most once (fills refresh). */
 	for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
 		struct nxsim__tlb_array *a = &c->lv[l];
+		size_t base;
 
-		for (sz = 0; sz < TLB_NR_SIZES; sz++) {
-			uint64_t key = tag_key(va, sz, c->pcid), *t;
-			size_t base;
-
-			if (!a->nr[sz])
-				continue;
-			t = nxsim__tlb_set_of(a, va, sz, &base);
-			for (w = 0; w < a->ways; w++) {
-				if (!t[w] || !tag_match(t[w], key))
-					continue;
-				held = true;
-				if (watch)
-					t[w] |= TLB_TAG_WATCH;
-				else
-					t[w] &= ~TLB_TAG_WATCH;
-			}
-		}
+		if (!nxsim__tlb_probe(a, va, c->pcid, &base, &w))
+			continue;
+		held = true;
+		if (watch)
+			a->tag[base + w] |= TLB_TAG_WATCH;
+		else
+			a->tag[base + w] &= ~TLB_TAG_WATCH;
 	}
 	return held;
 }
