@@ -507,6 +507,14 @@ static void test_xpfo_bad_config(void **state)
 	assert_rc(nxsim_xpfo_create(&cfg, &m), -ENOENT);
 	assert_null(m);
 	assert_int_equal(test_live_allocs(), live);
+	cfg.tlb.replacement = NULL;
+	/* Exposure times need a virtual clock. */
+	assert_rc(nxsim_clock_create(NXSIM_CLOCK_REAL, &cfg.clock), 0);
+	live = test_live_allocs();
+	assert_rc(nxsim_xpfo_create(&cfg, &m), -EINVAL);
+	assert_null(m);
+	assert_int_equal(test_live_allocs(), live);
+	assert_rc(nxsim_clock_destroy(cfg.clock), 0);
 }
 
 static int create_op(void *ctx)
