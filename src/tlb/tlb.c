@@ -36,7 +36,8 @@ static inline bool tag_match(uint64_t t, uint64_t key)
 static inline size_t set_index(const struct nxsim__tlb_array *a, size_t base,
 			       uint64_t tag)
 {
-	return (tag_va(tag) >> TLB_SIZE_SHIFT(tag_size(tag))) & a->set_mask;
+	return (tlb_tag_va(tag) >> TLB_SIZE_SHIFT(tlb_tag_size(tag))) &
+	       a->set_mask;
 }
 
 static inline void touch(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
@@ -64,7 +65,7 @@ static bool held_elsewhere(struct nxsim__tlb_cpu *c,
 
 		if (a == skip)
 			continue;
-		s = nxsim__tlb_set_of(a, tag_va(t), tag_size(t), &base);
+		s = nxsim__tlb_set_of(a, tlb_tag_va(t), tlb_tag_size(t), &base);
 		for (w = 0; w < a->ways; w++)
 			if ((s[w] & ~TLB_TAG_WATCH) == (t & ~TLB_TAG_WATCH))
 				return true;
@@ -79,10 +80,10 @@ static void drop(struct nxsim_tlb *tlb, unsigned int cpu,
 	uint64_t t = a->tag[i];
 
 	a->tag[i] = 0;
-	a->nr[tag_size(t)]--;
+	a->nr[tlb_tag_size(t)]--;
 	if ((t & TLB_TAG_WATCH) && tlb->drop &&
 	    !held_elsewhere(&tlb->cpu[cpu], a, t))
-		tlb->drop(tlb->drop_ctx, cpu, tag_va(t), a->pfn[i]);
+		tlb->drop(tlb->drop_ctx, cpu, tlb_tag_va(t), a->pfn[i]);
 }
 
 /*
@@ -95,10 +96,10 @@ static void insert(struct nxsim_tlb *tlb, unsigned int cpu,
 		   bool fresh)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
-	unsigned int sz = tag_size(tag), w;
+	unsigned int sz = tlb_tag_size(tag), w;
 	uint32_t empty = 0, same = 0;
 	size_t base;
-	uint64_t *t = nxsim__tlb_set_of(a, tag_va(tag), sz, &base);
+	uint64_t *t = nxsim__tlb_set_of(a, tlb_tag_va(tag), sz, &base);
 
 	for (w = 0; w < a->ways; w++) {
 		empty |= (uint32_t)!t[w] << w;
@@ -132,9 +133,9 @@ void nxsim__tlb_entry_out(const struct nxsim__tlb_array *a, size_t i,
 {
 	uint64_t t = a->tag[i];
 
-	e->va = tag_va(t);
+	e->va = tlb_tag_va(t);
 	e->pfn = a->pfn[i];
-	e->page_shift = TLB_SIZE_SHIFT(tag_size(t));
+	e->page_shift = TLB_SIZE_SHIFT(tlb_tag_size(t));
 	e->pcid = (t & TLB_TAG_PCID_MASK) >> TLB_TAG_PCID_SHIFT;
 	e->global = t & TLB_TAG_GLOBAL;
 	e->level = lv;
@@ -178,7 +179,7 @@ void nxsim__tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	unsigned int sz = (unsigned int)size_code(e->page_shift);
-	uint64_t tag = tag_key(e->va, sz, e->global ? 0 : e->pcid);
+	uint64_t tag = tlb_tag_key(e->va, sz, e->global ? 0 : e->pcid);
 
 	if (e->global)
 		tag |= TLB_TAG_GLOBAL;
@@ -199,7 +200,7 @@ void nxsim__tlb_invlpg(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va)
 		struct nxsim__tlb_array *a = &c->lv[l];
 
 		for (sz = 0; sz < TLB_NR_SIZES; sz++) {
-			uint64_t key = tag_key(va, sz, c->pcid), *t;
+			uint64_t key = tlb_tag_key(va, sz, c->pcid), *t;
 			size_t base;
 
 			if (!a->nr[sz])

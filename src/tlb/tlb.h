@@ -118,21 +118,21 @@ void nxsim__tlb_entry_out(const struct nxsim__tlb_array *a, size_t i,
 
 #define TLB_SIZE_SHIFT(sz) (NXSIM_TLB_SHIFT_4K + 9 * (sz))
 
-static inline uint64_t tag_key(uint64_t va, unsigned int sz, uint16_t pcid)
+static inline uint64_t tlb_tag_key(uint64_t va, unsigned int sz, uint16_t pcid)
 {
 	return (va >> TLB_SIZE_SHIFT(sz)) << TLB_TAG_VPN_SHIFT |
 	       (uint64_t)pcid << TLB_TAG_PCID_SHIFT |
 	       (uint64_t)sz << TLB_TAG_SIZE_SHIFT | TLB_TAG_VALID;
 }
 
-static inline unsigned int tag_size(uint64_t t)
+static inline unsigned int tlb_tag_size(uint64_t t)
 {
 	return (t >> TLB_TAG_SIZE_SHIFT) & 3;
 }
 
-static inline uint64_t tag_va(uint64_t t)
+static inline uint64_t tlb_tag_va(uint64_t t)
 {
-	return (t >> TLB_TAG_VPN_SHIFT) << TLB_SIZE_SHIFT(tag_size(t));
+	return (t >> TLB_TAG_VPN_SHIFT) << TLB_SIZE_SHIFT(tlb_tag_size(t));
 }
 
 /* The ways of the set @va falls in at page size @sz; *@base: its index. */
@@ -160,8 +160,8 @@ static inline bool nxsim__tlb_probe(struct nxsim__tlb_array *a, uint64_t va,
 
 		if (!a->nr[sz])
 			continue;
-		key = tag_key(va, sz, pcid);
-		gkey = tag_key(va, sz, 0) | TLB_TAG_GLOBAL;
+		key = tlb_tag_key(va, sz, pcid);
+		gkey = tlb_tag_key(va, sz, 0) | TLB_TAG_GLOBAL;
 		t = nxsim__tlb_set_of(a, va, sz, base);
 		if (a->ways > 8) {
 			/* Wide sets: stop at the hit. */
