@@ -37,7 +37,7 @@
 #include "core/rng.h"
 #include "xpfo/xpfo.h"
 
-#define KFRAMES 32
+#define KFRAMES 512
 #define DOMAINS 4
 #define DOMAIN_PAGES 64
 #define FORK_PAGES 8
