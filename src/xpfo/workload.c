@@ -5,8 +5,9 @@
  *
  * Every CPU runs its own stream: its own generator (seeded from the run's
  * seed and the CPU id), its own slice of the frames (a LIFO free list, as
- * the per-CPU page lists hand out hot pages first), its own 32 kernel
- * frames and DOMAINS user domains (processes) with up to DOMAIN_PAGES
+ * the per-CPU page lists hand out hot pages first), its own KFRAMES (512)
+ * kernel frames, 2 MiB of slab whose physmap TLB reach XPFO's splits
+ * shrink, and DOMAINS user domains (processes) with up to DOMAIN_PAGES
  * pages each.  Streams never share state, so the events each CPU runs are
  * the same with and without XPFO; only their costs, and so the
  * interleaving in time, differ.  Steps run in timeline order: always the
