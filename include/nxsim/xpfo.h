@@ -320,7 +320,7 @@ NXSIM_API int nxsim_xpfo_free(struct nxsim_xpfo *m, unsigned int cpu,
  * nxsim_xpfo_kmap() - xpfo_kmap(): a kernel mapping of @pfn.  The first
  * kmap of an unmapped user frame maps it back (no flush).
  *
- * Return: 0; -EINVAL for a free frame.
+ * Return: 0; -EINVAL for a free frame; -EOVERFLOW at 65535 kmaps.
  */
 NXSIM_API int nxsim_xpfo_kmap(struct nxsim_xpfo *m, unsigned int cpu,
 			      uint64_t pfn);

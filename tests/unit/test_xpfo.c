@@ -471,6 +471,23 @@ static void test_xpfo_bad_input(void **state)
 	nxsim_xpfo_destroy(m);
 }
 
+static void test_xpfo_kmap_overflow(void **state)
+{
+	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V6, NULL, 64);
+	struct nxsim_xpfo_result before, after;
+	unsigned int i;
+
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 4, 1, 0), 0);
+	for (i = 0; i < UINT16_MAX; i++)
+		assert_rc(nxsim_xpfo_kmap(m, 0, 4), 0);
+	before = res(m);
+	assert_rc(nxsim_xpfo_kmap(m, 0, 4), -EOVERFLOW);
+	after = res(m);
+	assert_memory_equal(&before, &after, sizeof(before));
+	expect_frame(m, 4, NXSIM_XPFO_USER, true, false, UINT16_MAX, 12);
+	nxsim_xpfo_destroy(m);
+}
+
 static void test_xpfo_bad_config(void **state)
 {
 	struct nxsim_xpfo_config cfg = { .nr_cpus = 2, .nr_frames = 64 };
@@ -629,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_xpfo_cost_table),
 		cmocka_unit_test(test_xpfo_reuse_hazard),
 		cmocka_unit_test(test_xpfo_bad_input),
+		cmocka_unit_test(test_xpfo_kmap_overflow),
 		cmocka_unit_test(test_xpfo_bad_config),
 		cmocka_unit_test(test_xpfo_alloc_failures),
 		cmocka_unit_test(test_xpfo_run_bad_input),
