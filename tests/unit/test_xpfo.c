@@ -630,6 +630,56 @@ static void test_xpfo_determinism(void **state)
 	}
 }
 
+static struct nxsim_xpfo_result run_compile(const char *policy,
+					    unsigned int cpus)
+{
+	struct nxsim_xpfo_run run = {
+		.workload = "compile",
+		.policy = policy,
+		.version = NXSIM_XPFO_V8,
+		.nr_cpus = cpus,
+		.events = 400,
+		.seed = 42,
+	};
+	struct nxsim_xpfo_result r;
+
+	assert_rc(nxsim_xpfo_run_workload(&run, &r), 0);
+	return r;
+}
+
+/*
+ * The published shape with the default costs: eager all-CPU flushing
+ * costs more than deferred, which costs more than none, and eager grows
+ * with the CPU count; only no-flush policies let stale aliases be hit.
+ */
+static void test_xpfo_policy_shape(void **state)
+{
+	struct nxsim_xpfo_result e2 = run_compile("eager", 2);
+	struct nxsim_xpfo_result e8 = run_compile("eager", 8);
+	struct nxsim_xpfo_result d8 = run_compile("deferred", 8);
+	struct nxsim_xpfo_result n8 = run_compile("none", 8);
+
+	assert_true(e8.system_ratio > e2.system_ratio);
+	assert_true(e8.system_ratio > d8.system_ratio);
+	assert_true(d8.system_ratio > n8.system_ratio);
+	assert_true(n8.system_ratio > 1.0);
+	assert_true(e8.wall_ratio > d8.wall_ratio);
+	assert_true(e8.tlb.ipis_sent > 0);
+	assert_int_equal(d8.tlb.ipis_sent,
+			 e8.xpfo.splits_2m + e8.xpfo.splits_1g);
+	assert_int_equal(e8.oracle.stale_reads + e8.oracle.stale_writes, 0);
+	assert_int_equal(d8.oracle.stale_reads + d8.oracle.stale_writes, 0);
+	assert_true(n8.oracle.stale_reads + n8.oracle.stale_writes > 0);
+	assert_true(n8.oracle.exposures > 0);
+	/*
+	 * The streams do not depend on the policy: same ownership events
+	 * (only the probes' targets depend on the other CPUs' timing).
+	 */
+	assert_int_equal(e8.xpfo.alloc_user, n8.xpfo.alloc_user);
+	assert_int_equal(e8.xpfo.kunmaps, d8.xpfo.kunmaps);
+	assert_int_equal(e8.xpfo.frees, n8.xpfo.frees);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -651,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_xpfo_alloc_failures),
 		cmocka_unit_test(test_xpfo_run_bad_input),
 		cmocka_unit_test(test_xpfo_determinism),
+		cmocka_unit_test(test_xpfo_policy_shape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
