@@ -65,7 +65,7 @@ static const struct cost_row cost_table[] = {
 	ROW(kernel_access, 4, "assumption: an L1-hitting load"),
 	ROW(user_access, 4, "assumption: an L1-hitting load"),
 	ROW(user_work, 8000,
-	    "calibrated: the compile workload spends ~77% of its time in "
+	    "calibrated: the compile workload spends ~75% of its time in "
 	    "user mode, so eager flushing costs ~40% wall time on 4 CPUs as "
 	    "Stecklina measured [S30] (kernel builds: ~90% user [S31])"),
 	ROW(page_alloc, 600, "assumption: buddy/pcp allocation path"),
