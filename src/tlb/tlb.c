@@ -74,8 +74,8 @@ static bool held_elsewhere(struct nxsim__tlb_cpu *c,
 }
 
 /* Empty way @i of @a, telling the owner if a watched entry left the CPU. */
-static void drop(struct nxsim_tlb *tlb, unsigned int cpu,
-		 struct nxsim__tlb_array *a, size_t i)
+static inline void drop(struct nxsim_tlb *tlb, unsigned int cpu,
+			struct nxsim__tlb_array *a, size_t i)
 {
 	uint64_t t = a->tag[i];
 
@@ -101,19 +101,24 @@ static void insert(struct nxsim_tlb *tlb, unsigned int cpu,
 	size_t base;
 	uint64_t *t = nxsim__tlb_set_of(a, tlb_tag_va(tag), sz, &base);
 
-	for (w = 0; w < a->ways; w++) {
-		empty |= (uint32_t)!t[w] << w;
-		same |= (uint32_t)((t[w] & ~TLB_TAG_WATCH) ==
-				   (tag & ~TLB_TAG_WATCH))
-			<< w;
+	if (!fresh) {
+		for (w = 0; w < a->ways; w++)
+			same |= (uint32_t)((t[w] & ~TLB_TAG_WATCH) ==
+					   (tag & ~TLB_TAG_WATCH))
+				<< w;
+		if (same) {
+			w = (unsigned int)__builtin_ctz(same);
+			goto write; /* already there: refresh */
+		}
 	}
-	if (!fresh && same) {
-		w = (unsigned int)__builtin_ctz(same);
-		goto write; /* already there: refresh */
-	}
-	if (empty) {
-		w = (unsigned int)__builtin_ctz(empty);
-		goto fill;
+	/* A full array (the steady state) has no empty way to look for. */
+	if (a->nr[0] + a->nr[1] + a->nr[2] < (a->set_mask + 1) * a->ways) {
+		for (w = 0; w < a->ways; w++)
+			empty |= (uint32_t)!t[w] << w;
+		if (empty) {
+			w = (unsigned int)__builtin_ctz(empty);
+			goto fill;
+		}
 	}
 	w = tlb->repl->victim(a->age + base, &a->state[set_index(a, base, tag)],
 			      a->ways, &tlb->rng);
