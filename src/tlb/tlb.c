@@ -32,12 +32,10 @@ static inline bool tag_match(uint64_t t, uint64_t key)
 	return ((t ^ key) & m) == 0;
 }
 
-/* The set index of the way at @base (a multiple of ways). */
-static inline size_t set_index(const struct nxsim__tlb_array *a, size_t base,
-			       uint64_t tag)
+/* The set @tag lives in (no division by the way count). */
+static inline size_t set_index(const struct nxsim__tlb_array *a, uint64_t tag)
 {
-	return (tlb_tag_va(tag) >> TLB_SIZE_SHIFT(tlb_tag_size(tag))) &
-	       a->set_mask;
+	return (tag >> TLB_TAG_VPN_SHIFT) & a->set_mask;
 }
 
 static inline void touch(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
@@ -49,8 +47,7 @@ static inline void touch(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
 void nxsim__tlb_touch_state(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
 			    size_t base, unsigned int w)
 {
-	tlb->repl->touch(&a->state[set_index(a, base, a->tag[base + w])], w,
-			 a->ways);
+	tlb->repl->touch(&a->state[set_index(a, a->tag[base + w])], w, a->ways);
 }
 
 static bool held_elsewhere(struct nxsim__tlb_cpu *c,
@@ -120,7 +117,7 @@ static void insert(struct nxsim_tlb *tlb, unsigned int cpu,
 			goto fill;
 		}
 	}
-	w = tlb->repl->victim(a->age + base, &a->state[set_index(a, base, tag)],
+	w = tlb->repl->victim(a->age + base, &a->state[set_index(a, tag)],
 			      a->ways, &tlb->rng);
 	c->st.evictions++;
 	drop(tlb, cpu, a, base + w);
