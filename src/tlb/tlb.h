@@ -44,8 +44,8 @@
  *	the tick of its last use (larger is more recent); @state is the
  *	policy's own 32 bits for the set.
  *
- * A new policy is one file defining one of these plus a line in
- * tlb_repl_table[] (src/tlb/repl.c).
+ * A new policy is one file defining one of these plus its extern and a
+ * line in tlb_repl_table[] (src/tlb/repl.c).
  */
 struct nxsim__tlb_repl_ops {
 	const char *name;
@@ -54,10 +54,6 @@ struct nxsim__tlb_repl_ops {
 	unsigned int (*victim)(const uint64_t *age, uint32_t *state,
 			       unsigned int ways, struct nxsim__rng *rng);
 };
-
-extern const struct nxsim__tlb_repl_ops nxsim__tlb_repl_lru;
-extern const struct nxsim__tlb_repl_ops nxsim__tlb_repl_random;
-extern const struct nxsim__tlb_repl_ops nxsim__tlb_repl_plru;
 
 /* The policy called @name, or NULL. */
 const struct nxsim__tlb_repl_ops *nxsim__tlb_repl_find(const char *name);
