@@ -410,7 +410,9 @@ NXSIM_API int nxsim_xpfo_result(struct nxsim_xpfo *m,
 
 /**
  * nxsim_xpfo_tlb() - the machine's TLB, for reading its counters with
- * nxsim_tlb_stats().  Valid until the machine is destroyed.
+ * nxsim_tlb_stats().  Valid until the machine is destroyed.  The machine
+ * drives it under the machine's lock, not the TLB's: read it while no
+ * other thread runs events on the machine, and do not flush or fill it.
  */
 NXSIM_API struct nxsim_tlb *nxsim_xpfo_tlb(struct nxsim_xpfo *m);
 
