@@ -369,10 +369,12 @@ NXSIM_API int nxsim_xpfo_user_access(struct nxsim_xpfo *m, unsigned int cpu,
  * nxsim_xpfo_context_switch() - switch_mm_irqs_off() to @domain's mm
  * @domain: 0 for a kernel thread (no CR3 change), else a user domain
  *
- * Runs a pending deferred flush.  The PCID comes from the CPU's 6-entry
- * ASID cache (TLB_NR_DYN_ASIDS); a cached one is loaded with NOFLUSH.
+ * Runs the policy's context-switch hook (a pending "deferred" flush) when
+ * the mm changes.  The PCID comes from the CPU's 6-entry ASID cache
+ * (TLB_NR_DYN_ASIDS); a cached one is loaded with NOFLUSH.
  *
- * Return: 0 or -EINVAL.
+ * Return: 0; -EINVAL for a bad CPU or a CPU in user mode (switches happen
+ * in the kernel).
  */
 NXSIM_API int nxsim_xpfo_context_switch(struct nxsim_xpfo *m, unsigned int cpu,
 					uint16_t domain);
