@@ -471,6 +471,43 @@ static void test_xpfo_bad_input(void **state)
 	nxsim_xpfo_destroy(m);
 }
 
+/* choose_new_asid(): 6 ASIDs per CPU, reused with NOFLUSH, else flushed. */
+static void test_xpfo_asid_cache(void **state)
+{
+	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V8, NULL, 64);
+	struct nxsim_tlb_stats s;
+	uint16_t d;
+
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 8, 1, 0), 0);
+	assert_rc(nxsim_xpfo_context_switch(m, 0, 1), 0);
+	assert_rc(nxsim_xpfo_kernel_exit(m, 0), 0);
+	assert_rc(nxsim_xpfo_user_access(m, 0, 8, true), 0); /* walk */
+	assert_rc(nxsim_xpfo_kernel_enter(m, 0), 0);
+	for (d = 2; d <= 6; d++)
+		assert_rc(nxsim_xpfo_context_switch(m, 0, d), 0);
+	s = tlbst(m, 0);
+	assert_int_equal(s.cr3_flush, 6);
+	assert_int_equal(s.cr3_noflush, 0);
+	/* Domain 1's ASID is still cached: NOFLUSH, its entry survived. */
+	assert_rc(nxsim_xpfo_context_switch(m, 0, 1), 0);
+	assert_int_equal(tlbst(m, 0).cr3_noflush, 1);
+	assert_rc(nxsim_xpfo_kernel_exit(m, 0), 0);
+	assert_rc(nxsim_xpfo_user_access(m, 0, 8, false), 0);
+	assert_int_equal(tlbst(m, 0).hits[NXSIM_TLB_L1D], 1);
+	assert_int_equal(tlbst(m, 0).walks, 1);
+	assert_rc(nxsim_xpfo_kernel_enter(m, 0), 0);
+	/* A seventh domain takes domain 1's slot; coming back flushes. */
+	assert_rc(nxsim_xpfo_context_switch(m, 0, 7), 0);
+	assert_rc(nxsim_xpfo_context_switch(m, 0, 1), 0);
+	assert_int_equal(tlbst(m, 0).cr3_flush, 8);
+	assert_rc(nxsim_xpfo_kernel_exit(m, 0), 0);
+	assert_rc(nxsim_xpfo_user_access(m, 0, 8, false), 0);
+	assert_int_equal(tlbst(m, 0).walks, 2);
+	assert_int_equal(res(m).xpfo.context_switches, 9);
+	assert_int_equal(res(m).xpfo.user_accesses, 3);
+	nxsim_xpfo_destroy(m);
+}
+
 static void test_xpfo_kmap_overflow(void **state)
 {
 	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V6, NULL, 64);
@@ -700,6 +737,7 @@ int main(void)
 		cmocka_unit_test(test_xpfo_cost_table),
 		cmocka_unit_test(test_xpfo_reuse_hazard),
 		cmocka_unit_test(test_xpfo_bad_input),
+		cmocka_unit_test(test_xpfo_asid_cache),
 		cmocka_unit_test(test_xpfo_kmap_overflow),
 		cmocka_unit_test(test_xpfo_bad_config),
 		cmocka_unit_test(test_xpfo_alloc_failures),
