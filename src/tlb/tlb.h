@@ -126,9 +126,17 @@ static inline unsigned int tlb_tag_size(uint64_t t)
 	return (t >> TLB_TAG_SIZE_SHIFT) & 3;
 }
 
+/*
+ * The virtual address a tag maps.  The tag keeps VA bits 12..58, so the
+ * address is rebuilt canonical: sign-extended from bit 56 (LA57; 4-level
+ * addresses are sign-extended from bit 47, which implies it).
+ */
 static inline uint64_t tlb_tag_va(uint64_t t)
 {
-	return (t >> TLB_TAG_VPN_SHIFT) << TLB_SIZE_SHIFT(tlb_tag_size(t));
+	uint64_t va = (t >> TLB_TAG_VPN_SHIFT)
+		      << TLB_SIZE_SHIFT(tlb_tag_size(t));
+
+	return (uint64_t)((int64_t)(va << 7) >> 7);
 }
 
 /* The ways of the set @va falls in at page size @sz; *@base: its index. */
