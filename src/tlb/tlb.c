@@ -267,16 +267,17 @@ void nxsim__tlb_flush_global(struct nxsim_tlb *tlb, unsigned int cpu)
 
 /* do_kernel_range_flush() or do_flush_tlb_all() on one CPU. */
 static void flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
-			  uint64_t start, uint64_t end, bool full)
+			  uint64_t start, uint64_t pages, bool full)
 {
-	uint64_t va;
+	uint64_t i;
 
 	if (full) {
 		nxsim__tlb_flush_global(tlb, cpu);
 		return;
 	}
-	for (va = start; va < end; va += 1ull << NXSIM_TLB_SHIFT_4K)
-		nxsim__tlb_invlpg(tlb, cpu, va);
+	/* By count: a range ending at the top of the address space. */
+	for (i = 0; i < pages; i++)
+		nxsim__tlb_invlpg(tlb, cpu, start + (i << NXSIM_TLB_SHIFT_4K));
 }
 
 unsigned int nxsim__tlb_flush_kernel_range(struct nxsim_tlb *tlb,
@@ -304,7 +305,7 @@ unsigned int nxsim__tlb_flush_kernel_range(struct nxsim_tlb *tlb,
 		targets++;
 		if (!broadcast)
 			tlb->cpu[i].st.ipis_received++;
-		flush_one_cpu(tlb, i, start, end, full);
+		flush_one_cpu(tlb, i, start, pages, full);
 	}
 	if (broadcast) {
 		c->st.broadcasts++;
@@ -312,7 +313,7 @@ unsigned int nxsim__tlb_flush_kernel_range(struct nxsim_tlb *tlb,
 		c->st.ipis_sent++;
 		c->st.ipi_targets += targets;
 	}
-	flush_one_cpu(tlb, cpu, start, end, full);
+	flush_one_cpu(tlb, cpu, start, pages, full);
 	return targets;
 }
 

@@ -151,6 +151,11 @@ static void test_tlb_range_33_pages(void **state)
 	assert_int_equal(stats(tlb, 0).ipis_received, 0);
 	assert_int_equal(stats(tlb, 1).ipis_received, 1);
 	assert_int_equal(stats(tlb, 1).ipis_sent, 0);
+	/* The last page of the address space: one INVLPG per CPU. */
+	assert_rc(nxsim_tlb_flush_kernel_range(tlb, 0, UINT64_MAX - PG + 1,
+					       UINT64_MAX),
+		  0);
+	assert_int_equal(stats(tlb, 1).invlpg, 34);
 	nxsim_tlb_destroy(tlb);
 }
 
