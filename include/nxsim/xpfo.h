@@ -320,7 +320,7 @@ NXSIM_API int nxsim_xpfo_free(struct nxsim_xpfo *m, unsigned int cpu,
  * nxsim_xpfo_kmap() - xpfo_kmap(): a kernel mapping of @pfn.  The first
  * kmap of an unmapped user frame maps it back (no flush).
  *
- * Return: 0; -EINVAL for a free frame.
+ * Return: 0; -EINVAL for a free frame; -EOVERFLOW at 65535 kmaps.
  */
 NXSIM_API int nxsim_xpfo_kmap(struct nxsim_xpfo *m, unsigned int cpu,
 			      uint64_t pfn);
@@ -369,10 +369,12 @@ NXSIM_API int nxsim_xpfo_user_access(struct nxsim_xpfo *m, unsigned int cpu,
  * nxsim_xpfo_context_switch() - switch_mm_irqs_off() to @domain's mm
  * @domain: 0 for a kernel thread (no CR3 change), else a user domain
  *
- * Runs a pending deferred flush.  The PCID comes from the CPU's 6-entry
- * ASID cache (TLB_NR_DYN_ASIDS); a cached one is loaded with NOFLUSH.
+ * Runs the policy's context-switch hook (a pending "deferred" flush) when
+ * the mm changes.  The PCID comes from the CPU's 6-entry ASID cache
+ * (TLB_NR_DYN_ASIDS); a cached one is loaded with NOFLUSH.
  *
- * Return: 0 or -EINVAL.
+ * Return: 0; -EINVAL for a bad CPU or a CPU in user mode (switches happen
+ * in the kernel).
  */
 NXSIM_API int nxsim_xpfo_context_switch(struct nxsim_xpfo *m, unsigned int cpu,
 					uint16_t domain);
@@ -410,7 +412,9 @@ NXSIM_API int nxsim_xpfo_result(struct nxsim_xpfo *m,
 
 /**
  * nxsim_xpfo_tlb() - the machine's TLB, for reading its counters with
- * nxsim_tlb_stats().  Valid until the machine is destroyed.
+ * nxsim_tlb_stats().  Valid until the machine is destroyed.  The machine
+ * drives it under the machine's lock, not the TLB's: read it while no
+ * other thread runs events on the machine, and do not flush or fill it.
  */
 NXSIM_API struct nxsim_tlb *nxsim_xpfo_tlb(struct nxsim_xpfo *m);
 

@@ -32,11 +32,10 @@ static inline bool tag_match(uint64_t t, uint64_t key)
 	return ((t ^ key) & m) == 0;
 }
 
-/* The set index of the way at @base (a multiple of ways). */
-static inline size_t set_index(const struct nxsim__tlb_array *a, size_t base,
-			       uint64_t tag)
+/* The set @tag lives in (no division by the way count). */
+static inline size_t set_index(const struct nxsim__tlb_array *a, uint64_t tag)
 {
-	return (tag_va(tag) >> TLB_SIZE_SHIFT(tag_size(tag))) & a->set_mask;
+	return (tag >> TLB_TAG_VPN_SHIFT) & a->set_mask;
 }
 
 static inline void touch(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
@@ -48,8 +47,7 @@ static inline void touch(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
 void nxsim__tlb_touch_state(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
 			    size_t base, unsigned int w)
 {
-	tlb->repl->touch(&a->state[set_index(a, base, a->tag[base + w])], w,
-			 a->ways);
+	tlb->repl->touch(&a->state[set_index(a, a->tag[base + w])], w, a->ways);
 }
 
 static bool held_elsewhere(struct nxsim__tlb_cpu *c,
@@ -64,7 +62,7 @@ static bool held_elsewhere(struct nxsim__tlb_cpu *c,
 
 		if (a == skip)
 			continue;
-		s = nxsim__tlb_set_of(a, tag_va(t), tag_size(t), &base);
+		s = nxsim__tlb_set_of(a, tlb_tag_va(t), tlb_tag_size(t), &base);
 		for (w = 0; w < a->ways; w++)
 			if ((s[w] & ~TLB_TAG_WATCH) == (t & ~TLB_TAG_WATCH))
 				return true;
@@ -73,16 +71,16 @@ static bool held_elsewhere(struct nxsim__tlb_cpu *c,
 }
 
 /* Empty way @i of @a, telling the owner if a watched entry left the CPU. */
-static void drop(struct nxsim_tlb *tlb, unsigned int cpu,
-		 struct nxsim__tlb_array *a, size_t i)
+static inline void drop(struct nxsim_tlb *tlb, unsigned int cpu,
+			struct nxsim__tlb_array *a, size_t i)
 {
 	uint64_t t = a->tag[i];
 
 	a->tag[i] = 0;
-	a->nr[tag_size(t)]--;
+	a->nr[tlb_tag_size(t)]--;
 	if ((t & TLB_TAG_WATCH) && tlb->drop &&
 	    !held_elsewhere(&tlb->cpu[cpu], a, t))
-		tlb->drop(tlb->drop_ctx, cpu, tag_va(t), a->pfn[i]);
+		tlb->drop(tlb->drop_ctx, cpu, tlb_tag_va(t), a->pfn[i]);
 }
 
 /*
@@ -95,26 +93,31 @@ static void insert(struct nxsim_tlb *tlb, unsigned int cpu,
 		   bool fresh)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
-	unsigned int sz = tag_size(tag), w;
+	unsigned int sz = tlb_tag_size(tag), w;
 	uint32_t empty = 0, same = 0;
 	size_t base;
-	uint64_t *t = nxsim__tlb_set_of(a, tag_va(tag), sz, &base);
+	uint64_t *t = nxsim__tlb_set_of(a, tlb_tag_va(tag), sz, &base);
 
-	for (w = 0; w < a->ways; w++) {
-		empty |= (uint32_t)!t[w] << w;
-		same |= (uint32_t)((t[w] & ~TLB_TAG_WATCH) ==
-				   (tag & ~TLB_TAG_WATCH))
-			<< w;
+	if (!fresh) {
+		for (w = 0; w < a->ways; w++)
+			same |= (uint32_t)((t[w] & ~TLB_TAG_WATCH) ==
+					   (tag & ~TLB_TAG_WATCH))
+				<< w;
+		if (same) {
+			w = (unsigned int)__builtin_ctz(same);
+			goto write; /* already there: refresh */
+		}
 	}
-	if (!fresh && same) {
-		w = (unsigned int)__builtin_ctz(same);
-		goto write; /* already there: refresh */
+	/* A full array (the steady state) has no empty way to look for. */
+	if (a->nr[0] + a->nr[1] + a->nr[2] < (a->set_mask + 1) * a->ways) {
+		for (w = 0; w < a->ways; w++)
+			empty |= (uint32_t)!t[w] << w;
+		if (empty) {
+			w = (unsigned int)__builtin_ctz(empty);
+			goto fill;
+		}
 	}
-	if (empty) {
-		w = (unsigned int)__builtin_ctz(empty);
-		goto fill;
-	}
-	w = tlb->repl->victim(a->age + base, &a->state[set_index(a, base, tag)],
+	w = tlb->repl->victim(a->age + base, &a->state[set_index(a, tag)],
 			      a->ways, &tlb->rng);
 	c->st.evictions++;
 	drop(tlb, cpu, a, base + w);
@@ -132,9 +135,9 @@ void nxsim__tlb_entry_out(const struct nxsim__tlb_array *a, size_t i,
 {
 	uint64_t t = a->tag[i];
 
-	e->va = tag_va(t);
+	e->va = tlb_tag_va(t);
 	e->pfn = a->pfn[i];
-	e->page_shift = TLB_SIZE_SHIFT(tag_size(t));
+	e->page_shift = TLB_SIZE_SHIFT(tlb_tag_size(t));
 	e->pcid = (t & TLB_TAG_PCID_MASK) >> TLB_TAG_PCID_SHIFT;
 	e->global = t & TLB_TAG_GLOBAL;
 	e->level = lv;
@@ -178,7 +181,7 @@ void nxsim__tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	unsigned int sz = (unsigned int)size_code(e->page_shift);
-	uint64_t tag = tag_key(e->va, sz, e->global ? 0 : e->pcid);
+	uint64_t tag = tlb_tag_key(e->va, sz, e->global ? 0 : e->pcid);
 
 	if (e->global)
 		tag |= TLB_TAG_GLOBAL;
@@ -199,7 +202,7 @@ void nxsim__tlb_invlpg(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va)
 		struct nxsim__tlb_array *a = &c->lv[l];
 
 		for (sz = 0; sz < TLB_NR_SIZES; sz++) {
-			uint64_t key = tag_key(va, sz, c->pcid), *t;
+			uint64_t key = tlb_tag_key(va, sz, c->pcid), *t;
 			size_t base;
 
 			if (!a->nr[sz])
@@ -264,16 +267,17 @@ void nxsim__tlb_flush_global(struct nxsim_tlb *tlb, unsigned int cpu)
 
 /* do_kernel_range_flush() or do_flush_tlb_all() on one CPU. */
 static void flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
-			  uint64_t start, uint64_t end, bool full)
+			  uint64_t start, uint64_t pages, bool full)
 {
-	uint64_t va;
+	uint64_t i;
 
 	if (full) {
 		nxsim__tlb_flush_global(tlb, cpu);
 		return;
 	}
-	for (va = start; va < end; va += 1ull << NXSIM_TLB_SHIFT_4K)
-		nxsim__tlb_invlpg(tlb, cpu, va);
+	/* By count: a range ending at the top of the address space. */
+	for (i = 0; i < pages; i++)
+		nxsim__tlb_invlpg(tlb, cpu, start + (i << NXSIM_TLB_SHIFT_4K));
 }
 
 unsigned int nxsim__tlb_flush_kernel_range(struct nxsim_tlb *tlb,
@@ -301,7 +305,7 @@ unsigned int nxsim__tlb_flush_kernel_range(struct nxsim_tlb *tlb,
 		targets++;
 		if (!broadcast)
 			tlb->cpu[i].st.ipis_received++;
-		flush_one_cpu(tlb, i, start, end, full);
+		flush_one_cpu(tlb, i, start, pages, full);
 	}
 	if (broadcast) {
 		c->st.broadcasts++;
@@ -309,7 +313,7 @@ unsigned int nxsim__tlb_flush_kernel_range(struct nxsim_tlb *tlb,
 		c->st.ipis_sent++;
 		c->st.ipi_targets += targets;
 	}
-	flush_one_cpu(tlb, cpu, start, end, full);
+	flush_one_cpu(tlb, cpu, start, pages, full);
 	return targets;
 }
 
@@ -317,29 +321,21 @@ bool nxsim__tlb_watch(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va,
 		      bool watch)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
-	unsigned int l, sz, w;
+	unsigned int l, w;
 	bool held = false;
 
+	/* A level holds a translation at most once (fills refresh). */
 	for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
 		struct nxsim__tlb_array *a = &c->lv[l];
+		size_t base;
 
-		for (sz = 0; sz < TLB_NR_SIZES; sz++) {
-			uint64_t key = tag_key(va, sz, c->pcid), *t;
-			size_t base;
-
-			if (!a->nr[sz])
-				continue;
-			t = nxsim__tlb_set_of(a, va, sz, &base);
-			for (w = 0; w < a->ways; w++) {
-				if (!t[w] || !tag_match(t[w], key))
-					continue;
-				held = true;
-				if (watch)
-					t[w] |= TLB_TAG_WATCH;
-				else
-					t[w] &= ~TLB_TAG_WATCH;
-			}
-		}
+		if (!nxsim__tlb_probe(a, va, c->pcid, &base, &w))
+			continue;
+		held = true;
+		if (watch)
+			a->tag[base + w] |= TLB_TAG_WATCH;
+		else
+			a->tag[base + w] &= ~TLB_TAG_WATCH;
 	}
 	return held;
 }

@@ -44,8 +44,8 @@
  *	the tick of its last use (larger is more recent); @state is the
  *	policy's own 32 bits for the set.
  *
- * A new policy is one file defining one of these plus a line in
- * tlb_repl_table[] (src/tlb/repl.c).
+ * A new policy is one file defining one of these plus its extern and a
+ * line in tlb_repl_table[] (src/tlb/repl.c).
  */
 struct nxsim__tlb_repl_ops {
 	const char *name;
@@ -54,10 +54,6 @@ struct nxsim__tlb_repl_ops {
 	unsigned int (*victim)(const uint64_t *age, uint32_t *state,
 			       unsigned int ways, struct nxsim__rng *rng);
 };
-
-extern const struct nxsim__tlb_repl_ops nxsim__tlb_repl_lru;
-extern const struct nxsim__tlb_repl_ops nxsim__tlb_repl_random;
-extern const struct nxsim__tlb_repl_ops nxsim__tlb_repl_plru;
 
 /* The policy called @name, or NULL. */
 const struct nxsim__tlb_repl_ops *nxsim__tlb_repl_find(const char *name);
@@ -118,21 +114,29 @@ void nxsim__tlb_entry_out(const struct nxsim__tlb_array *a, size_t i,
 
 #define TLB_SIZE_SHIFT(sz) (NXSIM_TLB_SHIFT_4K + 9 * (sz))
 
-static inline uint64_t tag_key(uint64_t va, unsigned int sz, uint16_t pcid)
+static inline uint64_t tlb_tag_key(uint64_t va, unsigned int sz, uint16_t pcid)
 {
 	return (va >> TLB_SIZE_SHIFT(sz)) << TLB_TAG_VPN_SHIFT |
 	       (uint64_t)pcid << TLB_TAG_PCID_SHIFT |
 	       (uint64_t)sz << TLB_TAG_SIZE_SHIFT | TLB_TAG_VALID;
 }
 
-static inline unsigned int tag_size(uint64_t t)
+static inline unsigned int tlb_tag_size(uint64_t t)
 {
 	return (t >> TLB_TAG_SIZE_SHIFT) & 3;
 }
 
-static inline uint64_t tag_va(uint64_t t)
+/*
+ * The virtual address a tag maps.  The tag keeps VA bits 12..58, so the
+ * address is rebuilt canonical: sign-extended from bit 56 (LA57; 4-level
+ * addresses are sign-extended from bit 47, which implies it).
+ */
+static inline uint64_t tlb_tag_va(uint64_t t)
 {
-	return (t >> TLB_TAG_VPN_SHIFT) << TLB_SIZE_SHIFT(tag_size(t));
+	uint64_t va = (t >> TLB_TAG_VPN_SHIFT)
+		      << TLB_SIZE_SHIFT(tlb_tag_size(t));
+
+	return (uint64_t)((int64_t)(va << 7) >> 7);
 }
 
 /* The ways of the set @va falls in at page size @sz; *@base: its index. */
@@ -160,8 +164,8 @@ static inline bool nxsim__tlb_probe(struct nxsim__tlb_array *a, uint64_t va,
 
 		if (!a->nr[sz])
 			continue;
-		key = tag_key(va, sz, pcid);
-		gkey = tag_key(va, sz, 0) | TLB_TAG_GLOBAL;
+		key = tlb_tag_key(va, sz, pcid);
+		gkey = tlb_tag_key(va, sz, 0) | TLB_TAG_GLOBAL;
 		t = nxsim__tlb_set_of(a, va, sz, base);
 		if (a->ways > 8) {
 			/* Wide sets: stop at the hit. */

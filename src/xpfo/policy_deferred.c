@@ -8,9 +8,6 @@
 #include "xpfo/xpfo.h"
 
 void nxsim__xpfo_deferred_flush(struct nxsim_xpfo *m, unsigned int cpu,
-				uint64_t va, uint64_t pages);
-
-void nxsim__xpfo_deferred_flush(struct nxsim_xpfo *m, unsigned int cpu,
 				uint64_t va, uint64_t pages)
 {
 	nxsim__xpfo_flush_local(m, cpu, va, pages);

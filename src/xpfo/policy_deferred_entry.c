@@ -6,9 +6,6 @@
  */
 #include "xpfo/xpfo.h"
 
-void nxsim__xpfo_deferred_flush(struct nxsim_xpfo *m, unsigned int cpu,
-				uint64_t va, uint64_t pages);
-
 const struct nxsim__xpfo_policy nxsim__xpfo_policy_deferred_entry = {
 	.name = "deferred-entry",
 	.flush = nxsim__xpfo_deferred_flush,

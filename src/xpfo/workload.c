@@ -5,8 +5,9 @@
  *
  * Every CPU runs its own stream: its own generator (seeded from the run's
  * seed and the CPU id), its own slice of the frames (a LIFO free list, as
- * the per-CPU page lists hand out hot pages first), its own 32 kernel
- * frames and DOMAINS user domains (processes) with up to DOMAIN_PAGES
+ * the per-CPU page lists hand out hot pages first), its own KFRAMES (512)
+ * kernel frames, 2 MiB of slab whose physmap TLB reach XPFO's splits
+ * shrink, and DOMAINS user domains (processes) with up to DOMAIN_PAGES
  * pages each.  Streams never share state, so the events each CPU runs are
  * the same with and without XPFO; only their costs, and so the
  * interleaving in time, differ.  Steps run in timeline order: always the
@@ -17,9 +18,10 @@
  *   compile: user work 40, page fault (alloc + zero through kmap) 15,
  *	free 8, syscall touching kernel objects 15, kernel object churn 5,
  *	read() into a user page through kmap 7, context switch 5, and 5 of
- *	syscalls that also probe a page of a random process (on any CPU)
- *	through the physmap (the attacker of [S17]; which page it finds
- *	depends on the other CPUs' progress, so on timing);
+ *	syscalls that also probe, through the physmap, a page of a random
+ *	process or the next free frame of a random CPU (the attacker of
+ *	[S17]; which frame it finds depends on the other CPUs' progress,
+ *	so on timing);
  *   io: user work 20, read()/write() through kmap 45, syscall 15, page
  *	fault 8, free 5, context switch 5, probe 2;
  *   fork: user work 35, fork (8 pages copied, both through kmap) 15,
@@ -37,7 +39,7 @@
 #include "core/rng.h"
 #include "xpfo/xpfo.h"
 
-#define KFRAMES 32
+#define KFRAMES 512
 #define DOMAINS 4
 #define DOMAIN_PAGES 64
 #define FORK_PAGES 8
@@ -216,20 +218,31 @@ static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
 				 (unsigned int)nxsim__rng_below(&c->rng, d->n));
 	case S_PROBE: {
 		/*
-		 * Read a page of some process on any CPU through the
-		 * physmap.  One raw draw per choice, so the stream does not
-		 * depend on the other CPUs' state.
+		 * The attacker of [S17] (ret2dir spraying [S0]): read, through
+		 * the physmap, either a page of some process on any CPU or
+		 * the next free frame some CPU will hand out (so its alias
+		 * is cached before the frame becomes a user page).  Raw
+		 * draws, a fixed number, so the stream does not depend on
+		 * the other CPUs' state.
 		 */
 		unsigned int oc =
 			(unsigned int)(nxsim__rng_next(&c->rng) % r->nr_cpus);
+		const struct wl_cpu *o = &r->cpu[oc];
 		const struct wl_domain *od =
-			&r->cpu[oc].dom[nxsim__rng_next(&c->rng) % DOMAINS];
+			&o->dom[nxsim__rng_next(&c->rng) % DOMAINS];
 		uint64_t x = nxsim__rng_next(&c->rng);
 
-		if (od->n)
-			CALL(r, nxsim__xpfo_kernel_access(r->m, cpu,
-							  od->page[x % od->n],
-							  false, NULL));
+		if (x & 1) {
+			if (o->nfree)
+				CALL(r,
+				     nxsim__xpfo_kernel_access(
+					     r->m, cpu, o->free[o->nfree - 1],
+					     false, NULL));
+		} else if (od->n) {
+			CALL(r, nxsim__xpfo_kernel_access(
+					r->m, cpu, od->page[(x >> 1) % od->n],
+					false, NULL));
+		}
 	}
 		__attribute__((fallthrough)); /* then the syscall */
 	case S_SYSCALL:

@@ -147,6 +147,9 @@ void nxsim__xpfo_flush_cpus(struct nxsim_xpfo *m, unsigned int cpu,
 void nxsim__xpfo_defer_others(struct nxsim_xpfo *m, unsigned int cpu);
 /* Run @cpu's pending full flush, if any. */
 void nxsim__xpfo_run_pending(struct nxsim_xpfo *m, unsigned int cpu);
+/* P4a's flush (policy_deferred.c), shared by P4b and P4c. */
+void nxsim__xpfo_deferred_flush(struct nxsim_xpfo *m, unsigned int cpu,
+				uint64_t va, uint64_t pages);
 
 /* Physmap (physmap.c). */
 static inline uint64_t nxsim__physmap_va(uint64_t pfn)

@@ -79,6 +79,7 @@ static void test_xpfo_v5_review_scenario(void **state)
 		struct nxsim_xpfo *m;
 		struct nxsim_xpfo_result r;
 		struct nxsim_tlb_stats st;
+		struct nxsim_xpfo_cpu_info ci;
 		enum nxsim_xpfo_access got[3];
 		unsigned int l;
 
@@ -118,6 +119,13 @@ static void test_xpfo_v5_review_scenario(void **state)
 		assert_int_equal(r.oracle.exposure_max_ns, rows[i].exposure_ns);
 		assert_int_equal(r.oracle.kmap_windows, 1);
 		assert_int_equal(r.oracle.kmap_sum_ns, 1000);
+		/* The windows were CPU 1's. */
+		assert_rc(nxsim_xpfo_cpu(m, 1, &ci), 0);
+		assert_int_equal(ci.exposures, rows[i].exposures);
+		assert_int_equal(ci.exposure_sum_ns, rows[i].exposure_ns);
+		assert_int_equal(ci.exposure_max_ns, rows[i].exposure_ns);
+		assert_rc(nxsim_xpfo_cpu(m, 0, &ci), 0);
+		assert_int_equal(ci.exposures, 0);
 		assert_rc(nxsim_tlb_stats(nxsim_xpfo_tlb(m), 1, &st), 0);
 		assert_int_equal(st.ipis_received, rows[i].ipis_to_cpu1);
 		nxsim_xpfo_destroy(m);

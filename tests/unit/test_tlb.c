@@ -63,10 +63,15 @@ static struct nxsim_tlb_stats stats(struct nxsim_tlb *tlb, int cpu)
 static void test_tlb_invlpg_removes_global(void **state)
 {
 	struct nxsim_tlb *tlb = mk(1, NULL, 0, 0, 0, 0);
+	struct nxsim_tlb_entry e;
 
 	fill(tlb, 0, KVA, 12, 0, true);
 	fill(tlb, 0, KVA + PG, 12, 0, true);
-	assert_rc(look(tlb, 0, KVA), 0);
+	assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_READ, KVA + 7, &e), 0);
+	assert_int_equal(e.va, KVA); /* canonical kernel address */
+	assert_int_equal(e.pfn, KVA >> 12);
+	assert_int_equal(e.page_shift, 12);
+	assert_int_equal(e.level, NXSIM_TLB_L1D);
 	assert_rc(nxsim_tlb_invlpg(tlb, 0, KVA + 5), 0);
 	assert_rc(look(tlb, 0, KVA), -ENOENT);
 	assert_rc(look(tlb, 0, KVA + PG), 0);
@@ -146,6 +151,11 @@ static void test_tlb_range_33_pages(void **state)
 	assert_int_equal(stats(tlb, 0).ipis_received, 0);
 	assert_int_equal(stats(tlb, 1).ipis_received, 1);
 	assert_int_equal(stats(tlb, 1).ipis_sent, 0);
+	/* The last page of the address space: one INVLPG per CPU. */
+	assert_rc(nxsim_tlb_flush_kernel_range(tlb, 0, UINT64_MAX - PG + 1,
+					       UINT64_MAX),
+		  0);
+	assert_int_equal(stats(tlb, 1).invlpg, 34);
 	nxsim_tlb_destroy(tlb);
 }
 

@@ -471,6 +471,60 @@ static void test_xpfo_bad_input(void **state)
 	nxsim_xpfo_destroy(m);
 }
 
+/* choose_new_asid(): 6 ASIDs per CPU, reused with NOFLUSH, else flushed. */
+static void test_xpfo_asid_cache(void **state)
+{
+	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V8, NULL, 64);
+	struct nxsim_tlb_stats s;
+	uint16_t d;
+
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 8, 1, 0), 0);
+	assert_rc(nxsim_xpfo_context_switch(m, 0, 1), 0);
+	assert_rc(nxsim_xpfo_kernel_exit(m, 0), 0);
+	assert_rc(nxsim_xpfo_user_access(m, 0, 8, true), 0); /* walk */
+	assert_rc(nxsim_xpfo_kernel_enter(m, 0), 0);
+	for (d = 2; d <= 6; d++)
+		assert_rc(nxsim_xpfo_context_switch(m, 0, d), 0);
+	s = tlbst(m, 0);
+	assert_int_equal(s.cr3_flush, 6);
+	assert_int_equal(s.cr3_noflush, 0);
+	/* Domain 1's ASID is still cached: NOFLUSH, its entry survived. */
+	assert_rc(nxsim_xpfo_context_switch(m, 0, 1), 0);
+	assert_int_equal(tlbst(m, 0).cr3_noflush, 1);
+	assert_rc(nxsim_xpfo_kernel_exit(m, 0), 0);
+	assert_rc(nxsim_xpfo_user_access(m, 0, 8, false), 0);
+	assert_int_equal(tlbst(m, 0).hits[NXSIM_TLB_L1D], 1);
+	assert_int_equal(tlbst(m, 0).walks, 1);
+	assert_rc(nxsim_xpfo_kernel_enter(m, 0), 0);
+	/* A seventh domain takes domain 1's slot; coming back flushes. */
+	assert_rc(nxsim_xpfo_context_switch(m, 0, 7), 0);
+	assert_rc(nxsim_xpfo_context_switch(m, 0, 1), 0);
+	assert_int_equal(tlbst(m, 0).cr3_flush, 8);
+	assert_rc(nxsim_xpfo_kernel_exit(m, 0), 0);
+	assert_rc(nxsim_xpfo_user_access(m, 0, 8, false), 0);
+	assert_int_equal(tlbst(m, 0).walks, 2);
+	assert_int_equal(res(m).xpfo.context_switches, 9);
+	assert_int_equal(res(m).xpfo.user_accesses, 3);
+	nxsim_xpfo_destroy(m);
+}
+
+static void test_xpfo_kmap_overflow(void **state)
+{
+	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V6, NULL, 64);
+	struct nxsim_xpfo_result before, after;
+	unsigned int i;
+
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 4, 1, 0), 0);
+	for (i = 0; i < UINT16_MAX; i++)
+		assert_rc(nxsim_xpfo_kmap(m, 0, 4), 0);
+	before = res(m);
+	assert_rc(nxsim_xpfo_kmap(m, 0, 4), -EOVERFLOW);
+	after = res(m);
+	assert_memory_equal(&before, &after, sizeof(before));
+	expect_frame(m, 4, NXSIM_XPFO_USER, true, false, UINT16_MAX, 12);
+	nxsim_xpfo_destroy(m);
+}
+
 static void test_xpfo_bad_config(void **state)
 {
 	struct nxsim_xpfo_config cfg = { .nr_cpus = 2, .nr_frames = 64 };
@@ -507,6 +561,14 @@ static void test_xpfo_bad_config(void **state)
 	assert_rc(nxsim_xpfo_create(&cfg, &m), -ENOENT);
 	assert_null(m);
 	assert_int_equal(test_live_allocs(), live);
+	cfg.tlb.replacement = NULL;
+	/* Exposure times need a virtual clock. */
+	assert_rc(nxsim_clock_create(NXSIM_CLOCK_REAL, &cfg.clock), 0);
+	live = test_live_allocs();
+	assert_rc(nxsim_xpfo_create(&cfg, &m), -EINVAL);
+	assert_null(m);
+	assert_int_equal(test_live_allocs(), live);
+	assert_rc(nxsim_clock_destroy(cfg.clock), 0);
 }
 
 static int create_op(void *ctx)
@@ -605,6 +667,60 @@ static void test_xpfo_determinism(void **state)
 	}
 }
 
+static struct nxsim_xpfo_result run_compile(const char *policy,
+					    unsigned int cpus)
+{
+	struct nxsim_xpfo_run run = {
+		.workload = "compile",
+		.policy = policy,
+		.version = NXSIM_XPFO_V8,
+		.nr_cpus = cpus,
+		.events = 400,
+		.seed = 42,
+	};
+	struct nxsim_xpfo_result r;
+
+	assert_rc(nxsim_xpfo_run_workload(&run, &r), 0);
+	return r;
+}
+
+/*
+ * The published shape with the default costs: eager all-CPU flushing
+ * costs more than deferred, which costs more than none, and eager grows
+ * with the CPU count; eager flushing leaves no stale alias to hit, local
+ * and no flushing do.
+ */
+static void test_xpfo_policy_shape(void **state)
+{
+	struct nxsim_xpfo_result e2 = run_compile("eager", 2);
+	struct nxsim_xpfo_result e8 = run_compile("eager", 8);
+	struct nxsim_xpfo_result d8 = run_compile("deferred", 8);
+	struct nxsim_xpfo_result n8 = run_compile("none", 8);
+	struct nxsim_xpfo_result l8 = run_compile("local", 8);
+
+	assert_true(e8.system_ratio > e2.system_ratio);
+	assert_true(e8.system_ratio > d8.system_ratio);
+	assert_true(d8.system_ratio > n8.system_ratio);
+	assert_true(n8.system_ratio > 1.0);
+	assert_true(e8.wall_ratio > d8.wall_ratio);
+	assert_true(e8.tlb.ipis_sent > 0);
+	assert_int_equal(d8.tlb.ipis_sent,
+			 e8.xpfo.splits_2m + e8.xpfo.splits_1g);
+	assert_int_equal(e8.oracle.stale_reads + e8.oracle.stale_writes, 0);
+	/* The probing CPUs hit aliases the local flush left behind. */
+	assert_true(l8.oracle.stale_reads > 0);
+	assert_true(l8.oracle.stale_cross_domain > 0);
+	assert_true(n8.oracle.stale_reads + n8.oracle.stale_writes > 0);
+	assert_true(n8.oracle.exposures > 0);
+	/*
+	 * The streams do not depend on the policy: same ownership events
+	 * (only the probes' targets depend on the other CPUs' timing).
+	 */
+	assert_int_equal(e8.xpfo.alloc_user, n8.xpfo.alloc_user);
+	assert_int_equal(e8.xpfo.kunmaps, d8.xpfo.kunmaps);
+	assert_int_equal(e8.xpfo.frees, n8.xpfo.frees);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -621,10 +737,13 @@ int main(void)
 		cmocka_unit_test(test_xpfo_cost_table),
 		cmocka_unit_test(test_xpfo_reuse_hazard),
 		cmocka_unit_test(test_xpfo_bad_input),
+		cmocka_unit_test(test_xpfo_asid_cache),
+		cmocka_unit_test(test_xpfo_kmap_overflow),
 		cmocka_unit_test(test_xpfo_bad_config),
 		cmocka_unit_test(test_xpfo_alloc_failures),
 		cmocka_unit_test(test_xpfo_run_bad_input),
 		cmocka_unit_test(test_xpfo_determinism),
+		cmocka_unit_test(test_xpfo_policy_shape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
