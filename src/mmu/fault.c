@@ -87,12 +87,14 @@ static void disallowed_hugepage_adjust(struct nxsim_vm *vm,
 
 /*
  * mmu_topup_memory_caches(): enough page-table pages for a walk from the
- * root (and the root itself if there is none).  0 or -ENOMEM, and on
- * -ENOMEM what this call allocated is freed again.
+ * root (and the root itself if there is none), reserved pages first.
+ * 0 or -ENOMEM, and on -ENOMEM the reserve and the allocator get back
+ * what this call took.
  */
 static int topup_cache(struct nxsim__vm_mmu *mmu)
 {
 	unsigned int want = mmu->root_level + !mmu->root, had = mmu->nr_cache;
+	unsigned int reserved = mmu->nr_reserve;
 
 	while (mmu->nr_cache < want) {
 		struct nxsim__mmu_page *sp = nxsim__tdp_mmu_alloc_sp(mmu, 0, 1);
@@ -101,6 +103,8 @@ static int topup_cache(struct nxsim__vm_mmu *mmu)
 			while (mmu->nr_cache > had)
 				nxsim__tdp_mmu_free_sp(
 					mmu, mmu->cache[--mmu->nr_cache]);
+			/* Pages are alike: keep as many as there were. */
+			nxsim__tdp_mmu_trim_reserve(mmu, reserved);
 			/* The first frame table goes too: nothing changed. */
 			if (!mmu->nr_sps)
 				nxsim__tdp_mmu_release(mmu);

@@ -80,6 +80,7 @@ void nxsim__mmu_uninit_vm(struct nxsim_vm *vm)
 	nxsim__tdp_mmu_zap_all_roots(vm);
 	while (mmu->nr_cache)
 		nxsim__tdp_mmu_free_sp(mmu, mmu->cache[--mmu->nr_cache]);
+	nxsim__tdp_mmu_trim_reserve(mmu, 0);
 	nxsim__memslots_free(vm);
 	nxsim__tdp_mmu_release(mmu);
 	pthread_rwlock_unlock(&vm->mmu_lock);

@@ -26,15 +26,6 @@ static bool nx_enabled(struct nxsim_vm *vm)
 	return nxsim__vm_nx_huge_page_enabled(vm);
 }
 
-struct nxsim__mmu_page *nxsim__spte_to_child_sp(struct nxsim__vm_mmu *mmu,
-						uint64_t spte)
-{
-	uint64_t idx = spte_to_pfn(spte) - NXSIM__SP_PFN_BASE;
-
-	assert(idx < mmu->nr_frames && mmu->frames[idx].sp);
-	return mmu->frames[idx].sp;
-}
-
 /* A free frame index, growing the table if needed; false on -ENOMEM. */
 static bool frame_get(struct nxsim__vm_mmu *mmu, uint32_t *id)
 {
@@ -66,19 +57,53 @@ static void frame_put(struct nxsim__vm_mmu *mmu, uint32_t id)
 	mmu->free_frame = id;
 }
 
-struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
-						uint64_t gfn, int level)
+static void sp_release(struct nxsim__mmu_page *sp)
+{
+	nxsim__free(sp->spt, SPTE_ENT_PER_PAGE * sizeof(uint64_t));
+	nxsim__free(sp, sizeof(*sp));
+}
+
+/* A page with a zeroed header: reserved, or from the allocator. */
+static struct nxsim__mmu_page *sp_get(struct nxsim__vm_mmu *mmu)
 {
 	struct nxsim__mmu_page *sp;
-	uint32_t id;
+	uint64_t *spt;
 
+	if (mmu->nr_reserve) {
+		sp = mmu->reserve[--mmu->nr_reserve];
+		spt = sp->spt;
+		*sp = (struct nxsim__mmu_page){ .spt = spt };
+		return sp;
+	}
 	sp = nxsim__zalloc(sizeof(*sp));
 	if (!sp)
 		return NULL;
 	sp->spt = nxsim__alloc(SPTE_ENT_PER_PAGE * sizeof(uint64_t));
-	if (!sp->spt || !frame_get(mmu, &id)) {
-		nxsim__free(sp->spt, SPTE_ENT_PER_PAGE * sizeof(uint64_t));
+	if (!sp->spt) {
 		nxsim__free(sp, sizeof(*sp));
+		return NULL;
+	}
+	return sp;
+}
+
+static void sp_put(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp)
+{
+	if (mmu->nr_reserve < NXSIM__SP_RESERVE_MAX)
+		mmu->reserve[mmu->nr_reserve++] = sp;
+	else
+		sp_release(sp);
+}
+
+struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
+						uint64_t gfn, int level)
+{
+	struct nxsim__mmu_page *sp = sp_get(mmu);
+	uint32_t id;
+
+	if (!sp)
+		return NULL;
+	if (!frame_get(mmu, &id)) {
+		sp_put(mmu, sp);
 		return NULL;
 	}
 	sp->id = id;
@@ -93,10 +118,11 @@ struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
 
 void nxsim__sp_clear(struct nxsim__mmu_page *sp)
 {
+	uint64_t *spt = sp->spt; /* not reloaded per entry: vectorised */
 	unsigned int i;
 
 	for (i = 0; i < SPTE_ENT_PER_PAGE; i++)
-		sp->spt[i] = SHADOW_NONPRESENT_VALUE;
+		spt[i] = SHADOW_NONPRESENT_VALUE;
 }
 
 void nxsim__tdp_mmu_free_sp(struct nxsim__vm_mmu *mmu,
@@ -104,8 +130,13 @@ void nxsim__tdp_mmu_free_sp(struct nxsim__vm_mmu *mmu,
 {
 	frame_put(mmu, sp->id);
 	mmu->nr_sps--;
-	nxsim__free(sp->spt, SPTE_ENT_PER_PAGE * sizeof(uint64_t));
-	nxsim__free(sp, sizeof(*sp));
+	sp_put(mmu, sp);
+}
+
+void nxsim__tdp_mmu_trim_reserve(struct nxsim__vm_mmu *mmu, unsigned int keep)
+{
+	while (mmu->nr_reserve > keep)
+		sp_release(mmu->reserve[--mmu->nr_reserve]);
 }
 
 /* tdp_mmu_unlink_sp(): clear the flag and untrack. */
