@@ -2,7 +2,8 @@
 /*
  * The allocator module: one private jemalloc arena (mallocx/sdallocx, no
  * thread cache, created once per process) or libc, chosen at build time by
- * NXSIM_WITH_JEMALLOC.  It keeps exact counters of what the simulator holds,
+ * NXSIM_WITH_JEMALLOC.  It keeps exact counters of what the simulator holds
+ * (per thread, summed when read, as the kernel's per-CPU vmstat counters),
  * which tests use to prove that failure paths leak nothing and benchmarks
  * use to report bytes per VM and per frame, and a fail-the-Nth hook in the
  * spirit of the kernel's fault injection (failslab).
@@ -22,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bsd/sys/queue.h>
+
 #if NXSIM_WITH_JEMALLOC
 #include <jemalloc/jemalloc.h>
 #endif
@@ -31,8 +34,104 @@
 #include "core/alloc.h"
 #include "core/compiler.h"
 
-static _Atomic uint64_t nr_allocs, nr_live, nr_live_bytes, nr_failed;
+/*
+ * The exact counters are kept per thread: a thread adds to its own with
+ * plain stores (relaxed atomics, no locked instruction), and a reader sums
+ * every thread's under counters_lock.  One locked add per counter, five
+ * per allocation and free, cost more than a page-sized allocation from
+ * the free list below.  A thread's counts join @retired when it exits
+ * (its key's destructor), so nothing is lost; a thread's own live counts
+ * may wrap below zero (it frees what another made), the sums do not.
+ */
+struct counters {
+	_Atomic uint64_t allocs, live, live_bytes;
+	LIST_ENTRY(counters) link;
+	bool registered;
+};
+
+static pthread_mutex_t counters_lock = PTHREAD_MUTEX_INITIALIZER;
+static LIST_HEAD(, counters) counters_list = LIST_HEAD_INITIALIZER(counters);
+static struct counters retired;
+static pthread_key_t counters_key;
+static pthread_once_t counters_once = PTHREAD_ONCE_INIT;
+static __thread struct counters my_counters;
+static _Atomic uint64_t nr_failed;
 static atomic_ulong fail_countdown;
+
+/* Add @d to a counter only its thread (or counters_lock) writes. */
+static void bump(_Atomic uint64_t *v, uint64_t d)
+{
+	atomic_store_explicit(v,
+			      atomic_load_explicit(v, memory_order_relaxed) + d,
+			      memory_order_relaxed);
+}
+
+static void counters_fold(struct counters *to, struct counters *from)
+{
+	bump(&to->allocs,
+	     atomic_load_explicit(&from->allocs, memory_order_relaxed));
+	bump(&to->live,
+	     atomic_load_explicit(&from->live, memory_order_relaxed));
+	bump(&to->live_bytes,
+	     atomic_load_explicit(&from->live_bytes, memory_order_relaxed));
+}
+
+/* Thread exit: the counts join @retired. */
+static void counters_retire(void *arg)
+{
+	struct counters *c = arg;
+
+	pthread_mutex_lock(&counters_lock);
+	counters_fold(&retired, c);
+	LIST_REMOVE(c, link);
+	atomic_store(&c->allocs, 0);
+	atomic_store(&c->live, 0);
+	atomic_store(&c->live_bytes, 0);
+	c->registered = false;
+	pthread_mutex_unlock(&counters_lock);
+}
+
+static void counters_key_create(void)
+{
+	if (pthread_key_create(&counters_key, counters_retire))
+		abort();
+}
+
+/*
+ * The calling thread's counters, registered on first use; @retired (under
+ * counters_lock, which the caller must then drop) if the thread cannot
+ * have a destructor.
+ */
+static struct counters *counters_get(bool *locked)
+{
+	struct counters *c = &my_counters;
+
+	*locked = false;
+	if (c->registered)
+		return c;
+	pthread_once(&counters_once, counters_key_create);
+	pthread_mutex_lock(&counters_lock);
+	if (pthread_setspecific(counters_key, c)) {
+		*locked = true;
+		return &retired;
+	}
+	LIST_INSERT_HEAD(&counters_list, c, link);
+	c->registered = true;
+	pthread_mutex_unlock(&counters_lock);
+	return c;
+}
+
+static void count(uint64_t allocs, uint64_t live, uint64_t bytes)
+{
+	bool locked;
+	struct counters *c = counters_get(&locked);
+
+	bump(&c->allocs, allocs);
+	bump(&c->live, live);
+	bump(&c->live_bytes, bytes);
+	if (locked)
+		pthread_mutex_unlock(&counters_lock);
+}
 
 #if NXSIM_WITH_JEMALLOC
 static unsigned int arena_index;
@@ -195,9 +294,7 @@ static void *account(void *p, size_t size)
 		atomic_fetch_add_explicit(&nr_failed, 1, memory_order_relaxed);
 		return NULL;
 	}
-	atomic_fetch_add_explicit(&nr_allocs, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&nr_live, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&nr_live_bytes, size, memory_order_relaxed);
+	count(1, 1, size);
 	return p;
 }
 
@@ -243,16 +340,13 @@ void *nxsim__realloc(void *ptr, size_t old_size, size_t new_size)
 	p = backend_realloc(ptr, old_size, new_size);
 	if (!p)
 		return account(NULL, 0);
-	atomic_fetch_add_explicit(&nr_allocs, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&nr_live_bytes, new_size - old_size,
-				  memory_order_relaxed);
+	count(1, 0, new_size - old_size);
 	return p;
 }
 
 static void unaccount(size_t size)
 {
-	atomic_fetch_sub_explicit(&nr_live, 1, memory_order_relaxed);
-	atomic_fetch_sub_explicit(&nr_live_bytes, size, memory_order_relaxed);
+	count(0, -1ull, -(uint64_t)size);
 }
 
 void nxsim__free(void *ptr, size_t size)
@@ -289,9 +383,17 @@ void nxsim__strfree(char *s)
 
 void nxsim_alloc_stats(struct nxsim_alloc_stats *st)
 {
-	st->allocs = atomic_load(&nr_allocs);
-	st->live = atomic_load(&nr_live);
-	st->live_bytes = atomic_load(&nr_live_bytes);
+	struct counters sum = { 0 };
+	struct counters *c;
+
+	pthread_mutex_lock(&counters_lock);
+	counters_fold(&sum, &retired);
+	LIST_FOREACH(c, &counters_list, link)
+		counters_fold(&sum, c);
+	pthread_mutex_unlock(&counters_lock);
+	st->allocs = atomic_load(&sum.allocs);
+	st->live = atomic_load(&sum.live);
+	st->live_bytes = atomic_load(&sum.live_bytes);
 	st->failed = atomic_load(&nr_failed);
 }
 

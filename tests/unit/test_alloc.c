@@ -5,7 +5,10 @@
  * aligned as asked, and a block that grows into or shrinks out of page size
  * keeps its contents; the counters see every page freed.  On the libc
  * backend the same calls go straight to libc and must behave the same.
+ * The per-thread counters: what threads that have exited made or freed
+ * stays in the sums.
  */
+#include <pthread.h>
 #include <string.h>
 
 #include "common/test_util.h"
@@ -105,12 +108,57 @@ static void test_page_realloc_failure(void **state)
 	nxsim__free(p, PAGE);
 }
 
+static void *thread_alloc(void *arg)
+{
+	(void)arg;
+	return nxsim__alloc(64);
+}
+
+static void *thread_free(void *arg)
+{
+	nxsim__free(arg, 64);
+	return NULL;
+}
+
+/* Counts of threads that have exited stay in the sums. */
+static void test_counts_across_threads(void **state)
+{
+	struct nxsim_alloc_stats before, st;
+	pthread_t t;
+	void *p;
+
+	(void)state;
+	nxsim_alloc_stats(&before);
+	/* made on a thread that exits, freed here */
+	assert_int_equal(pthread_create(&t, NULL, thread_alloc, NULL), 0);
+	assert_int_equal(pthread_join(t, &p), 0);
+	assert_non_null(p);
+	nxsim_alloc_stats(&st);
+	assert_int_equal(st.live, before.live + 1);
+	assert_int_equal(st.live_bytes, before.live_bytes + 64);
+	assert_int_equal(st.allocs, before.allocs + 1);
+	nxsim__free(p, 64);
+	nxsim_alloc_stats(&st);
+	assert_int_equal(st.live, before.live);
+	assert_int_equal(st.live_bytes, before.live_bytes);
+	/* made here, freed on a thread that exits */
+	p = nxsim__alloc(64);
+	assert_non_null(p);
+	assert_int_equal(pthread_create(&t, NULL, thread_free, p), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	nxsim_alloc_stats(&st);
+	assert_int_equal(st.live, before.live);
+	assert_int_equal(st.live_bytes, before.live_bytes);
+	assert_int_equal(st.allocs, before.allocs + 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page_reuse),
 		cmocka_unit_test(test_page_realloc),
 		cmocka_unit_test(test_page_realloc_failure),
+		cmocka_unit_test(test_counts_across_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
