@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The allocator module: one private jemalloc arena (mallocx/sdallocx, no
- * thread cache, created once per process) or libc, chosen at build time by
+ * The allocator module: one private jemalloc arena (mallocx/sdallocx,
+ * created once per process; each thread has an explicit thread cache that
+ * holds only the arena's blocks) or libc, chosen at build time by
  * NXSIM_WITH_JEMALLOC.  It keeps exact counters of what the simulator holds
  * (per thread, summed when read, as the kernel's per-CPU vmstat counters),
  * which tests use to prove that failure paths leak nothing and benchmarks
@@ -11,9 +12,9 @@
  * With jemalloc, page-sized blocks (the MMU's page-table pages) are kept
  * on a free list of their own when freed, bounded, as the kernel's per-CPU
  * page lists keep freed pages: jemalloc serves 4 KiB from one-region slabs,
- * so without a thread cache every such allocation and free is an extent
- * operation (250-400 ns on the 2-core reference machine, 4-6x a small
- * object).  Pages on that list are free as far as the counters go.
+ * so every such allocation and free past the few a thread cache holds is
+ * an extent operation (250-400 ns on the 2-core reference machine, 4-6x a
+ * small object).  Pages on that list are free as far as the counters go.
  *
  * Left out: jemalloc's own statistics and arena teardown; the arena and the
  * page list live as long as the process.
@@ -76,11 +77,14 @@ static void counters_fold(struct counters *to, struct counters *from)
 	     atomic_load_explicit(&from->live_bytes, memory_order_relaxed));
 }
 
-/* Thread exit: the counts join @retired. */
+static void backend_thread_exit(void);
+
+/* Thread exit: the counts join @retired; the thread's cache goes. */
 static void counters_retire(void *arg)
 {
 	struct counters *c = arg;
 
+	backend_thread_exit();
 	pthread_mutex_lock(&counters_lock);
 	counters_fold(&retired, c);
 	LIST_REMOVE(c, link);
@@ -135,17 +139,54 @@ static void count(uint64_t allocs, uint64_t live, uint64_t bytes)
 
 #if NXSIM_WITH_JEMALLOC
 static unsigned int arena_index;
-static int arena_flags;
+static int arena_only;	/* MALLOCX_ARENA(arena_index), or 0 */
+static int arena_flags; /* the arena without a thread cache */
 static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
+static __thread int thread_flags; /* the arena and this thread's cache */
+static __thread unsigned int thread_tcache;
 
 static void arena_create(void)
 {
 	size_t len = sizeof(arena_index);
 
 	if (mallctl("arenas.create", &arena_index, &len, NULL, 0) == 0)
-		arena_flags = MALLOCX_ARENA(arena_index) | MALLOCX_TCACHE_NONE;
+		arena_only = MALLOCX_ARENA(arena_index);
+	arena_flags = arena_only | MALLOCX_TCACHE_NONE;
+}
+
+/*
+ * The calling thread's flags: the arena with a thread cache of the
+ * thread's own (tcache.create), which only ever holds blocks of the
+ * private arena and is destroyed when the thread exits (backend_thread_
+ * exit()).  A thread that cannot have a destructor, or finds jemalloc's
+ * cache ids used up, goes without.
+ */
+static int flags_for_thread(void)
+{
+	size_t len = sizeof(thread_tcache);
+	bool locked;
+
+	if (thread_flags)
+		return thread_flags;
+	pthread_once(&arena_once, arena_create);
+	counters_get(&locked);
+	if (locked) {
+		pthread_mutex_unlock(&counters_lock);
+		return arena_flags;
+	}
+	if (mallctl("tcache.create", &thread_tcache, &len, NULL, 0) == 0)
+		thread_flags = arena_only | MALLOCX_TCACHE(thread_tcache);
 	else
-		arena_flags = MALLOCX_TCACHE_NONE;
+		thread_flags = arena_flags;
+	return thread_flags;
+}
+
+static void backend_thread_exit(void)
+{
+	if (thread_flags && thread_flags != arena_flags)
+		mallctl("tcache.destroy", NULL, NULL, &thread_tcache,
+			sizeof(thread_tcache));
+	thread_flags = 0;
 }
 
 #define PAGE_BYTES 4096
@@ -199,7 +240,7 @@ static int block_flags(size_t size, size_t align)
 {
 	if (size == PAGE_BYTES)
 		align = PAGE_BYTES;
-	return arena_flags | (align ? MALLOCX_ALIGN(align) : 0);
+	return flags_for_thread() | (align ? MALLOCX_ALIGN(align) : 0);
 }
 
 static void *backend_alloc(size_t size, size_t align, bool zero)
@@ -228,7 +269,7 @@ static void *backend_realloc(void *ptr, size_t old_size, size_t new_size)
 	void *p;
 
 	if (old_size != PAGE_BYTES && new_size != PAGE_BYTES)
-		return rallocx(ptr, new_size, arena_flags);
+		return rallocx(ptr, new_size, flags_for_thread());
 	/* A page-sized block moves, so that every one is on the page path. */
 	p = backend_alloc(new_size, 0, false);
 	if (p) {
@@ -267,6 +308,10 @@ static void *backend_realloc(void *ptr, size_t old_size, size_t new_size)
 {
 	(void)old_size;
 	return realloc(ptr, new_size);
+}
+
+static void backend_thread_exit(void)
+{
 }
 
 const char *nxsim_alloc_backend(void)
