@@ -193,27 +193,21 @@ static void backend_thread_exit(void)
 /* Up to 16 MiB of freed pages wait for reuse. */
 #define PAGE_LIST_MAX 4096u
 
-struct free_page {
-	struct free_page *next;
-};
-
+/* A stack of pointers, so that neither push nor pop touches the page. */
 static struct {
 	pthread_mutex_t lock;
-	struct free_page *head;
 	unsigned int len;
+	void *pages[PAGE_LIST_MAX];
 } page_list = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* A page off the free list, or NULL if it is empty. */
 static void *page_list_pop(void)
 {
-	struct free_page *p;
+	void *p = NULL;
 
 	pthread_mutex_lock(&page_list.lock);
-	p = page_list.head;
-	if (p) {
-		page_list.head = p->next;
-		page_list.len--;
-	}
+	if (page_list.len)
+		p = page_list.pages[--page_list.len];
 	pthread_mutex_unlock(&page_list.lock);
 	return p;
 }
@@ -221,16 +215,12 @@ static void *page_list_pop(void)
 /* Keep @ptr for reuse; false if the list is full. */
 static bool page_list_push(void *ptr)
 {
-	struct free_page *p = ptr;
 	bool kept;
 
 	pthread_mutex_lock(&page_list.lock);
 	kept = page_list.len < PAGE_LIST_MAX;
-	if (kept) {
-		p->next = page_list.head;
-		page_list.head = p;
-		page_list.len++;
-	}
+	if (kept)
+		page_list.pages[page_list.len++] = ptr;
 	pthread_mutex_unlock(&page_list.lock);
 	return kept;
 }
