@@ -55,6 +55,7 @@ static LIST_HEAD(, counters) counters_list = LIST_HEAD_INITIALIZER(counters);
 static struct counters retired;
 static pthread_key_t counters_key;
 static pthread_once_t counters_once = PTHREAD_ONCE_INIT;
+static bool have_counters_key;
 static __thread struct counters my_counters;
 static _Atomic uint64_t nr_failed;
 static atomic_ulong fail_countdown;
@@ -97,14 +98,13 @@ static void counters_retire(void *arg)
 
 static void counters_key_create(void)
 {
-	if (pthread_key_create(&counters_key, counters_retire))
-		abort();
+	have_counters_key = !pthread_key_create(&counters_key, counters_retire);
 }
 
 /*
  * The calling thread's counters, registered on first use; @retired (under
  * counters_lock, which the caller must then drop) if the thread cannot
- * have a destructor.
+ * have a destructor (no key could be made, or set).
  */
 static struct counters *counters_get(bool *locked)
 {
@@ -115,7 +115,7 @@ static struct counters *counters_get(bool *locked)
 		return c;
 	pthread_once(&counters_once, counters_key_create);
 	pthread_mutex_lock(&counters_lock);
-	if (pthread_setspecific(counters_key, c)) {
+	if (!have_counters_key || pthread_setspecific(counters_key, c)) {
 		*locked = true;
 		return &retired;
 	}
