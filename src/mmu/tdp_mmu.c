@@ -14,6 +14,10 @@
 #include <errno.h>
 #include <string.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
+
 #include "core/alloc.h"
 #include "core/compiler.h"
 #include "core/profile.h"
@@ -57,6 +61,33 @@ static void frame_put(struct nxsim__vm_mmu *mmu, uint32_t id)
 	mmu->free_frame = id;
 }
 
+/*
+ * Under ASan a reserved page is poisoned, so that a stale pointer to a
+ * zapped page is still reported although its memory was not freed.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+static void sp_poison(struct nxsim__mmu_page *sp, bool poison)
+{
+	uint64_t *spt;
+
+	if (!poison) {
+		ASAN_UNPOISON_MEMORY_REGION(sp, sizeof(*sp));
+		ASAN_UNPOISON_MEMORY_REGION(sp->spt, SPTE_ENT_PER_PAGE *
+							     sizeof(uint64_t));
+		return;
+	}
+	spt = sp->spt;
+	ASAN_POISON_MEMORY_REGION(spt, SPTE_ENT_PER_PAGE * sizeof(uint64_t));
+	ASAN_POISON_MEMORY_REGION(sp, sizeof(*sp));
+}
+#else
+static void sp_poison(struct nxsim__mmu_page *sp, bool poison)
+{
+	(void)sp;
+	(void)poison;
+}
+#endif
+
 static void sp_release(struct nxsim__mmu_page *sp)
 {
 	nxsim__free(sp->spt, SPTE_ENT_PER_PAGE * sizeof(uint64_t));
@@ -71,6 +102,7 @@ static struct nxsim__mmu_page *sp_get(struct nxsim__vm_mmu *mmu)
 
 	if (mmu->nr_reserve) {
 		sp = mmu->reserve[--mmu->nr_reserve];
+		sp_poison(sp, false);
 		spt = sp->spt;
 		*sp = (struct nxsim__mmu_page){ .spt = spt };
 		return sp;
@@ -88,10 +120,12 @@ static struct nxsim__mmu_page *sp_get(struct nxsim__vm_mmu *mmu)
 
 static void sp_put(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp)
 {
-	if (mmu->nr_reserve < NXSIM__SP_RESERVE_MAX)
+	if (mmu->nr_reserve < NXSIM__SP_RESERVE_MAX) {
 		mmu->reserve[mmu->nr_reserve++] = sp;
-	else
+		sp_poison(sp, true);
+	} else {
 		sp_release(sp);
+	}
 }
 
 struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
@@ -135,8 +169,13 @@ void nxsim__tdp_mmu_free_sp(struct nxsim__vm_mmu *mmu,
 
 void nxsim__tdp_mmu_trim_reserve(struct nxsim__vm_mmu *mmu, unsigned int keep)
 {
-	while (mmu->nr_reserve > keep)
-		sp_release(mmu->reserve[--mmu->nr_reserve]);
+	struct nxsim__mmu_page *sp;
+
+	while (mmu->nr_reserve > keep) {
+		sp = mmu->reserve[--mmu->nr_reserve];
+		sp_poison(sp, false);
+		sp_release(sp);
+	}
 }
 
 /* tdp_mmu_unlink_sp(): clear the flag and untrack. */
