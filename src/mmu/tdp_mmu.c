@@ -178,14 +178,18 @@ void nxsim__tdp_mmu_trim_reserve(struct nxsim__vm_mmu *mmu, unsigned int keep)
 	}
 }
 
-/* tdp_mmu_unlink_sp(): clear the flag and untrack. */
+/*
+ * tdp_mmu_unlink_sp(): clear the flag and untrack.  As in the kernel, the
+ * lock is taken only for a flagged SP: every writer of the flag holds
+ * mmu_lock for write, as this path does.
+ */
 static void unlink_sp(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
 {
+	if (!sp->nx_huge_page_disallowed)
+		return;
 	pthread_mutex_lock(&vm->mmu->tdp_mmu_pages_lock);
-	if (sp->nx_huge_page_disallowed) {
-		sp->nx_huge_page_disallowed = false;
-		nxsim__untrack_possible_nx_huge_page(vm, sp, NXSIM__TDP_MMU);
-	}
+	sp->nx_huge_page_disallowed = false;
+	nxsim__untrack_possible_nx_huge_page(vm, sp, NXSIM__TDP_MMU);
 	pthread_mutex_unlock(&vm->mmu->tdp_mmu_pages_lock);
 }
 
