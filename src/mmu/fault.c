@@ -8,8 +8,9 @@
  * (tdp_mmu_split_huge_page(), 6.2) or its zap (before), possible-NX
  * accounting, and tdp_mmu_map_handle_target_level().
  *
- * Page-table pages come from a cache topped up before mmu_lock is taken
- * (mmu_topup_memory_caches()), so a failed allocation changes nothing.
+ * Page-table pages come from a cache topped up at the start of the fault
+ * (mmu_topup_memory_caches(); under mmu_lock here, where the cache is per
+ * VM, not per vCPU), so a failed allocation changes nothing.
  * Faults are handled under mmu_lock held for write; the kernel's
  * read-lock concurrency (and its retry paths) is left out, as are MMIO
  * SPTEs (an access outside every slot is reported as emulated).

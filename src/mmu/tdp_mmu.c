@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * TDP MMU page tables (arch/x86/kvm/mmu/tdp_mmu.c, tdp_iter.c):
- * page-table pages and their frames, roots, SPTE changes with their stat
+ * page-table pages and their frames (freed pages wait on a bounded per-VM
+ * reserve for the next topup), roots, SPTE changes with their stat
  * and teardown side effects (handle_changed_spte(), handle_removed_pt(),
  * tdp_mmu_unlink_sp()), zapping an SP through its parent SPTE, zapping
  * leaves of a gfn range, and the dirty-logging walks.
