@@ -63,6 +63,7 @@ int nxsim__mmu_init_vm(struct nxsim_vm *vm)
 	mmu->max_huge_level = cpu->no_gbpages ? NXSIM_PG_LEVEL_2M :
 						NXSIM_PG_LEVEL_1G;
 	TAILQ_INIT(&mmu->roots);
+	TAILQ_INIT(&mmu->reserve);
 	TAILQ_INIT(&mmu->slots);
 	for (i = 0; i < NXSIM__NR_MMU_TYPES; i++)
 		TAILQ_INIT(&mmu->nx[i].pages);

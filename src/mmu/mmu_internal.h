@@ -41,7 +41,7 @@ enum nxsim__mmu_type {
  * @ptep: the parent SPTE pointing here (TDP), NULL for a root
  * @parent: the page holding @ptep (sptep_to_sp(ptep)), NULL for a root
  * @gfn: first gfn the page maps
- * @link: on vm_mmu->roots (roots only)
+ * @link: on vm_mmu->roots (roots only), or on vm_mmu->reserve (freed)
  * @possible_nx_huge_page_link: on a possible_nx_huge_pages list
  * @id: frame index (pfn = NXSIM__SP_PFN_BASE + @id)
  * @root_count: tdp_mmu_root_count (roots only)
@@ -131,8 +131,9 @@ struct nxsim__possible_nx {
  * @nr_sps: live page-table pages
  * @cache: pre-allocated page-table pages (mmu_shadow_page_cache)
  * @nr_cache: entries in @cache
- * @reserve: freed page-table pages (table and header) kept for reuse
- * @nr_reserve: entries in @reserve
+ * @reserve: freed page-table pages (table and header) kept for reuse,
+ *	newest first
+ * @nr_reserve: entries on @reserve
  * @counters: simulator counters
  * @events: checker records not yet reported
  * @nr_events: how many (may exceed NXSIM__MAX_EVENTS; the rest are counted)
@@ -158,7 +159,7 @@ struct nxsim__vm_mmu {
 	uint64_t nr_sps;
 	struct nxsim__mmu_page *cache[6];
 	unsigned int nr_cache;
-	struct nxsim__mmu_page *reserve[NXSIM__SP_RESERVE_MAX];
+	struct nxsim__sp_list reserve;
 	unsigned int nr_reserve;
 	struct nxsim_mmu_counters counters;
 	char events[NXSIM__MAX_EVENTS][160];

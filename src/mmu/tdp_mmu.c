@@ -63,12 +63,14 @@ static void frame_put(struct nxsim__vm_mmu *mmu, uint32_t id)
 }
 
 /*
- * Under ASan a reserved page is poisoned, so that a stale pointer to a
- * zapped page is still reported although its memory was not freed.
+ * Under ASan a reserved page is poisoned but for its reserve link, so
+ * that a stale pointer to a zapped page is still reported although its
+ * memory was not freed.
  */
 #if defined(__SANITIZE_ADDRESS__)
 static void sp_poison(struct nxsim__mmu_page *sp, bool poison)
 {
+	char *link = (char *)&sp->link, *end = (char *)(sp + 1);
 	uint64_t *spt;
 
 	if (!poison) {
@@ -79,7 +81,9 @@ static void sp_poison(struct nxsim__mmu_page *sp, bool poison)
 	}
 	spt = sp->spt;
 	ASAN_POISON_MEMORY_REGION(spt, SPTE_ENT_PER_PAGE * sizeof(uint64_t));
-	ASAN_POISON_MEMORY_REGION(sp, sizeof(*sp));
+	ASAN_POISON_MEMORY_REGION(sp, link - (char *)sp);
+	link += sizeof(sp->link);
+	ASAN_POISON_MEMORY_REGION(link, end - link);
 }
 #else
 static void sp_poison(struct nxsim__mmu_page *sp, bool poison)
@@ -95,6 +99,17 @@ static void sp_release(struct nxsim__mmu_page *sp)
 	nxsim__free(sp, sizeof(*sp));
 }
 
+/* The newest reserved page, off the reserve and unpoisoned. */
+static struct nxsim__mmu_page *reserve_pop(struct nxsim__vm_mmu *mmu)
+{
+	struct nxsim__mmu_page *sp = TAILQ_FIRST(&mmu->reserve);
+
+	sp_poison(sp, false);
+	TAILQ_REMOVE(&mmu->reserve, sp, link);
+	mmu->nr_reserve--;
+	return sp;
+}
+
 /* A page with a zeroed header: reserved, or from the allocator. */
 static struct nxsim__mmu_page *sp_get(struct nxsim__vm_mmu *mmu)
 {
@@ -102,8 +117,7 @@ static struct nxsim__mmu_page *sp_get(struct nxsim__vm_mmu *mmu)
 	uint64_t *spt;
 
 	if (mmu->nr_reserve) {
-		sp = mmu->reserve[--mmu->nr_reserve];
-		sp_poison(sp, false);
+		sp = reserve_pop(mmu);
 		spt = sp->spt;
 		*sp = (struct nxsim__mmu_page){ .spt = spt };
 		return sp;
@@ -122,7 +136,8 @@ static struct nxsim__mmu_page *sp_get(struct nxsim__vm_mmu *mmu)
 static void sp_put(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp)
 {
 	if (mmu->nr_reserve < NXSIM__SP_RESERVE_MAX) {
-		mmu->reserve[mmu->nr_reserve++] = sp;
+		TAILQ_INSERT_HEAD(&mmu->reserve, sp, link);
+		mmu->nr_reserve++;
 		sp_poison(sp, true);
 	} else {
 		sp_release(sp);
@@ -170,13 +185,8 @@ void nxsim__tdp_mmu_free_sp(struct nxsim__vm_mmu *mmu,
 
 void nxsim__tdp_mmu_trim_reserve(struct nxsim__vm_mmu *mmu, unsigned int keep)
 {
-	struct nxsim__mmu_page *sp;
-
-	while (mmu->nr_reserve > keep) {
-		sp = mmu->reserve[--mmu->nr_reserve];
-		sp_poison(sp, false);
-		sp_release(sp);
-	}
+	while (mmu->nr_reserve > keep)
+		sp_release(reserve_pop(mmu));
 }
 
 /*
