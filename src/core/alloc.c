@@ -154,12 +154,16 @@ static void arena_create(void)
 	arena_flags = arena_only | MALLOCX_TCACHE_NONE;
 }
 
+/* A thread gets its cache at its 128th allocation: few threads pay. */
+#define TCACHE_AFTER 128
+
 /*
  * The calling thread's flags: the arena with a thread cache of the
  * thread's own (tcache.create), which only ever holds blocks of the
  * private arena and is destroyed when the thread exits (backend_thread_
- * exit()).  A thread that cannot have a destructor, or finds jemalloc's
- * cache ids used up, goes without.
+ * exit()).  Making and destroying one costs about 15 us, so a thread that
+ * allocates little goes without, as does one that cannot have a
+ * destructor or finds jemalloc's cache ids used up.
  */
 static int flags_for_thread(void)
 {
@@ -169,6 +173,9 @@ static int flags_for_thread(void)
 	if (thread_flags)
 		return thread_flags;
 	pthread_once(&arena_once, arena_create);
+	if (atomic_load_explicit(&my_counters.allocs, memory_order_relaxed) <
+	    TCACHE_AFTER)
+		return arena_flags;
 	counters_get(&locked);
 	if (locked) {
 		pthread_mutex_unlock(&counters_lock);
