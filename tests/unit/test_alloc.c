@@ -120,6 +120,19 @@ static void *thread_free(void *arg)
 	return NULL;
 }
 
+/* Enough allocations for the thread to get a cache of its own. */
+static void *thread_many(void *arg)
+{
+	void *p[200];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		p[i] = nxsim__alloc(32 + i);
+	for (i = 0; i < ARRAY_SIZE(p) - 1; i++)
+		nxsim__free(p[i], 32 + i);
+	return p[ARRAY_SIZE(p) - 1];
+}
+
 /* Counts of threads that have exited stay in the sums. */
 static void test_counts_across_threads(void **state)
 {
@@ -150,6 +163,15 @@ static void test_counts_across_threads(void **state)
 	assert_int_equal(st.live, before.live);
 	assert_int_equal(st.live_bytes, before.live_bytes);
 	assert_int_equal(st.allocs, before.allocs + 2);
+	/* a thread that had a cache: its last block outlives it */
+	assert_int_equal(pthread_create(&t, NULL, thread_many, NULL), 0);
+	assert_int_equal(pthread_join(t, &p), 0);
+	assert_non_null(p);
+	nxsim_alloc_stats(&st);
+	assert_int_equal(st.live, before.live + 1);
+	assert_int_equal(st.live_bytes, before.live_bytes + 32 + 199);
+	assert_int_equal(st.allocs, before.allocs + 202);
+	nxsim__free(p, 32 + 199);
 }
 
 int main(void)
