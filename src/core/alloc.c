@@ -1,19 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The allocator module: one private jemalloc arena (mallocx/sdallocx, no
- * thread cache, created once per process) or libc, chosen at build time by
- * NXSIM_WITH_JEMALLOC.  It keeps exact counters of what the simulator holds,
+ * The allocator module: one private jemalloc arena (mallocx/sdallocx,
+ * created once per process; each thread has an explicit thread cache that
+ * holds only the arena's blocks) or libc, chosen at build time by
+ * NXSIM_WITH_JEMALLOC.  It keeps exact counters of what the simulator holds
+ * (per thread, summed when read, as the kernel's per-CPU vmstat counters),
  * which tests use to prove that failure paths leak nothing and benchmarks
  * use to report bytes per VM and per frame, and a fail-the-Nth hook in the
  * spirit of the kernel's fault injection (failslab).
  *
- * Left out: jemalloc's own statistics and arena teardown; the arena lives
- * as long as the process.
+ * With jemalloc, page-sized blocks (the MMU's page-table pages) are kept
+ * on a free list of their own when freed, bounded, as the kernel's per-CPU
+ * page lists keep freed pages: jemalloc serves 4 KiB from one-region slabs,
+ * so every such allocation and free past the few a thread cache holds is
+ * an extent operation (250-400 ns on the 2-core reference machine, 4-6x a
+ * small object).  Pages on that list are free as far as the counters go.
+ *
+ * Left out: jemalloc's own statistics and arena teardown; the arena and the
+ * page list live as long as the process.
  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <bsd/sys/queue.h>
 
 #if NXSIM_WITH_JEMALLOC
 #include <jemalloc/jemalloc.h>
@@ -24,43 +35,245 @@
 #include "core/alloc.h"
 #include "core/compiler.h"
 
-static _Atomic uint64_t nr_allocs, nr_live, nr_live_bytes, nr_failed;
+/*
+ * The exact counters are kept per thread: a thread adds to its own with
+ * plain stores (relaxed atomics, no locked instruction), and a reader sums
+ * every thread's under counters_lock.  One locked add per counter, five
+ * per allocation and free, cost more than a page-sized allocation from
+ * the free list below.  A thread's counts join @retired when it exits
+ * (its key's destructor), so nothing is lost; a thread's own live counts
+ * may wrap below zero (it frees what another made), the sums do not.
+ */
+struct counters {
+	_Atomic uint64_t allocs, live, live_bytes;
+	LIST_ENTRY(counters) link;
+	bool registered;
+};
+
+static pthread_mutex_t counters_lock = PTHREAD_MUTEX_INITIALIZER;
+static LIST_HEAD(, counters) counters_list = LIST_HEAD_INITIALIZER(counters);
+static struct counters retired;
+static pthread_key_t counters_key;
+static pthread_once_t counters_once = PTHREAD_ONCE_INIT;
+static bool have_counters_key;
+static __thread struct counters my_counters;
+static _Atomic uint64_t nr_failed;
 static atomic_ulong fail_countdown;
+
+/* Add @d to a counter only its thread (or counters_lock) writes. */
+static void bump(_Atomic uint64_t *v, uint64_t d)
+{
+	atomic_store_explicit(v,
+			      atomic_load_explicit(v, memory_order_relaxed) + d,
+			      memory_order_relaxed);
+}
+
+static void counters_fold(struct counters *to, struct counters *from)
+{
+	bump(&to->allocs,
+	     atomic_load_explicit(&from->allocs, memory_order_relaxed));
+	bump(&to->live,
+	     atomic_load_explicit(&from->live, memory_order_relaxed));
+	bump(&to->live_bytes,
+	     atomic_load_explicit(&from->live_bytes, memory_order_relaxed));
+}
+
+static void backend_thread_exit(void);
+
+/* Thread exit: the counts join @retired; the thread's cache goes. */
+static void counters_retire(void *arg)
+{
+	struct counters *c = arg;
+
+	backend_thread_exit();
+	pthread_mutex_lock(&counters_lock);
+	counters_fold(&retired, c);
+	LIST_REMOVE(c, link);
+	atomic_store(&c->allocs, 0);
+	atomic_store(&c->live, 0);
+	atomic_store(&c->live_bytes, 0);
+	c->registered = false;
+	pthread_mutex_unlock(&counters_lock);
+}
+
+static void counters_key_create(void)
+{
+	have_counters_key = !pthread_key_create(&counters_key, counters_retire);
+}
+
+/*
+ * The calling thread's counters, registered on first use; @retired (under
+ * counters_lock, which the caller must then drop) if the thread cannot
+ * have a destructor (no key could be made, or set).
+ */
+static struct counters *counters_get(bool *locked)
+{
+	struct counters *c = &my_counters;
+
+	*locked = false;
+	if (c->registered)
+		return c;
+	pthread_once(&counters_once, counters_key_create);
+	pthread_mutex_lock(&counters_lock);
+	if (!have_counters_key || pthread_setspecific(counters_key, c)) {
+		*locked = true;
+		return &retired;
+	}
+	LIST_INSERT_HEAD(&counters_list, c, link);
+	c->registered = true;
+	pthread_mutex_unlock(&counters_lock);
+	return c;
+}
+
+static void count(uint64_t allocs, uint64_t live, uint64_t bytes)
+{
+	bool locked;
+	struct counters *c = counters_get(&locked);
+
+	bump(&c->allocs, allocs);
+	bump(&c->live, live);
+	bump(&c->live_bytes, bytes);
+	if (locked)
+		pthread_mutex_unlock(&counters_lock);
+}
 
 #if NXSIM_WITH_JEMALLOC
 static unsigned int arena_index;
-static int arena_flags;
+static int arena_only;	/* MALLOCX_ARENA(arena_index), or 0 */
+static int arena_flags; /* the arena without a thread cache */
 static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
+static __thread int thread_flags; /* the arena and this thread's cache */
+static __thread unsigned int thread_tcache;
 
 static void arena_create(void)
 {
 	size_t len = sizeof(arena_index);
 
 	if (mallctl("arenas.create", &arena_index, &len, NULL, 0) == 0)
-		arena_flags = MALLOCX_ARENA(arena_index) | MALLOCX_TCACHE_NONE;
+		arena_only = MALLOCX_ARENA(arena_index);
+	arena_flags = arena_only | MALLOCX_TCACHE_NONE;
+}
+
+/* A thread gets its cache at its 128th allocation: few threads pay. */
+#define TCACHE_AFTER 128
+
+/*
+ * The calling thread's flags: the arena with a thread cache of the
+ * thread's own (tcache.create), which only ever holds blocks of the
+ * private arena and is destroyed when the thread exits (backend_thread_
+ * exit()).  Making and destroying one costs about 15 us, so a thread that
+ * allocates little goes without, as does one that cannot have a
+ * destructor or finds jemalloc's cache ids used up.
+ */
+static int flags_for_thread(void)
+{
+	size_t len = sizeof(thread_tcache);
+	bool locked;
+
+	if (thread_flags)
+		return thread_flags;
+	pthread_once(&arena_once, arena_create);
+	if (atomic_load_explicit(&my_counters.allocs, memory_order_relaxed) <
+	    TCACHE_AFTER)
+		return arena_flags;
+	counters_get(&locked);
+	if (locked) {
+		pthread_mutex_unlock(&counters_lock);
+		return arena_flags;
+	}
+	if (mallctl("tcache.create", &thread_tcache, &len, NULL, 0) == 0)
+		thread_flags = arena_only | MALLOCX_TCACHE(thread_tcache);
 	else
-		arena_flags = MALLOCX_TCACHE_NONE;
+		thread_flags = arena_flags;
+	return thread_flags;
+}
+
+static void backend_thread_exit(void)
+{
+	if (thread_flags && thread_flags != arena_flags)
+		mallctl("tcache.destroy", NULL, NULL, &thread_tcache,
+			sizeof(thread_tcache));
+	thread_flags = 0;
+}
+
+#define PAGE_BYTES 4096
+/* Up to 16 MiB of freed pages wait for reuse. */
+#define PAGE_LIST_MAX 4096u
+
+/* A stack of pointers, so that neither push nor pop touches the page. */
+static struct {
+	pthread_mutex_t lock;
+	unsigned int len;
+	void *pages[PAGE_LIST_MAX];
+} page_list = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* A page off the free list, or NULL if it is empty. */
+static void *page_list_pop(void)
+{
+	void *p = NULL;
+
+	pthread_mutex_lock(&page_list.lock);
+	if (page_list.len)
+		p = page_list.pages[--page_list.len];
+	pthread_mutex_unlock(&page_list.lock);
+	return p;
+}
+
+/* Keep @ptr for reuse; false if the list is full. */
+static bool page_list_push(void *ptr)
+{
+	bool kept;
+
+	pthread_mutex_lock(&page_list.lock);
+	kept = page_list.len < PAGE_LIST_MAX;
+	if (kept)
+		page_list.pages[page_list.len++] = ptr;
+	pthread_mutex_unlock(&page_list.lock);
+	return kept;
+}
+
+/* Page-sized blocks are page-aligned, whatever the caller asked. */
+static int block_flags(size_t size, size_t align)
+{
+	if (size == PAGE_BYTES)
+		align = PAGE_BYTES;
+	return flags_for_thread() | (align ? MALLOCX_ALIGN(align) : 0);
 }
 
 static void *backend_alloc(size_t size, size_t align, bool zero)
 {
-	int flags;
+	void *p;
 
 	pthread_once(&arena_once, arena_create);
-	flags = arena_flags | (zero ? MALLOCX_ZERO : 0) |
-		(align ? MALLOCX_ALIGN(align) : 0);
-	return mallocx(size, flags);
+	if (size == PAGE_BYTES && (p = page_list_pop())) {
+		if (zero)
+			memset(p, 0, PAGE_BYTES);
+		return p;
+	}
+	return mallocx(size,
+		       block_flags(size, align) | (zero ? MALLOCX_ZERO : 0));
 }
 
 static void backend_free(void *ptr, size_t size, size_t align)
 {
-	sdallocx(ptr, size, arena_flags | (align ? MALLOCX_ALIGN(align) : 0));
+	if (size == PAGE_BYTES && page_list_push(ptr))
+		return;
+	sdallocx(ptr, size, block_flags(size, align));
 }
 
 static void *backend_realloc(void *ptr, size_t old_size, size_t new_size)
 {
-	(void)old_size;
-	return rallocx(ptr, new_size, arena_flags);
+	void *p;
+
+	if (old_size != PAGE_BYTES && new_size != PAGE_BYTES)
+		return rallocx(ptr, new_size, flags_for_thread());
+	/* A page-sized block moves, so that every one is on the page path. */
+	p = backend_alloc(new_size, 0, false);
+	if (p) {
+		memcpy(p, ptr, MIN(old_size, new_size));
+		backend_free(ptr, old_size, 0);
+	}
+	return p;
 }
 
 const char *nxsim_alloc_backend(void)
@@ -94,6 +307,10 @@ static void *backend_realloc(void *ptr, size_t old_size, size_t new_size)
 	return realloc(ptr, new_size);
 }
 
+static void backend_thread_exit(void)
+{
+}
+
 const char *nxsim_alloc_backend(void)
 {
 	return "libc";
@@ -119,9 +336,7 @@ static void *account(void *p, size_t size)
 		atomic_fetch_add_explicit(&nr_failed, 1, memory_order_relaxed);
 		return NULL;
 	}
-	atomic_fetch_add_explicit(&nr_allocs, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&nr_live, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&nr_live_bytes, size, memory_order_relaxed);
+	count(1, 1, size);
 	return p;
 }
 
@@ -167,16 +382,13 @@ void *nxsim__realloc(void *ptr, size_t old_size, size_t new_size)
 	p = backend_realloc(ptr, old_size, new_size);
 	if (!p)
 		return account(NULL, 0);
-	atomic_fetch_add_explicit(&nr_allocs, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&nr_live_bytes, new_size - old_size,
-				  memory_order_relaxed);
+	count(1, 0, new_size - old_size);
 	return p;
 }
 
 static void unaccount(size_t size)
 {
-	atomic_fetch_sub_explicit(&nr_live, 1, memory_order_relaxed);
-	atomic_fetch_sub_explicit(&nr_live_bytes, size, memory_order_relaxed);
+	count(0, -1ull, -(uint64_t)size);
 }
 
 void nxsim__free(void *ptr, size_t size)
@@ -213,9 +425,17 @@ void nxsim__strfree(char *s)
 
 void nxsim_alloc_stats(struct nxsim_alloc_stats *st)
 {
-	st->allocs = atomic_load(&nr_allocs);
-	st->live = atomic_load(&nr_live);
-	st->live_bytes = atomic_load(&nr_live_bytes);
+	struct counters sum = { 0 };
+	struct counters *c;
+
+	pthread_mutex_lock(&counters_lock);
+	counters_fold(&sum, &retired);
+	LIST_FOREACH(c, &counters_list, link)
+		counters_fold(&sum, c);
+	pthread_mutex_unlock(&counters_lock);
+	st->allocs = atomic_load(&sum.allocs);
+	st->live = atomic_load(&sum.live);
+	st->live_bytes = atomic_load(&sum.live_bytes);
 	st->failed = atomic_load(&nr_failed);
 }
 

@@ -8,8 +8,9 @@
  * (tdp_mmu_split_huge_page(), 6.2) or its zap (before), possible-NX
  * accounting, and tdp_mmu_map_handle_target_level().
  *
- * Page-table pages come from a cache topped up before mmu_lock is taken
- * (mmu_topup_memory_caches()), so a failed allocation changes nothing.
+ * Page-table pages come from a cache topped up at the start of the fault
+ * (mmu_topup_memory_caches(); under mmu_lock here, where the cache is per
+ * VM, not per vCPU), so a failed allocation changes nothing.
  * Faults are handled under mmu_lock held for write; the kernel's
  * read-lock concurrency (and its retry paths) is left out, as are MMIO
  * SPTEs (an access outside every slot is reported as emulated).
@@ -87,12 +88,14 @@ static void disallowed_hugepage_adjust(struct nxsim_vm *vm,
 
 /*
  * mmu_topup_memory_caches(): enough page-table pages for a walk from the
- * root (and the root itself if there is none).  0 or -ENOMEM, and on
- * -ENOMEM what this call allocated is freed again.
+ * root (and the root itself if there is none), reserved pages first.
+ * 0 or -ENOMEM, and on -ENOMEM the reserve and the allocator get back
+ * what this call took.
  */
 static int topup_cache(struct nxsim__vm_mmu *mmu)
 {
 	unsigned int want = mmu->root_level + !mmu->root, had = mmu->nr_cache;
+	unsigned int reserved = mmu->nr_reserve;
 
 	while (mmu->nr_cache < want) {
 		struct nxsim__mmu_page *sp = nxsim__tdp_mmu_alloc_sp(mmu, 0, 1);
@@ -101,6 +104,8 @@ static int topup_cache(struct nxsim__vm_mmu *mmu)
 			while (mmu->nr_cache > had)
 				nxsim__tdp_mmu_free_sp(
 					mmu, mmu->cache[--mmu->nr_cache]);
+			/* Pages are alike: keep as many as there were. */
+			nxsim__tdp_mmu_trim_reserve(mmu, reserved);
 			/* The first frame table goes too: nothing changed. */
 			if (!mmu->nr_sps)
 				nxsim__tdp_mmu_release(mmu);

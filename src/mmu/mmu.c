@@ -63,6 +63,7 @@ int nxsim__mmu_init_vm(struct nxsim_vm *vm)
 	mmu->max_huge_level = cpu->no_gbpages ? NXSIM_PG_LEVEL_2M :
 						NXSIM_PG_LEVEL_1G;
 	TAILQ_INIT(&mmu->roots);
+	TAILQ_INIT(&mmu->reserve);
 	TAILQ_INIT(&mmu->slots);
 	for (i = 0; i < NXSIM__NR_MMU_TYPES; i++)
 		TAILQ_INIT(&mmu->nx[i].pages);
@@ -80,6 +81,7 @@ void nxsim__mmu_uninit_vm(struct nxsim_vm *vm)
 	nxsim__tdp_mmu_zap_all_roots(vm);
 	while (mmu->nr_cache)
 		nxsim__tdp_mmu_free_sp(mmu, mmu->cache[--mmu->nr_cache]);
+	nxsim__tdp_mmu_trim_reserve(mmu, 0);
 	nxsim__memslots_free(vm);
 	nxsim__tdp_mmu_release(mmu);
 	pthread_rwlock_unlock(&vm->mmu_lock);

@@ -12,6 +12,7 @@
 #ifndef NXSIM_MMU_MMU_INTERNAL_H
 #define NXSIM_MMU_MMU_INTERNAL_H
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,7 +41,7 @@ enum nxsim__mmu_type {
  * @ptep: the parent SPTE pointing here (TDP), NULL for a root
  * @parent: the page holding @ptep (sptep_to_sp(ptep)), NULL for a root
  * @gfn: first gfn the page maps
- * @link: on vm_mmu->roots (roots only)
+ * @link: on vm_mmu->roots (roots only), or on vm_mmu->reserve (freed)
  * @possible_nx_huge_page_link: on a possible_nx_huge_pages list
  * @id: frame index (pfn = NXSIM__SP_PFN_BASE + @id)
  * @root_count: tdp_mmu_root_count (roots only)
@@ -98,6 +99,13 @@ struct nxsim__possible_nx {
 	uint64_t len;
 };
 
+/*
+ * Freed page-table pages a VM keeps for its next allocations, as many as a
+ * kvm_mmu_memory_cache holds (KVM_ARCH_NR_OBJS_PER_MEMORY_CACHE); the
+ * rest go back to the allocator.
+ */
+#define NXSIM__SP_RESERVE_MAX 40
+
 /* A violation seen by the fault or recovery path, kept for the checker. */
 #define NXSIM__MAX_EVENTS 8
 
@@ -123,6 +131,9 @@ struct nxsim__possible_nx {
  * @nr_sps: live page-table pages
  * @cache: pre-allocated page-table pages (mmu_shadow_page_cache)
  * @nr_cache: entries in @cache
+ * @reserve: freed page-table pages (table and header) kept for reuse,
+ *	newest first
+ * @nr_reserve: entries on @reserve
  * @counters: simulator counters
  * @events: checker records not yet reported
  * @nr_events: how many (may exceed NXSIM__MAX_EVENTS; the rest are counted)
@@ -148,6 +159,8 @@ struct nxsim__vm_mmu {
 	uint64_t nr_sps;
 	struct nxsim__mmu_page *cache[6];
 	unsigned int nr_cache;
+	struct nxsim__sp_list reserve;
+	unsigned int nr_reserve;
 	struct nxsim_mmu_counters counters;
 	char events[NXSIM__MAX_EVENTS][160];
 	unsigned int nr_events;
@@ -189,19 +202,29 @@ void nxsim__untrack_possible_nx_huge_page(struct nxsim_vm *vm,
 /* ---- tdp_mmu.c: page tables -------------------------------------------- */
 
 /* The SP a present non-leaf SPTE points to (spte_to_child_sp()). */
-struct nxsim__mmu_page *nxsim__spte_to_child_sp(struct nxsim__vm_mmu *mmu,
-						uint64_t spte);
+static inline struct nxsim__mmu_page *
+nxsim__spte_to_child_sp(struct nxsim__vm_mmu *mmu, uint64_t spte)
+{
+	uint64_t idx = spte_to_pfn(spte) - NXSIM__SP_PFN_BASE;
+
+	assert(idx < mmu->nr_frames && mmu->frames[idx].sp);
+	return mmu->frames[idx].sp;
+}
 /*
- * tdp_mmu_alloc_sp() + tdp_mmu_init_sp(); NULL on -ENOMEM.  The SPTEs are
- * not set: the user fills them (nxsim__sp_clear() or a split), as the
- * kernel's page cache hands out pages filled with the non-present value.
+ * tdp_mmu_alloc_sp() + tdp_mmu_init_sp(), taking a page from @reserve
+ * first; NULL on -ENOMEM.  The SPTEs are not set: the user fills them
+ * (nxsim__sp_clear() or a split), as the kernel's page cache hands out
+ * pages filled with the non-present value.
  */
 struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
 						uint64_t gfn, int level);
 /* Fill @sp with SHADOW_NONPRESENT_VALUE. */
 void nxsim__sp_clear(struct nxsim__mmu_page *sp);
+/* tdp_mmu_free_sp(): onto @reserve while it has room, else freed. */
 void nxsim__tdp_mmu_free_sp(struct nxsim__vm_mmu *mmu,
 			    struct nxsim__mmu_page *sp);
+/* Free reserved pages until @keep are left. */
+void nxsim__tdp_mmu_trim_reserve(struct nxsim__vm_mmu *mmu, unsigned int keep);
 /*
  * tdp_mmu_set_spte() + handle_changed_spte(): install @new at @sptep, an
  * entry of @sp, keeping the page stats and tearing down a page table the
@@ -224,7 +247,7 @@ void nxsim__tdp_mmu_wrprot_slot(struct nxsim_vm *vm,
 /* Dirty logging turned off: zap collapsible SPTEs or recover in place. */
 void nxsim__tdp_mmu_collapse_slot(struct nxsim_vm *vm,
 				  const struct nxsim__memslot *slot);
-/* Free every frame-table resource (at VM teardown, after zapping). */
+/* Free the frame table (at VM teardown, after zapping). */
 void nxsim__tdp_mmu_release(struct nxsim__vm_mmu *mmu);
 
 /* ---- fault.c ----------------------------------------------------------- */

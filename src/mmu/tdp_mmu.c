@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * TDP MMU page tables (arch/x86/kvm/mmu/tdp_mmu.c, tdp_iter.c):
- * page-table pages and their frames, roots, SPTE changes with their stat
+ * page-table pages and their frames (freed pages wait on a bounded per-VM
+ * reserve for the next topup), roots, SPTE changes with their stat
  * and teardown side effects (handle_changed_spte(), handle_removed_pt(),
  * tdp_mmu_unlink_sp()), zapping an SP through its parent SPTE, zapping
  * leaves of a gfn range, and the dirty-logging walks.
@@ -14,6 +15,10 @@
 #include <errno.h>
 #include <string.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
+
 #include "core/alloc.h"
 #include "core/compiler.h"
 #include "core/profile.h"
@@ -24,15 +29,6 @@
 static bool nx_enabled(struct nxsim_vm *vm)
 {
 	return nxsim__vm_nx_huge_page_enabled(vm);
-}
-
-struct nxsim__mmu_page *nxsim__spte_to_child_sp(struct nxsim__vm_mmu *mmu,
-						uint64_t spte)
-{
-	uint64_t idx = spte_to_pfn(spte) - NXSIM__SP_PFN_BASE;
-
-	assert(idx < mmu->nr_frames && mmu->frames[idx].sp);
-	return mmu->frames[idx].sp;
 }
 
 /* A free frame index, growing the table if needed; false on -ENOMEM. */
@@ -66,19 +62,98 @@ static void frame_put(struct nxsim__vm_mmu *mmu, uint32_t id)
 	mmu->free_frame = id;
 }
 
-struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
-						uint64_t gfn, int level)
+/*
+ * Under ASan a reserved page is poisoned but for its reserve link, so
+ * that a stale pointer to a zapped page is still reported although its
+ * memory was not freed.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+static void sp_poison(struct nxsim__mmu_page *sp, bool poison)
+{
+	char *link = (char *)&sp->link, *end = (char *)(sp + 1);
+	uint64_t *spt;
+
+	if (!poison) {
+		ASAN_UNPOISON_MEMORY_REGION(sp, sizeof(*sp));
+		ASAN_UNPOISON_MEMORY_REGION(sp->spt, SPTE_ENT_PER_PAGE *
+							     sizeof(uint64_t));
+		return;
+	}
+	spt = sp->spt;
+	ASAN_POISON_MEMORY_REGION(spt, SPTE_ENT_PER_PAGE * sizeof(uint64_t));
+	ASAN_POISON_MEMORY_REGION(sp, link - (char *)sp);
+	link += sizeof(sp->link);
+	ASAN_POISON_MEMORY_REGION(link, end - link);
+}
+#else
+static void sp_poison(struct nxsim__mmu_page *sp, bool poison)
+{
+	(void)sp;
+	(void)poison;
+}
+#endif
+
+static void sp_release(struct nxsim__mmu_page *sp)
+{
+	nxsim__free(sp->spt, SPTE_ENT_PER_PAGE * sizeof(uint64_t));
+	nxsim__free(sp, sizeof(*sp));
+}
+
+/* The newest reserved page, off the reserve and unpoisoned. */
+static struct nxsim__mmu_page *reserve_pop(struct nxsim__vm_mmu *mmu)
+{
+	struct nxsim__mmu_page *sp = TAILQ_FIRST(&mmu->reserve);
+
+	sp_poison(sp, false);
+	TAILQ_REMOVE(&mmu->reserve, sp, link);
+	mmu->nr_reserve--;
+	return sp;
+}
+
+/* A page with a zeroed header: reserved, or from the allocator. */
+static struct nxsim__mmu_page *sp_get(struct nxsim__vm_mmu *mmu)
 {
 	struct nxsim__mmu_page *sp;
-	uint32_t id;
+	uint64_t *spt;
 
+	if (mmu->nr_reserve) {
+		sp = reserve_pop(mmu);
+		spt = sp->spt;
+		*sp = (struct nxsim__mmu_page){ .spt = spt };
+		return sp;
+	}
 	sp = nxsim__zalloc(sizeof(*sp));
 	if (!sp)
 		return NULL;
 	sp->spt = nxsim__alloc(SPTE_ENT_PER_PAGE * sizeof(uint64_t));
-	if (!sp->spt || !frame_get(mmu, &id)) {
-		nxsim__free(sp->spt, SPTE_ENT_PER_PAGE * sizeof(uint64_t));
+	if (!sp->spt) {
 		nxsim__free(sp, sizeof(*sp));
+		return NULL;
+	}
+	return sp;
+}
+
+static void sp_put(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp)
+{
+	if (mmu->nr_reserve < NXSIM__SP_RESERVE_MAX) {
+		TAILQ_INSERT_HEAD(&mmu->reserve, sp, link);
+		mmu->nr_reserve++;
+		sp_poison(sp, true);
+	} else {
+		sp_release(sp);
+	}
+}
+
+struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
+						uint64_t gfn, int level)
+{
+	struct nxsim__mmu_page *sp = sp_get(mmu);
+	uint32_t id;
+
+	if (!sp)
+		return NULL;
+	if (!frame_get(mmu, &id)) {
+		sp_put(mmu, sp);
 		return NULL;
 	}
 	sp->id = id;
@@ -93,10 +168,11 @@ struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
 
 void nxsim__sp_clear(struct nxsim__mmu_page *sp)
 {
+	uint64_t *spt = sp->spt; /* not reloaded per entry: vectorised */
 	unsigned int i;
 
 	for (i = 0; i < SPTE_ENT_PER_PAGE; i++)
-		sp->spt[i] = SHADOW_NONPRESENT_VALUE;
+		spt[i] = SHADOW_NONPRESENT_VALUE;
 }
 
 void nxsim__tdp_mmu_free_sp(struct nxsim__vm_mmu *mmu,
@@ -104,18 +180,27 @@ void nxsim__tdp_mmu_free_sp(struct nxsim__vm_mmu *mmu,
 {
 	frame_put(mmu, sp->id);
 	mmu->nr_sps--;
-	nxsim__free(sp->spt, SPTE_ENT_PER_PAGE * sizeof(uint64_t));
-	nxsim__free(sp, sizeof(*sp));
+	sp_put(mmu, sp);
 }
 
-/* tdp_mmu_unlink_sp(): clear the flag and untrack. */
+void nxsim__tdp_mmu_trim_reserve(struct nxsim__vm_mmu *mmu, unsigned int keep)
+{
+	while (mmu->nr_reserve > keep)
+		sp_release(reserve_pop(mmu));
+}
+
+/*
+ * tdp_mmu_unlink_sp(): clear the flag and untrack.  As in the kernel, the
+ * lock is taken only for a flagged SP: every writer of the flag holds
+ * mmu_lock for write, as this path does.
+ */
 static void unlink_sp(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
 {
+	if (!sp->nx_huge_page_disallowed)
+		return;
 	pthread_mutex_lock(&vm->mmu->tdp_mmu_pages_lock);
-	if (sp->nx_huge_page_disallowed) {
-		sp->nx_huge_page_disallowed = false;
-		nxsim__untrack_possible_nx_huge_page(vm, sp, NXSIM__TDP_MMU);
-	}
+	sp->nx_huge_page_disallowed = false;
+	nxsim__untrack_possible_nx_huge_page(vm, sp, NXSIM__TDP_MMU);
 	pthread_mutex_unlock(&vm->mmu->tdp_mmu_pages_lock);
 }
 

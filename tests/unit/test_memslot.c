@@ -3,9 +3,11 @@
  * Memory slots: KVM_SET_USER_MEMORY_REGION's errors (table-driven), the
  * lpage_info disallow counts from alignment and gfn/hva congruence, moves
  * and deletes zapping every mapping, flags-only changes, the host mapping
- * level API, and an allocation-failure walk of each allocating operation.
+ * level API, and an allocation-failure walk of each allocating operation,
+ * with page-table pages from the zap-refilled reserve or allocated.
  */
 #include "../scenario/nx_test.h"
+#include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
 #include "mmu/vm.h"
 
@@ -280,6 +282,57 @@ static void test_alloc_failures_walk(void **state)
 	nx_env_destroy(&w.e);
 }
 
+/*
+ * Page-table pages freed by zaps are reserved for the VM's next topups:
+ * a topup takes them before it allocates, a failed one puts back what it
+ * took, and the reserve keeps at most NXSIM__SP_RESERVE_MAX pages.
+ */
+static void test_alloc_failures_reserve(void **state)
+{
+	struct walk w = { .e = nx_env(NULL, 0) };
+	struct nxsim__vm_mmu *mmu = w.e.vm->mmu;
+	uint64_t live;
+	unsigned int i;
+
+	(void)state;
+	nx_slot(w.e.vm, 1, GIB, GIB, HVA_BASE, 2, 0);
+	nx_slot(w.e.vm, 2, 512 * GIB, 64 * GIB, HVA_BASE + 64 * GIB, 2, 0);
+	/* root, PDPT, PD, PT from five topped-up pages; the PT is tracked */
+	nx_access(w.e.vcpu, NXSIM_ACCESS_EXEC, 512 * GIB);
+	nx_expect(w.e.vm, 1, 0, 0, 1);
+	assert_int_equal(mmu->nr_cache, 1);
+	/* recovery zaps the PT: its page is reserved */
+	nxsim__mmu_recover_nx_huge_pages(w.e.vm);
+	nx_expect(w.e.vm, 0, 0, 0, 0);
+	assert_int_equal(mmu->nr_reserve, 1);
+	/* topup to 4: the reserved page, then two allocated (table, header) */
+	w.kind = NXSIM_ACCESS_READ;
+	w.gpa = GIB;
+	walk_start(&w);
+	assert_int_equal(test_alloc_failures(op_access, NULL, same, &w), 4);
+	nx_expect(w.e.vm, 0, 1, 0, 0);
+	assert_int_equal(mmu->nr_reserve, 0);
+	assert_int_equal(mmu->nr_cache, 2);
+	/* zap all: root and both PDPTs and PDs reserved; the new root and
+	 * walk need none allocated */
+	assert_rc(nxsim_param_set(w.e.host, "nx_huge_pages", "N"), 0);
+	assert_int_equal(mmu->nr_reserve, 5);
+	walk_start(&w);
+	assert_int_equal(test_alloc_failures(op_access, NULL, same, &w), 0);
+	assert_int_equal(mmu->nr_reserve, 2);
+	/* root, 2 PDPTs, 65 PDs: the zap keeps 40, frees 28 (2 blocks each) */
+	for (i = 0; i < 64; i++)
+		nx_access(w.e.vcpu, NXSIM_ACCESS_READ, 512 * GIB + i * GIB);
+	nx_expect(w.e.vm, 0, 65, 0, 0);
+	live = test_live_allocs();
+	assert_int_equal(nxsim_vm_nr_mmu_pages(w.e.vm), 68);
+	assert_rc(nxsim_param_set(w.e.host, "nx_huge_pages", "Y"), 0);
+	assert_int_equal(mmu->nr_reserve, NXSIM__SP_RESERVE_MAX);
+	assert_int_equal(live - test_live_allocs(),
+			 2 * (68 - NXSIM__SP_RESERVE_MAX));
+	nx_env_destroy(&w.e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_move_delete_flags),
 		cmocka_unit_test(test_host_level),
 		cmocka_unit_test(test_alloc_failures_walk),
+		cmocka_unit_test(test_alloc_failures_reserve),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The allocator's page-sized blocks, which the jemalloc backend keeps on a
+ * free list of their own: a reused page comes back zeroed when asked and
+ * aligned as asked, and a block that grows into or shrinks out of page size
+ * keeps its contents; the counters see every page freed.  On the libc
+ * backend the same calls go straight to libc and must behave the same.
+ * The per-thread counters: what threads that have exited made or freed
+ * stays in the sums.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "common/test_util.h"
+#include "core/alloc.h"
+
+#define PAGE 4096
+
+static void fill(unsigned char *p, size_t n, unsigned char seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (unsigned char)(seed + i);
+}
+
+static void assert_filled(const unsigned char *p, size_t n, unsigned char seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		assert_int_equal(p[i], (unsigned char)(seed + i));
+}
+
+static void test_page_reuse(void **state)
+{
+	uint64_t live = test_live_allocs();
+	unsigned char *p, *zero;
+	unsigned int i;
+
+	(void)state;
+	/* a freed page, dirty, comes back zeroed from zalloc */
+	p = nxsim__alloc(PAGE);
+	assert_non_null(p);
+	memset(p, 0xa5, PAGE);
+	nxsim__free(p, PAGE);
+	zero = nxsim__zalloc(PAGE);
+	assert_non_null(zero);
+	for (i = 0; i < PAGE; i++)
+		assert_int_equal(zero[i], 0);
+	nxsim__free(zero, PAGE);
+	/* an aligned request of page size is a page like the others */
+	p = nxsim__zalloc_aligned(PAGE, 64);
+	assert_non_null(p);
+	assert_int_equal((uintptr_t)p % 64, 0);
+	assert_int_equal(p[PAGE - 1], 0);
+	nxsim__free_aligned(p, PAGE, 64);
+	p = nxsim__calloc(PAGE / 8, 8);
+	assert_non_null(p);
+	assert_int_equal(p[0] | p[PAGE - 1], 0);
+	nxsim__free(p, PAGE);
+	assert_int_equal(test_live_allocs(), live);
+}
+
+static void test_page_realloc(void **state)
+{
+	uint64_t live = test_live_allocs();
+	unsigned char *p;
+
+	(void)state;
+	p = nxsim__alloc(100);
+	assert_non_null(p);
+	fill(p, 100, 1);
+	/* into page size, then beyond, then back, then below */
+	p = nxsim__realloc(p, 100, PAGE);
+	assert_non_null(p);
+	assert_filled(p, 100, 1);
+	fill(p, PAGE, 2);
+	p = nxsim__realloc(p, PAGE, 2 * PAGE);
+	assert_non_null(p);
+	assert_filled(p, PAGE, 2);
+	p = nxsim__realloc(p, 2 * PAGE, PAGE);
+	assert_non_null(p);
+	assert_filled(p, PAGE, 2);
+	p = nxsim__realloc(p, PAGE, 10);
+	assert_non_null(p);
+	assert_filled(p, 10, 2);
+	nxsim__free(p, 10);
+	assert_int_equal(test_live_allocs(), live);
+}
+
+static void test_page_realloc_failure(void **state)
+{
+	unsigned char *p = nxsim__alloc(PAGE), *q;
+	uint64_t live;
+
+	(void)state;
+	assert_non_null(p);
+	fill(p, PAGE, 3);
+	live = test_live_allocs();
+	/* a failed move out of page size leaves the page as it was */
+	nxsim_alloc_fail_nth(1);
+	q = nxsim__realloc(p, PAGE, 3 * PAGE);
+	nxsim_alloc_fail_nth(0);
+	assert_null(q);
+	assert_int_equal(test_live_allocs(), live);
+	assert_filled(p, PAGE, 3);
+	nxsim__free(p, PAGE);
+}
+
+static void *thread_alloc(void *arg)
+{
+	(void)arg;
+	return nxsim__alloc(64);
+}
+
+static void *thread_free(void *arg)
+{
+	nxsim__free(arg, 64);
+	return NULL;
+}
+
+/* Enough allocations for the thread to get a cache of its own. */
+static void *thread_many(void *arg)
+{
+	void *p[200];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		p[i] = nxsim__alloc(32 + i);
+	for (i = 0; i < ARRAY_SIZE(p) - 1; i++)
+		nxsim__free(p[i], 32 + i);
+	return p[ARRAY_SIZE(p) - 1];
+}
+
+/* Counts of threads that have exited stay in the sums. */
+static void test_counts_across_threads(void **state)
+{
+	struct nxsim_alloc_stats before, st;
+	pthread_t t;
+	void *p;
+
+	(void)state;
+	nxsim_alloc_stats(&before);
+	/* made on a thread that exits, freed here */
+	assert_int_equal(pthread_create(&t, NULL, thread_alloc, NULL), 0);
+	assert_int_equal(pthread_join(t, &p), 0);
+	assert_non_null(p);
+	nxsim_alloc_stats(&st);
+	assert_int_equal(st.live, before.live + 1);
+	assert_int_equal(st.live_bytes, before.live_bytes + 64);
+	assert_int_equal(st.allocs, before.allocs + 1);
+	nxsim__free(p, 64);
+	nxsim_alloc_stats(&st);
+	assert_int_equal(st.live, before.live);
+	assert_int_equal(st.live_bytes, before.live_bytes);
+	/* made here, freed on a thread that exits */
+	p = nxsim__alloc(64);
+	assert_non_null(p);
+	assert_int_equal(pthread_create(&t, NULL, thread_free, p), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	nxsim_alloc_stats(&st);
+	assert_int_equal(st.live, before.live);
+	assert_int_equal(st.live_bytes, before.live_bytes);
+	assert_int_equal(st.allocs, before.allocs + 2);
+	/* a thread that had a cache: its last block outlives it */
+	assert_int_equal(pthread_create(&t, NULL, thread_many, NULL), 0);
+	assert_int_equal(pthread_join(t, &p), 0);
+	assert_non_null(p);
+	nxsim_alloc_stats(&st);
+	assert_int_equal(st.live, before.live + 1);
+	assert_int_equal(st.live_bytes, before.live_bytes + 32 + 199);
+	assert_int_equal(st.allocs, before.allocs + 202);
+	nxsim__free(p, 32 + 199);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_page_reuse),
+		cmocka_unit_test(test_page_realloc),
+		cmocka_unit_test(test_page_realloc_failure),
+		cmocka_unit_test(test_counts_across_threads),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
