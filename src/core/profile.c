@@ -13,6 +13,19 @@
 #include "core/compiler.h"
 #include "core/profile.h"
 
+/*
+ * What each era adds, cumulatively; a row names its era and its worker
+ * model.  The commits are in the field comments of struct nxsim__profile.
+ */
+#define SINCE_6_1                                                   \
+	.kstrtobool_tf = true, .never = true, .period_param = true, \
+	.disable_nx_cap = true, .tdp_mmu = true, .tdp_mmu_default = true
+#define SINCE_6_2                                                           \
+	SINCE_6_1, .tdp_split_on_fault = true, .recovery_skip_dirty = true, \
+		   .nx_tag_untracked = true, .nx_adjust_checks_flag = true
+#define SINCE_6_13 SINCE_6_2, .recover_huge_in_place = true
+#define SINCE_6_16 SINCE_6_13, .kstrtobool_ed = true
+
 static const struct nxsim__profile profiles[] = {
 	{
 		.name = "5.4",
@@ -21,117 +34,52 @@ static const struct nxsim__profile profiles[] = {
 	},
 	{
 		.name = "5.10",
-		.tree = "v5.10: the TDP MMU arrives",
+		.tree = "v5.10: the TDP MMU arrives (off by default)",
 		.worker = NXSIM__WORKER_KTHREAD_AT_CREATE,
 		.tdp_mmu = true,
 	},
 	{
 		.name = "6.1",
 		.tree = "v6.1.y stable (Debian linux-source-6.1): never backported",
-		.kstrtobool_tf = true,
-		.never = true,
-		.period_param = true,
 		.worker = NXSIM__WORKER_KTHREAD_AT_CREATE,
-		.disable_nx_cap = true,
-		.tdp_mmu = true,
-		.tdp_mmu_default = true,
+		SINCE_6_1,
 	},
 	{
 		.name = "6.6",
 		.tree = "v6.6: split on fault, dirty-logged SPs not recovered",
-		.kstrtobool_tf = true,
-		.never = true,
-		.period_param = true,
 		.worker = NXSIM__WORKER_KTHREAD_AT_CREATE,
-		.disable_nx_cap = true,
-		.tdp_mmu = true,
-		.tdp_split_on_fault = true,
-		.recovery_skip_dirty = true,
-		.nx_tag_untracked = true,
-		.nx_adjust_checks_flag = true,
-		.tdp_mmu_default = true,
+		SINCE_6_2,
 	},
 	{
 		.name = "6.12",
 		.tree = "v6.12: last kthread worker",
-		.kstrtobool_tf = true,
-		.never = true,
-		.period_param = true,
 		.worker = NXSIM__WORKER_KTHREAD_AT_CREATE,
-		.disable_nx_cap = true,
-		.tdp_mmu = true,
-		.tdp_split_on_fault = true,
-		.recovery_skip_dirty = true,
-		.nx_tag_untracked = true,
-		.nx_adjust_checks_flag = true,
-		.tdp_mmu_default = true,
+		SINCE_6_2,
 	},
 	{
 		.name = "6.13",
 		.tree = "v6.13: vhost-task worker made at VM creation",
-		.kstrtobool_tf = true,
-		.never = true,
-		.period_param = true,
 		.worker = NXSIM__WORKER_VHOST_AT_CREATE,
-		.disable_nx_cap = true,
-		.tdp_mmu = true,
-		.tdp_split_on_fault = true,
-		.recovery_skip_dirty = true,
-		.recover_huge_in_place = true,
-		.nx_tag_untracked = true,
-		.nx_adjust_checks_flag = true,
-		.tdp_mmu_default = true,
+		SINCE_6_13,
 	},
 	{
 		.name = "6.14",
 		.tree = "v6.14: worker made at the first KVM_RUN, with retry",
-		.kstrtobool_tf = true,
-		.never = true,
-		.period_param = true,
 		.worker = NXSIM__WORKER_VHOST_AT_FIRST_RUN,
-		.disable_nx_cap = true,
-		.tdp_mmu = true,
-		.tdp_split_on_fault = true,
-		.recovery_skip_dirty = true,
-		.recover_huge_in_place = true,
-		.nx_tag_untracked = true,
-		.nx_adjust_checks_flag = true,
-		.tdp_mmu_default = true,
+		SINCE_6_13,
 	},
 	{
 		.name = "6.16",
 		.tree = "v6.16: kstrtobool takes enabled/disabled",
-		.kstrtobool_tf = true,
-		.kstrtobool_ed = true,
-		.never = true,
-		.period_param = true,
 		.worker = NXSIM__WORKER_VHOST_AT_FIRST_RUN,
-		.disable_nx_cap = true,
-		.tdp_mmu = true,
-		.tdp_split_on_fault = true,
-		.recovery_skip_dirty = true,
-		.recover_huge_in_place = true,
-		.nx_tag_untracked = true,
-		.nx_adjust_checks_flag = true,
-		.tdp_mmu_default = true,
+		SINCE_6_16,
 	},
 	{
 		.name = "6.18",
 		.tree = "v6.18: per-MMU-type recovery lists (newest)",
-		.kstrtobool_tf = true,
-		.kstrtobool_ed = true,
-		.never = true,
-		.period_param = true,
 		.worker = NXSIM__WORKER_VHOST_AT_FIRST_RUN,
-		.disable_nx_cap = true,
-		.tdp_mmu = true,
-		.tdp_split_on_fault = true,
-		.recovery_skip_dirty = true,
-		.recover_huge_in_place = true,
+		SINCE_6_16,
 		.per_type_lists = true,
-		.nx_tag_untracked = true,
-		.nx_adjust_checks_flag = true,
-		.tdp_mmu_default = true,
 	},
 };
 
