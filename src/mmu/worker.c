@@ -87,20 +87,17 @@ static void worker_timer_fn(struct nxsim__timer *t)
 	struct nxsim_clock *clock = worker_clock(w);
 	uint64_t deadline;
 
-	pthread_mutex_lock(&w->lock);
-	if (w->state != NXSIM_WORKER_RUNNING) {
-		pthread_mutex_unlock(&w->lock);
+	/* A stopped or killed task runs no more (worker_end() then waits). */
+	if (READ_ONCE(w->state) != NXSIM_WORKER_RUNNING)
 		return;
-	}
-	w->woken = false;
-	pthread_mutex_unlock(&w->lock);
+	WRITE_ONCE(w->woken, false);
 
 	deadline = worker_step(w);
 
 	pthread_mutex_lock(&w->lock);
 	w->deadline_ns = deadline;
 	if (w->state == NXSIM_WORKER_RUNNING) {
-		if (w->woken)
+		if (READ_ONCE(w->woken))
 			nxsim__timer_mod(clock, t, nxsim_clock_now(clock));
 		else if (deadline != NXSIM_NEVER)
 			nxsim__timer_mod(clock, t, deadline);
@@ -117,12 +114,12 @@ static void *worker_thread(void *arg)
 
 	pthread_mutex_lock(&w->lock);
 	while (w->state == NXSIM_WORKER_RUNNING) {
-		w->woken = false;
+		WRITE_ONCE(w->woken, false);
 		pthread_mutex_unlock(&w->lock);
 		deadline = worker_step(w);
 		pthread_mutex_lock(&w->lock);
 		w->deadline_ns = deadline;
-		if (w->woken || w->state != NXSIM_WORKER_RUNNING)
+		if (READ_ONCE(w->woken) || w->state != NXSIM_WORKER_RUNNING)
 			continue;
 		if (deadline == NXSIM_NEVER) {
 			pthread_cond_wait(&w->cond, &w->lock);
@@ -202,7 +199,7 @@ void nxsim__worker_wake(struct nxsim_vm *vm)
 	pthread_mutex_lock(&w->lock);
 	if (w->state == NXSIM_WORKER_RUNNING) {
 		atomic_fetch_add(&w->wakes, 1);
-		w->woken = true;
+		WRITE_ONCE(w->woken, true);
 		if (is_virtual(w))
 			nxsim__timer_mod(worker_clock(w), &w->timer,
 					 nxsim_clock_now(worker_clock(w)));
@@ -223,7 +220,7 @@ static void worker_end(struct nxsim__worker *w, enum nxsim_worker_state state)
 		pthread_mutex_unlock(&w->lock);
 		return;
 	}
-	w->state = state;
+	WRITE_ONCE(w->state, state);
 	w->deadline_ns = NXSIM_NEVER;
 	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);

@@ -19,7 +19,8 @@ struct nxsim_vm;
 /**
  * struct nxsim__worker - kvm->arch.nx_huge_page_recovery_thread
  * @vm: the VM it recovers
- * @lock: @state, @woken, @deadline_ns
+ * @lock: serialises changes of @state, @woken and @deadline_ns; @state and
+ *	@woken are also read locklessly (READ_ONCE)
  * @state: running, killed or stopped
  * @woken: a wake-up arrived while it was not sleeping
  * @last_jiffies: nx_huge_page_last; written only by the worker itself
