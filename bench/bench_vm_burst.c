@@ -198,7 +198,7 @@ static int noop_rep(void *arg, double *value, struct bench_samples *lat)
 /* What one policy gave, kept for the ordering check and the plots. */
 struct outcome {
 	double create_p50, bringup_p50;
-	struct bench_samples lat; /* bring-up latencies, ns */
+	struct bench_samples lat;     /* bring-up latencies, ns */
 	struct bench_samples ref_lat; /* the reference's, ns */
 };
 

@@ -39,7 +39,7 @@ struct sim_side {
 	struct nxsim_host *host;
 	struct nxsim_clock *clock;
 	struct nxsim_vm **vms;
-	uint64_t events; /* events run by all reps */
+	uint64_t events;     /* events run by all reps */
 	uint64_t ticks_done; /* ticks measured by all reps */
 };
 
@@ -57,8 +57,8 @@ struct cv_side {
 	unsigned int n, ticks;
 	struct cv_worker *w;
 	struct nxsim__rng rng;
-	uint64_t signalled; /* wakes sent, by the measuring thread */
-	_Atomic uint64_t woken; /* wakes completed */
+	uint64_t signalled;	   /* wakes sent, by the measuring thread */
+	_Atomic uint64_t woken;	   /* wakes completed */
 	_Atomic uint64_t last_lat; /* latency of the last wake, ns */
 };
 

@@ -20,9 +20,9 @@
 #include <stdio.h>
 
 enum bench_mode {
-	BENCH_TINY, /* seconds in total: proves every benchmark runs */
+	BENCH_TINY,  /* seconds in total: proves every benchmark runs */
 	BENCH_QUICK, /* README command 1: under 3 minutes on 2 cores */
-	BENCH_FULL, /* the whole matrix */
+	BENCH_FULL,  /* the whole matrix */
 };
 
 struct bench_row;

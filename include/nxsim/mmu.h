@@ -36,7 +36,7 @@ struct nxsim_vcpu;
 /* ---- SPTEs (arch/x86/kvm/mmu/spte.h) ---------------------------------- */
 
 enum nxsim_spte_format {
-	NXSIM_SPTE_EPT, /* Intel EPT (kvm_mmu_set_ept_masks()) */
+	NXSIM_SPTE_EPT,	   /* Intel EPT (kvm_mmu_set_ept_masks()) */
 	NXSIM_SPTE_LEGACY, /* AMD NPT / legacy x86-64 page-table format */
 };
 
@@ -185,11 +185,11 @@ enum nxsim_access_kind {
 };
 
 enum nxsim_access_outcome {
-	NXSIM_ACCESS_HIT, /* the mapping allowed it: no fault */
-	NXSIM_ACCESS_FAULT, /* a page fault installed a mapping */
+	NXSIM_ACCESS_HIT,      /* the mapping allowed it: no fault */
+	NXSIM_ACCESS_FAULT,    /* a page fault installed a mapping */
 	NXSIM_ACCESS_SPURIOUS, /* a fault found the SPTE already right */
-	NXSIM_ACCESS_FAST, /* fast_page_fault() made the SPTE writable */
-	NXSIM_ACCESS_EMULATE, /* no slot (MMIO) or write to a read-only slot */
+	NXSIM_ACCESS_FAST,     /* fast_page_fault() made the SPTE writable */
+	NXSIM_ACCESS_EMULATE,  /* no slot (MMIO) or write to a read-only slot */
 };
 
 /**

@@ -26,20 +26,20 @@
 #include <nxsim/common.h>
 
 enum nxsim_trace_format {
-	NXSIM_TRACE_AUTO, /* detect from the contents */
+	NXSIM_TRACE_AUTO,   /* detect from the contents */
 	NXSIM_TRACE_FTRACE, /* /sys/kernel/tracing/trace text */
-	NXSIM_TRACE_PERF, /* perf script text */
+	NXSIM_TRACE_PERF,   /* perf script text */
 	NXSIM_TRACE_LACKEY, /* valgrind --tool=lackey --trace-mem=yes */
 	NXSIM_TRACE_BINARY, /* nxsim's own, see docs/traces.md */
 };
 
 enum nxsim_trace_op {
 	NXSIM_TRACE_ALLOC = 1, /* mm_page_alloc: 2^order frames at pfn */
-	NXSIM_TRACE_FREE, /* mm_page_free, mm_page_free_batched */
-	NXSIM_TRACE_IFETCH, /* lackey "I ": instruction fetch */
-	NXSIM_TRACE_LOAD, /* lackey " L" */
-	NXSIM_TRACE_STORE, /* lackey " S" */
-	NXSIM_TRACE_MODIFY, /* lackey " M": load and store */
+	NXSIM_TRACE_FREE,      /* mm_page_free, mm_page_free_batched */
+	NXSIM_TRACE_IFETCH,    /* lackey "I ": instruction fetch */
+	NXSIM_TRACE_LOAD,      /* lackey " L" */
+	NXSIM_TRACE_STORE,     /* lackey " S" */
+	NXSIM_TRACE_MODIFY,    /* lackey " M": load and store */
 };
 
 /*
@@ -84,12 +84,12 @@ enum nxsim_gfp {
 	 NXSIM_GFP_FS | NXSIM_GFP_HARDWALL | NXSIM_GFP_HIGHMEM)
 
 /* Limits a trace must stay within (x86-64 kernels). */
-#define NXSIM_TRACE_MAX_PFN ((1ull << 40) - 1) /* 52 physical bits */
-#define NXSIM_TRACE_MAX_ORDER 10 /* MAX_ORDER - 1 */
-#define NXSIM_TRACE_MAX_CPU 8191 /* NR_CPUS 8192 */
-#define NXSIM_TRACE_MAX_PID 4194304 /* PID_MAX_LIMIT */
+#define NXSIM_TRACE_MAX_PFN ((1ull << 40) - 1)	/* 52 physical bits */
+#define NXSIM_TRACE_MAX_ORDER 10		/* MAX_ORDER - 1 */
+#define NXSIM_TRACE_MAX_CPU 8191		/* NR_CPUS 8192 */
+#define NXSIM_TRACE_MAX_PID 4194304		/* PID_MAX_LIMIT */
 #define NXSIM_TRACE_MAX_ADDR ((1ull << 52) - 1) /* lackey address */
-#define NXSIM_TRACE_MAX_SIZE 1024 /* lackey access bytes */
+#define NXSIM_TRACE_MAX_SIZE 1024		/* lackey access bytes */
 
 /**
  * struct nxsim_trace_event - one event of any trace
@@ -119,11 +119,11 @@ struct nxsim_trace_event {
 
 /* What a line of a text trace was. */
 enum nxsim_trace_line {
-	NXSIM_TRACE_LINE_NONE, /* blank, comment, header, tool banner */
-	NXSIM_TRACE_LINE_EVENT, /* an event, in *ev */
-	NXSIM_TRACE_LINE_OTHER, /* another tracepoint's event: skipped */
+	NXSIM_TRACE_LINE_NONE,	 /* blank, comment, header, tool banner */
+	NXSIM_TRACE_LINE_EVENT,	 /* an event, in *ev */
+	NXSIM_TRACE_LINE_OTHER,	 /* another tracepoint's event: skipped */
 	NXSIM_TRACE_LINE_FAILED, /* an mm_page_alloc that got no page */
-	NXSIM_TRACE_LINE_LOST, /* "CPU:n [LOST m EVENTS]": m in ev->addr */
+	NXSIM_TRACE_LINE_LOST,	 /* "CPU:n [LOST m EVENTS]": m in ev->addr */
 };
 
 /**
@@ -357,8 +357,7 @@ NXSIM_API int nxsim_trace_replay_xpfo(struct nxsim_trace *t,
  * Return: one past the highest frame any page event touches (0 for a trace
  * without page events), or the trace's -EINVAL/-ERANGE.
  */
-NXSIM_API int64_t nxsim_trace_frames(struct nxsim_trace *t,
-				     unsigned int *cpus);
+NXSIM_API int64_t nxsim_trace_frames(struct nxsim_trace *t, unsigned int *cpus);
 
 /**
  * struct nxsim_trace_tlb_replay - what a replay onto a TLB did (the hits

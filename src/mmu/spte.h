@@ -33,15 +33,15 @@
  * struct nxsim__spte_masks - the shadow_*_mask globals for one format
  */
 struct nxsim__spte_masks {
-	uint64_t present; /* shadow_present_mask */
-	uint64_t user; /* shadow_user_mask */
-	uint64_t x; /* shadow_x_mask */
-	uint64_t nx; /* shadow_nx_mask */
-	uint64_t accessed; /* shadow_accessed_mask */
-	uint64_t dirty; /* shadow_dirty_mask */
+	uint64_t present;	/* shadow_present_mask */
+	uint64_t user;		/* shadow_user_mask */
+	uint64_t x;		/* shadow_x_mask */
+	uint64_t nx;		/* shadow_nx_mask */
+	uint64_t accessed;	/* shadow_accessed_mask */
+	uint64_t dirty;		/* shadow_dirty_mask */
 	uint64_t host_writable; /* shadow_host_writable_mask */
-	uint64_t mmu_writable; /* shadow_mmu_writable_mask */
-	uint64_t memtype; /* get_mt_mask() for RAM: WB | IPAT on EPT */
+	uint64_t mmu_writable;	/* shadow_mmu_writable_mask */
+	uint64_t memtype;	/* get_mt_mask() for RAM: WB | IPAT on EPT */
 };
 
 const struct nxsim__spte_masks *nxsim__spte_masks(enum nxsim_spte_format f);

@@ -19,7 +19,7 @@
 #define NXSIM__TRACE_ACCESS_RECORD 8
 
 enum nxsim__trace_kind {
-	NXSIM__TRACE_PAGES = 1, /* kmem page events */
+	NXSIM__TRACE_PAGES = 1,	   /* kmem page events */
 	NXSIM__TRACE_ACCESSES = 2, /* memory accesses */
 };
 

@@ -191,7 +191,7 @@ static void test_dirty_logging(void **state)
 		{ "6.18", false, 512, 1 }, /* split; rebuilt in place */
 		{ "6.18", true, 512, 1 },
 		{ "6.12", false, 512, 0 }, /* split; zapped */
-		{ "6.1", false, 1, 0 }, /* zapped; zapped */
+		{ "6.1", false, 1, 0 },	   /* zapped; zapped */
 	};
 	unsigned int i;
 

@@ -41,17 +41,17 @@ static void test_errors(void **state)
 		{ { 5, 0, G4, 8192, (1ull << 47) - 4096, 2 }, -EINVAL },
 		{ { NXSIM_USER_MEM_SLOTS, 0, G4, MIB2, HVA_BASE, 2 }, -EINVAL },
 		{ { 1u << 16, 0, G4, MIB2, HVA_BASE, 2 }, -EINVAL }, /* as_id */
-		{ { 5, 0, ~4095ull, 8192, HVA_BASE, 2 }, -EINVAL }, /* wraps */
+		{ { 5, 0, ~4095ull, 8192, HVA_BASE, 2 }, -EINVAL },  /* wraps */
 		{ { 5, 0, 0, 1ull << 43, 4096, 2 }, -EINVAL }, /* 2^31 pages */
-		{ { 5, 0, G4, MIB2, HVA_BASE, 4 }, -EINVAL }, /* host level */
+		{ { 5, 0, G4, MIB2, HVA_BASE, 4 }, -EINVAL },  /* host level */
 		{ { 5, 0, G4, MIB2, HVA_BASE, -1 }, -EINVAL },
-		{ { 5, 0, G4, 0, HVA_BASE, 2 }, -EINVAL }, /* delete none */
+		{ { 5, 0, G4, 0, HVA_BASE, 2 }, -EINVAL },   /* delete none */
 		{ { 6, 0, 0, MIB2, HVA_BASE, 2 }, -EEXIST }, /* overlaps 1 */
 		{ { 6, 0, MIB2 - 4096, 8192, HVA_BASE, 2 }, -EEXIST },
-		{ { 1, 0, 0, 2 * MIB2, HVA_BASE, 2 }, -EINVAL }, /* resize */
+		{ { 1, 0, 0, 2 * MIB2, HVA_BASE, 2 }, -EINVAL },    /* resize */
 		{ { 1, 0, 0, MIB2, HVA_BASE + MIB2, 2 }, -EINVAL }, /* hva */
 		{ { 1, NXSIM_MEM_READONLY, 0, MIB2, HVA_BASE, 2 }, -EINVAL },
-		{ { 1, 0, 0, MIB2, HVA_BASE, 2 }, 0 }, /* no change */
+		{ { 1, 0, 0, MIB2, HVA_BASE, 2 }, 0 },	  /* no change */
 		{ { 6, 0, MIB2, MIB2, HVA_BASE, 2 }, 0 }, /* adjacent */
 	};
 	struct nx_env e = nx_env(NULL, 0);
@@ -82,7 +82,7 @@ static void test_lpage_info(void **state)
 {
 	static const struct {
 		uint64_t gpa, size, hva;
-		int l2[4]; /* disallow of the first 2M regions */
+		int l2[4];  /* disallow of the first 2M regions */
 		int l1g[2]; /* of the 1G regions */
 	} cases[] = {
 		/* aligned 4M: all allowed; 1G partial at both ends */

@@ -221,7 +221,7 @@ static size_t two_events(uint8_t *buf, size_t size)
 
 static const struct garbage_case {
 	size_t off; /* byte to overwrite, or truncate to this length */
-	int val; /* -1: truncate */
+	int val;    /* -1: truncate */
 	int open_rc;
 	int next_rc; /* of the second record, when open succeeds */
 	const char *msg;

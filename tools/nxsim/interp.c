@@ -56,10 +56,8 @@ struct nxsim__drv {
 };
 
 static const char *const kind_names[] = {
-	[NXSIM__DRV_HOST] = "host",
-	[NXSIM__DRV_VM] = "vm",
-	[NXSIM__DRV_VCPU] = "vcpu",
-	[NXSIM__DRV_CLOCK] = "clock",
+	[NXSIM__DRV_HOST] = "host",    [NXSIM__DRV_VM] = "vm",
+	[NXSIM__DRV_VCPU] = "vcpu",    [NXSIM__DRV_CLOCK] = "clock",
 	[NXSIM__DRV_XPFO] = "machine",
 };
 
@@ -192,8 +190,8 @@ struct nxsim__drv_slot *nxsim__drv_slot(struct nxsim__drv *d, const char *vm,
 	if (!o || o->kind != NXSIM__DRV_VM)
 		return NULL;
 	SLIST_FOREACH(s, &o->slots, link)
-		if (s->mr.slot == id)
-			return s;
+	if (s->mr.slot == id)
+		return s;
 	if (!create || !(s = calloc(1, sizeof(*s))))
 		return NULL;
 	s->mr.slot = id;
@@ -277,7 +275,7 @@ struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err, unsigned int flags)
 void nxsim__drv_destroy(struct nxsim__drv *d)
 {
 	static const enum nxsim__drv_kind order[] = {
-		NXSIM__DRV_VM, /* a host with VMs cannot be unloaded */
+		NXSIM__DRV_VM,	 /* a host with VMs cannot be unloaded */
 		NXSIM__DRV_HOST, /* a clock in use cannot be destroyed */
 		NXSIM__DRV_XPFO, /* nor one a machine uses */
 		NXSIM__DRV_CLOCK,
