@@ -22,14 +22,13 @@
  * a timer) costs here.
  */
 #include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <nxsim/host.h>
 #include <nxsim/vm.h>
 
+#include "core/compiler.h"
 #include "harness.h"
 
 struct policy {
@@ -202,57 +201,55 @@ struct outcome {
 	struct bench_samples ref_lat; /* the reference's, ns */
 };
 
+/*
+ * Record @nr figures of one burst: each @figs[i].figure is the last part of
+ * the name, "<clock>.<policy>.N<n>." goes before it.
+ */
+static int report_burst(struct bench_ctx *ctx, const struct burst *b,
+			const struct bench_pair *p, const char *params,
+			struct bench_figure *figs, size_t nr)
+{
+	char fig[96];
+	int rc = 0;
+
+	for (size_t i = 0; i < nr && !rc; i++) {
+		snprintf(fig, sizeof(fig), "%s.%s.N%u.%s",
+			 b->time == NXSIM_CLOCK_REAL ? "real" : "virtual",
+			 b->pol->name, b->n, figs[i].figure);
+		figs[i].figure = fig;
+		figs[i].params = params;
+		figs[i].reps = (unsigned int)p->val[0].n;
+		rc = bench_report(ctx, &figs[i]);
+	}
+	return rc;
+}
+
 static int report_virtual(struct bench_ctx *ctx, const struct burst *b,
 			  struct bench_pair *p, const char *params,
 			  struct outcome *o)
 {
-	char fig[96];
-	unsigned int reps = (unsigned int)p->val[0].n;
-	int rc;
+	const char *ref_lat = "no-op loop iteration, same percentile (ns)";
+	struct bench_figure figs[] = {
+		{ .figure = "bringups_per_s",
+		  .unit = "VM/s",
+		  .value = 1e9 / bench_samples_pct(&p->val[0], 50),
+		  .ref_name = "no-op loop with the same per-VM bookkeeping "
+			      "(iterations/s)",
+		  .ref = 1e9 / bench_samples_pct(&p->val[1], 50),
+		  .target = { BENCH_TARGET_VALUE_MIN, 1e6 } },
+		{ .figure = "bringup_p99",
+		  .unit = "ns",
+		  .value = bench_samples_pct(&p->lat[0], 99),
+		  .ref_name = ref_lat,
+		  .ref = bench_samples_pct(&p->lat[1], 99) },
+		{ .figure = "create_p50",
+		  .unit = "ns",
+		  .value = o->create_p50,
+		  .ref_name = ref_lat,
+		  .ref = bench_samples_pct(&p->lat[1], 50) },
+	};
 
-	snprintf(fig, sizeof(fig), "virtual.%s.N%u.bringups_per_s",
-		 b->pol->name, b->n);
-	rc = bench_report(
-		ctx,
-		&(struct bench_figure){
-			.figure = fig,
-			.unit = "VM/s",
-			.value = 1e9 / bench_samples_pct(&p->val[0], 50),
-			.ref_name =
-				"no-op loop with the same per-VM bookkeeping "
-				"(iterations/s)",
-			.ref = 1e9 / bench_samples_pct(&p->val[1], 50),
-			.target = { BENCH_TARGET_VALUE_MIN, 1e6 },
-			.params = params,
-			.reps = reps });
-	if (rc)
-		return rc;
-	snprintf(fig, sizeof(fig), "virtual.%s.N%u.bringup_p99", b->pol->name,
-		 b->n);
-	rc = bench_report(ctx,
-			  &(struct bench_figure){
-				  .figure = fig,
-				  .unit = "ns",
-				  .value = bench_samples_pct(&p->lat[0], 99),
-				  .ref_name = "no-op loop iteration, same "
-					      "percentile (ns)",
-				  .ref = bench_samples_pct(&p->lat[1], 99),
-				  .params = params,
-				  .reps = reps });
-	if (rc)
-		return rc;
-	snprintf(fig, sizeof(fig), "virtual.%s.N%u.create_p50", b->pol->name,
-		 b->n);
-	return bench_report(ctx,
-			    &(struct bench_figure){
-				    .figure = fig,
-				    .unit = "ns",
-				    .value = o->create_p50,
-				    .ref_name = "no-op loop iteration, same "
-						"percentile (ns)",
-				    .ref = bench_samples_pct(&p->lat[1], 50),
-				    .params = params,
-				    .reps = reps });
+	return report_burst(ctx, b, p, params, figs, ARRAY_SIZE(figs));
 }
 
 static int report_real(struct bench_ctx *ctx, const struct burst *b,
@@ -261,67 +258,35 @@ static int report_real(struct bench_ctx *ctx, const struct burst *b,
 {
 	const char *ref_lat = "raw pthread_create() of a parked thread, "
 			      "same N (us)";
-	char fig[96];
-	unsigned int reps = (unsigned int)p->val[0].n;
-	double p99 = bench_samples_pct(&p->lat[0], 99) / 1e3;
 	double ref_p50 = bench_samples_pct(&p->lat[1], 50) / 1e3;
-	double ref_p99 = bench_samples_pct(&p->lat[1], 99) / 1e3;
-	int rc;
+	struct bench_figure figs[] = {
+		{ .figure = "bringup_p50",
+		  .unit = "us",
+		  .value = o->bringup_p50 / 1e3,
+		  .ref_name = ref_lat,
+		  .ref = ref_p50,
+		  .target = { BENCH_TARGET_RATIO_MAX, 1.2 } },
+		{ .figure = "bringup_p99",
+		  .unit = "us",
+		  .value = bench_samples_pct(&p->lat[0], 99) / 1e3,
+		  .ref_name = ref_lat,
+		  .ref = bench_samples_pct(&p->lat[1], 99) / 1e3,
+		  .target = { BENCH_TARGET_RATIO_MAX, 1.2 } },
+		{ .figure = "create_p50",
+		  .unit = "us",
+		  .value = o->create_p50 / 1e3,
+		  .ref_name = ref_lat,
+		  .ref = ref_p50 },
+		{ .figure = "vms_per_s",
+		  .unit = "VM/s",
+		  .value = 1e9 / bench_samples_pct(&p->val[0], 50),
+		  .ref_name = "raw pthread_create() burst of N parked threads "
+			      "(threads/s)",
+		  .ref = 1e9 / bench_samples_pct(&p->val[1], 50),
+		  .target = { BENCH_TARGET_RATIO_MIN, 1 / 1.2 } },
+	};
 
-	snprintf(fig, sizeof(fig), "real.%s.N%u.bringup_p50", b->pol->name,
-		 b->n);
-	rc = bench_report(ctx,
-			  &(struct bench_figure){
-				  .figure = fig,
-				  .unit = "us",
-				  .value = o->bringup_p50 / 1e3,
-				  .ref_name = ref_lat,
-				  .ref = ref_p50,
-				  .target = { BENCH_TARGET_RATIO_MAX, 1.2 },
-				  .params = params,
-				  .reps = reps });
-	if (rc)
-		return rc;
-	snprintf(fig, sizeof(fig), "real.%s.N%u.bringup_p99", b->pol->name,
-		 b->n);
-	rc = bench_report(ctx,
-			  &(struct bench_figure){
-				  .figure = fig,
-				  .unit = "us",
-				  .value = p99,
-				  .ref_name = ref_lat,
-				  .ref = ref_p99,
-				  .target = { BENCH_TARGET_RATIO_MAX, 1.2 },
-				  .params = params,
-				  .reps = reps });
-	if (rc)
-		return rc;
-	snprintf(fig, sizeof(fig), "real.%s.N%u.create_p50", b->pol->name,
-		 b->n);
-	rc = bench_report(ctx,
-			  &(struct bench_figure){ .figure = fig,
-						  .unit = "us",
-						  .value = o->create_p50 / 1e3,
-						  .ref_name = ref_lat,
-						  .ref = ref_p50,
-						  .params = params,
-						  .reps = reps });
-	if (rc)
-		return rc;
-	snprintf(fig, sizeof(fig), "real.%s.N%u.vms_per_s", b->pol->name, b->n);
-	return bench_report(
-		ctx,
-		&(struct bench_figure){
-			.figure = fig,
-			.unit = "VM/s",
-			.value = 1e9 / bench_samples_pct(&p->val[0], 50),
-			.ref_name =
-				"raw pthread_create() burst of N parked threads "
-				"(threads/s)",
-			.ref = 1e9 / bench_samples_pct(&p->val[1], 50),
-			.target = { BENCH_TARGET_RATIO_MIN, 1 / 1.2 },
-			.params = params,
-			.reps = reps });
+	return report_burst(ctx, b, p, params, figs, ARRAY_SIZE(figs));
 }
 
 /* never < deferred < eager, each step where it lives. */
@@ -476,7 +441,7 @@ static int report_published(struct bench_ctx *ctx)
 	};
 	int rc = 0;
 
-	for (size_t i = 0; i < sizeof(pub) / sizeof(pub[0]) && !rc; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(pub) && !rc; i++)
 		rc = bench_report_published(ctx, pub[i].figure, pub[i].text,
 					    pub[i].source);
 	return rc;
