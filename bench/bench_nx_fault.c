@@ -121,18 +121,15 @@ static int run_kind(struct bench_ctx *ctx, const struct kind *k)
 			 "\"host_level\":%d,\"stride\":%llu}",
 			 k->name, n, k->host_level,
 			 (unsigned long long)k->stride);
-		rc = bench_report(
-			ctx,
+		rc = bench_report_pair(
+			ctx, &p,
 			&(struct bench_figure){
 				.figure = fig,
 				.unit = "fault/s",
-				.value = bench_samples_pct(&p.val[0], 50),
 				.ref_name = "the same access stream once "
 					    "mapped: hits through "
 					    "nxsim_vcpu_access() (access/s)",
-				.ref = bench_samples_pct(&p.val[1], 50),
-				.params = params,
-				.reps = (unsigned int)p.val[0].n });
+				.params = params });
 	}
 	bench_pair_free(&p);
 	return rc;

@@ -147,18 +147,16 @@ static int run_recovery(struct bench_ctx *ctx, unsigned int k)
 			 "\"passes\":%llu,\"sink\":%llu}",
 			 k, (unsigned long long)rec.passes,
 			 (unsigned long long)(walk.sink & 1));
-		rc = bench_report(
-			ctx, &(struct bench_figure){
-				     .figure = "recovery.sps_per_s",
-				     .unit = "SP/s",
-				     .value = bench_samples_pct(&p.val[0], 50),
-				     .ref_name = "a walk of a list of as many "
-						 "separately allocated nodes, "
-						 "unlinking each (node/s)",
-				     .ref = bench_samples_pct(&p.val[1], 50),
-				     .target = { BENCH_TARGET_VALUE_MIN, 1e7 },
-				     .params = params,
-				     .reps = (unsigned int)p.val[0].n });
+		rc = bench_report_pair(
+			ctx, &p,
+			&(struct bench_figure){
+				.figure = "recovery.sps_per_s",
+				.unit = "SP/s",
+				.ref_name = "a walk of a list of as many "
+					    "separately allocated nodes, "
+					    "unlinking each (node/s)",
+				.target = { BENCH_TARGET_VALUE_MIN, 1e7 },
+				.params = params });
 	}
 	bench_pair_free(&p);
 	return rc;

@@ -34,9 +34,12 @@
 #include "harness.h"
 #include "nx_env.h"
 
-struct split_side {
-	unsigned int n; /* 2 MiB regions */
-	uint64_t splits;
+/* n 2 MiB regions of a profile, each mapped huge, then exec-faulted. */
+struct exec_side {
+	const char *profile;
+	unsigned int n;
+	unsigned int reads; /* 4 KiB reads after each exec fault */
+	uint64_t faults, splits;
 };
 
 struct init_side {
@@ -45,40 +48,53 @@ struct init_side {
 	uint64_t sink;
 };
 
-struct zap_side {
-	const char *profile;
-	unsigned int n;
-	uint64_t faults;
-};
-
-/* value = ns per exec fault that splits in place (6.6). */
-static int split_rep(void *arg, double *value, struct bench_samples *lat)
+/*
+ * value = ns per 2 MiB region: an exec fault at its start, then @s->reads
+ * reads of the 4 KiB pages after it; @s->faults and @s->splits count what
+ * the timed loop did.
+ */
+static int exec_rep(void *arg, double *value, struct bench_samples *lat)
 {
-	struct split_side *s = arg;
+	struct exec_side *s = arg;
 	struct nxsim_mmu_counters c0, c1;
 	uint64_t bytes = (uint64_t)s->n * NX_2M, t0, t1;
 	struct nx_env e;
 	int rc;
 
-	rc = nx_env_create(&e, "6.6", -1, bytes, NXSIM_PG_LEVEL_2M);
+	rc = nx_env_create(&e, s->profile, -1, bytes, NXSIM_PG_LEVEL_2M);
 	if (rc)
 		return rc;
 	rc = nx_env_touch(&e, NXSIM_ACCESS_READ, bytes, NX_2M);
 	if (!rc)
 		rc = nxsim_vm_mmu_counters(e.vm, &c0);
 	t0 = bench_now_ns();
-	for (unsigned int i = 0; i < s->n && !rc; i++)
-		rc = nxsim_vcpu_access(e.vcpu, NXSIM_ACCESS_EXEC,
-				       NX_GPA_BASE + i * NX_2M, NULL);
+	for (unsigned int i = 0; i < s->n && !rc; i++) {
+		uint64_t gpa = NX_GPA_BASE + i * NX_2M;
+
+		rc = nxsim_vcpu_access(e.vcpu, NXSIM_ACCESS_EXEC, gpa, NULL);
+		for (unsigned int j = 1; j <= s->reads && !rc; j++)
+			rc = nxsim_vcpu_access(e.vcpu, NXSIM_ACCESS_READ,
+					       gpa + ((uint64_t)j << 12), NULL);
+	}
 	t1 = bench_now_ns();
 	if (!rc)
 		rc = nxsim_vm_mmu_counters(e.vm, &c1);
-	if (!rc && c1.splits - c0.splits != s->n)
-		rc = -EPROTO;
-	if (!rc)
+	if (!rc) {
+		s->faults = c1.faults - c0.faults;
+		s->splits = c1.splits - c0.splits;
 		*value = (double)(t1 - t0) / s->n;
+	}
 	nx_env_destroy(&e);
 	return rc;
+}
+
+/* value = ns per exec fault that splits in place (6.6). */
+static int split_rep(void *arg, double *value, struct bench_samples *lat)
+{
+	struct exec_side *s = arg;
+	int rc = exec_rep(s, value, lat);
+
+	return !rc && s->splits != s->n ? -EPROTO : rc;
 }
 
 /* value = ns per 4 KiB table: memset, then 512 computed 4K entries. */
@@ -111,44 +127,9 @@ static int init_rep(void *arg, double *value, struct bench_samples *lat)
 	return 0;
 }
 
-/* value = ns per 2 MiB region: exec fault + reads of the other 511. */
-static int zap_rep(void *arg, double *value, struct bench_samples *lat)
-{
-	struct zap_side *s = arg;
-	struct nxsim_mmu_counters c0, c1;
-	uint64_t bytes = (uint64_t)s->n * NX_2M, t0, t1;
-	struct nx_env e;
-	int rc;
-
-	rc = nx_env_create(&e, s->profile, -1, bytes, NXSIM_PG_LEVEL_2M);
-	if (rc)
-		return rc;
-	rc = nx_env_touch(&e, NXSIM_ACCESS_READ, bytes, NX_2M);
-	if (!rc)
-		rc = nxsim_vm_mmu_counters(e.vm, &c0);
-	t0 = bench_now_ns();
-	for (unsigned int i = 0; i < s->n && !rc; i++) {
-		uint64_t gpa = NX_GPA_BASE + i * NX_2M;
-
-		rc = nxsim_vcpu_access(e.vcpu, NXSIM_ACCESS_EXEC, gpa, NULL);
-		for (unsigned int j = 1; j < 512 && !rc; j++)
-			rc = nxsim_vcpu_access(e.vcpu, NXSIM_ACCESS_READ,
-					       gpa + ((uint64_t)j << 12), NULL);
-	}
-	t1 = bench_now_ns();
-	if (!rc)
-		rc = nxsim_vm_mmu_counters(e.vm, &c1);
-	if (!rc) {
-		s->faults = c1.faults - c0.faults;
-		*value = (double)(t1 - t0) / s->n;
-	}
-	nx_env_destroy(&e);
-	return rc;
-}
-
 static int run_split(struct bench_ctx *ctx, unsigned int n)
 {
-	struct split_side split = { n };
+	struct exec_side split = { "6.6", n };
 	struct init_side init = { n };
 	struct bench_side sides[2] = {
 		{ "in-place split (6.6)", split_rep, &split },
@@ -163,18 +144,15 @@ static int run_split(struct bench_ctx *ctx, unsigned int n)
 		snprintf(params, sizeof(params),
 			 "{\"profile\":\"6.6\",\"splits\":%u,\"sink\":%llu}", n,
 			 (unsigned long long)(init.sink & 1));
-		rc = bench_report(
-			ctx,
+		rc = bench_report_pair(
+			ctx, &p,
 			&(struct bench_figure){
 				.figure = "split.ns",
 				.unit = "ns",
-				.value = bench_samples_pct(&p.val[0], 50),
 				.ref_name = "memset of a 4 KiB table + 512 "
 					    "computed entries (ns)",
-				.ref = bench_samples_pct(&p.val[1], 50),
 				.target = { BENCH_TARGET_RATIO_MAX, 2 },
-				.params = params,
-				.reps = (unsigned int)p.val[0].n });
+				.params = params });
 	}
 	bench_pair_free(&p);
 	return rc;
@@ -182,10 +160,10 @@ static int run_split(struct bench_ctx *ctx, unsigned int n)
 
 static int run_zap(struct bench_ctx *ctx, unsigned int n)
 {
-	struct zap_side zap = { "6.1", n }, split = { "6.6", n };
+	struct exec_side zap = { "6.1", n, 511 }, split = { "6.6", n, 511 };
 	struct bench_side sides[2] = {
-		{ "zap and refault (6.1)", zap_rep, &zap },
-		{ "in-place split, reads hit (6.6)", zap_rep, &split },
+		{ "zap and refault (6.1)", exec_rep, &zap },
+		{ "in-place split, reads hit (6.6)", exec_rep, &split },
 	};
 	struct bench_pair p = { 0 };
 	char params[192];
@@ -197,18 +175,15 @@ static int run_zap(struct bench_ctx *ctx, unsigned int n)
 			 "{\"regions\":%u,\"faults_per_region_6.1\":%.4g,"
 			 "\"faults_per_region_6.6\":%.4g}",
 			 n, (double)zap.faults / n, (double)split.faults / n);
-		rc = bench_report(
-			ctx,
+		rc = bench_report_pair(
+			ctx, &p,
 			&(struct bench_figure){
 				.figure = "zap_refault.ns_per_2m",
 				.unit = "ns",
-				.value = bench_samples_pct(&p.val[0], 50),
 				.ref_name = "6.6 in-place split of the same "
 					    "region, then 511 reads that "
 					    "hit (ns per 2 MiB)",
-				.ref = bench_samples_pct(&p.val[1], 50),
-				.params = params,
-				.reps = (unsigned int)p.val[0].n });
+				.params = params });
 	}
 	if (!rc)
 		rc = bench_report(

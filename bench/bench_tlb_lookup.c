@@ -237,20 +237,17 @@ static int run_stream(struct bench_ctx *ctx, struct stream *s)
 			 "\"L1D 16x4, L2 128x12, LRU\",\"sink\":%llu}",
 			 s->name, s->miss_pct, s->n, WARM_PAGES, HOT_PAGES,
 			 (unsigned long long)((sim.sink ^ bare.sink) & 1));
-		rc = bench_report(
-			ctx,
+		rc = bench_report_pair(
+			ctx, &p,
 			&(struct bench_figure){
 				.figure = fig,
 				.unit = "lookup/s",
-				.value = bench_samples_pct(&p.val[0], 50),
 				.ref_name =
 					"bare 2-level set-associative probe of "
 					"the same geometry, same stream "
 					"(lookup/s)",
-				.ref = bench_samples_pct(&p.val[1], 50),
 				.target = { BENCH_TARGET_RATIO_MIN, 0.8 },
-				.params = params,
-				.reps = (unsigned int)p.val[0].n });
+				.params = params });
 	}
 	bench_pair_free(&p);
 	return rc;

@@ -172,19 +172,16 @@ static int run_config(struct bench_ctx *ctx, const char *name,
 			 "\"vcpus\":1,\"alloc\":\"%s\"}",
 			 n, profile, cmdline ? cmdline : "",
 			 nxsim_alloc_backend());
-		rc = bench_report(
-			ctx,
+		rc = bench_report_pair(
+			ctx, &p,
 			&(struct bench_figure){
 				.figure = fig,
 				.unit = "B",
-				.value = bench_samples_pct(&p.val[0], 50),
 				.ref_name =
 					"RSS growth per parked real pthread, 8 MiB "
 					"stack (B)",
-				.ref = bench_samples_pct(&p.val[1], 50),
 				.target = { BENCH_TARGET_VALUE_MAX, 65536 },
-				.params = params,
-				.reps = (unsigned int)p.val[0].n });
+				.params = params });
 	}
 	bench_pair_free(&p);
 	pthread_cond_destroy(&th.all_parked);

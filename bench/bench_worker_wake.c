@@ -235,18 +235,15 @@ static int report(struct bench_ctx *ctx, unsigned int n, struct bench_pair *p,
 		 "\"hz\":250}",
 		 n, sim->ticks);
 	snprintf(fig, sizeof(fig), "virtual.N%u.ns_per_tick", n);
-	rc = bench_report(
-		ctx,
+	rc = bench_report_pair(
+		ctx, p,
 		&(struct bench_figure){
 			.figure = fig,
 			.unit = "ns",
-			.value = bench_samples_pct(&p->val[0], 50),
 			.ref_name =
 				"real condvar wake, signal to wake, mean (ns)",
-			.ref = bench_samples_pct(&p->val[1], 50),
 			.target = { BENCH_TARGET_RATIO_MAX, 0.01 },
-			.params = params,
-			.reps = reps });
+			.params = params });
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]) && !rc; i++) {
 		snprintf(fig, sizeof(fig), "virtual.N%u.%s", n, rows[i].name);
 		rc = bench_report(ctx, &(struct bench_figure){

@@ -234,18 +234,15 @@ static int run_config(struct bench_ctx *ctx, const struct stream *s,
 			 policy ? policy : "default",
 			 disabled ? "true" : "false",
 			 (unsigned long long)(noop.sink & 1));
-		rc = bench_report(
-			ctx,
+		rc = bench_report_pair(
+			ctx, &p,
 			&(struct bench_figure){
 				.figure = fig,
 				.unit = "ev/s",
-				.value = bench_samples_pct(&p.val[0], 50),
 				.ref_name = "the same event stream decoded and "
 					    "dispatched to a no-op (ev/s)",
-				.ref = bench_samples_pct(&p.val[1], 50),
 				.target = { BENCH_TARGET_VALUE_MIN, 1e7 },
-				.params = params,
-				.reps = (unsigned int)p.val[0].n });
+				.params = params });
 	}
 	bench_pair_free(&p);
 	return rc;

@@ -291,6 +291,17 @@ int bench_report(struct bench_ctx *ctx, const struct bench_figure *fig)
 	return row_add(ctx, &row);
 }
 
+int bench_report_pair(struct bench_ctx *ctx, struct bench_pair *p,
+		      const struct bench_figure *f)
+{
+	struct bench_figure fig = *f;
+
+	fig.value = bench_samples_pct(&p->val[0], 50);
+	fig.ref = bench_samples_pct(&p->val[1], 50);
+	fig.reps = (unsigned int)p->val[0].n;
+	return bench_report(ctx, &fig);
+}
+
 int bench_report_check(struct bench_ctx *ctx, const char *figure,
 		       const char *text, bool met)
 {

@@ -177,6 +177,18 @@ struct bench_figure {
 int bench_report(struct bench_ctx *ctx, const struct bench_figure *f);
 
 /**
+ * bench_report_pair() - record a pair's medians as a figure
+ * @ctx: the run
+ * @p: what bench_interleave() measured
+ * @f: the figure but for its value, ref and reps
+ *
+ * The value and the reference are the medians of @p's per-rep values of
+ * side 0 and side 1; reps is the number of reps.
+ */
+int bench_report_pair(struct bench_ctx *ctx, struct bench_pair *p,
+		      const struct bench_figure *f);
+
+/**
  * bench_report_check() - record a yes/no property of the run's figures
  * @ctx: the run
  * @figure: its name
