@@ -7,18 +7,8 @@
 #include <errno.h>
 #include <stdbool.h>
 
+#include "core/hex.h"
 #include "trace/text.h"
-
-static int digit_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return 99;
-}
 
 int nxsim__trace_number(const char *s, size_t len, unsigned int base,
 			uint64_t max, uint64_t *v)
@@ -38,9 +28,9 @@ int nxsim__trace_number(const char *s, size_t len, unsigned int base,
 	if (len == 0)
 		return -EINVAL;
 	for (i = 0; i < len; i++) {
-		int d = digit_value(s[i]);
+		int d = nxsim__hex_to_bin(s[i]);
 
-		if ((unsigned int)d >= base)
+		if (d < 0 || (unsigned int)d >= base)
 			return -EINVAL;
 		if (__builtin_mul_overflow(val, base, &val) ||
 		    __builtin_add_overflow(val, (uint64_t)d, &val))

@@ -7,18 +7,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/hex.h"
 #include "driver.h"
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* One escape after a backslash at line[*i]; the byte goes to *out. */
 static int unescape(const char *line, size_t len, size_t *i, char *out)
@@ -47,10 +37,10 @@ static int unescape(const char *line, size_t len, size_t *i, char *out)
 		*out = (char)v;
 		return 0;
 	}
-	if (c == 'x' && *i < len && hexval(line[*i]) >= 0) {
-		v = hexval(line[(*i)++]);
-		if (*i < len && hexval(line[*i]) >= 0)
-			v = v * 16 + hexval(line[(*i)++]);
+	if (c == 'x' && *i < len && nxsim__hex_to_bin(line[*i]) >= 0) {
+		v = nxsim__hex_to_bin(line[(*i)++]);
+		if (*i < len && nxsim__hex_to_bin(line[*i]) >= 0)
+			v = v * 16 + nxsim__hex_to_bin(line[(*i)++]);
 		*out = (char)v;
 		return 0;
 	}
