@@ -283,7 +283,7 @@ void nxsim__drv_destroy(struct nxsim__drv *d)
 	struct object *o;
 	size_t i;
 
-	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+	for (i = 0; i < NXSIM__DRV_NELEM(order); i++) {
 		LIST_FOREACH(o, &d->objects, link) {
 			if (o->kind != order[i])
 				continue;

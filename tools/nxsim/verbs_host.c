@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "driver.h"
+#include "numarg.h"
 
 static const struct {
 	const char *name;
@@ -54,17 +54,14 @@ static int parse_list(char *list, struct nxsim_host_config *cfg, bool cpu,
 	     w = strtok_r(NULL, ",", &save)) {
 		bool found = false;
 
-		for (i = 0; cpu && i < sizeof(cpu_flags) / sizeof(cpu_flags[0]);
-		     i++) {
+		for (i = 0; cpu && i < NXSIM__DRV_NELEM(cpu_flags); i++) {
 			if (!strcmp(w, cpu_flags[i].name)) {
 				*(bool *)((char *)&cfg->cpu +
 					  cpu_flags[i].off) = true;
 				found = true;
 			}
 		}
-		for (i = 0;
-		     !cpu && i < sizeof(bug_names) / sizeof(bug_names[0]);
-		     i++) {
+		for (i = 0; !cpu && i < NXSIM__DRV_NELEM(bug_names); i++) {
 			if (!strcmp(w, bug_names[i].name)) {
 				cfg->bugs |= bug_names[i].bug;
 				found = true;
@@ -81,7 +78,6 @@ static int host_option(struct nxsim__drv *d, struct nxsim__drv_tok *t,
 		       struct nxsim_host_config *cfg,
 		       struct nxsim__drv_reply *r)
 {
-	struct nxsim__drv_tok num;
 	const char *v;
 	uint64_t n;
 	int rc;
@@ -127,9 +123,7 @@ static int host_option(struct nxsim__drv *d, struct nxsim__drv_tok *t,
 	if (!v)
 		return nxsim__drv_fail(r, -EINVAL, "unknown host option \"%s\"",
 				       t->s);
-	num.s = (char *)v;
-	num.len = strlen(v);
-	rc = nxsim__drv_u64(&num, UINT32_MAX, &n, r);
+	rc = nxsim__drv_opt_u64(v, UINT32_MAX, &n, r);
 	if (rc)
 		return rc;
 	if (t->s[0] == 'h')

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver.h"
+#include "numarg.h"
 
 /* The clock named, or the current host's. */
 static struct nxsim_clock *get_clock(struct nxsim__drv *d, int argc,
@@ -80,7 +80,7 @@ static int duration(struct nxsim__drv_tok *t, uint64_t *ns,
 	size_t i, n;
 	int rc;
 
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	for (i = 0; i < NXSIM__DRV_NELEM(units); i++) {
 		n = strlen(units[i].unit);
 		if (t->len > n && !strcmp(t->s + t->len - n, units[i].unit) &&
 		    t->s[t->len - n - 1] >= '0' &&
@@ -310,6 +310,18 @@ static int trace_convert(struct nxsim__drv *d, int argc,
 	return n < 0 ? (int)n : 0;
 }
 
+/* An argument no option took: the FORMAT if it comes first, else an error. */
+static int replay_format(struct nxsim__drv_tok *argv, int i, const char **fmt,
+			 struct nxsim__drv_reply *r)
+{
+	if (i == 1 && !strchr(argv[i].s, '=')) {
+		*fmt = argv[i].s;
+		return 0;
+	}
+	return nxsim__drv_fail(r, -EINVAL, "unknown replay option \"%s\"",
+			       argv[i].s);
+}
+
 /* One machine's replay; the result is the machine's counters. */
 static int replay_once(struct nxsim_trace *t, struct nxsim_xpfo_config *cfg,
 		       struct nxsim_trace_replay *rep,
@@ -340,31 +352,21 @@ static int trace_replay(struct nxsim__drv *d, int argc,
 	struct nxsim_trace_replay rep;
 	const char *fmt = NULL, *v;
 	struct nxsim_trace *t;
-	struct nxsim__drv_tok n;
 	unsigned int cpus;
 	uint64_t num;
 	int64_t frames;
 	int i, rc = 0;
 
 	for (i = 1; !rc && i < argc; i++) {
-		n.s = NULL;
 		if ((v = nxsim__drv_opt(&argv[i], "policy")))
 			cfg.policy = v;
 		else if ((v = nxsim__drv_opt(&argv[i], "version")))
 			rc = nxsim__drv_xpfo_version(v, &cfg.version, r);
-		else if ((n.s = (char *)nxsim__drv_opt(&argv[i], "cpus")))
-			rc = 0;
-		else if (i == 1 && !strchr(argv[i].s, '='))
-			fmt = argv[i].s;
-		else
-			rc = nxsim__drv_fail(r, -EINVAL,
-					     "unknown replay option \"%s\"",
-					     argv[i].s);
-		if (!rc && n.s) {
-			n.len = strlen(n.s);
-			rc = nxsim__drv_u64(&n, NXSIM_TLB_MAX_CPUS, &num, r);
+		else if ((v = nxsim__drv_opt(&argv[i], "cpus"))) {
+			rc = nxsim__drv_opt_u64(v, NXSIM_TLB_MAX_CPUS, &num, r);
 			cfg.nr_cpus = num;
-		}
+		} else
+			rc = replay_format(argv, i, &fmt, r);
 	}
 	if (!rc)
 		rc = trace_open(argv[0].s, fmt, &t, r);
@@ -434,12 +436,7 @@ static int trace_replay_tlb(struct nxsim__drv *d, int argc,
 		rc = nxsim__drv_tlb_option(&argv[i], &cfg, &matched, r);
 		if (rc || matched)
 			continue;
-		if (i == 1 && !strchr(argv[i].s, '='))
-			fmt = argv[i].s;
-		else
-			rc = nxsim__drv_fail(r, -EINVAL,
-					     "unknown replay option \"%s\"",
-					     argv[i].s);
+		rc = replay_format(argv, i, &fmt, r);
 	}
 	if (rc)
 		return rc;

@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "driver.h"
+#include "numarg.h"
 
 static const char *const levels[] = {
 	[NXSIM_PG_LEVEL_4K] = "4k",
@@ -54,16 +54,6 @@ static int parse_level(const char *s, int *level, struct nxsim__drv_reply *r)
 	return 0;
 }
 
-static int parse_slot(const struct nxsim__drv_tok *t, uint32_t *id,
-		      struct nxsim__drv_reply *r)
-{
-	uint64_t v;
-	int rc = nxsim__drv_u64(t, UINT32_MAX, &v, r);
-
-	*id = v;
-	return rc;
-}
-
 /* The record of a slot the script made, or an error naming it. */
 static struct nxsim__drv_slot *known_slot(struct nxsim__drv *d,
 					  struct nxsim__drv_tok *argv,
@@ -73,7 +63,7 @@ static struct nxsim__drv_slot *known_slot(struct nxsim__drv *d,
 	uint32_t id;
 
 	if (!nxsim__drv_find(d, argv[0].s, NXSIM__DRV_VM, r) ||
-	    parse_slot(&argv[1], &id, r))
+	    nxsim__drv_u32(&argv[1], &id, r))
 		return NULL;
 	s = nxsim__drv_slot(d, argv[0].s, id, false);
 	if (!s)
@@ -118,22 +108,20 @@ static const struct {
 static int slot_option(struct nxsim__drv_tok *t, struct nxsim_memory_region *mr,
 		       struct nxsim__drv_reply *r)
 {
-	struct nxsim__drv_tok v;
+	const char *v;
 	uint64_t on;
 	size_t i;
 	int rc;
 
-	if ((v.s = (char *)nxsim__drv_opt(t, "hva"))) {
-		v.len = strlen(v.s);
-		return nxsim__drv_u64(&v, UINT64_MAX, &mr->userspace_addr, r);
-	}
-	if ((v.s = (char *)nxsim__drv_opt(t, "level")))
-		return parse_level(v.s, &mr->host_level, r);
+	if ((v = nxsim__drv_opt(t, "hva")))
+		return nxsim__drv_opt_u64(v, UINT64_MAX, &mr->userspace_addr,
+					  r);
+	if ((v = nxsim__drv_opt(t, "level")))
+		return parse_level(v, &mr->host_level, r);
 	for (i = 0; i < NXSIM__DRV_NELEM(slot_flags); i++) {
-		if (!(v.s = (char *)nxsim__drv_opt(t, slot_flags[i].key)))
+		if (!(v = nxsim__drv_opt(t, slot_flags[i].key)))
 			continue;
-		v.len = strlen(v.s);
-		rc = nxsim__drv_u64(&v, 1, &on, r);
+		rc = nxsim__drv_opt_u64(v, 1, &on, r);
 		if (!rc && on)
 			mr->flags |= slot_flags[i].flag;
 		return rc;
@@ -151,7 +139,7 @@ static int parse_region(int argc, struct nxsim__drv_tok *argv,
 
 	memset(mr, 0, sizeof(*mr));
 	mr->host_level = NXSIM_PG_LEVEL_4K;
-	rc = parse_slot(&argv[1], &mr->slot, r);
+	rc = nxsim__drv_u32(&argv[1], &mr->slot, r);
 	if (!rc)
 		rc = nxsim__drv_u64(&argv[2], UINT64_MAX, &mr->guest_phys_addr,
 				    r);
@@ -204,7 +192,7 @@ static int memslot_delete(struct nxsim__drv *d, int argc,
 	if (!nxsim__drv_find(d, argv[0].s, NXSIM__DRV_VM, r))
 		return -ENOENT;
 	/* any slot id, so that KVM's own -EINVAL for an empty one shows */
-	rc = parse_slot(&argv[1], &mr.slot, r);
+	rc = nxsim__drv_u32(&argv[1], &mr.slot, r);
 	return rc ? rc : set_region(d, argv[0].s, &mr, r);
 }
 
@@ -252,7 +240,7 @@ static int memslot_host_level(struct nxsim__drv *d, int argc,
 
 	if (!vm)
 		return -ENOENT;
-	rc = parse_slot(&argv[1], &id, r);
+	rc = nxsim__drv_u32(&argv[1], &id, r);
 	if (!rc)
 		rc = nxsim__drv_u64(&argv[2], UINT64_MAX, &offset, r);
 	if (!rc)

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "driver.h"
+#include "numarg.h"
 
 static const char *const worker_states[] = {
 	[NXSIM_WORKER_NONE] = "none",
@@ -52,16 +52,11 @@ static int vm_destroy(struct nxsim__drv *d, int argc,
 static int cap_number(const struct nxsim__drv_tok *t, unsigned int *cap,
 		      struct nxsim__drv_reply *r)
 {
-	uint64_t v;
-	int rc;
-
 	if (!strcmp(t->s, "disable_nx_huge_pages")) {
 		*cap = NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES;
 		return 0;
 	}
-	rc = nxsim__drv_u64(t, UINT32_MAX, &v, r);
-	*cap = v;
-	return rc;
+	return nxsim__drv_u32(t, cap, r);
 }
 
 /* The KVM_ENABLE_CAP fields a script may set, with their limits. */
@@ -97,20 +92,17 @@ static int vm_cap(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 		return -ENOENT;
 	rc = cap_number(&argv[1], &cap, r);
 	for (i = 2; !rc && i < argc; i++) {
-		struct nxsim__drv_tok v;
+		const char *v = NULL;
 
-		for (k = 0; k < sizeof(cap_options) / sizeof(cap_options[0]);
-		     k++)
-			if ((v.s = (char *)nxsim__drv_opt(&argv[i],
-							  cap_options[k].key)))
+		for (k = 0; k < NXSIM__DRV_NELEM(cap_options); k++)
+			if ((v = nxsim__drv_opt(&argv[i], cap_options[k].key)))
 				break;
-		if (k == sizeof(cap_options) / sizeof(cap_options[0]))
+		if (!v)
 			return nxsim__drv_fail(r, -EINVAL,
 					       "unknown cap option \"%s\"",
 					       argv[i].s);
-		v.len = strlen(v.s);
-		rc = nxsim__drv_u64(
-			&v, cap_options[k].max,
+		rc = nxsim__drv_opt_u64(
+			v, cap_options[k].max,
 			(uint64_t *)((char *)&ca + cap_options[k].off), r);
 	}
 	if (rc)
