@@ -38,6 +38,17 @@ static inline void nx_check_ok(struct nxsim_vm *vm)
 	assert_rc(nx_check(vm), 0);
 }
 
+/* A host made from @cfg, one VM + vCPU. */
+static inline struct nx_env nx_env_config(const struct nxsim_host_config *cfg)
+{
+	struct nx_env e;
+
+	assert_rc(nxsim_host_create(cfg, &e.host), 0);
+	assert_rc(nxsim_vm_create(e.host, &e.vm), 0);
+	assert_rc(nxsim_vcpu_create(e.vm, 0, &e.vcpu), 0);
+	return e;
+}
+
 /* A host of @profile with the mitigation on, ratio 1, one VM + vCPU. */
 static inline struct nx_env nx_env(const char *profile, uint64_t bugs)
 {

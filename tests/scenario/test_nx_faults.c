@@ -46,7 +46,7 @@ static void test_1g_exec(void **state)
 	unsigned int i;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct nx_env e = nx_env(cases[i].profile, 0);
 		struct nxsim_access_info info;
 
@@ -196,18 +196,15 @@ static void test_dirty_logging(void **state)
 	unsigned int i;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct nxsim_host_config cfg = {
 			.cpu.amd = cases[i].amd,
 			.profile = cases[i].profile,
 			.cmdline = "kvm.nx_huge_pages=force",
 		};
+		struct nx_env e = nx_env_config(&cfg);
 		struct nxsim_access_info info;
-		struct nx_env e;
 
-		assert_rc(nxsim_host_create(&cfg, &e.host), 0);
-		assert_rc(nxsim_vm_create(e.host, &e.vm), 0);
-		assert_rc(nxsim_vcpu_create(e.vm, 0, &e.vcpu), 0);
 		nx_slot(e.vm, 1, 4 * GIB, 2 * MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M,
 			0);
 		nx_access(e.vcpu, NXSIM_ACCESS_WRITE, 4 * GIB);
@@ -311,17 +308,14 @@ static void test_host_shapes(void **state)
 	unsigned int i;
 
 	(void)state;
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < ARRAY_SIZE(cpus); i++) {
 		struct nxsim_host_config cfg = {
 			.cpu = cpus[i],
 			.cmdline = "kvm.nx_huge_pages=force",
 		};
+		struct nx_env e = nx_env_config(&cfg);
 		struct nxsim_access_info info;
-		struct nx_env e;
 
-		assert_rc(nxsim_host_create(&cfg, &e.host), 0);
-		assert_rc(nxsim_vm_create(e.host, &e.vm), 0);
-		assert_rc(nxsim_vcpu_create(e.vm, 0, &e.vcpu), 0);
 		nx_slot(e.vm, 1, 1ull << 45, GIB, HVA_BASE, NXSIM_PG_LEVEL_1G,
 			0);
 		info = nx_access(e.vcpu, NXSIM_ACCESS_READ, 1ull << 45);
