@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "core/compiler.h"
 #include "core/rng.h"
 #include "harness.h"
 #include "nx_env.h"
@@ -37,7 +38,7 @@
 #define NS_PER_S 1000000000ull
 
 static const unsigned int ratios[] = { 1, 10, 60 };
-#define NR_RATIOS (sizeof(ratios) / sizeof(ratios[0]))
+#define NR_RATIOS ARRAY_SIZE(ratios)
 
 struct shape {
 	unsigned int regions;	   /* R */

@@ -31,6 +31,7 @@
 
 #include <nxsim/alloc.h>
 
+#include "core/compiler.h"
 #include "harness.h"
 #include "nx_env.h"
 
@@ -203,7 +204,7 @@ static int run_memory(struct bench_ctx *ctx, uint64_t bytes)
 	double v = NAN, ref = NAN;
 	int rc = 0;
 
-	for (size_t i = 0; !rc && i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (size_t i = 0; !rc && i < ARRAY_SIZE(sizes); i++) {
 		uint64_t b = sizes[i].level == NXSIM_PG_LEVEL_1G &&
 					     bytes < NX_1G ?
 				     NX_1G :

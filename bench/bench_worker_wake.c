@@ -26,6 +26,7 @@
 #include <nxsim/host.h>
 #include <nxsim/vm.h>
 
+#include "core/compiler.h"
 #include "core/rng.h"
 #include "harness.h"
 
@@ -244,7 +245,7 @@ static int report(struct bench_ctx *ctx, unsigned int n, struct bench_pair *p,
 				"real condvar wake, signal to wake, mean (ns)",
 			.target = { BENCH_TARGET_RATIO_MAX, 0.01 },
 			.params = params });
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]) && !rc; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(rows) && !rc; i++) {
 		snprintf(fig, sizeof(fig), "virtual.N%u.%s", n, rows[i].name);
 		rc = bench_report(ctx, &(struct bench_figure){
 					       .figure = fig,

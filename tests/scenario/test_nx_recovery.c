@@ -55,7 +55,7 @@ static void test_ratio_arithmetic(void **state)
 
 	(void)state;
 	for (p = 0; p < 3; p++) {
-		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (i = 0; i < ARRAY_SIZE(cases); i++) {
 			struct nx_env e = rec_env(profiles[p], cases[i].ratio,
 						  cases[i].n, 0);
 			struct nxsim_mmu_counters c;

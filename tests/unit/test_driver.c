@@ -56,7 +56,7 @@ static void test_lex(void **state)
 	size_t i;
 	int j;
 
-	for (i = 0; i < sizeof(lex_cases) / sizeof(lex_cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(lex_cases); i++) {
 		const struct lex_case *c = &lex_cases[i];
 		char buf[2 * 256 + 1];
 		const char *why = NULL;
@@ -93,7 +93,7 @@ static void test_quote_round_trip(void **state)
 
 	for (i = 0; i < 256; i++)
 		bytes[i] = (char)i;
-	for (i = 0; i <= sizeof(samples) / sizeof(samples[0]); i++) {
+	for (i = 0; i <= ARRAY_SIZE(samples); i++) {
 		struct nxsim__drv_reply r = { .len = 0 };
 		const char *s = i < 7 ? samples[i] : bytes;
 		size_t len = i < 7 ? strlen(s) : sizeof(bytes);
@@ -307,7 +307,7 @@ static void test_bad_expects(void **state)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(bad_expects) / sizeof(bad_expects[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad_expects); i++) {
 		struct run r = run_script(bad_expects[i].script, 0);
 
 		assert_int_equal(r.rc, 1);

@@ -61,7 +61,7 @@ static void test_errors(void **state)
 	(void)state;
 	assert_rc(nxsim_vm_set_memory_region(e.vm, &base), 0);
 	nx_access(e.vcpu, NXSIM_ACCESS_READ, 0);
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		printf("# case %u\n", i);
 		assert_rc(nxsim_vm_set_memory_region(e.vm, &cases[i].mr),
 			  cases[i].rc);
@@ -101,7 +101,7 @@ static void test_lpage_info(void **state)
 	unsigned int i, j;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct nx_env e = nx_env(NULL, 0);
 		struct nxsim__memslot *s;
 

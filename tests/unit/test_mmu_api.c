@@ -72,7 +72,7 @@ static void test_no_tdp_mmu(void **state)
 	unsigned int i;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct nxsim_host_config cfg = {
 			.cpu = cases[i].cpu,
 			.profile = cases[i].profile,

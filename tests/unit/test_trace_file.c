@@ -121,7 +121,7 @@ static void test_fixtures(void **state)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(fixtures); i++) {
 		const struct fixture_case *c = &fixtures[i];
 		struct nxsim_trace_stats st;
 		struct nxsim_trace *t;
@@ -156,7 +156,7 @@ static void test_round_trip(void **state)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(fixtures); i++) {
 		const struct fixture_case *c = &fixtures[i];
 		struct nxsim_trace_event a, b;
 		struct nxsim_trace_stats st;
@@ -247,7 +247,7 @@ static void test_binary_garbage(void **state)
 	uint8_t good[128], buf[128];
 	size_t len = two_events(good, sizeof(good)), i;
 
-	for (i = 0; i < sizeof(garbage_cases) / sizeof(garbage_cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(garbage_cases); i++) {
 		const struct garbage_case *c = &garbage_cases[i];
 		struct nxsim_trace_event ev;
 		struct nxsim_trace *t;
@@ -352,7 +352,7 @@ static void test_text_errors(void **state)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(text_cases) / sizeof(text_cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(text_cases); i++) {
 		const struct text_case *c = &text_cases[i];
 		struct nxsim_trace_event ev;
 		struct nxsim_trace *t;

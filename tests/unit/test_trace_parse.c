@@ -280,7 +280,7 @@ static void test_kmem_lines(void **state)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(kmem_cases) / sizeof(kmem_cases[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(kmem_cases); i++)
 		check_case(&kmem_cases[i], false);
 }
 
@@ -288,7 +288,7 @@ static void test_lackey_lines(void **state)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(lackey_cases) / sizeof(lackey_cases[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(lackey_cases); i++)
 		check_case(&lackey_cases[i], true);
 }
 
@@ -370,7 +370,7 @@ static void test_gfp(void **state)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(gfp_cases) / sizeof(gfp_cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(gfp_cases); i++) {
 		const struct gfp_case *c = &gfp_cases[i];
 		uint32_t gfp = 0xdead;
 		int rc = nxsim_trace_parse_gfp(c->text, strlen(c->text), &gfp);

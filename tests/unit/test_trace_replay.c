@@ -156,7 +156,7 @@ static void test_cases(void **state)
 {
 	size_t i, k;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct replay_case *c = &cases[i];
 		struct nxsim_xpfo *m = machine(2, 64);
 		struct nxsim_trace_replay rep;
