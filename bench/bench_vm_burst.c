@@ -30,6 +30,7 @@
 
 #include "core/compiler.h"
 #include "harness.h"
+#include "nx_env.h"
 
 struct policy {
 	const char *name;
@@ -68,19 +69,6 @@ struct noop_loop {
 	unsigned int n;
 	void **slots;
 };
-
-static int burst_teardown(struct nxsim_host *host, struct nxsim_vm **vms,
-			  unsigned int n)
-{
-	int rc = 0;
-
-	for (unsigned int i = 0; i < n; i++)
-		if (nxsim_vm_destroy(vms[i]) && !rc)
-			rc = -EIO;
-	if (nxsim_host_destroy(host) && !rc)
-		rc = -EBUSY;
-	return rc;
-}
 
 /* One burst: value = ns per VM, @lat += per-VM bring-up latency (ns). */
 static int burst_rep(void *arg, double *value, struct bench_samples *lat)
@@ -123,7 +111,7 @@ static int burst_rep(void *arg, double *value, struct bench_samples *lat)
 		}
 	}
 	*value = (double)(bench_now_ns() - start) / b->n;
-	if (burst_teardown(host, b->vms, i) && !rc)
+	if (nx_vms_destroy(host, b->vms, i) && !rc)
 		rc = -EIO;
 	return rc;
 }

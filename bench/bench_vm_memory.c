@@ -31,6 +31,7 @@
 #include <nxsim/xpfo.h>
 
 #include "harness.h"
+#include "nx_env.h"
 
 struct sim_side {
 	const char *profile, *cmdline;
@@ -57,7 +58,7 @@ static int sim_rep(void *arg, double *value, struct bench_samples *lat)
 	struct nxsim_host *host;
 	struct nxsim_vcpu *vcpu;
 	unsigned int i;
-	int rc;
+	int rc, err;
 
 	rc = nxsim_host_create(&cfg, &host);
 	if (rc)
@@ -77,12 +78,8 @@ static int sim_rep(void *arg, double *value, struct bench_samples *lat)
 	}
 	nxsim_alloc_stats(&after);
 	*value = (double)(after.live_bytes - before.live_bytes) / s->n;
-	while (i--)
-		if (nxsim_vm_destroy(s->vms[i]) && !rc)
-			rc = -EIO;
-	if (nxsim_host_destroy(host) && !rc)
-		rc = -EBUSY;
-	return rc;
+	err = nx_vms_destroy(host, s->vms, i);
+	return rc ? rc : err;
 }
 
 static long rss_bytes(void)

@@ -4,6 +4,7 @@
  * KVM_SET_USER_MEMORY_REGION and the first KVM_RUN through the public
  * API, on a host booted with the mitigation on.
  */
+#include <errno.h>
 #include <stdio.h>
 
 #include "nx_env.h"
@@ -66,5 +67,18 @@ int nx_env_touch(const struct nx_env *e, enum nxsim_access_kind kind,
 
 	for (uint64_t off = 0; off < bytes && !rc; off += stride)
 		rc = nxsim_vcpu_access(e->vcpu, kind, NX_GPA_BASE + off, NULL);
+	return rc;
+}
+
+int nx_vms_destroy(struct nxsim_host *host, struct nxsim_vm **vms,
+		   unsigned int n)
+{
+	int rc = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (nxsim_vm_destroy(vms[i]) && !rc)
+			rc = -EIO;
+	if (nxsim_host_destroy(host) && !rc)
+		rc = -EBUSY;
 	return rc;
 }

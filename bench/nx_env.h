@@ -4,7 +4,8 @@
  * profile with the mitigation on (itlb_multihit, nx_huge_pages=auto), one
  * VM with one vCPU after its first KVM_RUN, and one memory slot of guest
  * memory at NX_GPA_BASE backed by host pages of a chosen size; plus a
- * stats reader.  Nothing here is timed.
+ * stats reader, and the teardown of a burst of VMs (bench_vm_*.c).
+ * Nothing here is timed.
  */
 #ifndef NXSIM_BENCH_NX_ENV_H
 #define NXSIM_BENCH_NX_ENV_H
@@ -48,5 +49,16 @@ uint64_t nx_env_stat(const struct nx_env *e, const char *name);
 /* Read every @stride bytes of the slot's first @bytes: maps them. */
 int nx_env_touch(const struct nx_env *e, enum nxsim_access_kind kind,
 		 uint64_t bytes, uint64_t stride);
+
+/**
+ * nx_vms_destroy() - destroy @n VMs, then their host
+ * @host: the host
+ * @vms: the VMs
+ * @n: how many
+ *
+ * Return: 0, -EIO if a VM would not go, else -EBUSY if the host would not.
+ */
+int nx_vms_destroy(struct nxsim_host *host, struct nxsim_vm **vms,
+		   unsigned int n);
 
 #endif /* NXSIM_BENCH_NX_ENV_H */
