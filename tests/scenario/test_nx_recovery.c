@@ -41,6 +41,22 @@ static void one_pass(struct nx_env *e)
 	nx_check_ok(e->vm);
 }
 
+/*
+ * Read at @off into the regions @order[@from..5]: the ones at positions
+ * below @huge were recovered and map 2M again, the others stay 4K.
+ */
+static void read_levels(struct nx_env *e, const unsigned int order[6],
+			unsigned int from, unsigned int huge, uint64_t off)
+{
+	for (unsigned int i = from; i < 6; i++) {
+		struct nxsim_access_info info =
+			nx_access(e->vcpu, NXSIM_ACCESS_READ,
+				  BASE + order[i] * MIB2 + off);
+
+		assert_int_equal(info.level, i < huge ? 2 : 1);
+	}
+}
+
 static void test_ratio_arithmetic(void **state)
 {
 	static const struct {
@@ -97,22 +113,10 @@ static void test_fifo(void **state)
 		nx_access(e.vcpu, NXSIM_ACCESS_EXEC, BASE + order[i] * MIB2);
 	one_pass(&e);
 	nx_expect(e.vm, 4, 0, 0, 4);
-	for (i = 0; i < 6; i++) {
-		struct nxsim_access_info info =
-			nx_access(e.vcpu, NXSIM_ACCESS_READ,
-				  BASE + order[i] * MIB2 + 8192);
-
-		assert_int_equal(info.level, i < 2 ? 2 : 1);
-	}
+	read_levels(&e, order, 0, 2, 8192);
 	/* then 5 and 0 (ceil(4 / 3) = 2) */
 	one_pass(&e);
-	for (i = 2; i < 6; i++) {
-		struct nxsim_access_info info =
-			nx_access(e.vcpu, NXSIM_ACCESS_READ,
-				  BASE + order[i] * MIB2 + 16384);
-
-		assert_int_equal(info.level, i < 4 ? 2 : 1);
-	}
+	read_levels(&e, order, 2, 4, 16384);
 	nx_env_destroy(&e);
 }
 
