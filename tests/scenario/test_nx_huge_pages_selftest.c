@@ -8,9 +8,7 @@
  * (the huge SPTE is zapped: +1), with the mitigation on and with the
  * per-VM opt-out, with and without CAP_SYS_BOOT.
  */
-#include <stdio.h>
-
-#include "common/test_util.h"
+#include "nx_test.h"
 
 #define HPAGE_SLOT 10
 #define HPAGE_GPA (4ull << 30)
@@ -72,28 +70,10 @@ static const struct scase cases[] = {
 	{ "6.1", true, false, NULL },
 };
 
-static void print_violation(void *ctx, const char *text)
-{
-	(void)ctx;
-	printf("# violation: %s\n", text);
-}
-
-static uint64_t stat(struct nxsim_vm *vm, const char *name)
-{
-	uint64_t v = 0;
-
-	assert_rc(nxsim_vm_stat_get(vm, name, &v), 0);
-	return v;
-}
-
 static void check_step(struct nxsim_vm *vm, const struct scase *c, int i)
 {
 	printf("# %s disable_nx=%d step %d\n", c->profile, c->disable_nx, i);
-	assert_int_equal(stat(vm, "pages_2m"), c->e[i].pages_2m);
-	assert_int_equal(stat(vm, "nx_lpage_splits"), c->e[i].splits);
-	assert_int_equal(stat(vm, "pages_4k"), c->e[i].pages_4k);
-	assert_int_equal(stat(vm, "pages_1g"), 0);
-	assert_rc(nxsim_vm_check(vm, print_violation, NULL), 0);
+	nx_expect(vm, c->e[i].pages_4k, c->e[i].pages_2m, 0, c->e[i].splits);
 }
 
 static void run_case(const struct scase *c)
@@ -104,7 +84,7 @@ static void run_case(const struct scase *c)
 		.slot = HPAGE_SLOT,
 		.guest_phys_addr = HPAGE_GPA,
 		.memory_size = HPAGE_SLOT_NPAGES * 4096ull,
-		.userspace_addr = 0x7f0000000000ull, /* hugetlb, 2M aligned */
+		.userspace_addr = HVA_BASE, /* hugetlb, 2M aligned */
 		.host_level = NXSIM_PG_LEVEL_2M,
 	};
 	struct nxsim_vcpu *vcpu;
