@@ -417,12 +417,6 @@ char *nxsim__strdup(const char *s)
 	return p;
 }
 
-void nxsim__strfree(char *s)
-{
-	if (s)
-		nxsim__free(s, strlen(s) + 1);
-}
-
 void nxsim_alloc_stats(struct nxsim_alloc_stats *st)
 {
 	struct counters sum = { 0 };

@@ -21,7 +21,7 @@ void *nxsim__realloc(void *ptr, size_t old_size, size_t new_size);
 void nxsim__free(void *ptr, size_t size);
 void nxsim__free_aligned(void *ptr, size_t size, size_t align);
 
+/* A copy of @s; free it with nxsim__free(p, strlen(s) + 1). */
 char *nxsim__strdup(const char *s);
-void nxsim__strfree(char *s);
 
 #endif /* NXSIM_CORE_ALLOC_H */
