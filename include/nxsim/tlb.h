@@ -235,4 +235,55 @@ NXSIM_API int nxsim_tlb_flush_all(struct nxsim_tlb *tlb, unsigned int cpu);
 NXSIM_API int nxsim_tlb_stats(struct nxsim_tlb *tlb, int cpu,
 			      struct nxsim_tlb_stats *st);
 
+/**
+ * struct nxsim_tlb_slot - one valid way, as nxsim_tlb_dump() reports it
+ * @e: the translation: @e->va is the first address of the page, @e->level
+ *	the level holding it; @e->pcid is 0 for a global entry
+ * @set: the set it sits in (index within its level)
+ * @way: the way within the set
+ * @recency: 0 for the most recently used valid way of the set, 1 for the
+ *	next, and so on (under LRU a full set evicts the largest)
+ */
+struct nxsim_tlb_slot {
+	struct nxsim_tlb_entry e;
+	uint32_t set;
+	uint32_t way;
+	uint32_t recency;
+};
+
+/*
+ * Called for each valid way; 0 goes on, a negative errno stops the walk
+ * and nxsim_tlb_dump() returns it.
+ */
+typedef int (*nxsim_tlb_dump_fn)(void *ctx, const struct nxsim_tlb_slot *s);
+
+/**
+ * nxsim_tlb_dump() - list the entries of @cpu's TLB
+ * @tlb: the TLB
+ * @cpu: the CPU
+ * @fn: called for each valid way, level by level (L1D, L1I, L2), sets and
+ *	ways in increasing order
+ * @ctx: passed to @fn
+ *
+ * Changes nothing: no counter, replacement state or use tick moves.
+ * @fn must not call back into @tlb.
+ *
+ * Return: the number of entries reported; -EINVAL for a bad @tlb, @cpu or
+ * @fn; or the negative value @fn returned to stop.
+ */
+NXSIM_API int nxsim_tlb_dump(struct nxsim_tlb *tlb, unsigned int cpu,
+			     nxsim_tlb_dump_fn fn, void *ctx);
+
+/**
+ * nxsim_tlb_pcid() - the PCID @cpu's CR3 holds now
+ *
+ * Return: 0 .. 4095, or -EINVAL for a bad @tlb or @cpu.
+ */
+NXSIM_API int nxsim_tlb_pcid(struct nxsim_tlb *tlb, unsigned int cpu);
+
+/**
+ * nxsim_tlb_level_name() - "l1d", "l1i" or "l2"; NULL for another value.
+ */
+NXSIM_API const char *nxsim_tlb_level_name(enum nxsim_tlb_level level);
+
 #endif /* NXSIM_TLB_H */

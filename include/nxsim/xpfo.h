@@ -419,6 +419,15 @@ NXSIM_API int nxsim_xpfo_result(struct nxsim_xpfo *m,
 NXSIM_API struct nxsim_tlb *nxsim_xpfo_tlb(struct nxsim_xpfo *m);
 
 /**
+ * nxsim_xpfo_tlb_dump() - nxsim_tlb_dump() of CPU @cpu's TLB, under the
+ * machine's lock (safe while other threads run events)
+ *
+ * Return: as nxsim_tlb_dump(); -EINVAL for a bad @m, @cpu or @fn.
+ */
+NXSIM_API int nxsim_xpfo_tlb_dump(struct nxsim_xpfo *m, unsigned int cpu,
+				  nxsim_tlb_dump_fn fn, void *ctx);
+
+/**
  * nxsim_xpfo_run_workload() - run a synthetic workload twice (with XPFO
  * and without) and fill @res, ratios included.
  *

@@ -537,6 +537,31 @@ int nxsim_tlb_flush_all(struct nxsim_tlb *tlb, unsigned int cpu)
 	return 0;
 }
 
+int nxsim_tlb_dump(struct nxsim_tlb *tlb, unsigned int cpu,
+		   nxsim_tlb_dump_fn fn, void *ctx)
+{
+	int rc;
+
+	if (bad_cpu(tlb, cpu) || !fn)
+		return -EINVAL;
+	pthread_mutex_lock(&tlb->lock);
+	rc = nxsim__tlb_dump(tlb, cpu, fn, ctx);
+	pthread_mutex_unlock(&tlb->lock);
+	return rc;
+}
+
+int nxsim_tlb_pcid(struct nxsim_tlb *tlb, unsigned int cpu)
+{
+	int pcid;
+
+	if (bad_cpu(tlb, cpu))
+		return -EINVAL;
+	pthread_mutex_lock(&tlb->lock);
+	pcid = tlb->cpu[cpu].pcid;
+	pthread_mutex_unlock(&tlb->lock);
+	return pcid;
+}
+
 int nxsim_tlb_stats(struct nxsim_tlb *tlb, int cpu, struct nxsim_tlb_stats *st)
 {
 	unsigned int i, k;

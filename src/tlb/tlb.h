@@ -259,4 +259,8 @@ static inline bool nxsim__tlb_ranged(const struct nxsim_tlb *tlb,
 bool nxsim__tlb_watch(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va,
 		      bool watch);
 
+/* nxsim_tlb_dump() without checks or lock (dump.c). */
+int nxsim__tlb_dump(const struct nxsim_tlb *tlb, unsigned int cpu,
+		    nxsim_tlb_dump_fn fn, void *ctx);
+
 #endif /* NXSIM_TLB_TLB_H */

@@ -247,6 +247,19 @@ struct nxsim_tlb *nxsim_xpfo_tlb(struct nxsim_xpfo *m)
 	return m ? m->tlb : NULL;
 }
 
+int nxsim_xpfo_tlb_dump(struct nxsim_xpfo *m, unsigned int cpu,
+			nxsim_tlb_dump_fn fn, void *ctx)
+{
+	int rc;
+
+	if (!m || cpu >= m->nr_cpus || !fn)
+		return -EINVAL;
+	pthread_mutex_lock(&m->lock);
+	rc = nxsim__tlb_dump(m->tlb, cpu, fn, ctx);
+	pthread_mutex_unlock(&m->lock);
+	return rc;
+}
+
 /* Results. */
 
 void nxsim__xpfo_result(struct nxsim_xpfo *m, struct nxsim_xpfo_result *res)

@@ -630,6 +630,61 @@ static int xpfo_tlb(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 	return 0;
 }
 
+struct tlb_dump_ctx {
+	FILE *f;
+};
+
+static int tlb_dump_line(void *ctx, const struct nxsim_tlb_slot *s)
+{
+	static const char *const sizes[] = {
+		[12] = "4k", [21] = "2m", [30] = "1g"
+	};
+	struct tlb_dump_ctx *dc = ctx;
+
+	if (fprintf(dc->f,
+		    "%s set=%u way=%u va=0x%llx pfn=%llu size=%s pcid=%u "
+		    "global=%d recency=%u\n",
+		    nxsim_tlb_level_name(s->e.level), s->set, s->way,
+		    (unsigned long long)s->e.va, (unsigned long long)s->e.pfn,
+		    sizes[s->e.page_shift], s->e.pcid, s->e.global,
+		    s->recency) < 0)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* As "dump vm": the lines go to FILE or stderr, the answer counts them. */
+static int xpfo_tlb_dump(struct nxsim__drv *d, int argc,
+			 struct nxsim__drv_tok *argv,
+			 struct nxsim__drv_reply *r)
+{
+	struct tlb_dump_ctx dc = { .f = nxsim__drv_errf(d) };
+	struct nxsim_xpfo *m;
+	unsigned int cpu;
+	int n, rc = machine_cpu(d, argv, &m, &cpu, r);
+
+	if (rc)
+		return rc;
+	if (argc > 2 && !(dc.f = fopen(argv[2].s, "w"))) {
+		rc = -errno;
+		return nxsim__drv_fail(r, rc, "%s: %s", argv[2].s,
+				       strerror(-rc));
+	}
+	n = nxsim_xpfo_tlb_dump(m, cpu, tlb_dump_line, &dc);
+	if (argc > 2) {
+		if (fclose(dc.f) && n >= 0)
+			n = -errno;
+	} else if (fflush(dc.f) && n >= 0) {
+		n = -errno;
+	}
+	if (n < 0)
+		return nxsim__drv_fail(r, n, "%s: %s",
+				       argc > 2 ? argv[2].s : "stderr",
+				       strerror(-n));
+	nxsim__drv_add(r, " entries=%d pcid=%d", n,
+		       nxsim_tlb_pcid(nxsim_xpfo_tlb(m), cpu));
+	return 0;
+}
+
 /* n per 1000 ownership changes, as bench_xpfo_flush prints it */
 static void per_1k(struct nxsim__drv_reply *r, const char *key, uint64_t n,
 		   uint64_t changes)
@@ -801,6 +856,11 @@ const struct nxsim__drv_verb nxsim__drv_xpfo_verbs[] = {
 	  xpfo_oracle },
 	{ "xpfo", "tlb", 1, 2, "M [CPU]",
 	  "answers the TLB counters of CPU, or summed over all", xpfo_tlb },
+	{ "xpfo", "tlb-dump", 2, 3, "M CPU [FILE]",
+	  "write CPU's TLB entries, one a line (level set= way= va= pfn= "
+	  "size= pcid= global= recency=), to FILE or stderr; answers "
+	  "entries= and the current pcid=",
+	  xpfo_tlb_dump },
 	{ "xpfo", "result", 1, 1, "M",
 	  "answers the benchmark figures: events= ownership_changes= "
 	  "flushes and IPIs per 1000 changes, cycles, oracle counts",
