@@ -10,6 +10,17 @@
  * The TLB knows nothing of page tables: a lookup that misses returns
  * -ENOENT, and the caller walks its own tables and fills the entry.  The
  * same module serves XPFO's host CPUs and, later, guest TLBs.
+ *
+ * Threads: each CPU's TLB belongs to one thread at a time, as a real TLB
+ * belongs to its CPU (and as QEMU's per-vCPU TLBs belong to their vCPU
+ * thread).  Calls on different CPUs may run concurrently; calls on the same
+ * CPU must not, and a call that reaches every CPU
+ * (nxsim_tlb_flush_kernel_range(), nxsim_tlb_flush_all(),
+ * nxsim_tlb_stats(-1)) must not run
+ * alongside any other call on the TLB: hand CPUs between threads, or
+ * serialise cross-CPU flushes, with your own synchronisation.  The calls
+ * take no lock, so a lookup costs no atomic operation; debug builds (no
+ * NDEBUG) check the rule and abort on a violation.
  */
 #ifndef NXSIM_TLB_H
 #define NXSIM_TLB_H
@@ -22,7 +33,7 @@
 enum nxsim_tlb_level {
 	NXSIM_TLB_L1D, /* L1 data TLB */
 	NXSIM_TLB_L1I, /* L1 instruction TLB */
-	NXSIM_TLB_L2, /* second level (STLB), shared by I and D */
+	NXSIM_TLB_L2,  /* second level (STLB), shared by I and D */
 	NXSIM_TLB_NR_LEVELS,
 };
 

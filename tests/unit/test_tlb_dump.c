@@ -3,7 +3,8 @@
  * nxsim_tlb_dump(): the exact entries (level, set, way, page, frame, page
  * size, PCID, global bit, use order) after a known sequence of fills,
  * hits, evictions and an INVLPG; dumping changes no counter and no
- * replacement decision; a callback can stop the walk; bad input.
+ * replacement decision; a callback can stop the walk; a fill after a miss
+ * duplicates nothing; bad input.
  */
 #include <string.h>
 
@@ -164,6 +165,60 @@ static void test_tlb_dump_no_side_effect(void **state)
 	nxsim_tlb_destroy(b);
 }
 
+/* Entries of @lv translating @va with @pcid in dump @d. */
+static int copies(const struct dump *d, enum nxsim_tlb_level lv, uint64_t va,
+		  uint16_t pcid)
+{
+	int i, n = 0;
+
+	for (i = 0; i < d->n; i++)
+		n += d->s[i].e.level == lv && d->s[i].e.va == va &&
+		     d->s[i].e.pcid == pcid;
+	return n;
+}
+
+/*
+ * A walk's fill right after a miss skips the search for a copy to
+ * refresh, but only where the miss proved there is none: not in the other
+ * L1, not under another PCID.
+ */
+static void test_tlb_fill_after_miss_no_duplicate(void **state)
+{
+	struct nxsim_tlb *tlb = mk();
+	struct nxsim_tlb_entry e = { .va = UVA, .pfn = 1, .page_shift = 12 };
+	struct dump d;
+
+	/* In the iTLB only (its L2 copy evicted by two reads of set 0). */
+	assert_rc(nxsim_tlb_fill(tlb, 0, NXSIM_TLB_EXEC, &e), 0);
+	fill(tlb, UVA + 2 * PG, 12, 0, false);
+	fill(tlb, UVA + 4 * PG, 12, 0, false);
+	assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_READ, UVA, NULL), -ENOENT);
+	assert_rc(nxsim_tlb_fill(tlb, 0, NXSIM_TLB_EXEC, &e), 0);
+	dump(tlb, 0, &d);
+	assert_int_equal(copies(&d, NXSIM_TLB_L1I, UVA, 0), 1);
+	assert_int_equal(copies(&d, NXSIM_TLB_L2, UVA, 0), 1);
+
+	/* PCID 2's entry, looked up under PCID 1, filled again. */
+	e.pcid = 2;
+	assert_rc(nxsim_tlb_fill(tlb, 0, NXSIM_TLB_READ, &e), 0);
+	assert_rc(nxsim_tlb_write_cr3(tlb, 0, 1, true), 0);
+	assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_READ, UVA, NULL), -ENOENT);
+	assert_rc(nxsim_tlb_fill(tlb, 0, NXSIM_TLB_READ, &e), 0);
+	dump(tlb, 0, &d);
+	assert_int_equal(copies(&d, NXSIM_TLB_L1D, UVA, 2), 1);
+	assert_int_equal(copies(&d, NXSIM_TLB_L2, UVA, 2), 1);
+
+	/* The proven case: one copy per level. */
+	e.pcid = 1;
+	assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_READ, UVA, NULL),
+		  -ENOENT);
+	assert_rc(nxsim_tlb_fill(tlb, 0, NXSIM_TLB_READ, &e), 0);
+	dump(tlb, 0, &d);
+	assert_int_equal(copies(&d, NXSIM_TLB_L1D, UVA, 1), 1);
+	assert_int_equal(copies(&d, NXSIM_TLB_L2, UVA, 1), 1);
+	nxsim_tlb_destroy(tlb);
+}
+
 static void test_tlb_dump_stop_and_bad_input(void **state)
 {
 	struct nxsim_tlb *tlb = mk();
@@ -189,6 +244,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tlb_dump_exact),
 		cmocka_unit_test(test_tlb_dump_no_side_effect),
+		cmocka_unit_test(test_tlb_fill_after_miss_no_duplicate),
 		cmocka_unit_test(test_tlb_dump_stop_and_bad_input),
 	};
 
