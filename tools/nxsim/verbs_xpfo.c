@@ -556,7 +556,8 @@ static void add_oracle(struct nxsim__drv_reply *r,
 		       "exposures_open=%llu exposure_mean_ns=%llu "
 		       "exposure_max_ns=%llu exposure_sum_ns=%llu "
 		       "reuse_hazards=%llu kmap_windows=%llu kmap_mean_ns=%llu "
-		       "kmap_max_ns=%llu kmap_sum_ns=%llu",
+		       "kmap_max_ns=%llu kmap_sum_ns=%llu exposed_frames=%llu "
+		       "frame_windows_dropped=%llu",
 		       (unsigned long long)o->stale_reads,
 		       (unsigned long long)o->stale_writes,
 		       (unsigned long long)o->stale_cross_domain,
@@ -570,7 +571,9 @@ static void add_oracle(struct nxsim__drv_reply *r,
 		       (unsigned long long)o->kmap_windows,
 		       (unsigned long long)o->kmap_mean_ns,
 		       (unsigned long long)o->kmap_max_ns,
-		       (unsigned long long)o->kmap_sum_ns);
+		       (unsigned long long)o->kmap_sum_ns,
+		       (unsigned long long)o->exposed_frames,
+		       (unsigned long long)o->frame_windows_dropped);
 }
 
 static int xpfo_oracle(struct nxsim__drv *d, int argc,
@@ -584,6 +587,61 @@ static int xpfo_oracle(struct nxsim__drv *d, int argc,
 		return -ENOENT;
 	nxsim_xpfo_result(m, &res);
 	add_oracle(r, &res.oracle);
+	return 0;
+}
+
+static void add_frame_exposure(struct nxsim__drv_reply *r,
+			       const struct nxsim_xpfo_frame_exposure *x)
+{
+	nxsim__drv_add(
+		r,
+		" pfn=%llu windows=%llu open=%llu mean_ns=%llu "
+		"max_ns=%llu sum_ns=%llu",
+		(unsigned long long)x->pfn, (unsigned long long)x->windows,
+		(unsigned long long)x->open, (unsigned long long)x->mean_ns,
+		(unsigned long long)x->max_ns, (unsigned long long)x->sum_ns);
+}
+
+static int xpfo_frame_exposure(struct nxsim__drv *d, int argc,
+			       struct nxsim__drv_tok *argv,
+			       struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo_frame_exposure x;
+	struct nxsim_xpfo *m;
+	uint64_t pfn;
+	int rc = machine_cpu(d, argv, &m, NULL, r);
+
+	if (!rc)
+		rc = pfn_arg(d, m, argv[0].s, &argv[1], &pfn, r);
+	if (rc)
+		return rc;
+	nxsim_xpfo_frame_exposure(m, pfn, &x);
+	add_frame_exposure(r, &x);
+	return 0;
+}
+
+/* At most this many frames in one answer line. */
+#define WORST_MAX 64
+
+static int xpfo_worst_frames(struct nxsim__drv *d, int argc,
+			     struct nxsim__drv_tok *argv,
+			     struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo_frame_exposure x[WORST_MAX];
+	struct nxsim_xpfo *m;
+	uint64_t n = 5;
+	int rc = machine_cpu(d, argv, &m, NULL, r), i;
+
+	if (!rc && argc > 1)
+		rc = nxsim__drv_u64(&argv[1], WORST_MAX, &n, r);
+	if (rc)
+		return rc;
+	rc = nxsim_xpfo_worst_frames(m, x, (unsigned int)n);
+	if (rc < 0)
+		return rc;
+	nxsim__drv_add(r, " frames=%d", rc);
+	for (i = 0; i < rc && i < (int)n; i++)
+		add_frame_exposure(r, &x[i]);
 	return 0;
 }
 
@@ -854,6 +912,14 @@ const struct nxsim__drv_verb nxsim__drv_xpfo_verbs[] = {
 	  "answers the security oracle: stale accesses, faults, exposure "
 	  "windows, reuse hazards, kmap windows",
 	  xpfo_oracle },
+	{ "xpfo", "frame-exposure", 2, 2, "M PFN",
+	  "answers PFN's exposure windows: pfn= windows= open= mean_ns= "
+	  "max_ns= sum_ns=",
+	  xpfo_frame_exposure },
+	{ "xpfo", "worst-frames", 1, 2, "M [N]",
+	  "answers frames= (how many had windows) and the N (default 5, at "
+	  "most 64) with the largest sum_ns, as xpfo frame-exposure",
+	  xpfo_worst_frames },
 	{ "xpfo", "tlb", 1, 2, "M [CPU]",
 	  "answers the TLB counters of CPU, or summed over all", xpfo_tlb },
 	{ "xpfo", "tlb-dump", 2, 3, "M CPU [FILE]",
