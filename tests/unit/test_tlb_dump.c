@@ -210,8 +210,7 @@ static void test_tlb_fill_after_miss_no_duplicate(void **state)
 
 	/* The proven case: one copy per level. */
 	e.pcid = 1;
-	assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_READ, UVA, NULL),
-		  -ENOENT);
+	assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_READ, UVA, NULL), -ENOENT);
 	assert_rc(nxsim_tlb_fill(tlb, 0, NXSIM_TLB_READ, &e), 0);
 	dump(tlb, 0, &d);
 	assert_int_equal(copies(&d, NXSIM_TLB_L1D, UVA, 1), 1);
