@@ -10,6 +10,17 @@
  * The TLB knows nothing of page tables: a lookup that misses returns
  * -ENOENT, and the caller walks its own tables and fills the entry.  The
  * same module serves XPFO's host CPUs and, later, guest TLBs.
+ *
+ * Threads: each CPU's TLB belongs to one thread at a time, as a real TLB
+ * belongs to its CPU (and as QEMU's per-vCPU TLBs belong to their vCPU
+ * thread).  Calls on different CPUs may run concurrently; calls on the same
+ * CPU must not, and a call that reaches every CPU
+ * (nxsim_tlb_flush_kernel_range(), nxsim_tlb_flush_all(),
+ * nxsim_tlb_stats(-1)) must not run
+ * alongside any other call on the TLB: hand CPUs between threads, or
+ * serialise cross-CPU flushes, with your own synchronisation.  The calls
+ * take no lock, so a lookup costs no atomic operation; debug builds (no
+ * NDEBUG) check the rule and abort on a violation.
  */
 #ifndef NXSIM_TLB_H
 #define NXSIM_TLB_H
@@ -22,7 +33,7 @@
 enum nxsim_tlb_level {
 	NXSIM_TLB_L1D, /* L1 data TLB */
 	NXSIM_TLB_L1I, /* L1 instruction TLB */
-	NXSIM_TLB_L2, /* second level (STLB), shared by I and D */
+	NXSIM_TLB_L2,  /* second level (STLB), shared by I and D */
 	NXSIM_TLB_NR_LEVELS,
 };
 
@@ -234,5 +245,56 @@ NXSIM_API int nxsim_tlb_flush_all(struct nxsim_tlb *tlb, unsigned int cpu);
  */
 NXSIM_API int nxsim_tlb_stats(struct nxsim_tlb *tlb, int cpu,
 			      struct nxsim_tlb_stats *st);
+
+/**
+ * struct nxsim_tlb_slot - one valid way, as nxsim_tlb_dump() reports it
+ * @e: the translation: @e->va is the first address of the page, @e->level
+ *	the level holding it; @e->pcid is 0 for a global entry
+ * @set: the set it sits in (index within its level)
+ * @way: the way within the set
+ * @recency: 0 for the most recently used valid way of the set, 1 for the
+ *	next, and so on (under LRU a full set evicts the largest)
+ */
+struct nxsim_tlb_slot {
+	struct nxsim_tlb_entry e;
+	uint32_t set;
+	uint32_t way;
+	uint32_t recency;
+};
+
+/*
+ * Called for each valid way; 0 goes on, a negative errno stops the walk
+ * and nxsim_tlb_dump() returns it.
+ */
+typedef int (*nxsim_tlb_dump_fn)(void *ctx, const struct nxsim_tlb_slot *s);
+
+/**
+ * nxsim_tlb_dump() - list the entries of @cpu's TLB
+ * @tlb: the TLB
+ * @cpu: the CPU
+ * @fn: called for each valid way, level by level (L1D, L1I, L2), sets and
+ *	ways in increasing order
+ * @ctx: passed to @fn
+ *
+ * Changes nothing: no counter, replacement state or use tick moves.
+ * @fn must not call back into @tlb.
+ *
+ * Return: the number of entries reported; -EINVAL for a bad @tlb, @cpu or
+ * @fn; or the negative value @fn returned to stop.
+ */
+NXSIM_API int nxsim_tlb_dump(struct nxsim_tlb *tlb, unsigned int cpu,
+			     nxsim_tlb_dump_fn fn, void *ctx);
+
+/**
+ * nxsim_tlb_pcid() - the PCID @cpu's CR3 holds now
+ *
+ * Return: 0 .. 4095, or -EINVAL for a bad @tlb or @cpu.
+ */
+NXSIM_API int nxsim_tlb_pcid(struct nxsim_tlb *tlb, unsigned int cpu);
+
+/**
+ * nxsim_tlb_level_name() - "l1d", "l1i" or "l2"; NULL for another value.
+ */
+NXSIM_API const char *nxsim_tlb_level_name(enum nxsim_tlb_level level);
 
 #endif /* NXSIM_TLB_H */

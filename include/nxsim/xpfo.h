@@ -180,6 +180,10 @@ struct nxsim_xpfo_stats {
  *	a stale translation of them
  * @kmap_windows: kmaps of user frames closed (alias open to every CPU)
  * @kmap_*_ns: their mean, max and sum
+ * @exposed_frames: frames with per-frame statistics (ever exposed)
+ * @frame_windows_dropped: closed windows missing from the per-frame
+ *	statistics because memory for their frame's record ran out (they are
+ *	in every other figure)
  */
 struct nxsim_xpfo_oracle {
 	uint64_t stale_reads;
@@ -196,6 +200,26 @@ struct nxsim_xpfo_oracle {
 	uint64_t kmap_mean_ns;
 	uint64_t kmap_max_ns;
 	uint64_t kmap_sum_ns;
+	uint64_t exposed_frames;
+	uint64_t frame_windows_dropped;
+};
+
+/**
+ * struct nxsim_xpfo_frame_exposure - exposure windows of one frame
+ * @pfn: the frame
+ * @windows: (frame, CPU) windows closed: a CPU held the frame's alias
+ *	after its unmap until eviction, invalidation or remap
+ * @open: windows open now (CPUs holding the stale alias)
+ * @mean_ns, @max_ns, @sum_ns: of the closed windows; @sum_ns is the
+ *	integral, CPU-ns of exposure
+ */
+struct nxsim_xpfo_frame_exposure {
+	uint64_t pfn;
+	uint64_t windows;
+	uint64_t open;
+	uint64_t mean_ns;
+	uint64_t max_ns;
+	uint64_t sum_ns;
 };
 
 /**
@@ -417,6 +441,38 @@ NXSIM_API int nxsim_xpfo_result(struct nxsim_xpfo *m,
  * other thread runs events on the machine, and do not flush or fill it.
  */
 NXSIM_API struct nxsim_tlb *nxsim_xpfo_tlb(struct nxsim_xpfo *m);
+
+/**
+ * nxsim_xpfo_tlb_dump() - nxsim_tlb_dump() of CPU @cpu's TLB, under the
+ * machine's lock (safe while other threads run events)
+ *
+ * Return: as nxsim_tlb_dump(); -EINVAL for a bad @m, @cpu or @fn.
+ */
+NXSIM_API int nxsim_xpfo_tlb_dump(struct nxsim_xpfo *m, unsigned int cpu,
+				  nxsim_tlb_dump_fn fn, void *ctx);
+
+/**
+ * nxsim_xpfo_frame_exposure() - exposure windows of frame @pfn (all zero
+ * if it was never exposed)
+ *
+ * Return: 0 or -EINVAL.
+ */
+NXSIM_API int nxsim_xpfo_frame_exposure(struct nxsim_xpfo *m, uint64_t pfn,
+					struct nxsim_xpfo_frame_exposure *x);
+
+/**
+ * nxsim_xpfo_worst_frames() - the frames most exposed so far
+ * @m: the machine
+ * @x: receives up to @n frames with closed windows, largest @sum_ns first
+ *	(ties: lower pfn first)
+ * @n: room in @x (0 only counts)
+ *
+ * Return: how many frames have closed windows (may exceed @n; at most
+ * INT_MAX); -EINVAL.
+ */
+NXSIM_API int nxsim_xpfo_worst_frames(struct nxsim_xpfo *m,
+				      struct nxsim_xpfo_frame_exposure *x,
+				      unsigned int n);
 
 /**
  * nxsim_xpfo_run_workload() - run a synthetic workload twice (with XPFO

@@ -15,6 +15,8 @@
  * PCID pairs (callers model those), paging-structure caches, A/D bits.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <nxsim/tlb.h>
@@ -85,24 +87,24 @@ static inline void drop(struct nxsim_tlb *tlb, unsigned int cpu,
 
 /*
  * Write @tag into @a, evicting if the set is full.  @fresh: the caller
- * knows @a lacks the translation (an L2-to-L1 refill after an L1 miss);
- * otherwise an existing copy is refreshed instead of duplicated.
+ * knows @a lacks the translation (an L2-to-L1 refill after an L1 miss, a
+ * walk's fill after a miss); otherwise an existing copy is refreshed
+ * instead of duplicated.  Inline, so each caller's @fresh folds away.
  */
-static void insert(struct nxsim_tlb *tlb, unsigned int cpu,
-		   struct nxsim__tlb_array *a, uint64_t tag, uint64_t pfn,
-		   bool fresh)
+static __attribute__((always_inline)) inline void
+insert(struct nxsim_tlb *tlb, unsigned int cpu, struct nxsim__tlb_array *a,
+       uint64_t tag, uint64_t pfn, bool fresh)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	unsigned int sz = tlb_tag_size(tag), w;
+	uint64_t key = tag & ~TLB_TAG_WATCH;
 	uint32_t empty = 0, same = 0;
 	size_t base;
 	uint64_t *t = nxsim__tlb_set_of(a, tlb_tag_va(tag), sz, &base);
 
 	if (!fresh) {
 		for (w = 0; w < a->ways; w++)
-			same |= (uint32_t)((t[w] & ~TLB_TAG_WATCH) ==
-					   (tag & ~TLB_TAG_WATCH))
-				<< w;
+			same |= (uint32_t)((t[w] & ~TLB_TAG_WATCH) == key) << w;
 		if (same) {
 			w = (unsigned int)__builtin_ctz(same);
 			goto write; /* already there: refresh */
@@ -117,8 +119,10 @@ static void insert(struct nxsim_tlb *tlb, unsigned int cpu,
 			goto fill;
 		}
 	}
-	w = tlb->repl->victim(a->age + base, &a->state[set_index(a, tag)],
-			      a->ways, &tlb->rng);
+	w = tlb->repl->victim ? tlb->repl->victim(a->age + base,
+						  &a->state[set_index(a, tag)],
+						  a->ways, &c->rng) :
+				nxsim__tlb_oldest(a->age + base, a->ways);
 	c->st.evictions++;
 	drop(tlb, cpu, a, base + w);
 fill:
@@ -154,6 +158,10 @@ int nxsim__tlb_lookup_l2(struct nxsim_tlb *tlb, unsigned int cpu,
 
 	if (!nxsim__tlb_probe(l2, va, c->pcid, &base, &w)) {
 		c->st.misses++;
+		c->missed = true;
+		c->missed_va = va;
+		c->missed_pcid = c->pcid;
+		c->missed_l1 = l1;
 		return -ENOENT;
 	}
 	c->st.hits[NXSIM_TLB_L2]++;
@@ -183,13 +191,24 @@ void nxsim__tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
 	unsigned int sz = (unsigned int)size_code(e->page_shift);
 	uint64_t tag = tlb_tag_key(e->va, sz, e->global ? 0 : e->pcid);
 
+	enum nxsim_tlb_level l1 = access == NXSIM_TLB_EXEC ? NXSIM_TLB_L1I :
+							     NXSIM_TLB_L1D;
+	/* The walk after a miss on this page: no copy anywhere to refresh. */
+	bool fresh = c->missed && !((c->missed_va ^ e->va) >> e->page_shift) &&
+		     (e->global || e->pcid == c->missed_pcid);
+
 	if (e->global)
 		tag |= TLB_TAG_GLOBAL;
+	c->missed = false; /* what it proved ends with this fill */
 	c->st.walks++;
-	insert(tlb, cpu, &c->lv[NXSIM_TLB_L2], tag, e->pfn, false);
-	insert(tlb, cpu,
-	       &c->lv[access == NXSIM_TLB_EXEC ? NXSIM_TLB_L1I : NXSIM_TLB_L1D],
-	       tag, e->pfn, false);
+	if (fresh)
+		insert(tlb, cpu, &c->lv[NXSIM_TLB_L2], tag, e->pfn, true);
+	else
+		insert(tlb, cpu, &c->lv[NXSIM_TLB_L2], tag, e->pfn, false);
+	if (fresh && l1 == c->missed_l1)
+		insert(tlb, cpu, &c->lv[l1], tag, e->pfn, true);
+	else
+		insert(tlb, cpu, &c->lv[l1], tag, e->pfn, false);
 }
 
 void nxsim__tlb_invlpg(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va)
@@ -340,7 +359,7 @@ bool nxsim__tlb_watch(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va,
 	return held;
 }
 
-/* Public interface: argument checks, then the primitive under the lock. */
+/* Public interface: argument checks, then the primitive. */
 
 void nxsim_tlb_config_default(struct nxsim_tlb_config *cfg,
 			      unsigned int nr_cpus)
@@ -418,16 +437,18 @@ int nxsim_tlb_create(const struct nxsim_tlb_config *cfg,
 					    NXSIM_TLB_FLUSH_CEILING;
 	tlb->broadcast = cfg->broadcast;
 	tlb->repl = repl;
-	nxsim__rng_seed(&tlb->rng, cfg->seed);
 	memcpy(tlb->geo, cfg->level, sizeof(tlb->geo));
 	tlb->cpu = nxsim__calloc(cfg->nr_cpus, sizeof(*tlb->cpu));
 	if (!tlb->cpu)
 		goto fail;
-	for (i = 0; i < cfg->nr_cpus; i++)
+	for (i = 0; i < cfg->nr_cpus; i++) {
+		/* CPU 0 draws what a one-CPU TLB always drew. */
+		nxsim__rng_seed(&tlb->cpu[i].rng,
+				cfg->seed ^ (i * 0x9e3779b97f4a7c15ull));
 		for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++)
 			if (alloc_array(&tlb->cpu[i].lv[l], &cfg->level[l]))
 				goto fail;
-	pthread_mutex_init(&tlb->lock, NULL);
+	}
 	*tlbp = tlb;
 	return 0;
 fail:
@@ -441,9 +462,53 @@ void nxsim_tlb_destroy(struct nxsim_tlb *tlb)
 {
 	if (!tlb)
 		return;
-	pthread_mutex_destroy(&tlb->lock);
 	free_cpus(tlb, tlb->nr_cpus);
 	nxsim__free(tlb, sizeof(*tlb));
+}
+
+/*
+ * The ownership rule (include/nxsim/tlb.h, "Threads"): a call on a CPU
+ * owns it; a call reaching every CPU owns them all.  Release builds trust
+ * the caller, as the kernel trusts code running with preemption off on
+ * its own CPU's TLB; debug builds check, as QEMU's assert_cpu_is_self()
+ * does for its per-vCPU TLBs, and abort on a second owner.
+ */
+#ifndef NDEBUG
+static void __attribute__((noreturn)) not_owner(unsigned int cpu)
+{
+	fprintf(stderr,
+		"nxsim: TLB of CPU %u used by two calls at once (one thread "
+		"per CPU, cross-CPU flushes alone)\n",
+		cpu);
+	abort();
+}
+#endif
+
+static inline void claim_cpu(struct nxsim_tlb *tlb, unsigned int cpu)
+{
+#ifndef NDEBUG
+	if (__atomic_exchange_n(&tlb->cpu[cpu].busy, 1, __ATOMIC_ACQUIRE))
+		not_owner(cpu);
+#endif
+}
+
+static inline void release_cpu(struct nxsim_tlb *tlb, unsigned int cpu)
+{
+#ifndef NDEBUG
+	__atomic_store_n(&tlb->cpu[cpu].busy, 0, __ATOMIC_RELEASE);
+#endif
+}
+
+static void claim_all(struct nxsim_tlb *tlb)
+{
+	for (unsigned int i = 0; i < tlb->nr_cpus; i++)
+		claim_cpu(tlb, i);
+}
+
+static void release_all(struct nxsim_tlb *tlb)
+{
+	for (unsigned int i = 0; i < tlb->nr_cpus; i++)
+		release_cpu(tlb, i);
 }
 
 static bool bad_cpu(const struct nxsim_tlb *tlb, unsigned int cpu)
@@ -464,9 +529,9 @@ int nxsim_tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
 
 	if (bad_cpu(tlb, cpu) || bad_access(access))
 		return -EINVAL;
-	pthread_mutex_lock(&tlb->lock);
+	claim_cpu(tlb, cpu);
 	rc = nxsim__tlb_lookup(tlb, cpu, access, va, e);
-	pthread_mutex_unlock(&tlb->lock);
+	release_cpu(tlb, cpu);
 	return rc;
 }
 
@@ -477,9 +542,9 @@ int nxsim_tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
 	if (bad_cpu(tlb, cpu) || bad_access(access) || !e ||
 	    size_code(e->page_shift) < 0 || e->pcid >= NXSIM_TLB_NR_PCIDS)
 		return -EINVAL;
-	pthread_mutex_lock(&tlb->lock);
+	claim_cpu(tlb, cpu);
 	nxsim__tlb_fill(tlb, cpu, access, e);
-	pthread_mutex_unlock(&tlb->lock);
+	release_cpu(tlb, cpu);
 	return 0;
 }
 
@@ -487,9 +552,9 @@ int nxsim_tlb_invlpg(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va)
 {
 	if (bad_cpu(tlb, cpu))
 		return -EINVAL;
-	pthread_mutex_lock(&tlb->lock);
+	claim_cpu(tlb, cpu);
 	nxsim__tlb_invlpg(tlb, cpu, va);
-	pthread_mutex_unlock(&tlb->lock);
+	release_cpu(tlb, cpu);
 	return 0;
 }
 
@@ -498,9 +563,9 @@ int nxsim_tlb_write_cr3(struct nxsim_tlb *tlb, unsigned int cpu, uint16_t pcid,
 {
 	if (bad_cpu(tlb, cpu) || pcid >= NXSIM_TLB_NR_PCIDS)
 		return -EINVAL;
-	pthread_mutex_lock(&tlb->lock);
+	claim_cpu(tlb, cpu);
 	nxsim__tlb_write_cr3(tlb, cpu, pcid, noflush);
-	pthread_mutex_unlock(&tlb->lock);
+	release_cpu(tlb, cpu);
 	return 0;
 }
 
@@ -508,9 +573,9 @@ int nxsim_tlb_flush_global(struct nxsim_tlb *tlb, unsigned int cpu)
 {
 	if (bad_cpu(tlb, cpu))
 		return -EINVAL;
-	pthread_mutex_lock(&tlb->lock);
+	claim_cpu(tlb, cpu);
 	nxsim__tlb_flush_global(tlb, cpu);
-	pthread_mutex_unlock(&tlb->lock);
+	release_cpu(tlb, cpu);
 	return 0;
 }
 
@@ -519,10 +584,10 @@ int nxsim_tlb_flush_kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 {
 	if (bad_cpu(tlb, cpu) || end < start)
 		return -EINVAL;
-	pthread_mutex_lock(&tlb->lock);
+	claim_all(tlb);
 	nxsim__tlb_flush_kernel_range(tlb, cpu, NULL, start, end,
 				      tlb->broadcast);
-	pthread_mutex_unlock(&tlb->lock);
+	release_all(tlb);
 	return 0;
 }
 
@@ -530,11 +595,36 @@ int nxsim_tlb_flush_all(struct nxsim_tlb *tlb, unsigned int cpu)
 {
 	if (bad_cpu(tlb, cpu))
 		return -EINVAL;
-	pthread_mutex_lock(&tlb->lock);
+	claim_all(tlb);
 	nxsim__tlb_flush_kernel_range(tlb, cpu, NULL, 0, UINT64_MAX,
 				      tlb->broadcast);
-	pthread_mutex_unlock(&tlb->lock);
+	release_all(tlb);
 	return 0;
+}
+
+int nxsim_tlb_dump(struct nxsim_tlb *tlb, unsigned int cpu,
+		   nxsim_tlb_dump_fn fn, void *ctx)
+{
+	int rc;
+
+	if (bad_cpu(tlb, cpu) || !fn)
+		return -EINVAL;
+	claim_cpu(tlb, cpu);
+	rc = nxsim__tlb_dump(tlb, cpu, fn, ctx);
+	release_cpu(tlb, cpu);
+	return rc;
+}
+
+int nxsim_tlb_pcid(struct nxsim_tlb *tlb, unsigned int cpu)
+{
+	int pcid;
+
+	if (bad_cpu(tlb, cpu))
+		return -EINVAL;
+	claim_cpu(tlb, cpu);
+	pcid = tlb->cpu[cpu].pcid;
+	release_cpu(tlb, cpu);
+	return pcid;
 }
 
 int nxsim_tlb_stats(struct nxsim_tlb *tlb, int cpu, struct nxsim_tlb_stats *st)
@@ -544,10 +634,12 @@ int nxsim_tlb_stats(struct nxsim_tlb *tlb, int cpu, struct nxsim_tlb_stats *st)
 	if (!tlb || !st || cpu < -1 ||
 	    (cpu >= 0 && bad_cpu(tlb, (unsigned)cpu)))
 		return -EINVAL;
-	pthread_mutex_lock(&tlb->lock);
 	if (cpu >= 0) {
+		claim_cpu(tlb, (unsigned int)cpu);
 		*st = tlb->cpu[cpu].st;
+		release_cpu(tlb, (unsigned int)cpu);
 	} else {
+		claim_all(tlb);
 		memset(st, 0, sizeof(*st));
 		for (i = 0; i < tlb->nr_cpus; i++) {
 			const uint64_t *src = (const uint64_t *)&tlb->cpu[i].st;
@@ -556,7 +648,7 @@ int nxsim_tlb_stats(struct nxsim_tlb *tlb, int cpu, struct nxsim_tlb_stats *st)
 			for (k = 0; k < sizeof(*st) / sizeof(uint64_t); k++)
 				dst[k] += src[k];
 		}
+		release_all(tlb);
 	}
-	pthread_mutex_unlock(&tlb->lock);
 	return 0;
 }

@@ -3,12 +3,11 @@
  * TLB internals: the per-CPU arrays, the replacement-policy interface and
  * the unlocked primitives that a machine which already serialises its CPUs
  * (the XPFO machine, later the MMU) calls directly.  The public nxsim_tlb_*
- * calls are these under the TLB's mutex.
+ * calls are these with argument and (debug builds) ownership checks.
  */
 #ifndef NXSIM_TLB_TLB_H
 #define NXSIM_TLB_TLB_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,7 +41,8 @@
  * @touch: a way was used (hit or fill); NULL if the ages suffice
  * @victim: pick the way to evict from a full set.  @age holds, per way,
  *	the tick of its last use (larger is more recent); @state is the
- *	policy's own 32 bits for the set.
+ *	policy's own 32 bits for the set.  NULL: true LRU, the first way of
+ *	least age, which the fill finds inline (nxsim__tlb_oldest()).
  *
  * A new policy is one file defining one of these plus its extern and a
  * line in tlb_repl_table[] (src/tlb/repl.c).
@@ -54,6 +54,22 @@ struct nxsim__tlb_repl_ops {
 	unsigned int (*victim)(const uint64_t *age, uint32_t *state,
 			       unsigned int ways, struct nxsim__rng *rng);
 };
+
+/* The first way of least age: the LRU victim.  Conditional moves only. */
+static inline unsigned int nxsim__tlb_oldest(const uint64_t *age,
+					     unsigned int ways)
+{
+	unsigned int w, best = 0;
+	uint64_t min = age[0];
+
+	for (w = 1; w < ways; w++) {
+		bool older = age[w] < min;
+
+		min = older ? age[w] : min;
+		best = older ? w : best;
+	}
+	return best;
+}
 
 /* The policy called @name, or NULL. */
 const struct nxsim__tlb_repl_ops *nxsim__tlb_repl_find(const char *name);
@@ -80,9 +96,28 @@ struct nxsim__tlb_array {
 	uint32_t nr[TLB_NR_SIZES];
 };
 
+/**
+ * struct nxsim__tlb_cpu - the TLB of one CPU
+ * @busy: debug builds only: a public call is running on this CPU (the
+ *	ownership check of nxsim_tlb_lookup()'s "Threads" rule)
+ * @lv: the levels
+ * @pcid: the PCID CR3 holds
+ * @missed: the last lookup missed every level and no fill came since:
+ *	no entry of @missed_l1 or the L2 translates @missed_va under
+ *	@missed_pcid (or globally), so the walk's fill need not look for a
+ *	copy to refresh
+ * @rng: seeds "random" replacement (CPU 0 from the configured seed)
+ * @st: counters
+ */
 struct nxsim__tlb_cpu {
+	int busy;
 	struct nxsim__tlb_array lv[NXSIM_TLB_NR_LEVELS];
 	uint16_t pcid;
+	bool missed;
+	uint16_t missed_pcid;
+	enum nxsim_tlb_level missed_l1;
+	uint64_t missed_va;
+	struct nxsim__rng rng;
 	struct nxsim_tlb_stats st;
 };
 
@@ -91,12 +126,10 @@ typedef void (*nxsim__tlb_drop_fn)(void *ctx, unsigned int cpu, uint64_t va,
 				   uint64_t pfn);
 
 struct nxsim_tlb {
-	pthread_mutex_t lock; /* public calls only */
 	unsigned int nr_cpus;
 	unsigned int ceiling;
 	bool broadcast;
 	const struct nxsim__tlb_repl_ops *repl;
-	struct nxsim__rng rng;
 	struct nxsim_tlb_geometry geo[NXSIM_TLB_NR_LEVELS];
 	struct nxsim__tlb_cpu *cpu;
 	nxsim__tlb_drop_fn drop;
@@ -258,5 +291,9 @@ static inline bool nxsim__tlb_ranged(const struct nxsim_tlb *tlb,
  */
 bool nxsim__tlb_watch(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va,
 		      bool watch);
+
+/* nxsim_tlb_dump() without checks or lock (dump.c). */
+int nxsim__tlb_dump(const struct nxsim_tlb *tlb, unsigned int cpu,
+		    nxsim_tlb_dump_fn fn, void *ctx);
 
 #endif /* NXSIM_TLB_TLB_H */

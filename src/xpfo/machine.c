@@ -160,6 +160,7 @@ static void free_machine(struct nxsim_xpfo *m)
 	uint64_t n2m = DIV_ROUND_UP(m->nr_frames, 1ull << 9);
 
 	nxsim_tlb_destroy(m->tlb);
+	nxsim__frame_exp_free(m);
 	nxsim__free(m->frame, m->nr_frames * sizeof(*m->frame));
 	nxsim__free(m->split_1g, bitstr_size(n1g));
 	nxsim__free(m->split_2m, bitstr_size(n2m));
@@ -212,6 +213,7 @@ int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 	}
 	m->tlb->drop = nxsim__oracle_drop;
 	m->tlb->drop_ctx = m;
+	RB_INIT(&m->frame_exp);
 	m->frame = nxsim__calloc(m->nr_frames, sizeof(*m->frame));
 	m->split_1g = nxsim__zalloc(
 		bitstr_size(DIV_ROUND_UP(m->nr_frames, 1ull << 18)));
@@ -245,6 +247,19 @@ void nxsim_xpfo_destroy(struct nxsim_xpfo *m)
 struct nxsim_tlb *nxsim_xpfo_tlb(struct nxsim_xpfo *m)
 {
 	return m ? m->tlb : NULL;
+}
+
+int nxsim_xpfo_tlb_dump(struct nxsim_xpfo *m, unsigned int cpu,
+			nxsim_tlb_dump_fn fn, void *ctx)
+{
+	int rc;
+
+	if (!m || cpu >= m->nr_cpus || !fn)
+		return -EINVAL;
+	pthread_mutex_lock(&m->lock);
+	rc = nxsim__tlb_dump(m->tlb, cpu, fn, ctx);
+	pthread_mutex_unlock(&m->lock);
+	return rc;
 }
 
 /* Results. */
@@ -290,15 +305,15 @@ int nxsim_xpfo_frame(struct nxsim_xpfo *m, uint64_t pfn,
 		return -EINVAL;
 	pthread_mutex_lock(&m->lock);
 	f = &m->frame[pfn];
-	*info = (struct nxsim_xpfo_frame_info){
-		.owner = f->owner,
-		.domain = f->domain,
-		.user = f->flags & FRAME_USER,
-		.unmapped = f->flags & FRAME_UNMAPPED,
-		.kmap_count = f->kmap_count,
-		.physmap_shift = (uint8_t)nxsim__physmap_shift(m, pfn),
-		.stale_cpus = f->holders,
-	};
+	/* Field by field on zeroes: callers may memcmp two of these. */
+	memset(info, 0, sizeof(*info));
+	info->owner = f->owner;
+	info->domain = f->domain;
+	info->user = f->flags & FRAME_USER;
+	info->unmapped = f->flags & FRAME_UNMAPPED;
+	info->kmap_count = f->kmap_count;
+	info->physmap_shift = (uint8_t)nxsim__physmap_shift(m, pfn);
+	info->stale_cpus = f->holders;
 	pthread_mutex_unlock(&m->lock);
 	return 0;
 }

@@ -14,6 +14,7 @@
  * Reuse hazard: a frame handed to a different owner while a CPU still
  * holds a stale translation of it [S65][S62].
  * Kmap windows: the time a user frame is kmapped, alias open to all CPUs.
+ * Per-frame window statistics: frame_exposure.c.
  *
  * Left out: attacker-schedulable exposure (3) and ASI speculative exposure
  * (6) of spec 2.3.
@@ -21,7 +22,8 @@
 #include "core/compiler.h"
 #include "xpfo/xpfo.h"
 
-static void window(struct nxsim_xpfo *m, unsigned int cpu, uint64_t start)
+static void window(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
+		   uint64_t start)
 {
 	struct nxsim__xpfo_cpu *c = &m->cpu[cpu];
 	uint64_t now = nxsim__xpfo_now_ns(m);
@@ -34,6 +36,7 @@ static void window(struct nxsim_xpfo *m, unsigned int cpu, uint64_t start)
 	m->orc.exposure_sum_ns += len;
 	m->orc.exposure_max_ns = MAX(m->orc.exposure_max_ns, len);
 	m->orc.exposures_open--;
+	nxsim__frame_exp_close(m, pfn, len);
 }
 
 /**
@@ -53,8 +56,10 @@ void nxsim__oracle_unmapped(struct nxsim_xpfo *m, uint64_t pfn)
 			m->orc.exposures_open++;
 		}
 	}
-	if (f->holders)
+	if (f->holders) {
 		f->stamp = nxsim__xpfo_now_ns(m);
+		nxsim__frame_exp_open(m, pfn);
+	}
 }
 
 /** nxsim__oracle_remapped() - the alias is valid again: close windows. */
@@ -67,7 +72,7 @@ void nxsim__oracle_remapped(struct nxsim_xpfo *m, uint64_t pfn)
 		if (nxsim__tlb_watch(m->tlb, i, nxsim__physmap_va(pfn),
 				     false)) {
 			f->holders--;
-			window(m, i, f->stamp);
+			window(m, i, pfn, f->stamp);
 		}
 	}
 }
@@ -81,7 +86,7 @@ void nxsim__oracle_drop(void *ctx, unsigned int cpu, uint64_t va, uint64_t pfn)
 	if (WARN_ON(!f->holders))
 		return;
 	f->holders--;
-	window(m, cpu, f->stamp);
+	window(m, cpu, pfn, f->stamp);
 }
 
 void nxsim__oracle_reuse(struct nxsim_xpfo *m, uint64_t pfn, uint8_t new_owner,

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include <bsd/bitstring.h>
+#include <bsd/sys/tree.h>
 
 #include <nxsim/xpfo.h>
 
@@ -65,6 +66,9 @@ struct nxsim__xpfo_cpu {
 
 struct nxsim__xpfo_policy;
 
+/* Per-frame exposure statistics (frame_exposure.c), by pfn. */
+RB_HEAD(nxsim__frame_exp_tree, nxsim__frame_exp);
+
 struct nxsim_xpfo {
 	pthread_mutex_t lock;
 	unsigned int nr_cpus;
@@ -84,6 +88,7 @@ struct nxsim_xpfo {
 	uint64_t *mask; /* scratch cpumask for policies */
 	struct nxsim_xpfo_stats st;
 	struct nxsim_xpfo_oracle orc; /* means computed on read */
+	struct nxsim__frame_exp_tree frame_exp; /* frames ever exposed */
 	uint64_t events;
 };
 
@@ -167,6 +172,9 @@ void nxsim__oracle_reuse(struct nxsim_xpfo *m, uint64_t pfn, uint8_t new_owner,
 void nxsim__oracle_drop(void *ctx, unsigned int cpu, uint64_t va, uint64_t pfn);
 void nxsim__oracle_kmap_open(struct nxsim_xpfo *m, uint64_t pfn);
 void nxsim__oracle_kmap_close(struct nxsim_xpfo *m, uint64_t pfn);
+void nxsim__frame_exp_open(struct nxsim_xpfo *m, uint64_t pfn);
+void nxsim__frame_exp_close(struct nxsim_xpfo *m, uint64_t pfn, uint64_t len);
+void nxsim__frame_exp_free(struct nxsim_xpfo *m);
 void nxsim__oracle_fill(const struct nxsim_xpfo *m,
 			struct nxsim_xpfo_oracle *out);
 uint64_t nxsim__xpfo_now_ns(const struct nxsim_xpfo *m);

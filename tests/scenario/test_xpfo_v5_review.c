@@ -80,6 +80,7 @@ static void test_xpfo_v5_review_scenario(void **state)
 		struct nxsim_xpfo_result r;
 		struct nxsim_tlb_stats st;
 		struct nxsim_xpfo_cpu_info ci;
+		struct nxsim_xpfo_frame_exposure fx;
 		enum nxsim_xpfo_access got[3];
 		unsigned int l;
 
@@ -126,6 +127,15 @@ static void test_xpfo_v5_review_scenario(void **state)
 		assert_int_equal(ci.exposure_max_ns, rows[i].exposure_ns);
 		assert_rc(nxsim_xpfo_cpu(m, 0, &ci), 0);
 		assert_int_equal(ci.exposures, 0);
+		/* ... and frame f's. */
+		assert_rc(nxsim_xpfo_frame_exposure(m, 10, &fx), 0);
+		assert_int_equal(fx.windows, rows[i].exposures);
+		assert_int_equal(fx.sum_ns, rows[i].exposure_ns);
+		assert_int_equal(fx.max_ns, rows[i].exposure_ns);
+		assert_int_equal(fx.mean_ns, rows[i].exposure_ns);
+		assert_int_equal(fx.open, 0);
+		assert_int_equal(nxsim_xpfo_worst_frames(m, &fx, 1),
+				 rows[i].exposures);
 		assert_rc(nxsim_tlb_stats(nxsim_xpfo_tlb(m), 1, &st), 0);
 		assert_int_equal(st.ipis_received, rows[i].ipis_to_cpu1);
 		nxsim_xpfo_destroy(m);

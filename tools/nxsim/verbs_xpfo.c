@@ -556,7 +556,8 @@ static void add_oracle(struct nxsim__drv_reply *r,
 		       "exposures_open=%llu exposure_mean_ns=%llu "
 		       "exposure_max_ns=%llu exposure_sum_ns=%llu "
 		       "reuse_hazards=%llu kmap_windows=%llu kmap_mean_ns=%llu "
-		       "kmap_max_ns=%llu kmap_sum_ns=%llu",
+		       "kmap_max_ns=%llu kmap_sum_ns=%llu exposed_frames=%llu "
+		       "frame_windows_dropped=%llu",
 		       (unsigned long long)o->stale_reads,
 		       (unsigned long long)o->stale_writes,
 		       (unsigned long long)o->stale_cross_domain,
@@ -570,7 +571,9 @@ static void add_oracle(struct nxsim__drv_reply *r,
 		       (unsigned long long)o->kmap_windows,
 		       (unsigned long long)o->kmap_mean_ns,
 		       (unsigned long long)o->kmap_max_ns,
-		       (unsigned long long)o->kmap_sum_ns);
+		       (unsigned long long)o->kmap_sum_ns,
+		       (unsigned long long)o->exposed_frames,
+		       (unsigned long long)o->frame_windows_dropped);
 }
 
 static int xpfo_oracle(struct nxsim__drv *d, int argc,
@@ -584,6 +587,61 @@ static int xpfo_oracle(struct nxsim__drv *d, int argc,
 		return -ENOENT;
 	nxsim_xpfo_result(m, &res);
 	add_oracle(r, &res.oracle);
+	return 0;
+}
+
+static void add_frame_exposure(struct nxsim__drv_reply *r,
+			       const struct nxsim_xpfo_frame_exposure *x)
+{
+	nxsim__drv_add(
+		r,
+		" pfn=%llu windows=%llu open=%llu mean_ns=%llu "
+		"max_ns=%llu sum_ns=%llu",
+		(unsigned long long)x->pfn, (unsigned long long)x->windows,
+		(unsigned long long)x->open, (unsigned long long)x->mean_ns,
+		(unsigned long long)x->max_ns, (unsigned long long)x->sum_ns);
+}
+
+static int xpfo_frame_exposure(struct nxsim__drv *d, int argc,
+			       struct nxsim__drv_tok *argv,
+			       struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo_frame_exposure x;
+	struct nxsim_xpfo *m;
+	uint64_t pfn;
+	int rc = machine_cpu(d, argv, &m, NULL, r);
+
+	if (!rc)
+		rc = pfn_arg(d, m, argv[0].s, &argv[1], &pfn, r);
+	if (rc)
+		return rc;
+	nxsim_xpfo_frame_exposure(m, pfn, &x);
+	add_frame_exposure(r, &x);
+	return 0;
+}
+
+/* At most this many frames in one answer line. */
+#define WORST_MAX 64
+
+static int xpfo_worst_frames(struct nxsim__drv *d, int argc,
+			     struct nxsim__drv_tok *argv,
+			     struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo_frame_exposure x[WORST_MAX];
+	struct nxsim_xpfo *m;
+	uint64_t n = 5;
+	int rc = machine_cpu(d, argv, &m, NULL, r), i;
+
+	if (!rc && argc > 1)
+		rc = nxsim__drv_u64(&argv[1], WORST_MAX, &n, r);
+	if (rc)
+		return rc;
+	rc = nxsim_xpfo_worst_frames(m, x, (unsigned int)n);
+	if (rc < 0)
+		return rc;
+	nxsim__drv_add(r, " frames=%d", rc);
+	for (i = 0; i < rc && i < (int)n; i++)
+		add_frame_exposure(r, &x[i]);
 	return 0;
 }
 
@@ -627,6 +685,61 @@ static int xpfo_tlb(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 		return rc;
 	nxsim_tlb_stats(nxsim_xpfo_tlb(m), argc > 1 ? (int)cpu : -1, &st);
 	nxsim__drv_add_tlb(r, &st);
+	return 0;
+}
+
+struct tlb_dump_ctx {
+	FILE *f;
+};
+
+static int tlb_dump_line(void *ctx, const struct nxsim_tlb_slot *s)
+{
+	static const char *const sizes[] = {
+		[12] = "4k", [21] = "2m", [30] = "1g"
+	};
+	struct tlb_dump_ctx *dc = ctx;
+
+	if (fprintf(dc->f,
+		    "%s set=%u way=%u va=0x%llx pfn=%llu size=%s pcid=%u "
+		    "global=%d recency=%u\n",
+		    nxsim_tlb_level_name(s->e.level), s->set, s->way,
+		    (unsigned long long)s->e.va, (unsigned long long)s->e.pfn,
+		    sizes[s->e.page_shift], s->e.pcid, s->e.global,
+		    s->recency) < 0)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* As "dump vm": the lines go to FILE or stderr, the answer counts them. */
+static int xpfo_tlb_dump(struct nxsim__drv *d, int argc,
+			 struct nxsim__drv_tok *argv,
+			 struct nxsim__drv_reply *r)
+{
+	struct tlb_dump_ctx dc = { .f = nxsim__drv_errf(d) };
+	struct nxsim_xpfo *m;
+	unsigned int cpu;
+	int n, rc = machine_cpu(d, argv, &m, &cpu, r);
+
+	if (rc)
+		return rc;
+	if (argc > 2 && !(dc.f = fopen(argv[2].s, "w"))) {
+		rc = -errno;
+		return nxsim__drv_fail(r, rc, "%s: %s", argv[2].s,
+				       strerror(-rc));
+	}
+	n = nxsim_xpfo_tlb_dump(m, cpu, tlb_dump_line, &dc);
+	if (argc > 2) {
+		if (fclose(dc.f) && n >= 0)
+			n = -errno;
+	} else if (fflush(dc.f) && n >= 0) {
+		n = -errno;
+	}
+	if (n < 0)
+		return nxsim__drv_fail(r, n, "%s: %s",
+				       argc > 2 ? argv[2].s : "stderr",
+				       strerror(-n));
+	nxsim__drv_add(r, " entries=%d pcid=%d", n,
+		       nxsim_tlb_pcid(nxsim_xpfo_tlb(m), cpu));
 	return 0;
 }
 
@@ -799,8 +912,21 @@ const struct nxsim__drv_verb nxsim__drv_xpfo_verbs[] = {
 	  "answers the security oracle: stale accesses, faults, exposure "
 	  "windows, reuse hazards, kmap windows",
 	  xpfo_oracle },
+	{ "xpfo", "frame-exposure", 2, 2, "M PFN",
+	  "answers PFN's exposure windows: pfn= windows= open= mean_ns= "
+	  "max_ns= sum_ns=",
+	  xpfo_frame_exposure },
+	{ "xpfo", "worst-frames", 1, 2, "M [N]",
+	  "answers frames= (how many had windows) and the N (default 5, at "
+	  "most 64) with the largest sum_ns, as xpfo frame-exposure",
+	  xpfo_worst_frames },
 	{ "xpfo", "tlb", 1, 2, "M [CPU]",
 	  "answers the TLB counters of CPU, or summed over all", xpfo_tlb },
+	{ "xpfo", "tlb-dump", 2, 3, "M CPU [FILE]",
+	  "write CPU's TLB entries, one a line (level set= way= va= pfn= "
+	  "size= pcid= global= recency=), to FILE or stderr; answers "
+	  "entries= and the current pcid=",
+	  xpfo_tlb_dump },
 	{ "xpfo", "result", 1, 1, "M",
 	  "answers the benchmark figures: events= ownership_changes= "
 	  "flushes and IPIs per 1000 changes, cycles, oracle counts",
