@@ -304,6 +304,20 @@ NXSIM_API int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 /** nxsim_xpfo_destroy() - free a machine (NULL is fine). */
 NXSIM_API void nxsim_xpfo_destroy(struct nxsim_xpfo *m);
 
+/**
+ * struct nxsim_xpfo_memory - what a machine's per-frame state takes
+ * @frame_table: the frame records, 16 bytes per frame
+ * @physmap: the direct map's split bitmaps, one bit per 2M and 1G region
+ */
+struct nxsim_xpfo_memory {
+	uint64_t frame_table;
+	uint64_t physmap;
+};
+
+/** nxsim_xpfo_memory() - bytes of per-frame state.  Return: 0, -EINVAL. */
+NXSIM_API int nxsim_xpfo_memory(struct nxsim_xpfo *m,
+				struct nxsim_xpfo_memory *mem);
+
 /*
  * Ownership events.  @cpu is the CPU doing it; -EINVAL for a bad machine,
  * CPU or pfn.

@@ -154,16 +154,24 @@ void nxsim__xpfo_run_pending(struct nxsim_xpfo *m, unsigned int cpu)
 
 /* Creation. */
 
+/* Bytes of the physmap's split bitmaps: one bit per 1G and per 2M region. */
+static size_t split_1g_bytes(uint64_t nr_frames)
+{
+	return bitstr_size(DIV_ROUND_UP(nr_frames, 1ull << 18));
+}
+
+static size_t split_2m_bytes(uint64_t nr_frames)
+{
+	return bitstr_size(DIV_ROUND_UP(nr_frames, 1ull << 9));
+}
+
 static void free_machine(struct nxsim_xpfo *m)
 {
-	uint64_t n1g = DIV_ROUND_UP(m->nr_frames, 1ull << 18);
-	uint64_t n2m = DIV_ROUND_UP(m->nr_frames, 1ull << 9);
-
 	nxsim_tlb_destroy(m->tlb);
 	nxsim__frame_exp_free(m);
 	nxsim__free(m->frame, m->nr_frames * sizeof(*m->frame));
-	nxsim__free(m->split_1g, bitstr_size(n1g));
-	nxsim__free(m->split_2m, bitstr_size(n2m));
+	nxsim__free(m->split_1g, split_1g_bytes(m->nr_frames));
+	nxsim__free(m->split_2m, split_2m_bytes(m->nr_frames));
 	nxsim__free(m->cpu, m->nr_cpus * sizeof(*m->cpu));
 	nxsim__free(m->mask, DIV_ROUND_UP(m->nr_cpus, 64) * sizeof(uint64_t));
 	nxsim__free(m, sizeof(*m));
@@ -215,10 +223,8 @@ int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 	m->tlb->drop_ctx = m;
 	RB_INIT(&m->frame_exp);
 	m->frame = nxsim__calloc(m->nr_frames, sizeof(*m->frame));
-	m->split_1g = nxsim__zalloc(
-		bitstr_size(DIV_ROUND_UP(m->nr_frames, 1ull << 18)));
-	m->split_2m = nxsim__zalloc(
-		bitstr_size(DIV_ROUND_UP(m->nr_frames, 1ull << 9)));
+	m->split_1g = nxsim__zalloc(split_1g_bytes(m->nr_frames));
+	m->split_2m = nxsim__zalloc(split_2m_bytes(m->nr_frames));
 	m->cpu = nxsim__calloc(m->nr_cpus, sizeof(*m->cpu));
 	m->mask = nxsim__calloc(DIV_ROUND_UP(m->nr_cpus, 64), sizeof(uint64_t));
 	if (!m->frame || !m->split_1g || !m->split_2m || !m->cpu || !m->mask) {
@@ -231,6 +237,16 @@ int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 	}
 	pthread_mutex_init(&m->lock, NULL);
 	*mp = m;
+	return 0;
+}
+
+int nxsim_xpfo_memory(struct nxsim_xpfo *m, struct nxsim_xpfo_memory *mem)
+{
+	if (!m || !mem)
+		return -EINVAL;
+	mem->frame_table = m->nr_frames * sizeof(*m->frame);
+	mem->physmap =
+		split_1g_bytes(m->nr_frames) + split_2m_bytes(m->nr_frames);
 	return 0;
 }
 

@@ -282,6 +282,23 @@ static void test_xpfo_refill_batch(void **state)
 	nxsim_xpfo_destroy(m);
 }
 
+/* 16 bytes a frame; one split bit per 1G and per 2M region. */
+static void test_xpfo_memory(void **state)
+{
+	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V8, "deferred", (1ull << 20) + 1);
+	struct nxsim_xpfo_memory mem;
+	uint64_t live = test_live_allocs();
+
+	assert_rc(nxsim_xpfo_memory(m, &mem), 0);
+	assert_int_equal(mem.frame_table, ((1ull << 20) + 1) * 16);
+	/* 5 regions of 1G: 1 byte; 2049 regions of 2M: 257 bytes */
+	assert_int_equal(mem.physmap, 1 + 257);
+	assert_rc(nxsim_xpfo_memory(m, NULL), -EINVAL);
+	assert_rc(nxsim_xpfo_memory(NULL, &mem), -EINVAL);
+	assert_int_equal(test_live_allocs(), live);
+	nxsim_xpfo_destroy(m);
+}
+
 static void test_xpfo_1g_split(void **state)
 {
 	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V6, "none", 1ull << 18);
@@ -731,6 +748,7 @@ int main(void)
 		cmocka_unit_test(test_xpfo_v9_unmap_at_alloc_and_leave_on_free),
 		cmocka_unit_test(test_xpfo_v9_will_map_keeps_mapped),
 		cmocka_unit_test(test_xpfo_refill_batch),
+		cmocka_unit_test(test_xpfo_memory),
 		cmocka_unit_test(test_xpfo_1g_split),
 		cmocka_unit_test(test_xpfo_disabled_baseline),
 		cmocka_unit_test(test_xpfo_policy_table),
