@@ -42,7 +42,7 @@ int bench_plot(struct bench_ctx *ctx, const char *name, const char *title,
 		"set terminal pngcairo size 900,560 noenhanced\n"
 		"set output '%s/%s.png'\nset title \"%s\"\n"
 		"set xlabel \"%s\"\nset ylabel \"%s\"\nset grid\n"
-		"set key bottom right\n",
+		"set key outside right top\n",
 		ctx->outdir, name, title, xlabel, ylabel);
 	if (flags & BENCH_PLOT_LOGX)
 		fputs("set logscale x\n", f);
