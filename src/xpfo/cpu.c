@@ -137,14 +137,20 @@ int nxsim__xpfo_context_switch(struct nxsim_xpfo *m, unsigned int cpu,
 	nxsim__xpfo_charge(m, cpu, m->cost.context_switch);
 	c->context_switches++;
 	m->st.context_switches++;
-	if (!domain || domain == c->domain) {
-		/* A kernel thread or the same mm: no switch_mm. */
+	if (!domain) {
+		/* A kernel thread: enter_lazy_tlb(), no switch_mm. */
 		c->domain = domain;
 		return 0;
 	}
+	/*
+	 * switch_mm_irqs_off() runs for every user task, the same mm
+	 * included; XPFO v8/v9 consume the pending flush there before its
+	 * same-mm test, so a thread of the same process flushes too.
+	 */
 	if (m->policy->context_switch && !m->disabled)
 		m->policy->context_switch(m, cpu);
-	load_mm(m, cpu, domain);
+	if (domain != c->domain)
+		load_mm(m, cpu, domain);
 	c->domain = domain;
 	return 0;
 }

@@ -67,13 +67,16 @@ static void xpfo_flush(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)
 		nxsim__oracle_unmapped(m, pfn);
 }
 
-/* Frame about to get a new owner: the oracle and P4d-style policies. */
+/*
+ * Frame about to get a new owner: P4d-style policies flush first, then the
+ * oracle counts a reuse hazard if any CPU still holds a translation.
+ */
 static void handover(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
 		     uint8_t owner, uint16_t domain)
 {
-	nxsim__oracle_reuse(m, pfn, owner, domain);
 	if (m->policy->reuse)
 		m->policy->reuse(m, cpu, pfn);
+	nxsim__oracle_reuse(m, pfn, owner, domain);
 }
 
 int nxsim__xpfo_alloc_kernel(struct nxsim_xpfo *m, unsigned int cpu,
