@@ -66,6 +66,13 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 			  "by a fault with huge_page_disallowed=%d "
 			  "req_level=%d",
 			  gfn, sp->level, sp->made_hpd, sp->made_req_level);
+	if (!sp->nx_tracked && sp->nx_huge_page_disallowed && sp->made_hpd &&
+	    sp->made_req_level >= sp->level + 1 && !sp->unaccounted)
+		violation(c,
+			  "5.2#1: SP gfn 0x%llx level %d made where a huge "
+			  "page was possible (req_level=%d) is flagged but "
+			  "not tracked",
+			  gfn, sp->level, sp->made_req_level);
 	if (sp->nx_tracked && (!sp->nx_huge_page_disallowed || !sp->direct))
 		violation(c,
 			  "5.2#2: tracked SP gfn 0x%llx level %d not "

@@ -230,12 +230,18 @@ static void tdp_mmu_map(struct nxsim_vm *vm, struct page_fault *f,
 	}
 	if (is_shadow_present_pte(old) && !is_last_spte(old, level)) {
 		child = nxsim__spte_to_child_sp(mmu, old);
-		if (child->made_hpd && nxsim__vm_nx_huge_page_enabled(vm))
+		/*
+		 * Only a table still flagged blocks a huge page: recovery of
+		 * a dirty-logged SP clears the flag (eb298605705a), and the
+		 * flag-checking adjust (76901e56fb51) then lets it go.
+		 */
+		if (child->nx_huge_page_disallowed &&
+		    nxsim__vm_nx_huge_page_enabled(vm))
 			nxsim__mmu_event(
 				mmu,
 				"5.2#5: huge SPTE at level %d gfn 0x%llx "
-				"replaced a table made by an exec "
-				"fault",
+				"replaced a table flagged "
+				"nx_huge_page_disallowed",
 				level, (unsigned long long)f->gfn);
 	}
 	nxsim__tdp_mmu_set_spte(vm, sp, sptep, new);

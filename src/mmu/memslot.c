@@ -257,6 +257,9 @@ static int set_memory_region(struct nxsim_vm *vm,
 	/* KVM_MR_CREATE or KVM_MR_MOVE */
 	if (overlaps(vm, id, base_gfn, base_gfn + npages))
 		return -EEXIST;
+	/* kvm_arch_prepare_memory_region(): no gfn beyond kvm_mmu_max_gfn() */
+	if (base_gfn + npages - 1 > (1ull << (vm->mmu->phys_bits - 12)) - 1)
+		return -EINVAL;
 	new = slot_alloc(mr, mr->host_level ? mr->host_level : 1);
 	if (!new)
 		return -ENOMEM;

@@ -51,8 +51,14 @@ static void test_errors(void **state)
 		{ { 1, 0, 0, 2 * MIB2, HVA_BASE, 2 }, -EINVAL },    /* resize */
 		{ { 1, 0, 0, MIB2, HVA_BASE + MIB2, 2 }, -EINVAL }, /* hva */
 		{ { 1, NXSIM_MEM_READONLY, 0, MIB2, HVA_BASE, 2 }, -EINVAL },
+		/* beyond kvm_mmu_max_gfn() (MAXPHYADDR 46) */
+		{ { 7, 0, 1ull << 46, MIB2, HVA_BASE, 2 }, -EINVAL },
+		{ { 7, 0, (1ull << 46) - MIB2, 2 * MIB2, HVA_BASE, 2 },
+		  -EINVAL },
 		{ { 1, 0, 0, MIB2, HVA_BASE, 2 }, 0 },	  /* no change */
 		{ { 6, 0, MIB2, MIB2, HVA_BASE, 2 }, 0 }, /* adjacent */
+		{ { 7, 0, (1ull << 46) - MIB2, MIB2, HVA_BASE, 2 },
+		  0 }, /* top */
 	};
 	struct nx_env e = nx_env(NULL, 0);
 	struct nxsim_memory_region base = region(1, 0, 0, MIB2, HVA_BASE, 2);
@@ -66,7 +72,7 @@ static void test_errors(void **state)
 		assert_rc(nxsim_vm_set_memory_region(e.vm, &cases[i].mr),
 			  cases[i].rc);
 		/* failures (and the no-op) leave the mapping alone */
-		if (i < 19)
+		if (i < 21)
 			nx_expect(e.vm, 0, 1, 0, 0);
 	}
 	assert_rc(nxsim_vm_set_memory_region(e.vm, NULL), -EINVAL);
