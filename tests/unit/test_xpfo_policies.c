@@ -103,6 +103,43 @@ static void test_policy_deferred_switch_only(void **state)
 	nxsim_xpfo_destroy(m);
 }
 
+static enum nxsim_xpfo_access kread(struct nxsim_xpfo *m, unsigned int cpu,
+				    uint64_t pfn)
+{
+	enum nxsim_xpfo_access what;
+
+	assert_rc(nxsim_xpfo_kernel_access(m, cpu, pfn, false, &what), 0);
+	return what;
+}
+
+/*
+ * switch_mm_irqs_off() runs for a thread of the same mm too, and XPFO v8
+ * consumes the pending flush there: CPU 1's alias of frame 10 is gone
+ * after a switch from domain 1 to domain 1.
+ */
+static void test_policy_deferred_same_mm(void **state)
+{
+	struct nxsim_xpfo *m = mk("deferred");
+
+	assert_rc(nxsim_xpfo_context_switch(m, 1, 1), 0);
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 10, 1, 0), 0);
+	assert_rc(nxsim_xpfo_kmap(m, 0, 10), 0);
+	assert_int_equal(kread(m, 1, 10), NXSIM_XPFO_ACCESS_WALK);
+	assert_rc(nxsim_xpfo_kunmap(m, 0, 10), 0);
+	assert_true(ci(m, 1).pending_flush);
+	assert_int_equal(kread(m, 1, 10), NXSIM_XPFO_ACCESS_STALE);
+	assert_rc(nxsim_xpfo_context_switch(m, 1, 1), 0);
+	assert_false(ci(m, 1).pending_flush);
+	assert_int_equal(kread(m, 1, 10), NXSIM_XPFO_ACCESS_FAULT);
+	/* a kernel thread (lazy TLB) does not switch mm: nothing runs */
+	assert_rc(nxsim_xpfo_kmap(m, 0, 10), 0);
+	assert_int_equal(kread(m, 1, 10), NXSIM_XPFO_ACCESS_WALK);
+	assert_rc(nxsim_xpfo_kunmap(m, 0, 10), 0);
+	assert_rc(nxsim_xpfo_context_switch(m, 1, 0), 0);
+	assert_true(ci(m, 1).pending_flush);
+	nxsim_xpfo_destroy(m);
+}
+
 static void test_policy_asi(void **state)
 {
 	struct nxsim_xpfo *m = mk("asi");
@@ -149,6 +186,36 @@ static void test_policy_lazy_realloc(void **state)
 	nxsim_xpfo_destroy(m);
 }
 
+/*
+ * v9 keeps a freed user frame unmapped; P4d flushes the stale alias CPU 1
+ * still holds before the frame's next owner gets it, so no reuse hazard
+ * happens (the oracle looks after the policy's flush).
+ */
+static void test_policy_lazy_realloc_no_hazard(void **state)
+{
+	struct nxsim_xpfo_config cfg = {
+		.nr_cpus = 2,
+		.nr_frames = 256,
+		.version = NXSIM_XPFO_V9,
+		.policy = "lazy-realloc",
+	};
+	struct nxsim_xpfo_result r;
+	struct nxsim_xpfo *m;
+
+	assert_rc(nxsim_xpfo_create(&cfg, &m), 0);
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 10, 1, NXSIM_XPFO_WILL_MAP), 0);
+	assert_rc(nxsim_xpfo_kmap(m, 0, 10), 0);
+	assert_int_equal(kread(m, 1, 10), NXSIM_XPFO_ACCESS_WALK);
+	assert_rc(nxsim_xpfo_kunmap(m, 0, 10), 0);
+	assert_rc(nxsim_xpfo_free(m, 0, 10), 0);
+	assert_rc(nxsim_xpfo_alloc_user(m, 0, 10, 2, 0), 0);
+	assert_rc(nxsim_xpfo_result(m, &r), 0);
+	assert_int_equal(r.oracle.reuse_hazards, 0);
+	assert_int_equal(st(m, 0).ipis_sent, 1);
+	assert_int_equal(kread(m, 1, 10), NXSIM_XPFO_ACCESS_FAULT);
+	nxsim_xpfo_destroy(m);
+}
+
 static void test_policy_broadcast(void **state)
 {
 	struct nxsim_xpfo_config cfg = {
@@ -177,8 +244,10 @@ int main(void)
 		cmocka_unit_test(test_policy_local),
 		cmocka_unit_test(test_policy_deferred_entry),
 		cmocka_unit_test(test_policy_deferred_switch_only),
+		cmocka_unit_test(test_policy_deferred_same_mm),
 		cmocka_unit_test(test_policy_asi),
 		cmocka_unit_test(test_policy_lazy_realloc),
+		cmocka_unit_test(test_policy_lazy_realloc_no_hazard),
 		cmocka_unit_test(test_policy_broadcast),
 	};
 
