@@ -317,6 +317,26 @@ static void set_host_chunks(struct nxsim__memslot *s, uint64_t first,
 	}
 }
 
+/*
+ * The MMU notifier for the 2 MiB hva chunks [first, last] of @s, which the
+ * host remapped: __kvm_handle_hva_range() clamps the hva range to the slot
+ * and turns it into gfns (hva_to_gfn_memslot()), and kvm_unmap_gfn_range()
+ * zaps their leaves.  The chunks are in hva space, so they need not start
+ * at a 2 MiB gfn when gfn and hva are not congruent.
+ */
+static void zap_host_chunks(struct nxsim_vm *vm, const struct nxsim__memslot *s,
+			    uint64_t first, uint64_t last)
+{
+	uint64_t ugfn = s->userspace_addr >> 12;
+	uint64_t base = ugfn / HOST_CHUNK_PAGES;
+	uint64_t ustart = MAX(ugfn, (base + first) * HOST_CHUNK_PAGES);
+	uint64_t uend =
+		MIN(ugfn + s->npages, (base + last + 1) * HOST_CHUNK_PAGES);
+
+	nxsim__tdp_mmu_zap_leafs(vm, s->base_gfn + (ustart - ugfn),
+				 s->base_gfn + (uend - ugfn));
+}
+
 int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot_id,
 			    uint64_t offset, uint64_t size, int level)
 {
@@ -346,10 +366,7 @@ int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot_id,
 	last = host_chunk(s, end - 1);
 	pthread_rwlock_wrlock(&vm->mmu_lock);
 	set_host_chunks(s, first, last, level);
-	/* The notifier's range is what the host remapped: whole chunks. */
-	nxsim__tdp_mmu_zap_leafs(vm, MAX(s->base_gfn, start - start % 512),
-				 MIN(s->base_gfn + s->npages,
-				     end + (512 - end % 512) % 512));
+	zap_host_chunks(vm, s, first, last);
 	pthread_rwlock_unlock(&vm->mmu_lock);
 	rc = 0;
 out:

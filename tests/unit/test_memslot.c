@@ -196,6 +196,57 @@ static void test_host_level(void **state)
 	nx_env_destroy(&e);
 }
 
+/*
+ * gfn and hva not congruent: the hva lies 1 MiB into its 2 MiB chunk, so
+ * the chunks cover slot pages [0, 256), [256, 768) and [768, 1024).  A
+ * change zaps the pages of its hva chunk (hva_to_gfn_memslot()), not a
+ * 2 MiB-aligned run of gfns.
+ */
+static void test_host_level_incongruent(void **state)
+{
+	struct nx_env e = nx_env("6.6", 0);
+	struct nxsim_access_info info;
+	uint64_t gpa = GIB, off[3] = { 0, 300 * 4096, 768 * 4096 };
+	unsigned int i;
+
+	(void)state;
+	nx_slot(e.vm, 1, gpa, 2 * MIB2, HVA_BASE + MIB2 / 2, NXSIM_PG_LEVEL_4K,
+		0);
+	for (i = 0; i < 3; i++)
+		nx_access(e.vcpu, NXSIM_ACCESS_READ, gpa + off[i]);
+	nx_expect(e.vm, 3, 0, 0, 0);
+	/* chunk 0: page 0 only; page 300 stays mapped */
+	assert_rc(nxsim_vm_set_host_level(e.vm, 1, 0, 4096, NXSIM_PG_LEVEL_2M),
+		  0);
+	nx_expect(e.vm, 2, 0, 0, 0);
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, gpa + off[1]);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_HIT);
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, gpa + off[0]);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_FAULT);
+	assert_int_equal(info.level, NXSIM_PG_LEVEL_4K);
+	nx_expect(e.vm, 3, 0, 0, 0);
+	/* chunk 1, from a page of its first half: page 300 only */
+	assert_rc(nxsim_vm_set_host_level(e.vm, 1, 256 * 4096, 4096,
+					  NXSIM_PG_LEVEL_4K),
+		  0);
+	nx_expect(e.vm, 2, 0, 0, 0);
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, gpa + off[0]);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_HIT);
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, gpa + off[2]);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_HIT);
+	/* chunk 2, cut at the slot's end: page 768 only */
+	assert_rc(nxsim_vm_set_host_level(e.vm, 1, 1023 * 4096, 4096,
+					  NXSIM_PG_LEVEL_2M),
+		  0);
+	nx_expect(e.vm, 1, 0, 0, 0);
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, gpa + off[0]);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_HIT);
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, gpa + off[2]);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_FAULT);
+	nx_expect(e.vm, 2, 0, 0, 0);
+	nx_env_destroy(&e);
+}
+
 /* ---- allocation failure walks ---- */
 
 struct walk {
@@ -346,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_lpage_info),
 		cmocka_unit_test(test_move_delete_flags),
 		cmocka_unit_test(test_host_level),
+		cmocka_unit_test(test_host_level_incongruent),
 		cmocka_unit_test(test_alloc_failures_walk),
 		cmocka_unit_test(test_alloc_failures_reserve),
 	};
