@@ -241,7 +241,10 @@ bool nxsim__tdp_mmu_zap_sp(struct nxsim_vm *vm, struct nxsim__mmu_page *sp);
 /* tdp_mmu_zap_leafs() over [start, end) in every root. */
 void nxsim__tdp_mmu_zap_leafs(struct nxsim_vm *vm, uint64_t start,
 			      uint64_t end);
-/* Dirty logging turned on: kvm_mmu_slot_remove_write_access(). */
+/*
+ * Dirty logging turned on: kvm_mmu_slot_leaf_clear_dirty() (PML) and
+ * kvm_mmu_slot_remove_write_access().
+ */
 void nxsim__tdp_mmu_wrprot_slot(struct nxsim_vm *vm,
 				const struct nxsim__memslot *slot);
 /* Dirty logging turned off: zap collapsible SPTEs or recover in place. */

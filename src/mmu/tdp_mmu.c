@@ -362,8 +362,11 @@ void nxsim__tdp_mmu_zap_leafs(struct nxsim_vm *vm, uint64_t start, uint64_t end)
 }
 
 /*
- * kvm_tdp_mmu_wrprot_slot() at min_level: 2M with PML (EPT), whose 4K
- * leaves keep W and lose D instead (kvm_mmu_slot_leaf_clear_dirty()).
+ * Dirty logging on, kvm_mmu_slot_apply_flags(): with PML (EPT, whose SPTEs
+ * have A/D bits), kvm_mmu_slot_leaf_clear_dirty() clears D on every leaf,
+ * huge ones too (clear_dirty_gfn_range()), then kvm_tdp_mmu_wrprot_slot()
+ * at min_level 2M clears W on the huge ones; without PML (NPT), it runs
+ * at 4K: every leaf loses W and keeps D.
  */
 static bool wrprot_leaf(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
 			uint64_t *sptep, uint64_t gfn, void *ctx)
@@ -371,15 +374,17 @@ static bool wrprot_leaf(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
 	int level = sp->level;
 	const struct nxsim__spte_masks *m = nxsim__spte_masks(vm->mmu->fmt);
 	bool pml = vm->mmu->fmt == NXSIM_SPTE_EPT;
+	uint64_t spte = *sptep;
 
 	(void)gfn;
 	(void)ctx;
-	if (!is_last_spte(*sptep, level))
+	if (!is_last_spte(spte, level))
 		return false;
-	if (pml && level == NXSIM_PG_LEVEL_4K)
-		WRITE_ONCE(*sptep, *sptep & ~m->dirty);
-	else
-		WRITE_ONCE(*sptep, nxsim__spte_wrprot(*sptep));
+	if (pml)
+		spte &= ~m->dirty;
+	if (!pml || level > NXSIM_PG_LEVEL_4K)
+		spte = nxsim__spte_wrprot(spte);
+	WRITE_ONCE(*sptep, spte);
 	return true;
 }
 

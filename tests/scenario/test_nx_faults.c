@@ -3,9 +3,9 @@
  * The fault path with the NX-huge-page mitigation (kvm-nx-spec.md 3):
  * 1G mappings split over two levels, host-4K backing (flagged, not
  * tracked), misaligned and incongruent slots, dirty logging on and off
- * per profile, MMIO and read-only slots, the parameter flip that zaps
- * everything, and 5-level / NPT hosts.  Stats and the checker after every
- * step.
+ * per profile and the W/D bits it leaves per format, MMIO and read-only
+ * slots, the parameter flip that zaps everything, and 5-level / NPT hosts.
+ * Stats and the checker after every step.
  */
 #include <string.h>
 
@@ -239,6 +239,120 @@ static void test_dirty_logging(void **state)
 	}
 }
 
+struct leaf_find {
+	uint64_t gfn;
+	uint64_t spte;
+	int found;
+};
+
+static void find_leaf(void *ctx, const char *line)
+{
+	struct leaf_find *f = ctx;
+	const char *p = strstr(line, " leaf gfn ");
+	unsigned long long lo, hi, pfn, spte;
+
+	if (!p || sscanf(p, " leaf gfn 0x%llx-0x%llx pfn 0x%llx 0x%llx", &lo,
+			 &hi, &pfn, &spte) != 4)
+		return;
+	if (f->gfn >= lo && f->gfn <= hi) {
+		f->spte = spte;
+		f->found++;
+	}
+}
+
+/* The dumped leaf SPTE that maps @gpa, taken apart. */
+static struct nxsim_spte_bits leaf_bits(struct nxsim_vm *vm, bool amd,
+					uint64_t gpa)
+{
+	struct leaf_find f = { .gfn = gpa >> 12 };
+	struct nxsim_spte_bits b;
+
+	assert_true(nxsim_vm_dump(vm, find_leaf, &f) > 0);
+	assert_int_equal(f.found, 1);
+	assert_rc(nxsim_spte_decode(amd ? NXSIM_SPTE_LEGACY : NXSIM_SPTE_EPT,
+				    f.spte, &b),
+		  0);
+	return b;
+}
+
+/*
+ * Dirty logging on (kvm_mmu_slot_apply_flags()): with PML (EPT) D is
+ * cleared on every leaf, 1G and 2M too (kvm_mmu_slot_leaf_clear_dirty()),
+ * and W only on huge leaves; on NPT every leaf loses W and keeps D.
+ * Children split from a huge leaf later inherit its bits.
+ */
+static void test_dirty_logging_ad_bits(void **state)
+{
+	static const struct {
+		const char *profile;
+		bool amd;
+		bool split; /* a write in the 2M leaf splits it (6.2 on) */
+	} cases[] = {
+		{ "6.18", false, true },
+		{ "6.1", false, false },
+		{ "6.18", true, true },
+	};
+	/* 1G, 2M and 4K host mappings, one leaf each */
+	static const struct {
+		uint64_t gpa, size, hva;
+		int level;
+	} slots[] = {
+		{ 8 * GIB, GIB, HVA_BASE + GIB, NXSIM_PG_LEVEL_1G },
+		{ 4 * GIB, MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M },
+		{ 4 * GIB + MIB2, MIB2, HVA_BASE + MIB2, NXSIM_PG_LEVEL_4K },
+	};
+	unsigned int i, j;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct nxsim_host_config cfg = {
+			.cpu.amd = cases[i].amd,
+			.profile = cases[i].profile,
+			.cmdline = "kvm.nx_huge_pages=force",
+		};
+		struct nx_env e = nx_env_config(&cfg);
+		bool ept = !cases[i].amd;
+		struct nxsim_access_info info;
+		struct nxsim_spte_bits b;
+
+		for (j = 0; j < ARRAY_SIZE(slots); j++) {
+			nx_slot(e.vm, j + 1, slots[j].gpa, slots[j].size,
+				slots[j].hva, slots[j].level, 0);
+			info = nx_access(e.vcpu, NXSIM_ACCESS_WRITE,
+					 slots[j].gpa);
+			assert_int_equal(info.level, slots[j].level);
+			b = leaf_bits(e.vm, cases[i].amd, slots[j].gpa);
+			assert_true(b.writable && b.dirty && b.accessed);
+		}
+		nx_expect(e.vm, 1, 1, 1, 0);
+		for (j = 0; j < ARRAY_SIZE(slots); j++)
+			nx_slot(e.vm, j + 1, slots[j].gpa, slots[j].size,
+				slots[j].hva, slots[j].level,
+				NXSIM_MEM_LOG_DIRTY_PAGES);
+		nx_expect(e.vm, 1, 1, 1, 0);
+		for (j = 0; j < ARRAY_SIZE(slots); j++) {
+			bool huge = slots[j].level > NXSIM_PG_LEVEL_4K;
+
+			b = leaf_bits(e.vm, cases[i].amd, slots[j].gpa);
+			assert_int_equal(b.writable, ept && !huge);
+			assert_int_equal(b.dirty, !ept);
+			assert_true(b.accessed && b.mmu_writable &&
+				    b.host_writable && b.large == huge);
+		}
+		if (cases[i].split) {
+			/* the split's other children copy the huge leaf */
+			info = nx_access(e.vcpu, NXSIM_ACCESS_WRITE,
+					 4 * GIB + 4096);
+			assert_int_equal(info.level, NXSIM_PG_LEVEL_4K);
+			nx_expect(e.vm, 513, 0, 1, 0);
+			b = leaf_bits(e.vm, cases[i].amd, 4 * GIB + 8192);
+			assert_false(b.writable);
+			assert_int_equal(b.dirty, !ept);
+		}
+		nx_env_destroy(&e);
+	}
+}
+
 static void test_mmio_and_readonly(void **state)
 {
 	struct nx_env e = nx_env(NULL, 0);
@@ -367,6 +481,7 @@ int main(void)
 		cmocka_unit_test(test_host_4k),
 		cmocka_unit_test(test_misaligned),
 		cmocka_unit_test(test_dirty_logging),
+		cmocka_unit_test(test_dirty_logging_ad_bits),
 		cmocka_unit_test(test_mmio_and_readonly),
 		cmocka_unit_test(test_param_flip),
 		cmocka_unit_test(test_host_shapes),
