@@ -12,12 +12,12 @@
  * not offer (nxsim_tlb_stats() only).
  */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "driver.h"
 #include "numarg.h"
+#include "../../bench/xpfo_rates.h"
 
 static const char *const versions[] = {
 	[NXSIM_XPFO_V6] = "6",
@@ -766,30 +766,19 @@ static int xpfo_tlb_dump(struct nxsim__drv *d, int argc,
 	return 0;
 }
 
-/* n per 1000 ownership changes, as bench_xpfo_flush prints it */
-static void per_1k(struct nxsim__drv_reply *r, const char *key, uint64_t n,
-		   uint64_t changes)
-{
-	nxsim__drv_add(r, " %s=%.6g", key,
-		       changes ? 1000.0 * (double)n / (double)changes : NAN);
-}
-
 void nxsim__drv_add_result(struct nxsim__drv_reply *r,
 			   const struct nxsim_xpfo_result *res)
 {
-	uint64_t ch =
-		res->xpfo.alloc_kernel + res->xpfo.alloc_user + res->xpfo.frees;
-	const struct nxsim_tlb_stats *t = &res->tlb;
+	double rate[NR_XPFO_RATES];
+	unsigned int i;
 
 	nxsim__drv_add(r, " events=%llu ownership_changes=%llu",
-		       (unsigned long long)res->events, (unsigned long long)ch);
-	per_1k(r, "shootdowns_per_1k", t->range_flushes + t->full_flushes, ch);
-	per_1k(r, "local_flushes_per_1k",
-	       t->invlpg + t->cr3_flush + t->global_flush, ch);
-	per_1k(r, "ipis_per_1k", t->ipis_sent, ch);
-	per_1k(r, "ipi_targets_per_1k", t->ipi_targets, ch);
-	per_1k(r, "broadcasts_per_1k", t->broadcasts, ch);
-	per_1k(r, "policy_flushes_per_1k", res->xpfo.policy_flushes, ch);
+		       (unsigned long long)res->events,
+		       (unsigned long long)nxsim__xpfo_ownership_changes(res));
+	nxsim__xpfo_rates(res, rate);
+	for (i = 0; i < NR_XPFO_RATES; i++)
+		nxsim__drv_add(r, " %s=%.6g", nxsim__xpfo_rate_name(i),
+			       rate[i]);
 	nxsim__drv_add(r,
 		       " kernel_cycles=%llu user_cycles=%llu "
 		       "makespan_cycles=%llu flush_cycles=%llu",
