@@ -34,6 +34,7 @@
 
 #include "core/compiler.h"
 #include "harness.h"
+#include "xpfo_rates.h"
 
 static const unsigned int all_cpus[] = { 1, 2, 4, 16, 96 };
 static const unsigned int tiny_cpus[] = { 1, 4 };
@@ -41,28 +42,11 @@ static const unsigned int tiny_cpus[] = { 1, 4 };
 #define NR_CPUS_MAX ARRAY_SIZE(all_cpus)
 #define MAX_POLICIES 32
 
-/* alloc and free: the transitions that change a frame's owner. */
-static uint64_t ownership_changes(const struct nxsim_xpfo_result *r)
-{
-	return r->xpfo.alloc_kernel + r->xpfo.alloc_user + r->xpfo.frees;
-}
-
-/* Flush instructions executed on every CPU: INVLPG, CR3 and global. */
-static uint64_t local_flushes(const struct nxsim_xpfo_result *r)
-{
-	return r->tlb.invlpg + r->tlb.cr3_flush + r->tlb.global_flush;
-}
-
-static double per_1k(uint64_t n, uint64_t changes)
-{
-	return changes ? 1000.0 * (double)n / (double)changes : NAN;
-}
-
 static int report_cell(struct bench_ctx *ctx, const char *wl,
 		       const char *policy, unsigned int cpus, uint64_t steps,
 		       const struct nxsim_xpfo_result *r)
 {
-	uint64_t ch = ownership_changes(r);
+	uint64_t ch = nxsim__xpfo_ownership_changes(r);
 	const struct nxsim_xpfo_oracle *o = &r->oracle;
 	struct bench_figure figs[] = {
 		{ .figure = "system",
@@ -82,7 +66,10 @@ static int report_cell(struct bench_ctx *ctx, const char *wl,
 		  .reps = 1 },
 	};
 	char fig[96], params[1024];
+	double rate[NR_XPFO_RATES];
 	int rc = 0;
+
+	nxsim__xpfo_rates(r, rate);
 
 	snprintf(params, sizeof(params),
 		 "{\"workload\":\"%s\",\"policy\":\"%s\",\"version\":\"v7\","
@@ -100,11 +87,11 @@ static int report_cell(struct bench_ctx *ctx, const char *wl,
 		 "\"kmap_windows\":%llu,\"kmap_mean_ns\":%llu}}",
 		 wl, policy, cpus, (unsigned long long)steps,
 		 (unsigned long long)r->events, (unsigned long long)ch,
-		 per_1k(r->tlb.range_flushes + r->tlb.full_flushes, ch),
-		 per_1k(local_flushes(r), ch), per_1k(r->tlb.ipis_sent, ch),
-		 per_1k(r->tlb.ipi_targets, ch), per_1k(r->tlb.broadcasts, ch),
-		 per_1k(r->xpfo.policy_flushes, ch), r->system_ratio,
-		 r->wall_ratio, (unsigned long long)r->flush_cycles,
+		 rate[XPFO_RATE_SHOOTDOWNS], rate[XPFO_RATE_LOCAL_FLUSHES],
+		 rate[XPFO_RATE_IPIS], rate[XPFO_RATE_IPI_TARGETS],
+		 rate[XPFO_RATE_BROADCASTS], rate[XPFO_RATE_POLICY_FLUSHES],
+		 r->system_ratio, r->wall_ratio,
+		 (unsigned long long)r->flush_cycles,
 		 (unsigned long long)o->stale_reads,
 		 (unsigned long long)o->stale_writes,
 		 (unsigned long long)o->stale_cross_domain,
@@ -131,16 +118,17 @@ static int report_cell(struct bench_ctx *ctx, const char *wl,
 static void csv_row(FILE *f, const char *policy, unsigned int cpus,
 		    const struct nxsim_xpfo_result *r)
 {
-	uint64_t ch = ownership_changes(r);
+	double rate[NR_XPFO_RATES];
 
+	nxsim__xpfo_rates(r, rate);
 	fprintf(f,
 		"%s,%u,%llu,%llu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%llu,%llu,"
 		"%llu,%llu,%llu,%llu\n",
 		policy, cpus, (unsigned long long)r->events,
-		(unsigned long long)ch, r->system_ratio, r->wall_ratio,
-		per_1k(r->tlb.range_flushes + r->tlb.full_flushes, ch),
-		per_1k(local_flushes(r), ch), per_1k(r->tlb.ipis_sent, ch),
-		per_1k(r->tlb.ipi_targets, ch),
+		(unsigned long long)nxsim__xpfo_ownership_changes(r),
+		r->system_ratio, r->wall_ratio, rate[XPFO_RATE_SHOOTDOWNS],
+		rate[XPFO_RATE_LOCAL_FLUSHES], rate[XPFO_RATE_IPIS],
+		rate[XPFO_RATE_IPI_TARGETS],
 		(unsigned long long)r->oracle.stale_reads,
 		(unsigned long long)r->oracle.stale_writes,
 		(unsigned long long)r->oracle.stale_cross_domain,

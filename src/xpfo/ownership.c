@@ -145,14 +145,20 @@ int nxsim__xpfo_alloc_user(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
 	return 0;
 }
 
+/* @pfn's frame if it is in range and has an owner, else NULL. */
+static struct nxsim__frame *owned_frame(struct nxsim_xpfo *m, uint64_t pfn)
+{
+	if (pfn >= m->nr_frames || m->frame[pfn].owner == NXSIM_XPFO_FREE)
+		return NULL;
+	return &m->frame[pfn];
+}
+
 int nxsim__xpfo_free(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)
 {
 	struct nxsim__frame *f;
 
-	if (pfn >= m->nr_frames)
-		return -EINVAL;
-	f = &m->frame[pfn];
-	if (f->owner == NXSIM_XPFO_FREE)
+	f = owned_frame(m, pfn);
+	if (!f)
 		return -EINVAL;
 	if (f->kmap_count)
 		return -EBUSY;
@@ -174,10 +180,8 @@ int nxsim__xpfo_kmap(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)
 {
 	struct nxsim__frame *f;
 
-	if (pfn >= m->nr_frames)
-		return -EINVAL;
-	f = &m->frame[pfn];
-	if (f->owner == NXSIM_XPFO_FREE)
+	f = owned_frame(m, pfn);
+	if (!f)
 		return -EINVAL;
 	if (f->kmap_count == UINT16_MAX)
 		return -EOVERFLOW;
@@ -201,10 +205,8 @@ int nxsim__xpfo_kunmap(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)
 	struct nxsim__frame *f;
 	bool flush = false;
 
-	if (pfn >= m->nr_frames)
-		return -EINVAL;
-	f = &m->frame[pfn];
-	if (f->owner == NXSIM_XPFO_FREE || !f->kmap_count)
+	f = owned_frame(m, pfn);
+	if (!f || !f->kmap_count)
 		return -EINVAL;
 	f->kmap_count--;
 	m->st.kunmaps++;

@@ -45,6 +45,15 @@ static struct nxsim_xpfo_result res(struct nxsim_xpfo *m)
 	return r;
 }
 
+/* @m's result is still @before, to the byte. */
+static void unchanged(struct nxsim_xpfo *m,
+		      const struct nxsim_xpfo_result *before)
+{
+	struct nxsim_xpfo_result after = res(m);
+
+	assert_memory_equal(before, &after, sizeof(after));
+}
+
 static void expect_frame(struct nxsim_xpfo *m, uint64_t pfn,
 			 enum nxsim_xpfo_owner owner, bool user, bool unmapped,
 			 unsigned int kmaps, unsigned int shift)
@@ -410,7 +419,7 @@ static void test_xpfo_reuse_hazard(void **state)
 static void test_xpfo_bad_input(void **state)
 {
 	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V6, NULL, 64);
-	struct nxsim_xpfo_result before, after;
+	struct nxsim_xpfo_result before;
 	struct nxsim_xpfo_frame_info fb, fa;
 	struct nxsim_xpfo_cpu_info ci;
 	unsigned int pfn;
@@ -464,8 +473,7 @@ static void test_xpfo_bad_input(void **state)
 	assert_rc(nxsim_xpfo_kernel_exit(m, 1), -EINVAL); /* no domain */
 	/* refill: before v8; (v8 cases below) */
 	assert_rc(nxsim_xpfo_refill(m, 0, (uint64_t[]){ 10 }, 1), -EOPNOTSUPP);
-	after = res(m);
-	assert_memory_equal(&before, &after, sizeof(before));
+	unchanged(m, &before);
 	for (pfn = 0; pfn < 64; pfn++) {
 		assert_rc(nxsim_xpfo_frame(m, pfn, &fb), 0);
 		if (pfn == 3)
@@ -483,8 +491,7 @@ static void test_xpfo_bad_input(void **state)
 	assert_rc(nxsim_xpfo_refill(m, 0, NULL, 1), -EINVAL);
 	assert_rc(nxsim_xpfo_frame(m, 10, &fa), 0);
 	assert_memory_equal(&fb, &fa, sizeof(fb));
-	after = res(m);
-	assert_memory_equal(&before, &after, sizeof(before));
+	unchanged(m, &before);
 	nxsim_xpfo_destroy(m);
 }
 
@@ -528,7 +535,7 @@ static void test_xpfo_asid_cache(void **state)
 static void test_xpfo_kmap_overflow(void **state)
 {
 	struct nxsim_xpfo *m = mk(NXSIM_XPFO_V6, NULL, 64);
-	struct nxsim_xpfo_result before, after;
+	struct nxsim_xpfo_result before;
 	unsigned int i;
 
 	assert_rc(nxsim_xpfo_alloc_user(m, 0, 4, 1, 0), 0);
@@ -536,8 +543,7 @@ static void test_xpfo_kmap_overflow(void **state)
 		assert_rc(nxsim_xpfo_kmap(m, 0, 4), 0);
 	before = res(m);
 	assert_rc(nxsim_xpfo_kmap(m, 0, 4), -EOVERFLOW);
-	after = res(m);
-	assert_memory_equal(&before, &after, sizeof(before));
+	unchanged(m, &before);
 	expect_frame(m, 4, NXSIM_XPFO_USER, true, false, UINT16_MAX, 12);
 	nxsim_xpfo_destroy(m);
 }

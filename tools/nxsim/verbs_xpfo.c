@@ -12,11 +12,12 @@
  * not offer (nxsim_tlb_stats() only).
  */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "driver.h"
+#include "numarg.h"
+#include "../../bench/xpfo_rates.h"
 
 static const char *const versions[] = {
 	[NXSIM_XPFO_V6] = "6",
@@ -93,14 +94,10 @@ static int opt_u64(const struct nxsim__drv_tok *t, const char *key,
 		   uint64_t max, uint64_t *v, struct nxsim__drv_reply *r,
 		   bool *matched)
 {
-	struct nxsim__drv_tok n;
+	const char *s = nxsim__drv_opt(t, key);
 
-	n.s = (char *)nxsim__drv_opt(t, key);
-	*matched = n.s != NULL;
-	if (!n.s)
-		return 0;
-	n.len = strlen(n.s);
-	return nxsim__drv_u64(&n, max, v, r);
+	*matched = s != NULL;
+	return s ? nxsim__drv_opt_u64(s, max, v, r) : 0;
 }
 
 int nxsim__drv_tlb_option(const struct nxsim__drv_tok *t,
@@ -217,28 +214,30 @@ static int xpfo_destroy(struct nxsim__drv *d, int argc,
 	return 0;
 }
 
-static int xpfo_policies(struct nxsim__drv *d, int argc,
-			 struct nxsim__drv_tok *argv,
-			 struct nxsim__drv_reply *r)
+/* Every name @name_of() gives, from index 0 to its first NULL. */
+static int add_names(struct nxsim__drv_reply *r,
+		     const char *(*name_of)(unsigned int))
 {
 	const char *name;
 	unsigned int i;
 
-	for (i = 0; (name = nxsim_xpfo_policy_name(i)); i++)
+	for (i = 0; (name = name_of(i)); i++)
 		nxsim__drv_add(r, " %s", name);
 	return 0;
+}
+
+static int xpfo_policies(struct nxsim__drv *d, int argc,
+			 struct nxsim__drv_tok *argv,
+			 struct nxsim__drv_reply *r)
+{
+	return add_names(r, nxsim_xpfo_policy_name);
 }
 
 static int xpfo_workloads(struct nxsim__drv *d, int argc,
 			  struct nxsim__drv_tok *argv,
 			  struct nxsim__drv_reply *r)
 {
-	const char *name;
-	unsigned int i;
-
-	for (i = 0; (name = nxsim_xpfo_workload_name(i)); i++)
-		nxsim__drv_add(r, " %s", name);
-	return 0;
+	return add_names(r, nxsim_xpfo_workload_name);
 }
 
 static int xpfo_costs(struct nxsim__drv *d, int argc,
@@ -396,6 +395,16 @@ static int read_or_write(const struct nxsim__drv_tok *t, bool *write,
 	return 0;
 }
 
+/* MACHINE CPU PFN read|write: the head of kaccess and uaccess */
+static int access_head(struct nxsim__drv *d, struct nxsim__drv_tok *argv,
+		       struct nxsim_xpfo **mp, unsigned int *cpu, uint64_t *pfn,
+		       bool *write, struct nxsim__drv_reply *r)
+{
+	int rc = head(d, argv, mp, cpu, pfn, r);
+
+	return rc ? rc : read_or_write(&argv[3], write, r);
+}
+
 static int xpfo_kaccess(struct nxsim__drv *d, int argc,
 			struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
@@ -404,10 +413,8 @@ static int xpfo_kaccess(struct nxsim__drv *d, int argc,
 	unsigned int cpu;
 	uint64_t pfn;
 	bool write;
-	int rc = head(d, argv, &m, &cpu, &pfn, r);
+	int rc = access_head(d, argv, &m, &cpu, &pfn, &write, r);
 
-	if (!rc)
-		rc = read_or_write(&argv[3], &write, r);
 	if (!rc)
 		rc = nxsim_xpfo_kernel_access(m, cpu, pfn, write, &what);
 	if (!rc)
@@ -422,10 +429,8 @@ static int xpfo_uaccess(struct nxsim__drv *d, int argc,
 	unsigned int cpu;
 	uint64_t pfn;
 	bool write;
-	int rc = head(d, argv, &m, &cpu, &pfn, r);
+	int rc = access_head(d, argv, &m, &cpu, &pfn, &write, r);
 
-	if (!rc)
-		rc = read_or_write(&argv[3], &write, r);
 	return rc ? rc : nxsim_xpfo_user_access(m, cpu, pfn, write);
 }
 
@@ -442,24 +447,38 @@ static int xpfo_switch(struct nxsim__drv *d, int argc,
 	return rc ? rc : nxsim_xpfo_context_switch(m, cpu, dom);
 }
 
-static int xpfo_enter(struct nxsim__drv *d, int argc,
-		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+/* enter and exit: MACHINE CPU */
+static int cpu_event(struct nxsim__drv *d, struct nxsim__drv_tok *argv,
+		     struct nxsim__drv_reply *r,
+		     int (*fn)(struct nxsim_xpfo *, unsigned int))
 {
 	struct nxsim_xpfo *m;
 	unsigned int cpu;
 	int rc = machine_cpu(d, argv, &m, &cpu, r);
 
-	return rc ? rc : nxsim_xpfo_kernel_enter(m, cpu);
+	return rc ? rc : fn(m, cpu);
+}
+
+static int xpfo_enter(struct nxsim__drv *d, int argc,
+		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	return cpu_event(d, argv, r, nxsim_xpfo_kernel_enter);
 }
 
 static int xpfo_exit(struct nxsim__drv *d, int argc,
 		     struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
-	struct nxsim_xpfo *m;
-	unsigned int cpu;
-	int rc = machine_cpu(d, argv, &m, &cpu, r);
+	return cpu_event(d, argv, r, nxsim_xpfo_kernel_exit);
+}
 
-	return rc ? rc : nxsim_xpfo_kernel_exit(m, cpu);
+/* MACHINE PFN: the head of frame and frame-exposure */
+static int machine_pfn(struct nxsim__drv *d, struct nxsim__drv_tok *argv,
+		       struct nxsim_xpfo **mp, uint64_t *pfn,
+		       struct nxsim__drv_reply *r)
+{
+	int rc = machine_cpu(d, argv, mp, NULL, r);
+
+	return rc ? rc : pfn_arg(d, *mp, argv[0].s, &argv[1], pfn, r);
 }
 
 static int xpfo_frame(struct nxsim__drv *d, int argc,
@@ -468,10 +487,8 @@ static int xpfo_frame(struct nxsim__drv *d, int argc,
 	struct nxsim_xpfo_frame_info fi;
 	struct nxsim_xpfo *m;
 	uint64_t pfn;
-	int rc = machine_cpu(d, argv, &m, NULL, r);
+	int rc = machine_pfn(d, argv, &m, &pfn, r);
 
-	if (!rc)
-		rc = pfn_arg(d, m, argv[0].s, &argv[1], &pfn, r);
 	if (rc)
 		return rc;
 	nxsim_xpfo_frame(m, pfn, &fi);
@@ -513,17 +530,28 @@ static int xpfo_cpu(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 	return 0;
 }
 
+/* MACHINE: its nxsim_xpfo_result() in *@res */
+static int machine_result(struct nxsim__drv *d, struct nxsim__drv_tok *argv,
+			  struct nxsim_xpfo_result *res,
+			  struct nxsim__drv_reply *r)
+{
+	struct nxsim_xpfo *m;
+	int rc = machine_cpu(d, argv, &m, NULL, r);
+
+	if (!rc)
+		nxsim_xpfo_result(m, res);
+	return rc;
+}
+
 static int xpfo_stats(struct nxsim__drv *d, int argc,
 		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
-	struct nxsim_xpfo *m =
-		nxsim__drv_find(d, argv[0].s, NXSIM__DRV_XPFO, r);
 	struct nxsim_xpfo_result res;
 	const struct nxsim_xpfo_stats *s = &res.xpfo;
+	int rc = machine_result(d, argv, &res, r);
 
-	if (!m)
-		return -ENOENT;
-	nxsim_xpfo_result(m, &res);
+	if (rc)
+		return rc;
 	nxsim__drv_add(
 		r,
 		" alloc_kernel=%llu alloc_user=%llu frees=%llu kmaps=%llu "
@@ -579,15 +607,12 @@ static void add_oracle(struct nxsim__drv_reply *r,
 static int xpfo_oracle(struct nxsim__drv *d, int argc,
 		       struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
-	struct nxsim_xpfo *m =
-		nxsim__drv_find(d, argv[0].s, NXSIM__DRV_XPFO, r);
 	struct nxsim_xpfo_result res;
+	int rc = machine_result(d, argv, &res, r);
 
-	if (!m)
-		return -ENOENT;
-	nxsim_xpfo_result(m, &res);
-	add_oracle(r, &res.oracle);
-	return 0;
+	if (!rc)
+		add_oracle(r, &res.oracle);
+	return rc;
 }
 
 static void add_frame_exposure(struct nxsim__drv_reply *r,
@@ -609,10 +634,8 @@ static int xpfo_frame_exposure(struct nxsim__drv *d, int argc,
 	struct nxsim_xpfo_frame_exposure x;
 	struct nxsim_xpfo *m;
 	uint64_t pfn;
-	int rc = machine_cpu(d, argv, &m, NULL, r);
+	int rc = machine_pfn(d, argv, &m, &pfn, r);
 
-	if (!rc)
-		rc = pfn_arg(d, m, argv[0].s, &argv[1], &pfn, r);
 	if (rc)
 		return rc;
 	nxsim_xpfo_frame_exposure(m, pfn, &x);
@@ -743,30 +766,19 @@ static int xpfo_tlb_dump(struct nxsim__drv *d, int argc,
 	return 0;
 }
 
-/* n per 1000 ownership changes, as bench_xpfo_flush prints it */
-static void per_1k(struct nxsim__drv_reply *r, const char *key, uint64_t n,
-		   uint64_t changes)
-{
-	nxsim__drv_add(r, " %s=%.6g", key,
-		       changes ? 1000.0 * (double)n / (double)changes : NAN);
-}
-
 void nxsim__drv_add_result(struct nxsim__drv_reply *r,
 			   const struct nxsim_xpfo_result *res)
 {
-	uint64_t ch =
-		res->xpfo.alloc_kernel + res->xpfo.alloc_user + res->xpfo.frees;
-	const struct nxsim_tlb_stats *t = &res->tlb;
+	double rate[NR_XPFO_RATES];
+	unsigned int i;
 
 	nxsim__drv_add(r, " events=%llu ownership_changes=%llu",
-		       (unsigned long long)res->events, (unsigned long long)ch);
-	per_1k(r, "shootdowns_per_1k", t->range_flushes + t->full_flushes, ch);
-	per_1k(r, "local_flushes_per_1k",
-	       t->invlpg + t->cr3_flush + t->global_flush, ch);
-	per_1k(r, "ipis_per_1k", t->ipis_sent, ch);
-	per_1k(r, "ipi_targets_per_1k", t->ipi_targets, ch);
-	per_1k(r, "broadcasts_per_1k", t->broadcasts, ch);
-	per_1k(r, "policy_flushes_per_1k", res->xpfo.policy_flushes, ch);
+		       (unsigned long long)res->events,
+		       (unsigned long long)nxsim__xpfo_ownership_changes(res));
+	nxsim__xpfo_rates(res, rate);
+	for (i = 0; i < NR_XPFO_RATES; i++)
+		nxsim__drv_add(r, " %s=%.6g", nxsim__xpfo_rate_name(i),
+			       rate[i]);
 	nxsim__drv_add(r,
 		       " kernel_cycles=%llu user_cycles=%llu "
 		       "makespan_cycles=%llu flush_cycles=%llu",
@@ -792,15 +804,12 @@ void nxsim__drv_add_result(struct nxsim__drv_reply *r,
 static int xpfo_result(struct nxsim__drv *d, int argc,
 		       struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
-	struct nxsim_xpfo *m =
-		nxsim__drv_find(d, argv[0].s, NXSIM__DRV_XPFO, r);
 	struct nxsim_xpfo_result res;
+	int rc = machine_result(d, argv, &res, r);
 
-	if (!m)
-		return -ENOENT;
-	nxsim_xpfo_result(m, &res);
-	nxsim__drv_add_result(r, &res);
-	return 0;
+	if (!rc)
+		nxsim__drv_add_result(r, &res);
+	return rc;
 }
 
 static int xpfo_workload(struct nxsim__drv *d, int argc,
