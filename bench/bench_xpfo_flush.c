@@ -34,7 +34,7 @@
 
 #include "core/compiler.h"
 #include "harness.h"
-#include "xpfo_rates.h"
+#include "xpfo/rates.h"
 
 static const unsigned int all_cpus[] = { 1, 2, 4, 16, 96 };
 static const unsigned int tiny_cpus[] = { 1, 4 };

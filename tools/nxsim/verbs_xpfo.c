@@ -17,7 +17,7 @@
 
 #include "driver.h"
 #include "numarg.h"
-#include "../../bench/xpfo_rates.h"
+#include "xpfo/rates.h"
 
 static const char *const versions[] = {
 	[NXSIM_XPFO_V6] = "6",

@@ -6,6 +6,8 @@
  * instructions (INVLPG, CR3, global), IPIs sent, IPI targets, broadcasts
  * (INVLPGB) and policy flushes.  An ownership change is an alloc or a free.
  *
+ * Used by the benchmark suite and the nxsim driver, not by the library.
+ *
  * Left out: the formats; each caller prints the rates its own way.
  */
 #ifndef NXSIM_XPFO_RATES_H
