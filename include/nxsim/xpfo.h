@@ -114,8 +114,8 @@ struct nxsim_xpfo_config {
 
 /* What a kernel access through the physmap did. */
 enum nxsim_xpfo_access {
-	NXSIM_XPFO_ACCESS_HIT, /* TLB hit, frame mapped */
-	NXSIM_XPFO_ACCESS_WALK, /* TLB miss, walked, filled */
+	NXSIM_XPFO_ACCESS_HIT,	 /* TLB hit, frame mapped */
+	NXSIM_XPFO_ACCESS_WALK,	 /* TLB miss, walked, filled */
 	NXSIM_XPFO_ACCESS_STALE, /* TLB hit on an unmapped frame */
 	NXSIM_XPFO_ACCESS_FAULT, /* TLB miss, frame unmapped: oops */
 };
@@ -123,11 +123,11 @@ enum nxsim_xpfo_access {
 struct nxsim_xpfo_frame_info {
 	enum nxsim_xpfo_owner owner;
 	uint16_t domain; /* user owner; last user owner when free */
-	bool user; /* PG_xpfo_user */
-	bool unmapped; /* PG_xpfo_unmapped: physmap PTE not present */
+	bool user;	 /* PG_xpfo_user */
+	bool unmapped;	 /* PG_xpfo_unmapped: physmap PTE not present */
 	uint16_t kmap_count;
 	uint8_t physmap_shift; /* 12, 21 or 30: the mapping covering it */
-	uint16_t stale_cpus; /* CPUs still caching its unmapped alias */
+	uint16_t stale_cpus;   /* CPUs still caching its unmapped alias */
 };
 
 struct nxsim_xpfo_cpu_info {
@@ -136,9 +136,9 @@ struct nxsim_xpfo_cpu_info {
 	bool pending_flush; /* a deferred flush waits for this CPU */
 	uint64_t context_switches;
 	uint64_t kernel_entries;
-	uint64_t pending_set; /* times a deferred flush was queued */
+	uint64_t pending_set;  /* times a deferred flush was queued */
 	uint64_t pending_done; /* deferred flushes executed */
-	uint64_t cycles; /* this CPU's timeline */
+	uint64_t cycles;       /* this CPU's timeline */
 	uint64_t kernel_cycles;
 	uint64_t exposures; /* closed stale windows on this CPU */
 	uint64_t exposure_max_ns;
@@ -154,11 +154,11 @@ struct nxsim_xpfo_stats {
 	uint64_t frees;
 	uint64_t kmaps;
 	uint64_t kunmaps;
-	uint64_t refills; /* batched refills */
-	uint64_t pte_clear; /* physmap PTEs made not present */
-	uint64_t pte_set; /* physmap PTEs made present again */
-	uint64_t splits_1g; /* 1G mappings split to 2M */
-	uint64_t splits_2m; /* 2M mappings split to 4K */
+	uint64_t refills;	 /* batched refills */
+	uint64_t pte_clear;	 /* physmap PTEs made not present */
+	uint64_t pte_set;	 /* physmap PTEs made present again */
+	uint64_t splits_1g;	 /* 1G mappings split to 2M */
+	uint64_t splits_2m;	 /* 2M mappings split to 4K */
 	uint64_t policy_flushes; /* flushes requested of the policy */
 	uint64_t kernel_accesses;
 	uint64_t user_accesses;

@@ -23,16 +23,16 @@ extern const struct nxsim__xpfo_policy nxsim__xpfo_policy_asi;
 extern const struct nxsim__xpfo_policy nxsim__xpfo_policy_broadcast;
 
 static const struct nxsim__xpfo_policy *const xpfo_policy_table[] = {
-	&nxsim__xpfo_policy_eager, /* P1 */
-	&nxsim__xpfo_policy_eager_full, /* P2 */
-	&nxsim__xpfo_policy_local, /* P3 */
-	&nxsim__xpfo_policy_deferred, /* P4a */
+	&nxsim__xpfo_policy_eager,	    /* P1 */
+	&nxsim__xpfo_policy_eager_full,	    /* P2 */
+	&nxsim__xpfo_policy_local,	    /* P3 */
+	&nxsim__xpfo_policy_deferred,	    /* P4a */
 	&nxsim__xpfo_policy_deferred_entry, /* P4b */
-	&nxsim__xpfo_policy_batched, /* P4c */
-	&nxsim__xpfo_policy_lazy_realloc, /* P4d */
-	&nxsim__xpfo_policy_none, /* P5 */
-	&nxsim__xpfo_policy_asi, /* P6 */
-	&nxsim__xpfo_policy_broadcast, /* P7 */
+	&nxsim__xpfo_policy_batched,	    /* P4c */
+	&nxsim__xpfo_policy_lazy_realloc,   /* P4d */
+	&nxsim__xpfo_policy_none,	    /* P5 */
+	&nxsim__xpfo_policy_asi,	    /* P6 */
+	&nxsim__xpfo_policy_broadcast,	    /* P7 */
 };
 
 const struct nxsim__xpfo_policy *nxsim__xpfo_policy_find(const char *name)

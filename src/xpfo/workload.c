@@ -113,7 +113,7 @@ struct wl_run {
 	const struct workload *w;
 	struct wl_cpu *cpu;
 	unsigned int nr_cpus;
-	uint64_t per_cpu; /* frames per CPU */
+	uint64_t per_cpu;   /* frames per CPU */
 	unsigned int batch; /* refill batch, 0: none */
 };
 

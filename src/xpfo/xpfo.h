@@ -18,9 +18,9 @@
 #include "tlb/tlb.h"
 
 /* Frame flags: the page flags of v7+ plus the model's own bits. */
-#define FRAME_USER 0x01 /* PG_xpfo_user */
-#define FRAME_UNMAPPED 0x02 /* PG_xpfo_unmapped */
-#define FRAME_LOCK 0x04 /* xpfo_lock, a bit spinlock */
+#define FRAME_USER 0x01	      /* PG_xpfo_user */
+#define FRAME_UNMAPPED 0x02   /* PG_xpfo_unmapped */
+#define FRAME_LOCK 0x04	      /* xpfo_lock, a bit spinlock */
 #define FRAME_NEED_FLUSH 0x08 /* unmapped, flush owed at reuse (P4d) */
 
 /**
@@ -87,7 +87,7 @@ struct nxsim_xpfo {
 	struct nxsim__xpfo_cpu *cpu;
 	uint64_t *mask; /* scratch cpumask for policies */
 	struct nxsim_xpfo_stats st;
-	struct nxsim_xpfo_oracle orc; /* means computed on read */
+	struct nxsim_xpfo_oracle orc;		/* means computed on read */
 	struct nxsim__frame_exp_tree frame_exp; /* frames ever exposed */
 	uint64_t events;
 };

@@ -27,7 +27,7 @@
 
 /* A word of a command line, unquoted; may hold NUL bytes. */
 struct nxsim__drv_tok {
-	char *s; /* NUL-terminated copy */
+	char *s;    /* NUL-terminated copy */
 	size_t len; /* its length, NULs included */
 };
 
@@ -83,7 +83,7 @@ enum nxsim__drv_kind {
 
 /* options of nxsim__drv_create() */
 #define NXSIM__DRV_KEEP_GOING (1u << 0) /* go on after a failed expect */
-#define NXSIM__DRV_TRACE (1u << 1) /* echo each command to @err */
+#define NXSIM__DRV_TRACE (1u << 1)	/* echo each command to @err */
 
 struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err, unsigned int flags);
 /* Runs a script; returns 0, or 1 if an expectation failed. */
