@@ -7,6 +7,8 @@
 #ifndef NXSIM_TEST_NX_TEST_H
 #define NXSIM_TEST_NX_TEST_H
 
+#include <string.h>
+
 #include <stdio.h>
 
 #include "common/test_util.h"
@@ -106,6 +108,29 @@ static inline void nx_expect(struct nxsim_vm *vm, uint64_t p4k, uint64_t p2m,
 	assert_int_equal(nx_stat(vm, "pages_1g"), p1g);
 	assert_int_equal(nx_stat(vm, "nx_lpage_splits"), splits);
 	nx_check_ok(vm);
+}
+
+struct nx_found {
+	const char *what;
+	int hits;
+};
+
+static inline void nx_find_text(void *ctx, const char *text)
+{
+	struct nx_found *f = ctx;
+
+	printf("# violation: %s\n", text);
+	if (strstr(text, f->what))
+		f->hits++;
+}
+
+/* Run the checker: how many violations mention @what. */
+static inline int nx_caught(struct nxsim_vm *vm, const char *what)
+{
+	struct nx_found f = { .what = what };
+
+	assert_true(nxsim_vm_check(vm, nx_find_text, &f) >= f.hits);
+	return f.hits;
 }
 
 #endif /* NXSIM_TEST_NX_TEST_H */

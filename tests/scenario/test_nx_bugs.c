@@ -16,29 +16,6 @@
 #define BASE (4 * GIB)
 #define PERIOD_NS (100 * 1000000ull)
 
-struct found {
-	const char *what;
-	int hits;
-};
-
-static void find_text(void *ctx, const char *text)
-{
-	struct found *f = ctx;
-
-	printf("# violation: %s\n", text);
-	if (strstr(text, f->what))
-		f->hits++;
-}
-
-/* Run the checker: how many violations mention @what. */
-static int caught(struct nxsim_vm *vm, const char *what)
-{
-	struct found f = { .what = what };
-
-	assert_true(nxsim_vm_check(vm, find_text, &f) >= f.hits);
-	return f.hits;
-}
-
 /* Tear down without the final check (a bug left violations). */
 static void env_free(struct nx_env *e)
 {
@@ -70,7 +47,7 @@ static void test_bug2_track_any_level(void **state)
 		nx_access(e.vcpu, NXSIM_ACCESS_EXEC, BASE);
 		/* PDPT, PD and PT made on the way: tracked only with #2 */
 		assert_int_equal(nx_stat(e.vm, "nx_lpage_splits"), on ? 3 : 0);
-		assert_int_equal(caught(e.vm, "5.2#3"), on ? 3 : 0);
+		assert_int_equal(nx_caught(e.vm, "5.2#3"), on ? 3 : 0);
 		env_free(&e);
 	}
 }
@@ -86,7 +63,7 @@ static void test_bug3_untagged(void **state)
 
 		nx_slot(e.vm, 1, BASE, MIB2, HVA_BASE, NXSIM_PG_LEVEL_4K, 0);
 		nx_access(e.vcpu, NXSIM_ACCESS_EXEC, BASE);
-		assert_int_equal(caught(e.vm, "428e921611bc"), on ? 3 : 0);
+		assert_int_equal(nx_caught(e.vm, "428e921611bc"), on ? 3 : 0);
 		/* The host now maps 2M; a read must not go huge. */
 		assert_rc(nxsim_vm_set_host_level(e.vm, 1, 0, MIB2,
 						  NXSIM_PG_LEVEL_2M),
@@ -97,13 +74,13 @@ static void test_bug3_untagged(void **state)
 		 * The replaced table was never flagged, so invariant #5 does
 		 * not see it; the untagged-SP check above is what catches #3.
 		 */
-		assert_int_equal(caught(e.vm, "5.2#5"), 0);
+		assert_int_equal(nx_caught(e.vm, "5.2#5"), 0);
 		/* the next fetch splits it again: the ping-pong */
 		info = nx_access(e.vcpu, NXSIM_ACCESS_EXEC, BASE);
 		assert_int_equal(info.splits, on);
 		if (on)
 			/* PDPT and PD still unflagged; the new PT is tracked */
-			assert_int_equal(caught(e.vm, "428e921611bc"), 2);
+			assert_int_equal(nx_caught(e.vm, "428e921611bc"), 2);
 		else
 			nx_check_ok(e.vm);
 		env_free(&e);
@@ -155,7 +132,7 @@ static void test_bug9_recover_dirty(void **state)
 		assert_rc(nxsim_vm_mmu_counters(e.vm, &c), 0);
 		assert_int_equal(c.recovery_zapped, on);
 		assert_int_equal(c.recovery_unaccounted, !on);
-		assert_int_equal(caught(e.vm, "5.2#9"), on);
+		assert_int_equal(nx_caught(e.vm, "5.2#9"), on);
 		env_free(&e);
 	}
 }
@@ -179,14 +156,14 @@ static void test_bug15_wrong_type(void **state)
 		nxsim_clock_advance(nxsim_host_clock(e.host), PERIOD_NS);
 		/* nx_lpage_splits stays right; the per-type counts do not */
 		assert_int_equal(nx_stat(e.vm, "nx_lpage_splits"), 2);
-		assert_int_equal(caught(e.vm, "5.2#1"), on ? 2 : 0);
+		assert_int_equal(nx_caught(e.vm, "5.2#1"), on ? 2 : 0);
 		/* the stale count makes the next pass take 2, not 1 */
 		nxsim_clock_advance(nxsim_host_clock(e.host), PERIOD_NS);
 		assert_rc(nxsim_vm_mmu_counters(e.vm, &c), 0);
 		assert_int_equal(c.recovery_zapped, on ? 4 : 3);
 		assert_int_equal(nx_stat(e.vm, "nx_lpage_splits"), on ? 0 : 1);
 		if (on)
-			assert_int_equal(caught(e.vm, "ceil(2 / 2)"), 1);
+			assert_int_equal(nx_caught(e.vm, "ceil(2 / 2)"), 1);
 		else
 			nx_check_ok(e.vm);
 		env_free(&e);
