@@ -7,9 +7,8 @@
 #ifndef NXSIM_TEST_NX_TEST_H
 #define NXSIM_TEST_NX_TEST_H
 
-#include <string.h>
-
 #include <stdio.h>
+#include <string.h>
 
 #include "common/test_util.h"
 

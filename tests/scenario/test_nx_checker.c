@@ -5,8 +5,6 @@
  * and a table made where a huge page was possible, flagged but not
  * tracked, is one.
  */
-#include <string.h>
-
 #include "common/test_util.h"
 #include "mmu/mmu_internal.h"
 #include "mmu/vm.h"
@@ -14,7 +12,6 @@
 
 #define BASE 0x40000000ull
 
-static int nx_caught(struct nxsim_vm *vm, const char *what);
 
 /*
  * 6.6, ratio 1: an exec fault splits 2M; with dirty logging on, recovery
