@@ -12,7 +12,6 @@
 
 #define BASE 0x40000000ull
 
-
 /*
  * 6.6, ratio 1: an exec fault splits 2M; with dirty logging on, recovery
  * only unaccounts the table (eb298605705a) and clears its flag.  Once the
