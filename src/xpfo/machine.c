@@ -104,6 +104,8 @@ void nxsim__xpfo_flush_cpus(struct nxsim_xpfo *m, unsigned int cpu,
 	uint64_t per_cpu = flush_cost(m, pages), start = va, end;
 	unsigned int i, targets;
 
+	/* A TLB configured for INVLPGB broadcasts every kernel flush (P7). */
+	broadcast |= m->tlb->broadcast;
 	if (pages && nxsim__tlb_ranged(m->tlb, pages)) {
 		end = va + (pages << NXSIM_TLB_SHIFT_4K);
 	} else {

@@ -216,6 +216,27 @@ static void test_policy_lazy_realloc_no_hazard(void **state)
 	nxsim_xpfo_destroy(m);
 }
 
+/* P7 combined with P1: a TLB configured for broadcast takes INVLPGB. */
+static void test_policy_eager_on_broadcast_tlb(void **state)
+{
+	struct nxsim_xpfo_config cfg = {
+		.nr_cpus = 2,
+		.nr_frames = 256,
+		.version = NXSIM_XPFO_V8,
+		.policy = "eager",
+	};
+	struct nxsim_xpfo *m;
+
+	nxsim_tlb_config_default(&cfg.tlb, 2);
+	cfg.tlb.broadcast = true;
+	assert_rc(nxsim_xpfo_create(&cfg, &m), 0);
+	setup(m);
+	assert_int_equal(st(m, -1).ipis_sent, 0);
+	assert_int_equal(st(m, 1).ipis_received, 0);
+	assert_int_equal(st(m, 0).broadcasts, 2);
+	nxsim_xpfo_destroy(m);
+}
+
 static void test_policy_broadcast(void **state)
 {
 	struct nxsim_xpfo_config cfg = {
@@ -248,6 +269,7 @@ int main(void)
 		cmocka_unit_test(test_policy_asi),
 		cmocka_unit_test(test_policy_lazy_realloc),
 		cmocka_unit_test(test_policy_lazy_realloc_no_hazard),
+		cmocka_unit_test(test_policy_eager_on_broadcast_tlb),
 		cmocka_unit_test(test_policy_broadcast),
 	};
 
