@@ -244,7 +244,6 @@ static void *backend_alloc(size_t size, size_t align, bool zero)
 {
 	void *p;
 
-	pthread_once(&arena_once, arena_create);
 	if (size == PAGE_BYTES && (p = page_list_pop())) {
 		if (zero)
 			memset(p, 0, PAGE_BYTES);

@@ -12,37 +12,39 @@
 
 #include "core/compiler.h"
 
-#define NXSIM_ERRNO_MAP(X)                                                \
-	X(EPERM, "-EPERM: Operation not permitted")                       \
-	X(ENOENT, "-ENOENT: No such file or directory")                   \
-	X(ESRCH, "-ESRCH: No such process")                               \
-	X(EIO, "-EIO: Input/output error")                                \
-	X(ENXIO, "-ENXIO: No such device or address")                     \
-	X(E2BIG, "-E2BIG: Argument list too long")                        \
-	X(EBADF, "-EBADF: Bad file descriptor")                           \
-	X(EAGAIN, "-EAGAIN: Resource temporarily unavailable")            \
-	X(ENOMEM, "-ENOMEM: Cannot allocate memory")                      \
-	X(EFAULT, "-EFAULT: Bad address")                                 \
-	X(EBUSY, "-EBUSY: Device or resource busy")                       \
-	X(EEXIST, "-EEXIST: File exists")                                 \
-	X(ENODEV, "-ENODEV: No such device")                              \
-	X(EINVAL, "-EINVAL: Invalid argument")                            \
-	X(ENOSPC, "-ENOSPC: No space left on device")                     \
-	X(EDOM, "-EDOM: Numerical argument out of domain")                \
-	X(ERANGE, "-ERANGE: Numerical result out of range")               \
-	X(ENOSYS, "-ENOSYS: Function not implemented")                    \
-	X(EOVERFLOW, "-EOVERFLOW: Value too large for defined data type") \
-	X(EOPNOTSUPP, "-EOPNOTSUPP: Operation not supported")             \
-	X(ETIMEDOUT, "-ETIMEDOUT: Connection timed out")                  \
-	X(NXSIM_ERESTARTNOINTR,                                           \
-	  "-ERESTARTNOINTR: Interrupted system call, restart")
+/* X(code, name as the kernel spells it, description) */
+#define NXSIM_ERRNO_MAP(X)                                                 \
+	X(EPERM, "EPERM", "Operation not permitted")                       \
+	X(ENOENT, "ENOENT", "No such file or directory")                   \
+	X(ESRCH, "ESRCH", "No such process")                               \
+	X(EIO, "EIO", "Input/output error")                                \
+	X(ENXIO, "ENXIO", "No such device or address")                     \
+	X(E2BIG, "E2BIG", "Argument list too long")                        \
+	X(EBADF, "EBADF", "Bad file descriptor")                           \
+	X(EAGAIN, "EAGAIN", "Resource temporarily unavailable")            \
+	X(ENOMEM, "ENOMEM", "Cannot allocate memory")                      \
+	X(EFAULT, "EFAULT", "Bad address")                                 \
+	X(EBUSY, "EBUSY", "Device or resource busy")                       \
+	X(EEXIST, "EEXIST", "File exists")                                 \
+	X(ENODEV, "ENODEV", "No such device")                              \
+	X(EINVAL, "EINVAL", "Invalid argument")                            \
+	X(ENOSPC, "ENOSPC", "No space left on device")                     \
+	X(EDOM, "EDOM", "Numerical argument out of domain")                \
+	X(ERANGE, "ERANGE", "Numerical result out of range")               \
+	X(ENOSYS, "ENOSYS", "Function not implemented")                    \
+	X(EOVERFLOW, "EOVERFLOW", "Value too large for defined data type") \
+	X(EOPNOTSUPP, "EOPNOTSUPP", "Operation not supported")             \
+	X(ETIMEDOUT, "ETIMEDOUT", "Connection timed out")                  \
+	X(NXSIM_ERESTARTNOINTR, "ERESTARTNOINTR",                          \
+	  "Interrupted system call, restart")
 
 struct errno_entry {
 	int code;
-	const char *text;
+	const char *name; /* "-EPERM" */
+	const char *text; /* "-EPERM: Operation not permitted" */
 };
 
-#define ERRNO_ENTRY(e, t) { e, t },
+#define ERRNO_ENTRY(e, n, d) { e, "-" n, "-" n ": " d },
 static const struct errno_entry errno_table[] = { NXSIM_ERRNO_MAP(
 	ERRNO_ENTRY) };
 #undef ERRNO_ENTRY
@@ -69,23 +71,11 @@ const char *nxsim_strerror(int err)
 	return e ? e->text : "unknown error";
 }
 
-/* The name is the text up to the colon; keep a copy per entry. */
-static const char *const errno_names[] = {
-#define ERRNO_NAME(e, t) "-" #e,
-	NXSIM_ERRNO_MAP(ERRNO_NAME)
-#undef ERRNO_NAME
-};
-
 const char *nxsim_errname(int err)
 {
 	const struct errno_entry *e = lookup(err);
-	const char *name;
 
-	if (!e)
-		return NULL;
-	name = errno_names[e - errno_table];
-	/* NXSIM_ERESTARTNOINTR is spelt as the kernel spells it. */
-	return e->code == NXSIM_ERESTARTNOINTR ? "-ERESTARTNOINTR" : name;
+	return e ? e->name : NULL;
 }
 
 int nxsim_errno_parse(const char *name)
@@ -102,7 +92,7 @@ int nxsim_errno_parse(const char *name)
 	if (name[0] == '-')
 		name++;
 	for (i = 0; i < ARRAY_SIZE(errno_table); i++)
-		if (!strcmp(nxsim_errname(-errno_table[i].code) + 1, name))
+		if (!strcmp(errno_table[i].name + 1, name))
 			return -errno_table[i].code;
 	return 0;
 }
