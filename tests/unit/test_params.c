@@ -463,6 +463,14 @@ static void test_params_cmdline(void **state)
 		{ "6.18", false, false, false,
 		  "  kvm.nx_huge_pages=force\t kvm.nx_huge_pages_recovery_ratio=7 ",
 		  0, "Y\n", "7\n" },
+		/* the kernel's isspace() includes NBSP (0xa0, Latin-1) */
+		{ "6.18", false, false, false,
+		  "kvm.nx_huge_pages=force\xa0kvm.nx_huge_pages_recovery_ratio=9",
+		  0, "Y\n", "9\n" },
+		/* a quote keeps spaces inside one argument */
+		{ "6.18", false, false, false,
+		  "kvm.nx_huge_pages=\"force \" kvm.nx_huge_pages_recovery_ratio=9",
+		  0, "N\n", "9\n" },
 		/* 5.4: "never" is kstrtobool 'n'; period_ms does not exist */
 		{ "5.4", true, false, false, "kvm.nx_huge_pages=never", 0,
 		  "N\n", "60\n" },
