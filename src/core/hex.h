@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * hex_to_bin() of lib/hexdump.c: the value of one hex digit, for the
- * text-trace number parser and the nxsim driver's escapes.  Left out: the
- * kernel's branch-free form (it guards against timing side channels,
- * which a simulator does not have).
+ * kstrtox parsers, the text-trace number parser and the nxsim driver's
+ * escapes.  Left out: the kernel's branch-free form (it guards against
+ * timing side channels, which a simulator does not have).
  */
 #ifndef NXSIM_CORE_HEX_H
 #define NXSIM_CORE_HEX_H

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <limits.h>
 
+#include "core/hex.h"
 #include "core/profile.h"
 #include "params/kstrtox.h"
 
@@ -97,18 +98,13 @@ static int tolower_ascii(int c)
 	return c | 0x20;
 }
 
-static bool isxdigit_ascii(int c)
-{
-	return (c >= '0' && c <= '9') ||
-	       (tolower_ascii(c) >= 'a' && tolower_ascii(c) <= 'f');
-}
-
 /* _parse_integer_fixup_radix() */
 static const char *fixup_radix(const char *s, unsigned int *base)
 {
 	if (*base == 0) {
 		if (s[0] == '0') {
-			if (tolower_ascii(s[1]) == 'x' && isxdigit_ascii(s[2]))
+			if (tolower_ascii(s[1]) == 'x' &&
+			    nxsim__hex_to_bin((unsigned char)s[2]) >= 0)
 				*base = 16;
 			else
 				*base = 8;
@@ -130,16 +126,9 @@ static unsigned int parse_integer(const char *s, unsigned int base,
 
 	*overflow = false;
 	for (;; s++, taken++) {
-		unsigned int c = (unsigned char)*s;
-		unsigned int val;
+		int val = nxsim__hex_to_bin((unsigned char)*s);
 
-		if (c >= '0' && c <= '9')
-			val = c - '0';
-		else if (tolower_ascii(c) >= 'a' && tolower_ascii(c) <= 'f')
-			val = tolower_ascii(c) - 'a' + 10;
-		else
-			break;
-		if (val >= base)
+		if (val < 0 || (unsigned int)val >= base)
 			break;
 		if (res > (ULLONG_MAX - val) / base)
 			*overflow = true;
