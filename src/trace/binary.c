@@ -81,7 +81,8 @@ int nxsim__trace_get_header(const uint8_t *buf, size_t len,
 {
 	uint32_t want;
 
-	if (len < NXSIM__TRACE_HEADER_SIZE || memcmp(buf, "NXSTRACE", 8)) {
+	if (len < NXSIM__TRACE_HEADER_SIZE ||
+	    memcmp(buf, NXSIM__TRACE_MAGIC, 8)) {
 		*why = len < NXSIM__TRACE_HEADER_SIZE ? "truncated header" :
 							"bad magic";
 		return -EINVAL;

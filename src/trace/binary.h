@@ -23,6 +23,13 @@ enum nxsim__trace_kind {
 	NXSIM__TRACE_ACCESSES = 2, /* memory accesses */
 };
 
+/* The record size of @kind: one per page event or memory access. */
+static inline uint32_t nxsim__trace_record_size(int kind)
+{
+	return kind == NXSIM__TRACE_ACCESSES ? NXSIM__TRACE_ACCESS_RECORD :
+					       NXSIM__TRACE_PAGE_RECORD;
+}
+
 /**
  * struct nxsim__trace_header - the header, decoded
  * @version: NXSIM__TRACE_VERSION

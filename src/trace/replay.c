@@ -25,28 +25,12 @@
 #include <nxsim/trace.h>
 #include <nxsim/xpfo.h>
 
+#include "xpfo/xpfo.h"
+
 /* A task's mm: pid 0 (idle, swapper) is a kernel thread, domain 0. */
 static uint16_t pid_domain(uint32_t pid)
 {
 	return pid ? (uint16_t)(pid % UINT16_MAX + 1) : 0;
-}
-
-/* The machine's CPU count, found through the public API. */
-static unsigned int nr_cpus(struct nxsim_xpfo *m)
-{
-	struct nxsim_xpfo_cpu_info ci;
-	unsigned int lo = 1, hi = NXSIM_TLB_MAX_CPUS;
-
-	/* CPU 0 exists; find the first CPU that does not */
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (nxsim_xpfo_cpu(m, mid, &ci))
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
 }
 
 static int replay_frame(struct nxsim_xpfo *m,
@@ -86,21 +70,20 @@ int nxsim_trace_replay_xpfo(struct nxsim_trace *t, struct nxsim_xpfo *m,
 {
 	struct nxsim_xpfo_cpu_info ci;
 	struct nxsim_trace_event ev;
-	unsigned int cpus, cpu;
+	unsigned int cpu;
 	uint64_t i;
 	int rc;
 
 	if (!t || !m || !rep)
 		return -EINVAL;
 	memset(rep, 0, sizeof(*rep));
-	cpus = nr_cpus(m);
 	while ((rc = nxsim_trace_next(t, &ev)) == 1) {
 		if (ev.op != NXSIM_TRACE_ALLOC && ev.op != NXSIM_TRACE_FREE) {
 			rep->accesses++;
 			continue;
 		}
 		rep->events++;
-		cpu = ev.cpu % cpus;
+		cpu = ev.cpu % m->nr_cpus;
 		rc = nxsim_xpfo_cpu(m, cpu, &ci);
 		if (!rc && ci.domain != pid_domain(ev.pid)) {
 			rc = nxsim_xpfo_context_switch(m, cpu,

@@ -320,9 +320,6 @@ static int next_text(struct nxsim_trace *t, struct nxsim_trace_event *ev)
 
 static int next_binary(struct nxsim_trace *t, struct nxsim_trace_event *ev)
 {
-	size_t size = t->kind == NXSIM__TRACE_PAGES ?
-			      NXSIM__TRACE_PAGE_RECORD :
-			      NXSIM__TRACE_ACCESS_RECORD;
 	const char *why;
 	int rc;
 
@@ -333,7 +330,7 @@ static int next_binary(struct nxsim_trace *t, struct nxsim_trace_event *ev)
 	rc = nxsim__trace_get_event(t->buf + t->pos, t->kind, ev, &why);
 	if (rc)
 		return fail(t, rc, why, NULL, 0);
-	t->pos += size;
+	t->pos += nxsim__trace_record_size(t->kind);
 	count(&t->st, ev);
 	return 1;
 }
@@ -364,9 +361,7 @@ int64_t nxsim_trace_write_binary(struct nxsim_trace *t, const char *path)
 	}
 	h.kind = t->fmt == NXSIM_TRACE_LACKEY ? NXSIM__TRACE_ACCESSES :
 						NXSIM__TRACE_PAGES;
-	h.record_size = h.kind == NXSIM__TRACE_ACCESSES ?
-				NXSIM__TRACE_ACCESS_RECORD :
-				NXSIM__TRACE_PAGE_RECORD;
+	h.record_size = nxsim__trace_record_size(h.kind);
 	/* truncating the mapped input would pull the pages from under it */
 	if (t->map && !stat(path, &st) && st.st_dev == t->dev &&
 	    st.st_ino == t->ino) {
