@@ -185,7 +185,7 @@ void nxsim__mmu_vm_exit(struct nxsim_vm *vm);
 void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* ---- nx_track.c: account / track / untrack ---------------------------- */
+/* ---- nx_recovery.c: track / untrack ------------------------------------ */
 
 /* The list a type uses: per-type lists (6.18) or the single list. */
 struct nxsim__possible_nx *nxsim__nx_list(struct nxsim_vm *vm,
