@@ -61,7 +61,6 @@ static void bits_text(enum nxsim_spte_format fmt, uint64_t spte, char *buf,
 static void dump_sp(struct dumper *d, struct nxsim__mmu_page *sp, int depth)
 {
 	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level);
-	uint64_t pfn_step = span;
 	char bits[64];
 	unsigned int i, j;
 
@@ -87,7 +86,7 @@ static void dump_sp(struct dumper *d, struct nxsim__mmu_page *sp, int depth)
 			continue;
 		}
 		while (j < SPTE_ENT_PER_PAGE &&
-		       sp->spt[j] == spte + ((j - i) * pfn_step << 12))
+		       sp->spt[j] == spte + ((j - i) * span << 12))
 			j++;
 		line(d, depth + 1,
 		     "[%u-%u] %u x %s leaf gfn 0x%llx-0x%llx pfn 0x%llx 0x%016llx%s",

@@ -98,7 +98,7 @@ static int topup_cache(struct nxsim__vm_mmu *mmu)
 	unsigned int reserved = mmu->nr_reserve;
 
 	while (mmu->nr_cache < want) {
-		struct nxsim__mmu_page *sp = nxsim__tdp_mmu_alloc_sp(mmu, 0, 1);
+		struct nxsim__mmu_page *sp = nxsim__tdp_mmu_alloc_sp(mmu);
 
 		if (!sp) {
 			while (mmu->nr_cache > had)

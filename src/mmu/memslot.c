@@ -104,8 +104,7 @@ static struct nxsim__memslot *slot_alloc(const struct nxsim_memory_region *mr,
 	s->base_gfn = mr->guest_phys_addr >> 12;
 	s->npages = npages;
 	s->userspace_addr = mr->userspace_addr;
-	s->nr_host = (ugfn + npages - 1) / HOST_CHUNK_PAGES -
-		     ugfn / HOST_CHUNK_PAGES + 1;
+	s->nr_host = host_chunk(s, s->base_gfn + npages - 1) + 1;
 	s->host_level = nxsim__alloc(s->nr_host);
 	if (!s->host_level)
 		goto fail;

@@ -11,6 +11,8 @@
 
 #include <bsd/sys/queue.h>
 
+#include <nxsim/mmu.h>
+
 /**
  * struct nxsim__memslot - struct kvm_memory_slot
  * @link: on vm_mmu->slots, sorted by @base_gfn
@@ -46,7 +48,7 @@ struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim_vm *vm, uint64_t gfn);
 
 static inline bool nxsim__slot_dirty_logging(const struct nxsim__memslot *s)
 {
-	return s->flags & 1u;
+	return s->flags & NXSIM_MEM_LOG_DIRTY_PAGES;
 }
 
 /* lpage_info_slot(gfn, slot, level)->disallow_lpage (level 2 or 3). */

@@ -185,7 +185,7 @@ void nxsim__mmu_vm_exit(struct nxsim_vm *vm);
 void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* ---- nx_track.c: account / track / untrack ---------------------------- */
+/* ---- nx_recovery.c: track / untrack ------------------------------------ */
 
 /* The list a type uses: per-type lists (6.18) or the single list. */
 struct nxsim__possible_nx *nxsim__nx_list(struct nxsim_vm *vm,
@@ -211,13 +211,14 @@ nxsim__spte_to_child_sp(struct nxsim__vm_mmu *mmu, uint64_t spte)
 	return mmu->frames[idx].sp;
 }
 /*
- * tdp_mmu_alloc_sp() + tdp_mmu_init_sp(), taking a page from @reserve
- * first; NULL on -ENOMEM.  The SPTEs are not set: the user fills them
- * (nxsim__sp_clear() or a split), as the kernel's page cache hands out
- * pages filled with the non-present value.
+ * tdp_mmu_alloc_sp(), taking a page from @reserve first, with its frame;
+ * NULL on -ENOMEM.  Level and gfn are set when the page leaves the cache
+ * (tdp_mmu_init_child_sp() in fault.c, nxsim__tdp_mmu_new_root()).  The
+ * SPTEs are not set: the user fills them (nxsim__sp_clear() or a split),
+ * as the kernel's page cache hands out pages filled with the non-present
+ * value.
  */
-struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
-						uint64_t gfn, int level);
+struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu);
 /* Fill @sp with SHADOW_NONPRESENT_VALUE. */
 void nxsim__sp_clear(struct nxsim__mmu_page *sp);
 /* tdp_mmu_free_sp(): onto @reserve while it has room, else freed. */

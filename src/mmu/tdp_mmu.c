@@ -26,11 +26,6 @@
 #include "mmu/mmu_internal.h"
 #include "mmu/vm.h"
 
-static bool nx_enabled(struct nxsim_vm *vm)
-{
-	return nxsim__vm_nx_huge_page_enabled(vm);
-}
-
 /* A free frame index, growing the table if needed; false on -ENOMEM. */
 static bool frame_get(struct nxsim__vm_mmu *mmu, uint32_t *id)
 {
@@ -144,8 +139,7 @@ static void sp_put(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp)
 	}
 }
 
-struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
-						uint64_t gfn, int level)
+struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu)
 {
 	struct nxsim__mmu_page *sp = sp_get(mmu);
 	uint32_t id;
@@ -158,8 +152,6 @@ struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu,
 	}
 	sp->id = id;
 	mmu->frames[id].sp = sp;
-	sp->gfn = gfn & ~(KVM_PAGES_PER_HPAGE(level + 1) - 1);
-	sp->level = level;
 	sp->direct = true;
 	sp->tdp_mmu_page = true;
 	mmu->nr_sps++;
@@ -443,9 +435,10 @@ static bool collapse(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
 	}
 	if (!first_leaf(vm->mmu, *sptep, level, &leaf))
 		return false;
-	nxsim__tdp_mmu_set_spte(vm, sp, sptep,
-				nxsim__make_huge_spte(vm->mmu->fmt, leaf, level,
-						      nx_enabled(vm)));
+	nxsim__tdp_mmu_set_spte(
+		vm, sp, sptep,
+		nxsim__make_huge_spte(vm->mmu->fmt, leaf, level,
+				      nxsim__vm_nx_huge_page_enabled(vm)));
 	return true;
 }
 

@@ -446,6 +446,37 @@ static void test_host_shapes(void **state)
 	}
 }
 
+/*
+ * kvm_mmu_get_tdp_level(): with LA57, EPT uses a 5-level root only when
+ * the guest's MAXPHYADDR exceeds 48; NPT (get_npt_level()) always does.
+ */
+static void test_tdp_root_level(void **state)
+{
+	static const struct {
+		struct nxsim_cpu cpu;
+		const char *root;
+	} cases[] = {
+		{ { .la57 = false, .phys_bits = 52 }, "root L4" },
+		{ { .la57 = true }, "root L4" },
+		{ { .la57 = true, .phys_bits = 48 }, "root L4" },
+		{ { .la57 = true, .phys_bits = 49 }, "root L5" },
+		{ { .la57 = true, .amd = true, .phys_bits = 48 }, "root L5" },
+		{ { .la57 = false, .amd = true }, "root L4" },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct nxsim_host_config cfg = { .cpu = cases[i].cpu };
+		struct nx_env e = nx_env_config(&cfg);
+
+		nx_slot(e.vm, 1, 0, MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M, 0);
+		nx_access(e.vcpu, NXSIM_ACCESS_READ, 0);
+		assert_int_equal(dump_count(e.vm, cases[i].root), 1);
+		nx_env_destroy(&e);
+	}
+}
+
 /* KVM_CAP_VM_DISABLE_NX_HUGE_PAGES: no splitting, but global flips zap. */
 static void test_opt_out(void **state)
 {
@@ -485,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_mmio_and_readonly),
 		cmocka_unit_test(test_param_flip),
 		cmocka_unit_test(test_host_shapes),
+		cmocka_unit_test(test_tdp_root_level),
 		cmocka_unit_test(test_opt_out),
 	};
 
