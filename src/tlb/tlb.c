@@ -302,7 +302,7 @@ static void flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
 unsigned int nxsim__tlb_flush_kernel_range(struct nxsim_tlb *tlb,
 					   unsigned int cpu,
 					   const uint64_t *mask, uint64_t start,
-					   uint64_t end, bool broadcast)
+					   uint64_t end)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	uint64_t pages;
@@ -322,11 +322,11 @@ unsigned int nxsim__tlb_flush_kernel_range(struct nxsim_tlb *tlb,
 		if (i == cpu || (mask && !(mask[i / 64] >> (i % 64) & 1)))
 			continue;
 		targets++;
-		if (!broadcast)
+		if (!tlb->broadcast)
 			tlb->cpu[i].st.ipis_received++;
 		flush_one_cpu(tlb, i, start, pages, full);
 	}
-	if (broadcast) {
+	if (tlb->broadcast) {
 		c->st.broadcasts++;
 	} else if (targets) {
 		c->st.ipis_sent++;
@@ -585,8 +585,7 @@ int nxsim_tlb_flush_kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 	if (bad_cpu(tlb, cpu) || end < start)
 		return -EINVAL;
 	claim_all(tlb);
-	nxsim__tlb_flush_kernel_range(tlb, cpu, NULL, start, end,
-				      tlb->broadcast);
+	nxsim__tlb_flush_kernel_range(tlb, cpu, NULL, start, end);
 	release_all(tlb);
 	return 0;
 }
@@ -596,8 +595,7 @@ int nxsim_tlb_flush_all(struct nxsim_tlb *tlb, unsigned int cpu)
 	if (bad_cpu(tlb, cpu))
 		return -EINVAL;
 	claim_all(tlb);
-	nxsim__tlb_flush_kernel_range(tlb, cpu, NULL, 0, UINT64_MAX,
-				      tlb->broadcast);
+	nxsim__tlb_flush_kernel_range(tlb, cpu, NULL, 0, UINT64_MAX);
 	release_all(tlb);
 	return 0;
 }
