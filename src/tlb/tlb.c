@@ -40,12 +40,6 @@ static inline size_t set_index(const struct nxsim__tlb_array *a, uint64_t tag)
 	return (tag >> TLB_TAG_VPN_SHIFT) & a->set_mask;
 }
 
-static inline void touch(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
-			 size_t base, unsigned int w)
-{
-	nxsim__tlb_touch(tlb, a, base, w);
-}
-
 void nxsim__tlb_touch_state(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
 			    size_t base, unsigned int w)
 {
@@ -131,7 +125,7 @@ write:
 	t[w] = tag;
 	a->pfn[base + w] = pfn;
 	c->st.fills++;
-	touch(tlb, a, base, w);
+	nxsim__tlb_touch(tlb, a, base, w);
 }
 
 void nxsim__tlb_entry_out(const struct nxsim__tlb_array *a, size_t i,
@@ -165,7 +159,7 @@ int nxsim__tlb_lookup_l2(struct nxsim_tlb *tlb, unsigned int cpu,
 		return -ENOENT;
 	}
 	c->st.hits[NXSIM_TLB_L2]++;
-	touch(tlb, l2, base, w);
+	nxsim__tlb_touch(tlb, l2, base, w);
 	if (e)
 		nxsim__tlb_entry_out(l2, base + w, NXSIM_TLB_L2, e);
 	insert(tlb, cpu, &c->lv[l1], l2->tag[base + w], l2->pfn[base + w],
