@@ -278,9 +278,8 @@ void nxsim__tlb_flush_global(struct nxsim_tlb *tlb, unsigned int cpu)
 	flush_where(tlb, cpu, keep_none, 0);
 }
 
-/* do_kernel_range_flush() or do_flush_tlb_all() on one CPU. */
-static void flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
-			  uint64_t start, uint64_t pages, bool full)
+void nxsim__tlb_flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
+			      uint64_t start, uint64_t pages, bool full)
 {
 	uint64_t i;
 
@@ -318,7 +317,7 @@ unsigned int nxsim__tlb_flush_kernel_range(struct nxsim_tlb *tlb,
 		targets++;
 		if (!tlb->broadcast)
 			tlb->cpu[i].st.ipis_received++;
-		flush_one_cpu(tlb, i, start, pages, full);
+		nxsim__tlb_flush_one_cpu(tlb, i, start, pages, full);
 	}
 	if (tlb->broadcast) {
 		c->st.broadcasts++;
@@ -326,7 +325,7 @@ unsigned int nxsim__tlb_flush_kernel_range(struct nxsim_tlb *tlb,
 		c->st.ipis_sent++;
 		c->st.ipi_targets += targets;
 	}
-	flush_one_cpu(tlb, cpu, start, pages, full);
+	nxsim__tlb_flush_one_cpu(tlb, cpu, start, pages, full);
 	return targets;
 }
 

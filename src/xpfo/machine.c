@@ -75,14 +75,8 @@ static uint64_t flush_cost(const struct nxsim_xpfo *m, uint64_t pages)
 void nxsim__xpfo_flush_local(struct nxsim_xpfo *m, unsigned int cpu,
 			     uint64_t va, uint64_t pages)
 {
-	uint64_t i;
-
-	if (!pages || !nxsim__tlb_ranged(m->tlb, pages)) {
-		nxsim__xpfo_flush_local_all(m, cpu);
-		return;
-	}
-	for (i = 0; i < pages; i++)
-		nxsim__tlb_invlpg(m->tlb, cpu, va + (i << NXSIM_TLB_SHIFT_4K));
+	nxsim__tlb_flush_one_cpu(m->tlb, cpu, va, pages,
+				 !pages || !nxsim__tlb_ranged(m->tlb, pages));
 	nxsim__xpfo_charge_flush(m, cpu, flush_cost(m, pages));
 }
 
