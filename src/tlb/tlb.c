@@ -40,12 +40,6 @@ static inline size_t set_index(const struct nxsim__tlb_array *a, uint64_t tag)
 	return (tag >> TLB_TAG_VPN_SHIFT) & a->set_mask;
 }
 
-static inline void touch(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
-			 size_t base, unsigned int w)
-{
-	nxsim__tlb_touch(tlb, a, base, w);
-}
-
 void nxsim__tlb_touch_state(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
 			    size_t base, unsigned int w)
 {
@@ -131,7 +125,7 @@ write:
 	t[w] = tag;
 	a->pfn[base + w] = pfn;
 	c->st.fills++;
-	touch(tlb, a, base, w);
+	nxsim__tlb_touch(tlb, a, base, w);
 }
 
 void nxsim__tlb_entry_out(const struct nxsim__tlb_array *a, size_t i,
@@ -165,7 +159,7 @@ int nxsim__tlb_lookup_l2(struct nxsim_tlb *tlb, unsigned int cpu,
 		return -ENOENT;
 	}
 	c->st.hits[NXSIM_TLB_L2]++;
-	touch(tlb, l2, base, w);
+	nxsim__tlb_touch(tlb, l2, base, w);
 	if (e)
 		nxsim__tlb_entry_out(l2, base + w, NXSIM_TLB_L2, e);
 	insert(tlb, cpu, &c->lv[l1], l2->tag[base + w], l2->pfn[base + w],
@@ -284,9 +278,8 @@ void nxsim__tlb_flush_global(struct nxsim_tlb *tlb, unsigned int cpu)
 	flush_where(tlb, cpu, keep_none, 0);
 }
 
-/* do_kernel_range_flush() or do_flush_tlb_all() on one CPU. */
-static void flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
-			  uint64_t start, uint64_t pages, bool full)
+void nxsim__tlb_flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
+			      uint64_t start, uint64_t pages, bool full)
 {
 	uint64_t i;
 
@@ -302,7 +295,7 @@ static void flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
 unsigned int nxsim__tlb_flush_kernel_range(struct nxsim_tlb *tlb,
 					   unsigned int cpu,
 					   const uint64_t *mask, uint64_t start,
-					   uint64_t end, bool broadcast)
+					   uint64_t end)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	uint64_t pages;
@@ -322,17 +315,17 @@ unsigned int nxsim__tlb_flush_kernel_range(struct nxsim_tlb *tlb,
 		if (i == cpu || (mask && !(mask[i / 64] >> (i % 64) & 1)))
 			continue;
 		targets++;
-		if (!broadcast)
+		if (!tlb->broadcast)
 			tlb->cpu[i].st.ipis_received++;
-		flush_one_cpu(tlb, i, start, pages, full);
+		nxsim__tlb_flush_one_cpu(tlb, i, start, pages, full);
 	}
-	if (broadcast) {
+	if (tlb->broadcast) {
 		c->st.broadcasts++;
 	} else if (targets) {
 		c->st.ipis_sent++;
 		c->st.ipi_targets += targets;
 	}
-	flush_one_cpu(tlb, cpu, start, pages, full);
+	nxsim__tlb_flush_one_cpu(tlb, cpu, start, pages, full);
 	return targets;
 }
 
@@ -585,8 +578,7 @@ int nxsim_tlb_flush_kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 	if (bad_cpu(tlb, cpu) || end < start)
 		return -EINVAL;
 	claim_all(tlb);
-	nxsim__tlb_flush_kernel_range(tlb, cpu, NULL, start, end,
-				      tlb->broadcast);
+	nxsim__tlb_flush_kernel_range(tlb, cpu, NULL, start, end);
 	release_all(tlb);
 	return 0;
 }
@@ -596,8 +588,7 @@ int nxsim_tlb_flush_all(struct nxsim_tlb *tlb, unsigned int cpu)
 	if (bad_cpu(tlb, cpu))
 		return -EINVAL;
 	claim_all(tlb);
-	nxsim__tlb_flush_kernel_range(tlb, cpu, NULL, 0, UINT64_MAX,
-				      tlb->broadcast);
+	nxsim__tlb_flush_kernel_range(tlb, cpu, NULL, 0, UINT64_MAX);
 	release_all(tlb);
 	return 0;
 }

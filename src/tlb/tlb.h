@@ -269,14 +269,22 @@ void nxsim__tlb_write_cr3(struct nxsim_tlb *tlb, unsigned int cpu,
 void nxsim__tlb_flush_global(struct nxsim_tlb *tlb, unsigned int cpu);
 
 /*
+ * do_kernel_range_flush() on @cpu alone: INVLPG each of @pages 4K pages
+ * from @start; or, if @full, do_flush_tlb_all() (__flush_tlb_all()).
+ */
+void nxsim__tlb_flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
+			      uint64_t start, uint64_t pages, bool full);
+
+/*
  * flush_tlb_kernel_range() from @cpu to the CPUs set in @mask (a bitmap of
- * nr_cpus bits; NULL: all), by IPI or, if @broadcast, by INVLPGB.
+ * nr_cpus bits; NULL: all), by IPI or, on a TLB configured for broadcast,
+ * by INVLPGB.
  * Returns the number of other CPUs reached.
  */
 unsigned int nxsim__tlb_flush_kernel_range(struct nxsim_tlb *tlb,
 					   unsigned int cpu,
 					   const uint64_t *mask, uint64_t start,
-					   uint64_t end, bool broadcast);
+					   uint64_t end);
 
 /* Whether a range of @pages is flushed page by page (not in full). */
 static inline bool nxsim__tlb_ranged(const struct nxsim_tlb *tlb,

@@ -23,6 +23,7 @@ int nxsim__xpfo_kernel_access(struct nxsim_xpfo *m, unsigned int cpu,
 			      uint64_t pfn, bool write,
 			      enum nxsim_xpfo_access *what)
 {
+	enum nxsim_tlb_access acc = write ? NXSIM_TLB_WRITE : NXSIM_TLB_READ;
 	struct nxsim_tlb_entry e;
 	struct nxsim__frame *f;
 	enum nxsim_xpfo_access res;
@@ -34,9 +35,7 @@ int nxsim__xpfo_kernel_access(struct nxsim_xpfo *m, unsigned int cpu,
 	va = nxsim__physmap_va(pfn);
 	m->st.kernel_accesses++;
 	nxsim__xpfo_charge(m, cpu, m->cost.kernel_access);
-	if (!nxsim__tlb_lookup(m->tlb, cpu,
-			       write ? NXSIM_TLB_WRITE : NXSIM_TLB_READ, va,
-			       &e)) {
+	if (!nxsim__tlb_lookup(m->tlb, cpu, acc, va, &e)) {
 		if (e.level == NXSIM_TLB_L2)
 			nxsim__xpfo_charge(m, cpu, m->cost.stlb_hit);
 		res = NXSIM_XPFO_ACCESS_HIT;
@@ -65,9 +64,7 @@ int nxsim__xpfo_kernel_access(struct nxsim_xpfo *m, unsigned int cpu,
 				.page_shift = (uint8_t)shift,
 				.global = true,
 			};
-			nxsim__tlb_fill(
-				m->tlb, cpu,
-				write ? NXSIM_TLB_WRITE : NXSIM_TLB_READ, &e);
+			nxsim__tlb_fill(m->tlb, cpu, acc, &e);
 			res = NXSIM_XPFO_ACCESS_WALK;
 		}
 	}

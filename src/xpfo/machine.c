@@ -75,14 +75,8 @@ static uint64_t flush_cost(const struct nxsim_xpfo *m, uint64_t pages)
 void nxsim__xpfo_flush_local(struct nxsim_xpfo *m, unsigned int cpu,
 			     uint64_t va, uint64_t pages)
 {
-	uint64_t i;
-
-	if (!pages || !nxsim__tlb_ranged(m->tlb, pages)) {
-		nxsim__xpfo_flush_local_all(m, cpu);
-		return;
-	}
-	for (i = 0; i < pages; i++)
-		nxsim__tlb_invlpg(m->tlb, cpu, va + (i << NXSIM_TLB_SHIFT_4K));
+	nxsim__tlb_flush_one_cpu(m->tlb, cpu, va, pages,
+				 !pages || !nxsim__tlb_ranged(m->tlb, pages));
 	nxsim__xpfo_charge_flush(m, cpu, flush_cost(m, pages));
 }
 
@@ -98,23 +92,19 @@ static bool in_mask(const uint64_t *mask, unsigned int cpu)
 }
 
 void nxsim__xpfo_flush_cpus(struct nxsim_xpfo *m, unsigned int cpu,
-			    const uint64_t *mask, uint64_t va, uint64_t pages,
-			    bool broadcast)
+			    const uint64_t *mask, uint64_t va, uint64_t pages)
 {
 	uint64_t per_cpu = flush_cost(m, pages), start = va, end;
 	unsigned int i, targets;
 
-	/* A TLB configured for INVLPGB broadcasts every kernel flush (P7). */
-	broadcast |= m->tlb->broadcast;
 	if (pages && nxsim__tlb_ranged(m->tlb, pages)) {
 		end = va + (pages << NXSIM_TLB_SHIFT_4K);
 	} else {
 		start = 0;
 		end = UINT64_MAX;
 	}
-	targets = nxsim__tlb_flush_kernel_range(m->tlb, cpu, mask, start, end,
-						broadcast);
-	if (broadcast) {
+	targets = nxsim__tlb_flush_kernel_range(m->tlb, cpu, mask, start, end);
+	if (m->tlb->broadcast) {
 		nxsim__xpfo_charge_flush(
 			m, cpu, per_cpu + m->cost.invlpgb + m->cost.tlbsync);
 		return;
@@ -200,6 +190,8 @@ int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 		tcfg = cfg->tlb;
 	else
 		nxsim_tlb_config_default(&tcfg, cfg->nr_cpus);
+	/* P7 is a machine with INVLPGB: every kernel flush broadcasts. */
+	tcfg.broadcast |= policy->broadcast;
 	if (cfg->clock && nxsim_clock_mode(cfg->clock) != NXSIM_CLOCK_VIRTUAL)
 		return -EINVAL;
 

@@ -19,11 +19,14 @@
 #include "core/compiler.h"
 #include "xpfo/xpfo.h"
 
-static void frame_lock(struct nxsim__frame *f)
+/* xpfo_lock: take @f's lock bit and charge @cpu the lock's cost. */
+static void frame_lock(struct nxsim_xpfo *m, unsigned int cpu,
+		       struct nxsim__frame *f)
 {
 	while (__atomic_fetch_or(&f->flags, FRAME_LOCK, __ATOMIC_ACQUIRE) &
 	       FRAME_LOCK)
 		;
+	nxsim__xpfo_charge_flush(m, cpu, m->cost.xpfo_lock);
 }
 
 static void frame_unlock(struct nxsim__frame *f)
@@ -92,8 +95,7 @@ int nxsim__xpfo_alloc_kernel(struct nxsim_xpfo *m, unsigned int cpu,
 	nxsim__xpfo_charge(m, cpu, m->cost.page_alloc);
 	if (!m->disabled) {
 		handover(m, cpu, pfn, NXSIM_XPFO_KERNEL, 0);
-		frame_lock(f);
-		nxsim__xpfo_charge_flush(m, cpu, m->cost.xpfo_lock);
+		frame_lock(m, cpu, f);
 		f->flags &= ~FRAME_USER;
 		/* v9 left it unmapped when a user freed it. */
 		if (f->flags & FRAME_UNMAPPED)
@@ -119,8 +121,7 @@ int nxsim__xpfo_alloc_user(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
 	nxsim__xpfo_charge(m, cpu, m->cost.page_alloc);
 	if (!m->disabled) {
 		handover(m, cpu, pfn, NXSIM_XPFO_USER, domain);
-		frame_lock(f);
-		nxsim__xpfo_charge_flush(m, cpu, m->cost.xpfo_lock);
+		frame_lock(m, cpu, f);
 		if (m->version == NXSIM_XPFO_V9) {
 			/* Unmap now unless the kernel writes it first. */
 			if ((!(f->flags & FRAME_USER) ||
@@ -164,8 +165,7 @@ int nxsim__xpfo_free(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)
 		return -EBUSY;
 	nxsim__xpfo_charge(m, cpu, m->cost.page_free);
 	if (!m->disabled && m->version != NXSIM_XPFO_V9) {
-		frame_lock(f);
-		nxsim__xpfo_charge_flush(m, cpu, m->cost.xpfo_lock);
+		frame_lock(m, cpu, f);
 		if (f->flags & FRAME_UNMAPPED)
 			physmap_remap(m, cpu, f, pfn);
 		f->flags &= ~FRAME_USER;
@@ -189,8 +189,7 @@ int nxsim__xpfo_kmap(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)
 	m->st.kmaps++;
 	if (m->disabled || !(f->flags & FRAME_USER))
 		return 0;
-	frame_lock(f);
-	nxsim__xpfo_charge_flush(m, cpu, m->cost.xpfo_lock);
+	frame_lock(m, cpu, f);
 	if (f->kmap_count == 1) {
 		if (f->flags & FRAME_UNMAPPED)
 			physmap_remap(m, cpu, f, pfn);
@@ -212,8 +211,7 @@ int nxsim__xpfo_kunmap(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)
 	m->st.kunmaps++;
 	if (m->disabled || !(f->flags & FRAME_USER))
 		return 0;
-	frame_lock(f);
-	nxsim__xpfo_charge_flush(m, cpu, m->cost.xpfo_lock);
+	frame_lock(m, cpu, f);
 	if (!f->kmap_count) {
 		nxsim__oracle_kmap_close(m, pfn);
 		physmap_unmap(m, cpu, f, pfn);
@@ -244,8 +242,7 @@ int nxsim__xpfo_refill(struct nxsim_xpfo *m, unsigned int cpu,
 	for (i = 0; i < n; i++) {
 		struct nxsim__frame *f = &m->frame[pfns[i]];
 
-		frame_lock(f);
-		nxsim__xpfo_charge_flush(m, cpu, m->cost.xpfo_lock);
+		frame_lock(m, cpu, f);
 		f->flags |= FRAME_USER;
 		if (!(f->flags & FRAME_UNMAPPED)) {
 			physmap_unmap(m, cpu, f, pfns[i]);

@@ -41,7 +41,7 @@ static void split_flush(struct nxsim_xpfo *m, unsigned int cpu)
 	nxsim__xpfo_charge_flush(m, cpu,
 				 m->cost.split + 512ull * m->cost.pte_write);
 	/* flush_tlb_all() under the page-table lock. */
-	nxsim__xpfo_flush_cpus(m, cpu, NULL, 0, 0, m->policy->broadcast);
+	nxsim__xpfo_flush_cpus(m, cpu, NULL, 0, 0);
 }
 
 /**

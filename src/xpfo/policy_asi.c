@@ -28,7 +28,7 @@ static void asi_flush(struct nxsim_xpfo *m, unsigned int cpu, uint64_t va,
 			m->cpu[i].pending_set++;
 		}
 	}
-	nxsim__xpfo_flush_cpus(m, cpu, m->mask, va, pages, false);
+	nxsim__xpfo_flush_cpus(m, cpu, m->mask, va, pages);
 }
 
 static void asi_enter(struct nxsim_xpfo *m, unsigned int cpu)

@@ -6,13 +6,13 @@
  */
 #include "xpfo/xpfo.h"
 
-static void eager_flush(struct nxsim_xpfo *m, unsigned int cpu, uint64_t va,
-			uint64_t pages)
+void nxsim__xpfo_eager_flush(struct nxsim_xpfo *m, unsigned int cpu,
+			     uint64_t va, uint64_t pages)
 {
-	nxsim__xpfo_flush_cpus(m, cpu, NULL, va, pages, false);
+	nxsim__xpfo_flush_cpus(m, cpu, NULL, va, pages);
 }
 
 const struct nxsim__xpfo_policy nxsim__xpfo_policy_eager = {
 	.name = "eager",
-	.flush = eager_flush,
+	.flush = nxsim__xpfo_eager_flush,
 };

@@ -8,7 +8,7 @@
 static void eager_full_flush(struct nxsim_xpfo *m, unsigned int cpu,
 			     uint64_t va, uint64_t pages)
 {
-	nxsim__xpfo_flush_cpus(m, cpu, NULL, 0, 0, false);
+	nxsim__xpfo_flush_cpus(m, cpu, NULL, 0, 0);
 }
 
 const struct nxsim__xpfo_policy nxsim__xpfo_policy_eager_full = {

@@ -15,7 +15,7 @@ static void lazy_flush(struct nxsim_xpfo *m, unsigned int cpu, uint64_t va,
 	uint64_t i;
 
 	if (!pages) {
-		nxsim__xpfo_flush_cpus(m, cpu, NULL, 0, 0, false);
+		nxsim__xpfo_flush_cpus(m, cpu, NULL, 0, 0);
 		return;
 	}
 	for (i = 0; i < pages && pfn + i < m->nr_frames; i++)
@@ -29,7 +29,7 @@ static void lazy_reuse(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)
 	if (!(f->flags & FRAME_NEED_FLUSH))
 		return;
 	f->flags &= ~FRAME_NEED_FLUSH;
-	nxsim__xpfo_flush_cpus(m, cpu, NULL, nxsim__physmap_va(pfn), 1, false);
+	nxsim__xpfo_flush_cpus(m, cpu, NULL, nxsim__physmap_va(pfn), 1);
 }
 
 const struct nxsim__xpfo_policy nxsim__xpfo_policy_lazy_realloc = {

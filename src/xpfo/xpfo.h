@@ -104,8 +104,9 @@ struct nxsim_xpfo {
  * @reuse: frame @pfn is handed to a new owner (NULL: nothing)
  * @refill_batch: workloads refill user frames in batches of this size
  *	through nxsim_xpfo_refill() (0: no batching)
- * @broadcast: the machine has INVLPGB; kernel-wide flushes (large-page
- *	splits included) broadcast instead of sending IPIs
+ * @broadcast: the machine has INVLPGB: its TLB is created with broadcast
+ *	set, so kernel-wide flushes (large-page splits included) broadcast
+ *	instead of sending IPIs, as they do under any policy on such a TLB
  *
  * A new policy is one file src/xpfo/policy_<name>.c defining one of these,
  * plus one line in xpfo_policy_table[] (src/xpfo/policy.c).
@@ -143,15 +144,18 @@ void nxsim__xpfo_flush_local(struct nxsim_xpfo *m, unsigned int cpu,
 void nxsim__xpfo_flush_local_all(struct nxsim_xpfo *m, unsigned int cpu);
 /*
  * flush_tlb_kernel_range() from @cpu to the CPUs in @mask (NULL: all) by
- * IPI, or by INVLPGB broadcast when @broadcast.  @pages of 0 means all.
+ * IPI, or by INVLPGB broadcast on a TLB configured for it.  @pages of 0
+ * means all.
  */
 void nxsim__xpfo_flush_cpus(struct nxsim_xpfo *m, unsigned int cpu,
-			    const uint64_t *mask, uint64_t va, uint64_t pages,
-			    bool broadcast);
+			    const uint64_t *mask, uint64_t va, uint64_t pages);
 /* Queue a full flush on every CPU but @cpu (pending_xpfo_flush). */
 void nxsim__xpfo_defer_others(struct nxsim_xpfo *m, unsigned int cpu);
 /* Run @cpu's pending full flush, if any. */
 void nxsim__xpfo_run_pending(struct nxsim_xpfo *m, unsigned int cpu);
+/* P1's flush (policy_eager.c), shared by P7. */
+void nxsim__xpfo_eager_flush(struct nxsim_xpfo *m, unsigned int cpu,
+			     uint64_t va, uint64_t pages);
 /* P4a's flush (policy_deferred.c), shared by P4b and P4c. */
 void nxsim__xpfo_deferred_flush(struct nxsim_xpfo *m, unsigned int cpu,
 				uint64_t va, uint64_t pages);

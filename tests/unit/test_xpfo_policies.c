@@ -258,6 +258,50 @@ static void test_policy_broadcast(void **state)
 	nxsim_xpfo_destroy(m);
 }
 
+/*
+ * The cost of one flush_tlb_kernel_range() of one page (spec 6.2) on 3
+ * CPUs, by IPI or by INVLPGB: what the initiator pays beyond the kunmap's
+ * lock and PTE write, and what each other CPU pays.
+ */
+static void test_policy_flush_cycles(void **state)
+{
+	static const struct {
+		const char *policy;
+		bool broadcast;
+	} tc[] = { { "eager", false }, { "broadcast", true } };
+	struct nxsim_xpfo_costs c;
+	unsigned int i, k;
+
+	nxsim_xpfo_costs_default(&c);
+	for (i = 0; i < ARRAY_SIZE(tc); i++) {
+		struct nxsim_xpfo_config cfg = {
+			.nr_cpus = 3,
+			.nr_frames = 256,
+			.version = NXSIM_XPFO_V8,
+			.policy = tc[i].policy,
+		};
+		uint64_t before[3], init, other;
+		struct nxsim_xpfo *m;
+
+		assert_rc(nxsim_xpfo_create(&cfg, &m), 0);
+		assert_rc(nxsim_xpfo_alloc_user(m, 0, 7, 1, 0), 0);
+		assert_rc(nxsim_xpfo_kmap(m, 0, 7), 0);
+		for (k = 0; k < 3; k++)
+			before[k] = ci(m, k).kernel_cycles;
+		assert_rc(nxsim_xpfo_kunmap(m, 0, 7), 0);
+		/* IPI: the first target, then one more. INVLPGB: one wait. */
+		init = tc[i].broadcast ? (uint64_t)c.invlpgb + c.tlbsync :
+					 (uint64_t)c.ipi_first + c.ipi_extra;
+		other = tc[i].broadcast ? 0 : (uint64_t)c.ipi_recv + c.invlpg;
+		assert_int_equal(ci(m, 0).kernel_cycles - before[0],
+				 c.xpfo_lock + c.pte_write + c.invlpg + init);
+		for (k = 1; k < 3; k++)
+			assert_int_equal(ci(m, k).kernel_cycles - before[k],
+					 other);
+		nxsim_xpfo_destroy(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_policy_lazy_realloc_no_hazard),
 		cmocka_unit_test(test_policy_eager_on_broadcast_tlb),
 		cmocka_unit_test(test_policy_broadcast),
+		cmocka_unit_test(test_policy_flush_cycles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
