@@ -8,18 +8,18 @@
  * Invariants that depend on a fix are checked only on profiles that carry
  * it (a 6.1 host legitimately leaves untracked exec-made tables unflagged),
  * so a bug switch that undoes a fix on a newer profile is caught.
- * Not checked here: 5.2 #10 (the worker's lifecycle, src/mmu/worker.c).
+ * Not checked here: 5.2 #10 (the worker's lifecycle, src/kvm/worker.c).
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
 #include "core/compiler.h"
-#include "core/profile.h"
-#include "mmu/host.h"
+#include "kvm/profile.h"
+#include "kvm/host.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
-#include "mmu/vm.h"
+#include "kvm/vm.h"
 
 struct checker {
 	struct nxsim_vm *vm;

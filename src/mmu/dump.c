@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "core/compiler.h"
-#include "core/profile.h"
-#include "mmu/host.h"
+#include "kvm/profile.h"
+#include "kvm/host.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
-#include "mmu/vm.h"
+#include "kvm/vm.h"
 
 struct dumper {
 	struct nxsim__vm_mmu *mmu;

@@ -18,11 +18,11 @@
 #include <errno.h>
 
 #include "core/compiler.h"
-#include "core/profile.h"
-#include "mmu/host.h"
+#include "kvm/profile.h"
+#include "kvm/host.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
-#include "mmu/vm.h"
+#include "kvm/vm.h"
 
 /* The fields of struct kvm_page_fault this path uses. */
 struct page_fault {

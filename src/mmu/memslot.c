@@ -21,7 +21,7 @@
 #include "core/compiler.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
-#include "mmu/vm.h"
+#include "kvm/vm.h"
 
 #define KVM_MEM_MAX_NR_PAGES ((1ull << 31) - 1)
 #define TASK_SIZE_MAX ((1ull << 47) - 4096)

@@ -17,10 +17,10 @@
 
 #include "core/alloc.h"
 #include "core/compiler.h"
-#include "mmu/host.h"
+#include "kvm/host.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
-#include "mmu/vm.h"
+#include "kvm/vm.h"
 
 int nxsim__mmu_vm_enter(struct nxsim_vm *vm)
 {

@@ -16,11 +16,11 @@
  * lock breaking, and the SMM address space of the memslot lookup.
  */
 #include "core/compiler.h"
-#include "core/profile.h"
-#include "mmu/host.h"
+#include "kvm/profile.h"
+#include "kvm/host.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
-#include "mmu/vm.h"
+#include "kvm/vm.h"
 
 struct nxsim__possible_nx *nxsim__nx_list(struct nxsim_vm *vm,
 					  enum nxsim__mmu_type type)

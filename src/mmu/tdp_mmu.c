@@ -21,10 +21,10 @@
 
 #include "core/alloc.h"
 #include "core/compiler.h"
-#include "core/profile.h"
-#include "mmu/host.h"
+#include "kvm/profile.h"
+#include "kvm/host.h"
 #include "mmu/mmu_internal.h"
-#include "mmu/vm.h"
+#include "kvm/vm.h"
 
 /* A free frame index, growing the table if needed; false on -ENOMEM. */
 static bool frame_get(struct nxsim__vm_mmu *mmu, uint32_t *id)

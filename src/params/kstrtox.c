@@ -15,7 +15,7 @@
 #include <limits.h>
 
 #include "core/hex.h"
-#include "core/profile.h"
+#include "kvm/profile.h"
 #include "params/kstrtox.h"
 
 bool nxsim__sysfs_streq(const char *s1, const char *s2)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/test_util.h"
-#include "mmu/host.h"
+#include "kvm/host.h"
 
 static void test_host_defaults(void **state)
 {

@@ -6,7 +6,7 @@
  * rules (lib/kstrtox.c, lib/string_helpers.c).
  */
 #include "common/test_util.h"
-#include "core/profile.h"
+#include "kvm/profile.h"
 #include "params/cmdline.h"
 #include "params/kstrtox.h"
 

@@ -9,7 +9,7 @@
 #include "../scenario/nx_test.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
-#include "mmu/vm.h"
+#include "kvm/vm.h"
 
 #define G4 (4 * GIB)
 

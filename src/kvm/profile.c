@@ -11,7 +11,7 @@
 #include <nxsim/host.h>
 
 #include "core/compiler.h"
-#include "core/profile.h"
+#include "kvm/profile.h"
 
 /*
  * What each era adds, cumulatively; a row names its era and its worker

@@ -25,11 +25,11 @@
 
 #include "core/alloc.h"
 #include "core/compiler.h"
-#include "core/profile.h"
-#include "mmu/host.h"
+#include "kvm/profile.h"
+#include "kvm/host.h"
 #include "mmu/mmu.h"
-#include "mmu/vm.h"
-#include "mmu/worker.h"
+#include "kvm/vm.h"
+#include "kvm/worker.h"
 
 #define KVM_MAX_VCPUS 1024
 

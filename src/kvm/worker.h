@@ -2,8 +2,8 @@
 /*
  * The per-VM NX-huge-page recovery worker.
  */
-#ifndef NXSIM_MMU_WORKER_H
-#define NXSIM_MMU_WORKER_H
+#ifndef NXSIM_KVM_WORKER_H
+#define NXSIM_KVM_WORKER_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -64,4 +64,4 @@ void nxsim__worker_release(struct nxsim_vm *vm);
 int nxsim__worker_kill(struct nxsim_vm *vm);
 void nxsim__worker_info(struct nxsim_vm *vm, struct nxsim_worker_info *info);
 
-#endif /* NXSIM_MMU_WORKER_H */
+#endif /* NXSIM_KVM_WORKER_H */

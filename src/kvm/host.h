@@ -3,8 +3,8 @@
  * The host: one loaded kvm.ko.  Holds the CPU description, the profile,
  * the module parameters, the global kvm_lock and vm_list.
  */
-#ifndef NXSIM_MMU_HOST_H
-#define NXSIM_MMU_HOST_H
+#ifndef NXSIM_KVM_HOST_H
+#define NXSIM_KVM_HOST_H
 
 #include <pthread.h>
 #include <stdint.h>
@@ -14,7 +14,7 @@
 #include <nxsim/host.h>
 
 #include "core/gate.h"
-#include "params/nx_params.h"
+#include "kvm/nx_params.h"
 
 struct nxsim_vm;
 
@@ -75,4 +75,4 @@ void nxsim__host_wake_all(struct nxsim_host *host);
 /* Count a simulated oops (a re-enabled bug hit a NULL or freed pointer). */
 void nxsim__host_oops(struct nxsim_host *host, const char *what);
 
-#endif /* NXSIM_MMU_HOST_H */
+#endif /* NXSIM_KVM_HOST_H */

@@ -5,8 +5,8 @@
  * the changes it carries, each with the commit that made it.  Code asks the
  * profile ("does kstrtobool take 't'?"), never a version number.
  */
-#ifndef NXSIM_CORE_PROFILE_H
-#define NXSIM_CORE_PROFILE_H
+#ifndef NXSIM_KVM_PROFILE_H
+#define NXSIM_KVM_PROFILE_H
 
 #include <stdbool.h>
 
@@ -68,4 +68,4 @@ struct nxsim__profile {
 /* The profile called @name; NULL @name is the newest.  NULL if unknown. */
 const struct nxsim__profile *nxsim__profile_find(const char *name);
 
-#endif /* NXSIM_CORE_PROFILE_H */
+#endif /* NXSIM_KVM_PROFILE_H */

@@ -25,11 +25,11 @@
 #include <nxsim/param.h>
 
 #include "core/compiler.h"
-#include "core/profile.h"
-#include "mmu/host.h"
+#include "kvm/profile.h"
+#include "kvm/host.h"
 #include "params/cmdline.h"
 #include "params/kstrtox.h"
-#include "params/nx_params.h"
+#include "kvm/nx_params.h"
 
 #define PAGE_SIZE 4096
 

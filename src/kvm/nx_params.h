@@ -4,8 +4,8 @@
  * They reach VMs only through the host's two loops (zap-and-wake all,
  * wake all), never through MMU internals.
  */
-#ifndef NXSIM_PARAMS_NX_PARAMS_H
-#define NXSIM_PARAMS_NX_PARAMS_H
+#ifndef NXSIM_KVM_NX_PARAMS_H
+#define NXSIM_KVM_NX_PARAMS_H
 
 #include <stdbool.h>
 
@@ -50,4 +50,4 @@ bool nxsim__nx_recovery_period(struct nxsim_host *host, unsigned int *period);
 bool nxsim__nx_huge_pages(struct nxsim_host *host);
 bool nxsim__nx_hard_disabled(struct nxsim_host *host);
 
-#endif /* NXSIM_PARAMS_NX_PARAMS_H */
+#endif /* NXSIM_KVM_NX_PARAMS_H */

@@ -2,8 +2,8 @@
 /*
  * struct kvm and struct kvm_vcpu, as far as libnxsim models them.
  */
-#ifndef NXSIM_MMU_VM_H
-#define NXSIM_MMU_VM_H
+#ifndef NXSIM_KVM_VM_H
+#define NXSIM_KVM_VM_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -94,4 +94,4 @@ void nxsim__vm_free(struct nxsim_vm *vm);
 /* is_nx_huge_page_enabled(kvm) */
 bool nxsim__vm_nx_huge_page_enabled(struct nxsim_vm *vm);
 
-#endif /* NXSIM_MMU_VM_H */
+#endif /* NXSIM_KVM_VM_H */

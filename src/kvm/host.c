@@ -21,13 +21,13 @@
 #include "core/alloc.h"
 #include "core/clock.h"
 #include "core/compiler.h"
-#include "core/profile.h"
-#include "mmu/host.h"
+#include "kvm/profile.h"
+#include "kvm/host.h"
 #include "mmu/mmu.h"
-#include "mmu/vm.h"
-#include "mmu/worker.h"
+#include "kvm/vm.h"
+#include "kvm/worker.h"
 #include "params/cmdline.h"
-#include "params/nx_params.h"
+#include "kvm/nx_params.h"
 
 /* mitigations_parse_cmdline() of kernel/cpu.c: an early parameter. */
 static int apply_early_param(void *arg, const char *param, const char *val)
