@@ -106,7 +106,7 @@ static int set_nx_huge_pages(struct nxsim_host *host, const struct nx_param *p,
 		}
 		WRITE_ONCE(host->nx.hard_disabled, true);
 		pthread_mutex_unlock(&host->kvm_lock);
-	} else if (nxsim__kstrtobool(host->prof, val, &new_val) < 0) {
+	} else if (nxsim__kstrtobool(&host->prof->kstrtox, val, &new_val) < 0) {
 		return -EINVAL;
 	}
 

@@ -17,14 +17,17 @@
  * What each era adds, cumulatively; a row names its era and its worker
  * model.  The commits are in the field comments of struct nxsim__profile.
  */
-#define SINCE_6_1                                                   \
-	.kstrtobool_tf = true, .never = true, .period_param = true, \
-	.disable_nx_cap = true, .tdp_mmu = true, .tdp_mmu_default = true
-#define SINCE_6_2                                                           \
-	SINCE_6_1, .tdp_split_on_fault = true, .recovery_skip_dirty = true, \
-		   .nx_tag_untracked = true, .nx_adjust_checks_flag = true
-#define SINCE_6_13 SINCE_6_2, .recover_huge_in_place = true
-#define SINCE_6_16 SINCE_6_13, .kstrtobool_ed = true
+#define SINCE_6_1                                                           \
+	.kstrtox.kstrtobool_tf = true, .never = true, .period_param = true, \
+	.disable_nx_cap = true, .mmu.tdp_mmu = true,                        \
+	.mmu.tdp_mmu_default = true
+#define SINCE_6_2                                   \
+	SINCE_6_1, .mmu.tdp_split_on_fault = true,  \
+		   .mmu.recovery_skip_dirty = true, \
+		   .mmu.nx_tag_untracked = true,    \
+		   .mmu.nx_adjust_checks_flag = true
+#define SINCE_6_13 SINCE_6_2, .mmu.recover_huge_in_place = true
+#define SINCE_6_16 SINCE_6_13, .kstrtox.kstrtobool_ed = true
 
 static const struct nxsim__profile profiles[] = {
 	{
@@ -36,7 +39,7 @@ static const struct nxsim__profile profiles[] = {
 		.name = "5.10",
 		.tree = "v5.10: the TDP MMU arrives (off by default)",
 		.worker = NXSIM__WORKER_KTHREAD_AT_CREATE,
-		.tdp_mmu = true,
+		.mmu.tdp_mmu = true,
 	},
 	{
 		.name = "6.1",
@@ -79,7 +82,7 @@ static const struct nxsim__profile profiles[] = {
 		.tree = "v6.18: per-MMU-type recovery lists (newest)",
 		.worker = NXSIM__WORKER_VHOST_AT_FIRST_RUN,
 		SINCE_6_16,
-		.per_type_lists = true,
+		.mmu.per_type_lists = true,
 	},
 };
 

@@ -50,7 +50,7 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 	struct nxsim_vm *vm = c->vm;
 	struct nxsim__vm_mmu *mmu = vm->mmu;
 	bool nx = nxsim__vm_nx_huge_page_enabled(vm);
-	bool tag = vm->host->prof->nx_tag_untracked;
+	bool tag = vm->host->prof->mmu.nx_tag_untracked;
 	unsigned long long gfn = sp->gfn;
 	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level);
 	unsigned int i, leaves = 0;
@@ -134,7 +134,7 @@ static void check_lists(struct checker *c)
 {
 	struct nxsim_vm *vm = c->vm;
 	struct nxsim__vm_mmu *mmu = vm->mmu;
-	bool per_type = vm->host->prof->per_type_lists;
+	bool per_type = vm->host->prof->mmu.per_type_lists;
 	uint64_t total = 0, len;
 	struct nxsim__mmu_page *sp;
 	int t;

@@ -115,7 +115,7 @@ static void dump_slots(struct dumper *d)
 static void dump_lists(struct dumper *d, struct nxsim_vm *vm)
 {
 	static const char *const names[] = { "shadow", "tdp" };
-	bool per_type = vm->host->prof->per_type_lists;
+	bool per_type = vm->host->prof->mmu.per_type_lists;
 	struct nxsim__mmu_page *sp;
 	int t;
 

@@ -73,7 +73,7 @@ static void disallowed_hugepage_adjust(struct nxsim_vm *vm,
 				       int cur_level)
 {
 	bool check_flag =
-		vm->host->prof->nx_adjust_checks_flag &&
+		vm->host->prof->mmu.nx_adjust_checks_flag &&
 		!nxsim__host_has_bug(vm->host, NXSIM_BUG_ADJUST_ANY_NONLEAF);
 
 	if (cur_level > NXSIM_PG_LEVEL_4K && cur_level == f->goal_level &&
@@ -173,7 +173,7 @@ static void tdp_mmu_map(struct nxsim_vm *vm, struct page_fault *f,
 {
 	const struct nxsim__profile *prof = vm->host->prof;
 	struct nxsim__vm_mmu *mmu = vm->mmu;
-	bool tag = prof->nx_tag_untracked &&
+	bool tag = prof->mmu.nx_tag_untracked &&
 		   !nxsim__host_has_bug(vm->host, NXSIM_BUG_UNTAGGED_NX);
 	struct nxsim__mmu_page *sp = mmu->root, *child;
 	int level = mmu->root_level;
@@ -198,7 +198,8 @@ static void tdp_mmu_map(struct nxsim_vm *vm, struct page_fault *f,
 		if (tag)
 			child->nx_huge_page_disallowed =
 				f->huge_page_disallowed;
-		if (is_shadow_present_pte(old) && prof->tdp_split_on_fault) {
+		if (is_shadow_present_pte(old) &&
+		    prof->mmu.tdp_split_on_fault) {
 			split_huge_page(vm, child, old);
 			info->splits++;
 		} else {
@@ -339,7 +340,7 @@ static int handle_access(struct nxsim_vm *vm, enum nxsim_access_kind kind,
 
 static bool uses_tdp_mmu(struct nxsim_host *host)
 {
-	return host->prof->tdp_mmu_default && !host->cpu.no_tdp &&
+	return host->prof->mmu.tdp_mmu_default && !host->cpu.no_tdp &&
 	       !host->cpu.no_tdp_mmu;
 }
 

@@ -25,7 +25,7 @@
 struct nxsim__possible_nx *nxsim__nx_list(struct nxsim_vm *vm,
 					  enum nxsim__mmu_type type)
 {
-	return &vm->mmu->nx[vm->host->prof->per_type_lists ? type : 0];
+	return &vm->mmu->nx[vm->host->prof->mmu.per_type_lists ? type : 0];
 }
 
 void nxsim__track_possible_nx_huge_page(struct nxsim_vm *vm,
@@ -90,10 +90,11 @@ static void recover(struct nxsim_vm *vm, enum nxsim__mmu_type type)
 	struct nxsim__possible_nx *l = nxsim__nx_list(vm, type);
 	struct nxsim__vm_mmu *mmu = vm->mmu;
 	bool skip_dirty =
-		prof->recovery_skip_dirty &&
+		prof->mmu.recovery_skip_dirty &&
 		!nxsim__host_has_bug(vm->host, NXSIM_BUG_RECOVER_DIRTY);
 	unsigned int ratio = READ_ONCE(vm->host->nx.recovery_ratio);
-	uint64_t nr = prof->per_type_lists ? l->nr_pages : mmu->nx_lpage_splits;
+	uint64_t nr = prof->mmu.per_type_lists ? l->nr_pages :
+						 mmu->nx_lpage_splits;
 	uint64_t to_zap = ratio ? DIV_ROUND_UP(nr, ratio) : 0, done = 0;
 	uint64_t len = l->len; /* the true length, for invariant 9 */
 	struct nxsim__mmu_page *sp;
@@ -108,20 +109,20 @@ static void recover(struct nxsim_vm *vm, enum nxsim__mmu_type type)
 			break;
 		}
 		WARN_ON(!sp->nx_huge_page_disallowed || !sp->direct);
-		if (prof->per_type_lists)
+		if (prof->mmu.per_type_lists)
 			unaccount_nx_huge_page(vm, sp, type);
 		pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
 		done++;
 
 		dirty = sp_dirty_logging(vm, sp);
 		if (skip_dirty && dirty) {
-			if (!prof->per_type_lists)
+			if (!prof->mmu.per_type_lists)
 				unaccount_nx_huge_page(vm, sp, type);
 			sp->unaccounted = true;
 			mmu->counters.recovery_unaccounted++;
 			continue;
 		}
-		if (dirty && prof->recovery_skip_dirty)
+		if (dirty && prof->mmu.recovery_skip_dirty)
 			nxsim__mmu_event(mmu,
 					 "5.2#9: recovery zapped SP gfn 0x%llx "
 					 "level %d in a dirty-logged slot",
@@ -145,7 +146,7 @@ static void recover(struct nxsim_vm *vm, enum nxsim__mmu_type type)
 void nxsim__mmu_recover_nx_huge_pages(struct nxsim_vm *vm)
 {
 	pthread_rwlock_wrlock(&vm->mmu_lock);
-	if (vm->host->prof->per_type_lists)
+	if (vm->host->prof->mmu.per_type_lists)
 		recover(vm, NXSIM__SHADOW_MMU);
 	recover(vm, NXSIM__TDP_MMU);
 	pthread_rwlock_unlock(&vm->mmu_lock);

@@ -429,7 +429,7 @@ static bool collapse(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
 		return false;
 	if (nxsim__max_mapping_level(vm, slot, gfn, NXSIM_PG_LEVEL_1G) < level)
 		return false;
-	if (!vm->host->prof->recover_huge_in_place) {
+	if (!vm->host->prof->mmu.recover_huge_in_place) {
 		nxsim__tdp_mmu_set_spte(vm, sp, sptep, SHADOW_NONPRESENT_VALUE);
 		return true;
 	}

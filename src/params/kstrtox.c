@@ -15,7 +15,6 @@
 #include <limits.h>
 
 #include "core/hex.h"
-#include "kvm/profile.h"
 #include "params/kstrtox.h"
 
 bool nxsim__sysfs_streq(const char *s1, const char *s2)
@@ -31,7 +30,7 @@ bool nxsim__sysfs_streq(const char *s1, const char *s2)
 	return *s1 == '\n' && !s1[1] && !*s2;
 }
 
-int nxsim__kstrtobool(const struct nxsim__profile *prof, const char *s,
+int nxsim__kstrtobool(const struct nxsim__kstrtox_profile *prof, const char *s,
 		      bool *res)
 {
 	if (!s)

@@ -69,7 +69,7 @@ static void check_bool_era(const char *profile, size_t col)
 		const struct bool_case *c = &bool_cases[i];
 		int want = col == 0 ? c->v54 : col == 1 ? c->v61 : c->v616;
 		bool res = !want;
-		int rc = nxsim__kstrtobool(prof, c->s, &res);
+		int rc = nxsim__kstrtobool(&prof->kstrtox, c->s, &res);
 		int got = rc < 0 ? -1 : res;
 
 		if (rc < 0 && rc != -EINVAL)
@@ -94,7 +94,8 @@ static void test_kstrtox_kstrtobool_null(void **state)
 {
 	bool res = true;
 
-	assert_rc(nxsim__kstrtobool(nxsim__profile_find(NULL), NULL, &res),
+	assert_rc(nxsim__kstrtobool(&nxsim__profile_find(NULL)->kstrtox, NULL,
+				    &res),
 		  -EINVAL);
 	assert_true(res);
 }
