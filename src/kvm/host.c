@@ -169,7 +169,7 @@ void nxsim__host_zap_all_and_wake(struct nxsim_host *host)
 	pthread_mutex_lock(&host->kvm_lock);
 	TAILQ_FOREACH(vm, &host->vm_list, vm_list) {
 		pthread_mutex_lock(&vm->slots_lock);
-		nxsim__mmu_zap_all_fast(vm);
+		nxsim__kvm_mmu_zap_all_fast(vm->mmu);
 		ATOMIC_INC(vm->counters.zap_all);
 		pthread_mutex_unlock(&vm->slots_lock);
 		nxsim__worker_wake(vm);

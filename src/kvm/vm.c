@@ -33,7 +33,7 @@
 
 #define KVM_MAX_VCPUS 1024
 
-static int vm_enter(struct nxsim_vm *vm)
+int nxsim__vm_enter(struct nxsim_vm *vm)
 {
 	if (!vm)
 		return -EINVAL;
@@ -41,7 +41,7 @@ static int vm_enter(struct nxsim_vm *vm)
 	return nxsim__gate_enter(&vm->gate);
 }
 
-static void vm_exit(struct nxsim_vm *vm)
+void nxsim__vm_exit(struct nxsim_vm *vm)
 {
 	nxsim__gate_exit(&vm->gate);
 }
@@ -125,7 +125,6 @@ void nxsim__vm_free(struct nxsim_vm *vm)
 	nxsim__gate_destroy(&vm->gate);
 	pthread_mutex_destroy(&vm->lock);
 	pthread_mutex_destroy(&vm->slots_lock);
-	pthread_rwlock_destroy(&vm->mmu_lock);
 	pthread_mutex_destroy(&vm->nx_once.lock);
 	vm->magic = 0;
 	nxsim__free(vm, sizeof(*vm));
@@ -133,6 +132,7 @@ void nxsim__vm_free(struct nxsim_vm *vm)
 
 int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 {
+	struct nxsim__mmu_config mmu_cfg;
 	struct nxsim_vm *vm;
 	bool race_order;
 	int rc;
@@ -140,6 +140,12 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 	if (!host || !vmp)
 		return -EINVAL;
 	assert(host->magic == NXSIM_HOST_MAGIC);
+	mmu_cfg = (struct nxsim__mmu_config){
+		.cpu = &host->cpu,
+		.prof = &host->prof->mmu,
+		.bugs = host->bugs,
+		.params = &host->nx,
+	};
 	race_order = nxsim__host_has_bug(host, NXSIM_BUG_NEVER_CREATE_RACE);
 	rc = nxsim__gate_enter(&host->gate);
 	if (rc)
@@ -153,12 +159,11 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 	nxsim__gate_init(&vm->gate, -EBADF);
 	pthread_mutex_init(&vm->lock, NULL);
 	pthread_mutex_init(&vm->slots_lock, NULL);
-	pthread_rwlock_init(&vm->mmu_lock, NULL);
 	pthread_mutex_init(&vm->nx_once.lock, NULL);
 	TAILQ_INIT(&vm->vcpus);
 	vm->magic = NXSIM_VM_MAGIC;
 
-	rc = nxsim__mmu_init_vm(vm);
+	rc = nxsim__kvm_mmu_init_vm(&mmu_cfg, &vm->mmu);
 	if (rc)
 		goto free_vm;
 	if (race_order && worker_at_create(host)) {
@@ -190,7 +195,8 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 stop:
 	nxsim__worker_stop(vm);
 uninit:
-	nxsim__mmu_uninit_vm(vm);
+	nxsim__kvm_mmu_uninit_vm(vm->mmu);
+	vm->mmu = NULL;
 free_vm:
 	nxsim__vm_free(vm);
 out:
@@ -214,7 +220,8 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 	pthread_mutex_unlock(&host->kvm_lock);
 	/* kvm_arch_pre_destroy_vm(), then the MMU teardown. */
 	nxsim__worker_stop(vm);
-	nxsim__mmu_uninit_vm(vm);
+	nxsim__kvm_mmu_uninit_vm(vm->mmu);
+	vm->mmu = NULL;
 	ATOMIC_INC(host->counters.vms_destroyed);
 	return 0;
 }
@@ -224,32 +231,26 @@ struct nxsim_host *nxsim_vm_host(struct nxsim_vm *vm)
 	return vm->host;
 }
 
-bool nxsim__vm_nx_huge_page_enabled(struct nxsim_vm *vm)
-{
-	return nxsim__nx_huge_pages(vm->host) &&
-	       !READ_ONCE(vm->disable_nx_huge_pages);
-}
-
 int nxsim_vm_nx_huge_pages_enabled(struct nxsim_vm *vm)
 {
-	int rc = vm_enter(vm);
+	int rc = nxsim__vm_enter(vm);
 
 	if (rc)
 		return rc;
-	rc = nxsim__vm_nx_huge_page_enabled(vm);
-	vm_exit(vm);
+	rc = nxsim__is_nx_huge_page_enabled(vm->mmu);
+	nxsim__vm_exit(vm);
 	return rc;
 }
 
 int nxsim_vm_check_extension(struct nxsim_vm *vm, unsigned int cap)
 {
-	int rc = vm_enter(vm);
+	int rc = nxsim__vm_enter(vm);
 
 	if (rc)
 		return rc;
 	rc = cap == NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES &&
 	     vm->host->prof->disable_nx_cap;
-	vm_exit(vm);
+	nxsim__vm_exit(vm);
 	return rc;
 }
 
@@ -257,7 +258,7 @@ int nxsim_vm_check_extension(struct nxsim_vm *vm, unsigned int cap)
 int nxsim_vm_enable_cap(struct nxsim_vm *vm, unsigned int cap, uint32_t flags,
 			const uint64_t *args, bool cap_sys_boot)
 {
-	int rc = vm_enter(vm);
+	int rc = nxsim__vm_enter(vm);
 
 	if (rc)
 		return rc;
@@ -274,12 +275,12 @@ int nxsim_vm_enable_cap(struct nxsim_vm *vm, unsigned int cap, uint32_t flags,
 		if (vm->created_vcpus) {
 			rc = -EINVAL;
 		} else {
-			WRITE_ONCE(vm->disable_nx_huge_pages, true);
+			nxsim__mmu_disable_nx_huge_pages(vm->mmu);
 			rc = 0;
 		}
 		pthread_mutex_unlock(&vm->lock);
 	}
-	vm_exit(vm);
+	nxsim__vm_exit(vm);
 	return rc;
 }
 
@@ -307,12 +308,12 @@ int nxsim_vm_counters(struct nxsim_vm *vm, struct nxsim_vm_counters *c)
 
 int nxsim_vm_worker_kill(struct nxsim_vm *vm)
 {
-	int rc = vm_enter(vm);
+	int rc = nxsim__vm_enter(vm);
 
 	if (rc)
 		return rc;
 	rc = nxsim__worker_kill(vm);
-	vm_exit(vm);
+	nxsim__vm_exit(vm);
 	return rc;
 }
 
@@ -322,11 +323,11 @@ int nxsim_vm_inject_worker_error(struct nxsim_vm *vm, int err)
 
 	if (err >= 0)
 		return -EINVAL;
-	rc = vm_enter(vm);
+	rc = nxsim__vm_enter(vm);
 	if (rc)
 		return rc;
 	WRITE_ONCE(vm->inject_worker_err, err);
-	vm_exit(vm);
+	nxsim__vm_exit(vm);
 	return 0;
 }
 
@@ -339,7 +340,7 @@ int nxsim_vcpu_create(struct nxsim_vm *vm, unsigned int id,
 
 	if (!vcpup)
 		return -EINVAL;
-	rc = vm_enter(vm);
+	rc = nxsim__vm_enter(vm);
 	if (rc)
 		return rc;
 	if (id >= NXSIM_MAX_VCPU_ID) {
@@ -370,7 +371,7 @@ int nxsim_vcpu_create(struct nxsim_vm *vm, unsigned int id,
 unlock:
 	pthread_mutex_unlock(&vm->lock);
 out:
-	vm_exit(vm);
+	nxsim__vm_exit(vm);
 	return rc;
 }
 
@@ -383,12 +384,12 @@ int nxsim_vcpu_run(struct nxsim_vcpu *vcpu)
 	if (!vcpu)
 		return -EINVAL;
 	vm = vcpu->vm;
-	rc = vm_enter(vm);
+	rc = nxsim__vm_enter(vm);
 	if (rc)
 		return rc;
 	if (!worker_at_create(vm->host))
 		rc = post_init_vm_first_run(vm);
-	vm_exit(vm);
+	nxsim__vm_exit(vm);
 	return rc;
 }
 

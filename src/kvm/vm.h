@@ -58,14 +58,12 @@ struct nxsim_vcpu {
  * @gate: API calls inside the VM; closed by destruction (-EBADF)
  * @lock: kvm->lock: vCPU creation, capabilities
  * @slots_lock: kvm->slots_lock
- * @mmu_lock: kvm->mmu_lock
  * @vcpus: created vCPUs, under @lock
  * @created_vcpus: kvm->created_vcpus, under @lock
- * @disable_nx_huge_pages: kvm->arch.disable_nx_huge_pages, under @lock
  * @worker: the recovery worker, NULL if none; published with WRITE_ONCE
  * @nx_once: kvm->arch.nx_once (6.14 on)
  * @inject_worker_err: error the next worker creation returns, or 0
- * @mmu: MMU state (src/mmu), NULL until kvm_mmu_init_vm()
+ * @mmu: the MMU half (src/mmu), from kvm_mmu_init_vm() to destruction
  * @counters: side effects of parameter writes, updated atomically
  */
 struct nxsim_vm {
@@ -75,10 +73,8 @@ struct nxsim_vm {
 	struct nxsim__gate gate;
 	pthread_mutex_t lock;
 	pthread_mutex_t slots_lock;
-	pthread_rwlock_t mmu_lock;
 	TAILQ_HEAD(, nxsim_vcpu) vcpus;
 	unsigned int created_vcpus;
-	bool disable_nx_huge_pages;
 	struct nxsim__worker *worker;
 	struct nxsim__once nx_once;
 	int inject_worker_err;
@@ -88,10 +84,11 @@ struct nxsim_vm {
 
 #define NXSIM_VM_MAGIC 0x6b766d76u /* "kvmv" */
 
+/* Enter / leave an API call on a VM: 0, -EINVAL (NULL) or -EBADF. */
+int nxsim__vm_enter(struct nxsim_vm *vm);
+void nxsim__vm_exit(struct nxsim_vm *vm);
+
 /* Free a destroyed VM's handle (host unload). */
 void nxsim__vm_free(struct nxsim_vm *vm);
-
-/* is_nx_huge_page_enabled(kvm) */
-bool nxsim__vm_nx_huge_page_enabled(struct nxsim_vm *vm);
 
 #endif /* NXSIM_KVM_VM_H */

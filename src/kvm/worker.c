@@ -74,7 +74,7 @@ static uint64_t worker_step(struct nxsim__worker *w)
 		due = w->last_jiffies + nxsim__msecs_to_jiffies(period, hz);
 		if (due > jiffies_now(w))
 			return nxsim__jiffies_to_ns(due, hz);
-		nxsim__mmu_recover_nx_huge_pages(w->vm);
+		nxsim__mmu_recover_nx_huge_pages(w->vm->mmu);
 		atomic_fetch_add(&w->passes, 1);
 		WRITE_ONCE(w->last_jiffies, jiffies_now(w));
 	}

@@ -15,14 +15,11 @@
 #include <stdio.h>
 
 #include "core/compiler.h"
-#include "kvm/profile.h"
-#include "kvm/host.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
-#include "kvm/vm.h"
 
 struct checker {
-	struct nxsim_vm *vm;
+	struct nxsim__vm_mmu *mmu;
 	nxsim_text_fn report;
 	void *ctx;
 	int violations;
@@ -47,10 +44,9 @@ violation(struct checker *c, const char *fmt, ...)
 
 static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 {
-	struct nxsim_vm *vm = c->vm;
-	struct nxsim__vm_mmu *mmu = vm->mmu;
-	bool nx = nxsim__vm_nx_huge_page_enabled(vm);
-	bool tag = vm->host->prof->mmu.nx_tag_untracked;
+	struct nxsim__vm_mmu *mmu = c->mmu;
+	bool nx = nxsim__is_nx_huge_page_enabled(mmu);
+	bool tag = mmu->prof->nx_tag_untracked;
 	unsigned long long gfn = sp->gfn;
 	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level);
 	unsigned int i, leaves = 0;
@@ -132,9 +128,8 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 
 static void check_lists(struct checker *c)
 {
-	struct nxsim_vm *vm = c->vm;
-	struct nxsim__vm_mmu *mmu = vm->mmu;
-	bool per_type = vm->host->prof->mmu.per_type_lists;
+	struct nxsim__vm_mmu *mmu = c->mmu;
+	bool per_type = mmu->prof->per_type_lists;
 	uint64_t total = 0, len;
 	struct nxsim__mmu_page *sp;
 	int t;
@@ -175,19 +170,14 @@ static void check_lists(struct checker *c)
 			  (unsigned long long)total);
 }
 
-int nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report, void *ctx)
+int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report, void *ctx)
 {
-	struct checker c = { .vm = vm, .report = report, .ctx = ctx };
+	struct checker c = { .mmu = mmu, .report = report, .ctx = ctx };
 	static const char *const names[] = { "4k", "2m", "1g" };
-	struct nxsim__vm_mmu *mmu;
 	struct nxsim__mmu_page *root;
 	unsigned int i;
-	int rc = nxsim__mmu_vm_enter(vm);
 
-	if (rc)
-		return rc;
-	mmu = vm->mmu;
-	pthread_rwlock_wrlock(&vm->mmu_lock);
+	pthread_rwlock_wrlock(&mmu->mmu_lock);
 	TAILQ_FOREACH(root, &mmu->roots, link) {
 		if (root->invalid || root != mmu->root)
 			violation(&c, "5.2#7: invalid or stale root %u left",
@@ -206,7 +196,8 @@ int nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report, void *ctx)
 		violation(&c, "%llu page-table pages alive, %llu reachable",
 			  (unsigned long long)mmu->nr_sps,
 			  (unsigned long long)(c.sps + mmu->nr_cache));
-	if (nxsim__nx_hard_disabled(vm->host) && nxsim__nx_huge_pages(vm->host))
+	if (READ_ONCE(mmu->params->hard_disabled) &&
+	    READ_ONCE(mmu->params->nx_huge_pages))
 		violation(&c, "5.2#8: hard-disabled but nx_huge_pages set");
 	for (i = 0; i < mmu->nr_events; i++) {
 		if (i < NXSIM__MAX_EVENTS)
@@ -215,7 +206,6 @@ int nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report, void *ctx)
 			violation(&c, "(more events not kept)");
 	}
 	mmu->nr_events = 0;
-	pthread_rwlock_unlock(&vm->mmu_lock);
-	nxsim__mmu_vm_exit(vm);
+	pthread_rwlock_unlock(&mmu->mmu_lock);
 	return c.violations;
 }

@@ -13,11 +13,8 @@
 #include <string.h>
 
 #include "core/compiler.h"
-#include "kvm/profile.h"
-#include "kvm/host.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
-#include "kvm/vm.h"
 
 struct dumper {
 	struct nxsim__vm_mmu *mmu;
@@ -112,10 +109,10 @@ static void dump_slots(struct dumper *d)
 }
 
 /* The possible-NX lists in recovery (FIFO) order. */
-static void dump_lists(struct dumper *d, struct nxsim_vm *vm)
+static void dump_lists(struct dumper *d)
 {
 	static const char *const names[] = { "shadow", "tdp" };
-	bool per_type = vm->host->prof->mmu.per_type_lists;
+	bool per_type = d->mmu->prof->per_type_lists;
 	struct nxsim__mmu_page *sp;
 	int t;
 
@@ -136,19 +133,12 @@ static void dump_lists(struct dumper *d, struct nxsim_vm *vm)
 	}
 }
 
-int nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit, void *ctx)
+int nxsim__mmu_dump(struct nxsim__vm_mmu *mmu, nxsim_text_fn emit, void *ctx)
 {
-	struct dumper d = { .emit = emit, .ctx = ctx };
+	struct dumper d = { .mmu = mmu, .emit = emit, .ctx = ctx };
 	struct nxsim__mmu_page *root;
-	int rc;
 
-	if (!emit)
-		return -EINVAL;
-	rc = nxsim__mmu_vm_enter(vm);
-	if (rc)
-		return rc;
-	d.mmu = vm->mmu;
-	pthread_rwlock_rdlock(&vm->mmu_lock);
+	pthread_rwlock_rdlock(&mmu->mmu_lock);
 	line(&d, 0,
 	     "%s, %d-level roots, pages_4k %llu pages_2m %llu "
 	     "pages_1g %llu nx_lpage_splits %llu",
@@ -160,35 +150,7 @@ int nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit, void *ctx)
 	dump_slots(&d);
 	TAILQ_FOREACH(root, &d.mmu->roots, link)
 		dump_sp(&d, root, 1);
-	dump_lists(&d, vm);
-	pthread_rwlock_unlock(&vm->mmu_lock);
-	nxsim__mmu_vm_exit(vm);
+	dump_lists(&d);
+	pthread_rwlock_unlock(&mmu->mmu_lock);
 	return d.lines;
-}
-
-struct buf_ctx {
-	char *buf;
-	size_t size;
-	size_t len;
-};
-
-static void buf_emit(void *ctx, const char *text)
-{
-	struct buf_ctx *b = ctx;
-	size_t n = strlen(text);
-
-	if (b->len < b->size)
-		snprintf(b->buf + b->len, b->size - b->len, "%s\n", text);
-	b->len += n + 1;
-}
-
-long nxsim_vm_dump_buf(struct nxsim_vm *vm, char *buf, size_t size)
-{
-	struct buf_ctx b = { .buf = buf, .size = size };
-	int rc;
-
-	if (!buf && size)
-		return -EINVAL;
-	rc = nxsim_vm_dump(vm, buf_emit, &b);
-	return rc < 0 ? rc : (long)b.len;
 }

@@ -18,11 +18,8 @@
 #include <errno.h>
 
 #include "core/compiler.h"
-#include "kvm/profile.h"
-#include "kvm/host.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
-#include "kvm/vm.h"
 
 /* The fields of struct kvm_page_fault this path uses. */
 struct page_fault {
@@ -39,11 +36,11 @@ struct page_fault {
 	const struct nxsim__memslot *slot;
 };
 
-int nxsim__max_mapping_level(struct nxsim_vm *vm,
+int nxsim__max_mapping_level(struct nxsim__vm_mmu *mmu,
 			     const struct nxsim__memslot *slot, uint64_t gfn,
 			     int max_level)
 {
-	int level = MIN(max_level, vm->mmu->max_huge_level);
+	int level = MIN(max_level, mmu->max_huge_level);
 
 	for (; level > NXSIM_PG_LEVEL_4K; level--)
 		if (!nxsim__lpage_disallowed(slot, gfn, level))
@@ -54,13 +51,13 @@ int nxsim__max_mapping_level(struct nxsim_vm *vm,
 }
 
 /* kvm_mmu_hugepage_adjust() */
-static void hugepage_adjust(struct nxsim_vm *vm, struct page_fault *f)
+static void hugepage_adjust(struct nxsim__vm_mmu *mmu, struct page_fault *f)
 {
 	f->huge_page_disallowed = f->exec && f->nx_huge_page_workaround_enabled;
 	if (nxsim__slot_dirty_logging(f->slot))
 		return;
 	f->req_level =
-		nxsim__max_mapping_level(vm, f->slot, f->gfn, f->max_level);
+		nxsim__max_mapping_level(mmu, f->slot, f->gfn, f->max_level);
 	if (f->req_level == NXSIM_PG_LEVEL_4K || f->huge_page_disallowed)
 		return;
 	f->goal_level = f->req_level;
@@ -68,18 +65,18 @@ static void hugepage_adjust(struct nxsim_vm *vm, struct page_fault *f)
 }
 
 /* disallowed_hugepage_adjust() */
-static void disallowed_hugepage_adjust(struct nxsim_vm *vm,
+static void disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 				       struct page_fault *f, uint64_t spte,
 				       int cur_level)
 {
 	bool check_flag =
-		vm->host->prof->mmu.nx_adjust_checks_flag &&
-		!nxsim__host_has_bug(vm->host, NXSIM_BUG_ADJUST_ANY_NONLEAF);
+		mmu->prof->nx_adjust_checks_flag &&
+		!nxsim__mmu_has_bug(mmu, NXSIM_BUG_ADJUST_ANY_NONLEAF);
 
 	if (cur_level > NXSIM_PG_LEVEL_4K && cur_level == f->goal_level &&
 	    is_shadow_present_pte(spte) && !is_large_pte(spte) &&
 	    (!check_flag ||
-	     nxsim__spte_to_child_sp(vm->mmu, spte)->nx_huge_page_disallowed)) {
+	     nxsim__spte_to_child_sp(mmu, spte)->nx_huge_page_disallowed)) {
 		f->pfn |= f->gfn & (KVM_PAGES_PER_HPAGE(cur_level) -
 				    KVM_PAGES_PER_HPAGE(cur_level - 1));
 		f->goal_level--;
@@ -132,59 +129,57 @@ static struct nxsim__mmu_page *child_sp(struct nxsim__vm_mmu *mmu,
 }
 
 /* tdp_mmu_split_huge_page(): fill @sp from @huge, then link it. */
-static void split_huge_page(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
-			    uint64_t huge)
+static void split_huge_page(struct nxsim__vm_mmu *mmu,
+			    struct nxsim__mmu_page *sp, uint64_t huge)
 {
-	nxsim__make_split_sptes(vm->mmu->fmt, huge, sp->level,
-				nxsim__vm_nx_huge_page_enabled(vm), sp->spt);
-	nxsim__tdp_mmu_set_spte(vm, sp->parent, sp->ptep,
-				nxsim__make_nonleaf_spte(vm->mmu->fmt,
-							 sp_pfn(sp)));
-	vm->mmu->pages[sp->level - 1] += SPTE_ENT_PER_PAGE;
+	nxsim__make_split_sptes(mmu->fmt, huge, sp->level,
+				nxsim__is_nx_huge_page_enabled(mmu), sp->spt);
+	nxsim__tdp_mmu_set_spte(mmu, sp->parent, sp->ptep,
+				nxsim__make_nonleaf_spte(mmu->fmt, sp_pfn(sp)));
+	mmu->pages[sp->level - 1] += SPTE_ENT_PER_PAGE;
 	sp->nr_leaves = SPTE_ENT_PER_PAGE;
-	vm->mmu->counters.splits++;
+	mmu->counters.splits++;
 }
 
 /* The possible-NX accounting after linking @sp for a fault. */
-static void account_nx(struct nxsim_vm *vm, struct page_fault *f,
+static void account_nx(struct nxsim__vm_mmu *mmu, struct page_fault *f,
 		       struct nxsim__mmu_page *sp, int level, bool tag)
 {
 	if (!f->huge_page_disallowed ||
 	    (f->req_level < level &&
-	     !nxsim__host_has_bug(vm->host, NXSIM_BUG_TRACK_ANY_LEVEL)))
+	     !nxsim__mmu_has_bug(mmu, NXSIM_BUG_TRACK_ANY_LEVEL)))
 		return;
-	pthread_mutex_lock(&vm->mmu->tdp_mmu_pages_lock);
+	pthread_mutex_lock(&mmu->tdp_mmu_pages_lock);
 	if (!tag) {
 		/* account_huge_nx_page() of 6.1: flag iff tracked */
 		if (!sp->nx_huge_page_disallowed) {
 			sp->nx_huge_page_disallowed = true;
-			nxsim__track_possible_nx_huge_page(vm, sp,
+			nxsim__track_possible_nx_huge_page(mmu, sp,
 							   NXSIM__TDP_MMU);
 		}
 	} else if (sp->nx_huge_page_disallowed) {
-		nxsim__track_possible_nx_huge_page(vm, sp, NXSIM__TDP_MMU);
+		nxsim__track_possible_nx_huge_page(mmu, sp, NXSIM__TDP_MMU);
 	}
-	pthread_mutex_unlock(&vm->mmu->tdp_mmu_pages_lock);
+	pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
 }
 
 /* kvm_tdp_mmu_map() with the target-level handling. */
-static void tdp_mmu_map(struct nxsim_vm *vm, struct page_fault *f,
+static void tdp_mmu_map(struct nxsim__vm_mmu *mmu, struct page_fault *f,
 			struct nxsim_access_info *info)
 {
-	const struct nxsim__profile *prof = vm->host->prof;
-	struct nxsim__vm_mmu *mmu = vm->mmu;
-	bool tag = prof->mmu.nx_tag_untracked &&
-		   !nxsim__host_has_bug(vm->host, NXSIM_BUG_UNTAGGED_NX);
+	const struct nxsim__mmu_profile *prof = mmu->prof;
+	bool tag = prof->nx_tag_untracked &&
+		   !nxsim__mmu_has_bug(mmu, NXSIM_BUG_UNTAGGED_NX);
 	struct nxsim__mmu_page *sp = mmu->root, *child;
 	int level = mmu->root_level;
 	uint64_t *sptep, old, new;
 
-	hugepage_adjust(vm, f);
+	hugepage_adjust(mmu, f);
 	for (;;) {
 		sptep = &sp->spt[spte_index(f->gfn, level)];
 		old = *sptep;
 		if (f->nx_huge_page_workaround_enabled)
-			disallowed_hugepage_adjust(vm, f, old, level);
+			disallowed_hugepage_adjust(mmu, f, old, level);
 		if (level == f->goal_level)
 			break;
 		if (is_shadow_present_pte(old) && !is_large_pte(old)) {
@@ -198,32 +193,32 @@ static void tdp_mmu_map(struct nxsim_vm *vm, struct page_fault *f,
 		if (tag)
 			child->nx_huge_page_disallowed =
 				f->huge_page_disallowed;
-		if (is_shadow_present_pte(old) &&
-		    prof->mmu.tdp_split_on_fault) {
-			split_huge_page(vm, child, old);
+		if (is_shadow_present_pte(old) && prof->tdp_split_on_fault) {
+			split_huge_page(mmu, child, old);
 			info->splits++;
 		} else {
 			nxsim__sp_clear(child);
 			if (is_shadow_present_pte(old)) {
 				/* tdp_mmu_zap_spte_atomic() of 6.1 */
 				nxsim__tdp_mmu_set_spte(
-					vm, sp, sptep, SHADOW_NONPRESENT_VALUE);
+					mmu, sp, sptep,
+					SHADOW_NONPRESENT_VALUE);
 				mmu->counters.huge_zaps++;
 				info->zapped_huge++;
 			}
 			nxsim__tdp_mmu_set_spte(
-				vm, sp, sptep,
+				mmu, sp, sptep,
 				nxsim__make_nonleaf_spte(mmu->fmt,
 							 sp_pfn(child)));
 		}
-		account_nx(vm, f, child, level, tag);
+		account_nx(mmu, f, child, level, tag);
 		sp = child;
 		level--;
 	}
 
 	new = nxsim__make_spte(mmu->fmt, level, f->pfn, ACC_ALL,
 			       f->map_writable,
-			       nxsim__vm_nx_huge_page_enabled(vm));
+			       nxsim__is_nx_huge_page_enabled(mmu));
 	info->level = level;
 	if (new == old) {
 		info->outcome = NXSIM_ACCESS_SPURIOUS;
@@ -237,7 +232,7 @@ static void tdp_mmu_map(struct nxsim_vm *vm, struct page_fault *f,
 		 * flag-checking adjust (76901e56fb51) then lets it go.
 		 */
 		if (child->nx_huge_page_disallowed &&
-		    nxsim__vm_nx_huge_page_enabled(vm))
+		    nxsim__is_nx_huge_page_enabled(mmu))
 			nxsim__mmu_event(
 				mmu,
 				"5.2#5: huge SPTE at level %d gfn 0x%llx "
@@ -245,7 +240,7 @@ static void tdp_mmu_map(struct nxsim_vm *vm, struct page_fault *f,
 				"nx_huge_page_disallowed",
 				level, (unsigned long long)f->gfn);
 	}
-	nxsim__tdp_mmu_set_spte(vm, sp, sptep, new);
+	nxsim__tdp_mmu_set_spte(mmu, sp, sptep, new);
 	info->outcome = NXSIM_ACCESS_FAULT;
 }
 
@@ -282,10 +277,9 @@ static bool permits(enum nxsim_spte_format fmt, uint64_t spte,
 	}
 }
 
-static int handle_access(struct nxsim_vm *vm, enum nxsim_access_kind kind,
+static int handle_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
 			 uint64_t gfn, struct nxsim_access_info *info)
 {
-	struct nxsim__vm_mmu *mmu = vm->mmu;
 	struct page_fault f = {
 		.gfn = gfn,
 		.exec = kind == NXSIM_ACCESS_EXEC,
@@ -307,9 +301,9 @@ static int handle_access(struct nxsim_vm *vm, enum nxsim_access_kind kind,
 	if (rc)
 		return rc;
 	if (!mmu->root)
-		nxsim__tdp_mmu_new_root(vm, mmu->cache[--mmu->nr_cache]);
+		nxsim__tdp_mmu_new_root(mmu, mmu->cache[--mmu->nr_cache]);
 	mmu->counters.faults++;
-	f.slot = nxsim__gfn_to_memslot(vm, gfn);
+	f.slot = nxsim__gfn_to_memslot(mmu, gfn);
 	if (!f.slot || (f.write && (f.slot->flags & NXSIM_MEM_READONLY))) {
 		/* RET_PF_EMULATE: MMIO, or KVM_PFN_ERR_RO_FAULT */
 		mmu->counters.emulated++;
@@ -328,50 +322,25 @@ static int handle_access(struct nxsim_vm *vm, enum nxsim_access_kind kind,
 		info->level = level;
 		return 0;
 	}
-	f.nx_huge_page_workaround_enabled = nxsim__vm_nx_huge_page_enabled(vm);
+	f.nx_huge_page_workaround_enabled = nxsim__is_nx_huge_page_enabled(mmu);
 	f.pfn = nxsim__gfn_to_pfn(f.slot, gfn);
 	f.map_writable = !(f.slot->flags & NXSIM_MEM_READONLY);
-	tdp_mmu_map(vm, &f, info);
+	tdp_mmu_map(mmu, &f, info);
 	info->req_level = f.req_level;
 	info->goal_level = f.goal_level;
 	info->huge_page_disallowed = f.huge_page_disallowed;
 	return 0;
 }
 
-static bool uses_tdp_mmu(struct nxsim_host *host)
-{
-	return host->prof->mmu.tdp_mmu_default && !host->cpu.no_tdp &&
-	       !host->cpu.no_tdp_mmu;
-}
-
-int nxsim_vcpu_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind,
+int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
 		      uint64_t gpa, struct nxsim_access_info *info)
 {
-	struct nxsim_access_info local;
-	struct nxsim_vm *vm;
 	int rc;
 
-	if (!vcpu || (unsigned int)kind > NXSIM_ACCESS_EXEC)
-		return -EINVAL;
-	vm = vcpu->vm;
-	rc = nxsim__mmu_vm_enter(vm);
-	if (rc)
-		return rc;
-	if (!uses_tdp_mmu(vm->host)) {
-		rc = -EOPNOTSUPP;
-		goto out;
-	}
-	if (gpa >> vm->mmu->phys_bits) {
-		rc = -ERANGE;
-		goto out;
-	}
-	local = (struct nxsim_access_info){ 0 };
-	pthread_rwlock_wrlock(&vm->mmu_lock);
-	rc = handle_access(vm, kind, gpa >> 12, &local);
-	pthread_rwlock_unlock(&vm->mmu_lock);
-	if (!rc && info)
-		*info = local;
-out:
-	nxsim__mmu_vm_exit(vm);
+	if (gpa >> mmu->phys_bits)
+		return -ERANGE;
+	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	rc = handle_access(mmu, kind, gpa >> 12, info);
+	pthread_rwlock_unlock(&mmu->mmu_lock);
 	return rc;
 }

@@ -21,7 +21,6 @@
 #include "core/compiler.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
-#include "kvm/vm.h"
 
 #define KVM_MEM_MAX_NR_PAGES ((1ull << 31) - 1)
 #define TASK_SIZE_MAX ((1ull << 47) - 4096)
@@ -35,11 +34,12 @@ static uint64_t gfn_to_index(uint64_t gfn, uint64_t base, int level)
 	return (gfn >> shift) - (base >> shift);
 }
 
-struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim_vm *vm, uint64_t gfn)
+struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim__vm_mmu *mmu,
+					     uint64_t gfn)
 {
 	struct nxsim__memslot *s;
 
-	TAILQ_FOREACH(s, &vm->mmu->slots, link) {
+	TAILQ_FOREACH(s, &mmu->slots, link) {
 		if (gfn < s->base_gfn)
 			break;
 		if (gfn < s->base_gfn + s->npages)
@@ -48,11 +48,12 @@ struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim_vm *vm, uint64_t gfn)
 	return NULL;
 }
 
-static struct nxsim__memslot *id_to_memslot(struct nxsim_vm *vm, uint16_t id)
+static struct nxsim__memslot *id_to_memslot(struct nxsim__vm_mmu *mmu,
+					    uint16_t id)
 {
 	struct nxsim__memslot *s;
 
-	TAILQ_FOREACH(s, &vm->mmu->slots, link)
+	TAILQ_FOREACH(s, &mmu->slots, link)
 		if (s->id == id)
 			return s;
 	return NULL;
@@ -140,36 +141,36 @@ fail:
 }
 
 /* Insert sorted by base gfn; called with mmu_lock held for write. */
-static void slot_insert(struct nxsim_vm *vm, struct nxsim__memslot *new)
+static void slot_insert(struct nxsim__vm_mmu *mmu, struct nxsim__memslot *new)
 {
 	struct nxsim__memslot *s;
 
-	TAILQ_FOREACH(s, &vm->mmu->slots, link) {
+	TAILQ_FOREACH(s, &mmu->slots, link) {
 		if (s->base_gfn > new->base_gfn) {
 			TAILQ_INSERT_BEFORE(s, new, link);
 			goto out;
 		}
 	}
-	TAILQ_INSERT_TAIL(&vm->mmu->slots, new, link);
+	TAILQ_INSERT_TAIL(&mmu->slots, new, link);
 out:
 	if (nxsim__slot_dirty_logging(new))
-		vm->mmu->nr_memslots_dirty_logging++;
+		mmu->nr_memslots_dirty_logging++;
 }
 
-static void slot_remove(struct nxsim_vm *vm, struct nxsim__memslot *s)
+static void slot_remove(struct nxsim__vm_mmu *mmu, struct nxsim__memslot *s)
 {
-	TAILQ_REMOVE(&vm->mmu->slots, s, link);
+	TAILQ_REMOVE(&mmu->slots, s, link);
 	if (nxsim__slot_dirty_logging(s))
-		vm->mmu->nr_memslots_dirty_logging--;
+		mmu->nr_memslots_dirty_logging--;
 }
 
 /* kvm_check_memslot_overlap() */
-static bool overlaps(struct nxsim_vm *vm, uint16_t id, uint64_t start,
+static bool overlaps(struct nxsim__vm_mmu *mmu, uint16_t id, uint64_t start,
 		     uint64_t end)
 {
 	struct nxsim__memslot *s;
 
-	TAILQ_FOREACH(s, &vm->mmu->slots, link)
+	TAILQ_FOREACH(s, &mmu->slots, link)
 		if (s->id != id && start < s->base_gfn + s->npages &&
 		    s->base_gfn < end)
 			return true;
@@ -177,16 +178,16 @@ static bool overlaps(struct nxsim_vm *vm, uint16_t id, uint64_t start,
 }
 
 /* kvm_mmu_slot_apply_flags() for KVM_MR_FLAGS_ONLY */
-static void apply_flags(struct nxsim_vm *vm, struct nxsim__memslot *s,
+static void apply_flags(struct nxsim__vm_mmu *mmu, struct nxsim__memslot *s,
 			uint32_t old_flags)
 {
 	if ((s->flags & NXSIM_MEM_READONLY) ||
 	    !((old_flags ^ s->flags) & NXSIM_MEM_LOG_DIRTY_PAGES))
 		return;
 	if (nxsim__slot_dirty_logging(s))
-		nxsim__tdp_mmu_wrprot_slot(vm, s);
+		nxsim__tdp_mmu_wrprot_slot(mmu, s);
 	else
-		nxsim__tdp_mmu_collapse_slot(vm, s);
+		nxsim__tdp_mmu_collapse_slot(mmu, s);
 }
 
 static int check_region(const struct nxsim_memory_region *mr)
@@ -213,24 +214,26 @@ static int check_region(const struct nxsim_memory_region *mr)
 	return 0;
 }
 
-/* Called with slots_lock held. */
-static int set_memory_region(struct nxsim_vm *vm,
-			     const struct nxsim_memory_region *mr)
+int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
+				 const struct nxsim_memory_region *mr)
 {
 	uint16_t id = (uint16_t)mr->slot;
-	struct nxsim__memslot *old = id_to_memslot(vm, id), *new;
+	struct nxsim__memslot *old = id_to_memslot(mmu, id), *new;
 	uint64_t base_gfn = mr->guest_phys_addr >> 12;
 	uint64_t npages = mr->memory_size >> 12;
 	uint32_t old_flags;
+	int rc = check_region(mr);
 
+	if (rc)
+		return rc;
 	if (!npages) {
 		if (!old)
 			return -EINVAL;
 		/* KVM_MR_DELETE */
-		nxsim__mmu_zap_all_fast(vm);
-		pthread_rwlock_wrlock(&vm->mmu_lock);
-		slot_remove(vm, old);
-		pthread_rwlock_unlock(&vm->mmu_lock);
+		nxsim__kvm_mmu_zap_all_fast(mmu);
+		pthread_rwlock_wrlock(&mmu->mmu_lock);
+		slot_remove(mmu, old);
+		pthread_rwlock_unlock(&mmu->mmu_lock);
 		slot_free(old);
 		return 0;
 	}
@@ -243,57 +246,37 @@ static int set_memory_region(struct nxsim_vm *vm,
 			if (mr->flags == old->flags)
 				return 0;
 			/* KVM_MR_FLAGS_ONLY */
-			pthread_rwlock_wrlock(&vm->mmu_lock);
+			pthread_rwlock_wrlock(&mmu->mmu_lock);
 			old_flags = old->flags;
-			slot_remove(vm, old);
+			slot_remove(mmu, old);
 			old->flags = mr->flags;
-			slot_insert(vm, old);
-			apply_flags(vm, old, old_flags);
-			pthread_rwlock_unlock(&vm->mmu_lock);
+			slot_insert(mmu, old);
+			apply_flags(mmu, old, old_flags);
+			pthread_rwlock_unlock(&mmu->mmu_lock);
 			return 0;
 		}
 	}
 	/* KVM_MR_CREATE or KVM_MR_MOVE */
-	if (overlaps(vm, id, base_gfn, base_gfn + npages))
+	if (overlaps(mmu, id, base_gfn, base_gfn + npages))
 		return -EEXIST;
 	/* kvm_arch_prepare_memory_region(): no gfn beyond kvm_mmu_max_gfn() */
-	if (base_gfn + npages - 1 > (1ull << (vm->mmu->phys_bits - 12)) - 1)
+	if (base_gfn + npages - 1 > (1ull << (mmu->phys_bits - 12)) - 1)
 		return -EINVAL;
 	new = slot_alloc(mr, mr->host_level ? mr->host_level : 1);
 	if (!new)
 		return -ENOMEM;
 	if (old) {
 		memcpy(new->host_level, old->host_level, old->nr_host);
-		nxsim__mmu_zap_all_fast(vm);
+		nxsim__kvm_mmu_zap_all_fast(mmu);
 	}
-	pthread_rwlock_wrlock(&vm->mmu_lock);
+	pthread_rwlock_wrlock(&mmu->mmu_lock);
 	if (old)
-		slot_remove(vm, old);
-	slot_insert(vm, new);
-	pthread_rwlock_unlock(&vm->mmu_lock);
+		slot_remove(mmu, old);
+	slot_insert(mmu, new);
+	pthread_rwlock_unlock(&mmu->mmu_lock);
 	if (old)
 		slot_free(old);
 	return 0;
-}
-
-int nxsim_vm_set_memory_region(struct nxsim_vm *vm,
-			       const struct nxsim_memory_region *mr)
-{
-	int rc;
-
-	if (!mr)
-		return -EINVAL;
-	rc = nxsim__mmu_vm_enter(vm);
-	if (rc)
-		return rc;
-	rc = check_region(mr);
-	if (!rc) {
-		pthread_mutex_lock(&vm->slots_lock);
-		rc = set_memory_region(vm, mr);
-		pthread_mutex_unlock(&vm->slots_lock);
-	}
-	nxsim__mmu_vm_exit(vm);
-	return rc;
 }
 
 /* Set the host level of the 2 MiB hva chunks [first, last] of @s. */
@@ -323,8 +306,9 @@ static void set_host_chunks(struct nxsim__memslot *s, uint64_t first,
  * zaps their leaves.  The chunks are in hva space, so they need not start
  * at a 2 MiB gfn when gfn and hva are not congruent.
  */
-static void zap_host_chunks(struct nxsim_vm *vm, const struct nxsim__memslot *s,
-			    uint64_t first, uint64_t last)
+static void zap_host_chunks(struct nxsim__vm_mmu *mmu,
+			    const struct nxsim__memslot *s, uint64_t first,
+			    uint64_t last)
 {
 	uint64_t ugfn = s->userspace_addr >> 12;
 	uint64_t base = ugfn / HOST_CHUNK_PAGES;
@@ -332,54 +316,42 @@ static void zap_host_chunks(struct nxsim_vm *vm, const struct nxsim__memslot *s,
 	uint64_t uend =
 		MIN(ugfn + s->npages, (base + last + 1) * HOST_CHUNK_PAGES);
 
-	nxsim__tdp_mmu_zap_leafs(vm, s->base_gfn + (ustart - ugfn),
+	nxsim__tdp_mmu_zap_leafs(mmu, s->base_gfn + (ustart - ugfn),
 				 s->base_gfn + (uend - ugfn));
 }
 
-int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot_id,
-			    uint64_t offset, uint64_t size, int level)
+int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,
+			      uint64_t offset, uint64_t size, int level)
 {
 	uint64_t bytes, align, start, end, first, last;
 	struct nxsim__memslot *s;
-	int rc;
 
-	if (level < NXSIM_PG_LEVEL_4K || level > NXSIM_PG_LEVEL_1G)
-		return -EINVAL;
-	rc = nxsim__mmu_vm_enter(vm);
-	if (rc)
-		return rc;
-	pthread_mutex_lock(&vm->slots_lock);
-	s = slot_id >> 16 ? NULL : id_to_memslot(vm, (uint16_t)slot_id);
-	rc = -EINVAL;
+	s = slot_id >> 16 ? NULL : id_to_memslot(mmu, (uint16_t)slot_id);
 	if (!s)
-		goto out;
+		return -EINVAL;
 	bytes = s->npages << 12;
 	align = level == NXSIM_PG_LEVEL_1G ? 1ull << 30 : 4096;
 	if (!size || offset >= bytes || size > bytes - offset ||
 	    ((s->userspace_addr + offset) & (align - 1)) ||
 	    (size & (align - 1)))
-		goto out;
+		return -EINVAL;
 	start = s->base_gfn + (offset >> 12);
 	end = start + (size >> 12);
 	first = host_chunk(s, start);
 	last = host_chunk(s, end - 1);
-	pthread_rwlock_wrlock(&vm->mmu_lock);
+	pthread_rwlock_wrlock(&mmu->mmu_lock);
 	set_host_chunks(s, first, last, level);
-	zap_host_chunks(vm, s, first, last);
-	pthread_rwlock_unlock(&vm->mmu_lock);
-	rc = 0;
-out:
-	pthread_mutex_unlock(&vm->slots_lock);
-	nxsim__mmu_vm_exit(vm);
-	return rc;
+	zap_host_chunks(mmu, s, first, last);
+	pthread_rwlock_unlock(&mmu->mmu_lock);
+	return 0;
 }
 
-void nxsim__memslots_free(struct nxsim_vm *vm)
+void nxsim__memslots_free(struct nxsim__vm_mmu *mmu)
 {
 	struct nxsim__memslot *s;
 
-	while ((s = TAILQ_FIRST(&vm->mmu->slots))) {
-		slot_remove(vm, s);
+	while ((s = TAILQ_FIRST(&mmu->slots))) {
+		slot_remove(mmu, s);
 		slot_free(s);
 	}
 }

@@ -41,10 +41,11 @@ struct nxsim__memslot {
 
 TAILQ_HEAD(nxsim__slot_list, nxsim__memslot);
 
-struct nxsim_vm;
+struct nxsim__vm_mmu;
 
 /* __gfn_to_memslot(): NULL if no slot holds @gfn. */
-struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim_vm *vm, uint64_t gfn);
+struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim__vm_mmu *mmu,
+					     uint64_t gfn);
 
 static inline bool nxsim__slot_dirty_logging(const struct nxsim__memslot *s)
 {
@@ -64,6 +65,6 @@ static inline uint64_t nxsim__gfn_to_pfn(const struct nxsim__memslot *s,
 }
 
 /* Free all slots (VM teardown). */
-void nxsim__memslots_free(struct nxsim_vm *vm);
+void nxsim__memslots_free(struct nxsim__vm_mmu *mmu);
 
 #endif /* NXSIM_MMU_MEMSLOT_H */

@@ -4,7 +4,7 @@
  * kvm_mmu_init_vm(), kvm_mmu_uninit_vm() with the final zap,
  * kvm_mmu_zap_all_fast() (generation flip, every root invalidated and
  * torn down at once, as the newest tree does under slots_lock), the VM
- * stats by their kernel names, and the API entry helpers.
+ * stats by their kernel names, and is_nx_huge_page_enabled().
  *
  * The SPTE format follows the host CPU (EPT on Intel, NPT on AMD); the
  * root has 5 levels when the host has LA57 and, on EPT, the guest's
@@ -17,23 +17,8 @@
 
 #include "core/alloc.h"
 #include "core/compiler.h"
-#include "kvm/host.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
-#include "kvm/vm.h"
-
-int nxsim__mmu_vm_enter(struct nxsim_vm *vm)
-{
-	if (!vm)
-		return -EINVAL;
-	assert(vm->magic == NXSIM_VM_MAGIC);
-	return nxsim__gate_enter(&vm->gate);
-}
-
-void nxsim__mmu_vm_exit(struct nxsim_vm *vm)
-{
-	nxsim__gate_exit(&vm->gate);
-}
 
 void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 {
@@ -48,14 +33,19 @@ void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 	mmu->nr_events++;
 }
 
-int nxsim__mmu_init_vm(struct nxsim_vm *vm)
+int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
+			   struct nxsim__vm_mmu **mmup)
 {
-	const struct nxsim_cpu *cpu = &vm->host->cpu;
+	const struct nxsim_cpu *cpu = cfg->cpu;
 	struct nxsim__vm_mmu *mmu = nxsim__zalloc(sizeof(*mmu));
 	int i;
 
 	if (!mmu)
 		return -ENOMEM;
+	mmu->prof = cfg->prof;
+	mmu->bugs = cfg->bugs;
+	mmu->params = cfg->params;
+	pthread_rwlock_init(&mmu->mmu_lock, NULL);
 	mmu->fmt = cpu->amd ? NXSIM_SPTE_LEGACY : NXSIM_SPTE_EPT;
 	mmu->phys_bits = cpu->phys_bits ? cpu->phys_bits : 46;
 	mmu->root_level = cpu->la57 && (cpu->amd || mmu->phys_bits > 48) ? 5 :
@@ -69,34 +59,43 @@ int nxsim__mmu_init_vm(struct nxsim_vm *vm)
 		TAILQ_INIT(&mmu->nx[i].pages);
 	mmu->free_frame = NXSIM__NO_FRAME;
 	pthread_mutex_init(&mmu->tdp_mmu_pages_lock, NULL);
-	vm->mmu = mmu;
+	*mmup = mmu;
 	return 0;
 }
 
-void nxsim__mmu_uninit_vm(struct nxsim_vm *vm)
+void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu)
 {
-	struct nxsim__vm_mmu *mmu = vm->mmu;
-
-	pthread_rwlock_wrlock(&vm->mmu_lock);
-	nxsim__tdp_mmu_zap_all_roots(vm);
+	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__tdp_mmu_zap_all_roots(mmu);
 	while (mmu->nr_cache)
 		nxsim__tdp_mmu_free_sp(mmu, mmu->cache[--mmu->nr_cache]);
 	nxsim__tdp_mmu_trim_reserve(mmu, 0);
-	nxsim__memslots_free(vm);
+	nxsim__memslots_free(mmu);
 	nxsim__tdp_mmu_release(mmu);
-	pthread_rwlock_unlock(&vm->mmu_lock);
+	pthread_rwlock_unlock(&mmu->mmu_lock);
 	pthread_mutex_destroy(&mmu->tdp_mmu_pages_lock);
+	pthread_rwlock_destroy(&mmu->mmu_lock);
 	nxsim__free(mmu, sizeof(*mmu));
-	vm->mmu = NULL;
 }
 
-void nxsim__mmu_zap_all_fast(struct nxsim_vm *vm)
+void nxsim__kvm_mmu_zap_all_fast(struct nxsim__vm_mmu *mmu)
 {
-	pthread_rwlock_wrlock(&vm->mmu_lock);
-	vm->mmu->mmu_valid_gen ^= 1;
-	nxsim__tdp_mmu_zap_all_roots(vm);
-	vm->mmu->counters.zap_all++;
-	pthread_rwlock_unlock(&vm->mmu_lock);
+	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	mmu->mmu_valid_gen ^= 1;
+	nxsim__tdp_mmu_zap_all_roots(mmu);
+	mmu->counters.zap_all++;
+	pthread_rwlock_unlock(&mmu->mmu_lock);
+}
+
+bool nxsim__is_nx_huge_page_enabled(struct nxsim__vm_mmu *mmu)
+{
+	return READ_ONCE(mmu->params->nx_huge_pages) != 0 &&
+	       !READ_ONCE(mmu->disable_nx_huge_pages);
+}
+
+void nxsim__mmu_disable_nx_huge_pages(struct nxsim__vm_mmu *mmu)
+{
+	WRITE_ONCE(mmu->disable_nx_huge_pages, true);
 }
 
 static const char *const stat_names[] = {
@@ -111,57 +110,40 @@ const char *nxsim_vm_stat_name(unsigned int i)
 	return i < ARRAY_SIZE(stat_names) ? stat_names[i] : NULL;
 }
 
-int nxsim_vm_stat_get(struct nxsim_vm *vm, const char *name, uint64_t *val)
+int nxsim__mmu_stat_get(struct nxsim__vm_mmu *mmu, const char *name,
+			uint64_t *val)
 {
 	unsigned int i;
-	int rc;
+	int rc = 0;
 
-	if (!name || !val)
-		return -EINVAL;
-	rc = nxsim__mmu_vm_enter(vm);
-	if (rc)
-		return rc;
 	for (i = 0; i < ARRAY_SIZE(stat_names); i++)
 		if (!strcmp(name, stat_names[i]))
 			break;
-	pthread_rwlock_rdlock(&vm->mmu_lock);
+	pthread_rwlock_rdlock(&mmu->mmu_lock);
 	if (i < 3)
-		*val = vm->mmu->pages[i];
+		*val = mmu->pages[i];
 	else if (i == 3)
-		*val = vm->mmu->nx_lpage_splits;
+		*val = mmu->nx_lpage_splits;
 	else
 		rc = -ENOENT;
-	pthread_rwlock_unlock(&vm->mmu_lock);
-	nxsim__mmu_vm_exit(vm);
+	pthread_rwlock_unlock(&mmu->mmu_lock);
 	return rc;
 }
 
-int nxsim_vm_mmu_counters(struct nxsim_vm *vm, struct nxsim_mmu_counters *c)
+void nxsim__mmu_counters(struct nxsim__vm_mmu *mmu,
+			 struct nxsim_mmu_counters *c)
 {
-	int rc;
-
-	if (!c)
-		return -EINVAL;
-	rc = nxsim__mmu_vm_enter(vm);
-	if (rc)
-		return rc;
-	pthread_rwlock_rdlock(&vm->mmu_lock);
-	*c = vm->mmu->counters;
-	pthread_rwlock_unlock(&vm->mmu_lock);
-	nxsim__mmu_vm_exit(vm);
-	return 0;
+	pthread_rwlock_rdlock(&mmu->mmu_lock);
+	*c = mmu->counters;
+	pthread_rwlock_unlock(&mmu->mmu_lock);
 }
 
-long nxsim_vm_nr_mmu_pages(struct nxsim_vm *vm)
+long nxsim__mmu_nr_pages(struct nxsim__vm_mmu *mmu)
 {
 	long n;
-	int rc = nxsim__mmu_vm_enter(vm);
 
-	if (rc)
-		return rc;
-	pthread_rwlock_rdlock(&vm->mmu_lock);
-	n = (long)(vm->mmu->nr_sps - vm->mmu->nr_cache);
-	pthread_rwlock_unlock(&vm->mmu_lock);
-	nxsim__mmu_vm_exit(vm);
+	pthread_rwlock_rdlock(&mmu->mmu_lock);
+	n = (long)(mmu->nr_sps - mmu->nr_cache);
+	pthread_rwlock_unlock(&mmu->mmu_lock);
 	return n;
 }

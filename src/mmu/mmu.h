@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The MMU's entry points used by the VM lifecycle, the parameters and the
- * recovery worker.
+ * The MMU as the layer above (src/kvm) sees it: what a tree's MMU does
+ * (struct nxsim__mmu_profile), the module parameters it reads (struct
+ * nxsim__nx_params, which kvm.ko owns and writes), and the entry points
+ * that take the MMU half of a VM (struct nxsim__vm_mmu).  The MMU never
+ * sees struct nxsim_vm or struct nxsim_host: what it needs of them is
+ * handed over in struct nxsim__mmu_config when the VM is made.
  */
 #ifndef NXSIM_MMU_MMU_H
 #define NXSIM_MMU_MMU_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+#include <nxsim/host.h>
+#include <nxsim/mmu.h>
 
 /**
  * struct nxsim__mmu_profile - one kernel tree's MMU behaviours
@@ -37,15 +45,87 @@ struct nxsim__mmu_profile {
 	bool tdp_mmu_default;
 };
 
-struct nxsim_vm;
+/**
+ * struct nxsim__nx_params - module parameter storage (arch/x86/kvm/mmu/mmu.c)
+ * @nx_huge_pages: -1 (auto) until kvm.ko init resolves it, then 0 or 1
+ * @hard_disabled: nx_hugepage_mitigation_hard_disabled ("never")
+ * @itlb_multihit_kvm_mitigation: arch/x86/kernel/cpu/bugs.c's mirror
+ * @recovery_ratio: nx_huge_pages_recovery_ratio
+ * @recovery_period_ms: nx_huge_pages_recovery_period_ms
+ *
+ * Written by the setters (src/kvm/nx_params.c) under the host's param_lock
+ * (and, for @hard_disabled, kvm_lock); read locklessly with READ_ONCE(), by
+ * the MMU too.
+ */
+struct nxsim__nx_params {
+	int nx_huge_pages;
+	bool hard_disabled;
+	bool itlb_multihit_kvm_mitigation;
+	unsigned int recovery_ratio;
+	unsigned int recovery_period_ms;
+};
+
+/**
+ * struct nxsim__mmu_config - what the MMU of a new VM is told
+ * @cpu: the host CPU (SPTE format, root level, 1 GiB pages, MAXPHYADDR)
+ * @prof: the tree's MMU behaviours
+ * @bugs: NXSIM_BUG_* switches
+ * @params: the module parameters, read live
+ */
+struct nxsim__mmu_config {
+	const struct nxsim_cpu *cpu;
+	const struct nxsim__mmu_profile *prof;
+	uint64_t bugs;
+	const struct nxsim__nx_params *params;
+};
+
+struct nxsim__vm_mmu;
 
 /* kvm_mmu_init_vm(): Return: 0 or -ENOMEM. */
-int nxsim__mmu_init_vm(struct nxsim_vm *vm);
-/* kvm_mmu_uninit_vm() plus kvm_mmu_zap_all() at destruction. */
-void nxsim__mmu_uninit_vm(struct nxsim_vm *vm);
+int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
+			   struct nxsim__vm_mmu **mmup);
+/* kvm_mmu_uninit_vm() plus kvm_mmu_zap_all() at destruction; frees @mmu. */
+void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu);
 /* kvm_mmu_zap_all_fast(): called with slots_lock held. */
-void nxsim__mmu_zap_all_fast(struct nxsim_vm *vm);
+void nxsim__kvm_mmu_zap_all_fast(struct nxsim__vm_mmu *mmu);
 /* One worker pass: kvm_recover_nx_huge_pages() for every MMU type. */
-void nxsim__mmu_recover_nx_huge_pages(struct nxsim_vm *vm);
+void nxsim__mmu_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu);
+/* is_nx_huge_page_enabled(kvm) */
+bool nxsim__is_nx_huge_page_enabled(struct nxsim__vm_mmu *mmu);
+/* kvm->arch.disable_nx_huge_pages = true (under kvm->lock). */
+void nxsim__mmu_disable_nx_huge_pages(struct nxsim__vm_mmu *mmu);
+
+/*
+ * A guest access at @gpa: the hardware walk and, if it misses, the TDP
+ * page fault, under mmu_lock.  Return: 0, -ERANGE (beyond MAXPHYADDR) or
+ * -ENOMEM.
+ */
+int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
+		      uint64_t gpa, struct nxsim_access_info *info);
+/*
+ * KVM_SET_USER_MEMORY_REGION (__kvm_set_memory_region() and the x86 and
+ * MMU hooks it calls); called with slots_lock held.
+ */
+int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
+				 const struct nxsim_memory_region *mr);
+/*
+ * The host remaps part of a slot at @level (1 to 3, checked by the caller);
+ * called with slots_lock held.  Return: 0 or -EINVAL.
+ */
+int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,
+			      uint64_t offset, uint64_t size, int level);
+
+/* The invariant checker: Return: violations found. */
+int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report,
+		     void *ctx);
+/* The readable dump: Return: lines emitted. */
+int nxsim__mmu_dump(struct nxsim__vm_mmu *mmu, nxsim_text_fn emit, void *ctx);
+/* A VM stat by its kernel name: 0 or -ENOENT. */
+int nxsim__mmu_stat_get(struct nxsim__vm_mmu *mmu, const char *name,
+			uint64_t *val);
+void nxsim__mmu_counters(struct nxsim__vm_mmu *mmu,
+			 struct nxsim_mmu_counters *c);
+/* Page-table pages in use (not counting the cache). */
+long nxsim__mmu_nr_pages(struct nxsim__vm_mmu *mmu);
 
 #endif /* NXSIM_MMU_MMU_H */

@@ -22,9 +22,8 @@
 #include <nxsim/mmu.h>
 
 #include "mmu/memslot.h"
+#include "mmu/mmu.h"
 #include "mmu/spte.h"
-
-struct nxsim_vm;
 
 /* Page-table pages get frames above any slot's: hva < 2^47. */
 #define NXSIM__SP_PFN_BASE (1ull << 36)
@@ -110,7 +109,12 @@ struct nxsim__possible_nx {
 #define NXSIM__MAX_EVENTS 8
 
 /**
- * struct nxsim__vm_mmu - the MMU half of struct kvm_arch
+ * struct nxsim__vm_mmu - the MMU half of struct kvm and struct kvm_arch
+ * @prof: the tree's MMU behaviours
+ * @bugs: NXSIM_BUG_* switches
+ * @params: the module parameters (read with READ_ONCE())
+ * @mmu_lock: kvm->mmu_lock
+ * @disable_nx_huge_pages: kvm->arch.disable_nx_huge_pages (READ_ONCE())
  * @fmt: SPTE format (EPT or NPT, from the host CPU)
  * @root_level: 4 or 5
  * @max_huge_level: max_huge_page_level (1G unless no_gbpages)
@@ -139,6 +143,11 @@ struct nxsim__possible_nx {
  * @nr_events: how many (may exceed NXSIM__MAX_EVENTS; the rest are counted)
  */
 struct nxsim__vm_mmu {
+	const struct nxsim__mmu_profile *prof;
+	uint64_t bugs;
+	const struct nxsim__nx_params *params;
+	pthread_rwlock_t mmu_lock;
+	bool disable_nx_huge_pages;
 	enum nxsim_spte_format fmt;
 	int root_level;
 	int max_huge_level;
@@ -177,9 +186,11 @@ static inline unsigned int spte_index(uint64_t gfn, int level)
 	return (gfn >> ((level - 1) * 9)) & (SPTE_ENT_PER_PAGE - 1);
 }
 
-/* Enter / leave an API call on a VM: 0, -EINVAL (NULL) or -EBADF. */
-int nxsim__mmu_vm_enter(struct nxsim_vm *vm);
-void nxsim__mmu_vm_exit(struct nxsim_vm *vm);
+static inline bool nxsim__mmu_has_bug(const struct nxsim__vm_mmu *mmu,
+				      enum nxsim_bug bug)
+{
+	return (mmu->bugs & bug) != 0;
+}
 
 /* Record a checker event (printf-style). */
 void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
@@ -188,14 +199,14 @@ void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 /* ---- nx_recovery.c: track / untrack ------------------------------------ */
 
 /* The list a type uses: per-type lists (6.18) or the single list. */
-struct nxsim__possible_nx *nxsim__nx_list(struct nxsim_vm *vm,
+struct nxsim__possible_nx *nxsim__nx_list(struct nxsim__vm_mmu *mmu,
 					  enum nxsim__mmu_type type);
 /* track_possible_nx_huge_page() */
-void nxsim__track_possible_nx_huge_page(struct nxsim_vm *vm,
+void nxsim__track_possible_nx_huge_page(struct nxsim__vm_mmu *mmu,
 					struct nxsim__mmu_page *sp,
 					enum nxsim__mmu_type type);
 /* untrack_possible_nx_huge_page() */
-void nxsim__untrack_possible_nx_huge_page(struct nxsim_vm *vm,
+void nxsim__untrack_possible_nx_huge_page(struct nxsim__vm_mmu *mmu,
 					  struct nxsim__mmu_page *sp,
 					  enum nxsim__mmu_type type);
 
@@ -231,25 +242,28 @@ void nxsim__tdp_mmu_trim_reserve(struct nxsim__vm_mmu *mmu, unsigned int keep);
  * entry of @sp, keeping the page stats and tearing down a page table the
  * old value pointed to.
  */
-void nxsim__tdp_mmu_set_spte(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
-			     uint64_t *sptep, uint64_t new);
+void nxsim__tdp_mmu_set_spte(struct nxsim__vm_mmu *mmu,
+			     struct nxsim__mmu_page *sp, uint64_t *sptep,
+			     uint64_t new);
 /* kvm_tdp_mmu_get_vcpu_root_hpa(): make @sp (from the cache) the root. */
-void nxsim__tdp_mmu_new_root(struct nxsim_vm *vm, struct nxsim__mmu_page *sp);
+void nxsim__tdp_mmu_new_root(struct nxsim__vm_mmu *mmu,
+			     struct nxsim__mmu_page *sp);
 /* kvm_tdp_mmu_invalidate_all_roots() + zap them + free them. */
-void nxsim__tdp_mmu_zap_all_roots(struct nxsim_vm *vm);
+void nxsim__tdp_mmu_zap_all_roots(struct nxsim__vm_mmu *mmu);
 /* kvm_tdp_mmu_zap_sp() / kvm_tdp_mmu_zap_possible_nx_huge_page() */
-bool nxsim__tdp_mmu_zap_sp(struct nxsim_vm *vm, struct nxsim__mmu_page *sp);
+bool nxsim__tdp_mmu_zap_sp(struct nxsim__vm_mmu *mmu,
+			   struct nxsim__mmu_page *sp);
 /* tdp_mmu_zap_leafs() over [start, end) in every root. */
-void nxsim__tdp_mmu_zap_leafs(struct nxsim_vm *vm, uint64_t start,
+void nxsim__tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
 			      uint64_t end);
 /*
  * Dirty logging turned on: kvm_mmu_slot_leaf_clear_dirty() (PML) and
  * kvm_mmu_slot_remove_write_access().
  */
-void nxsim__tdp_mmu_wrprot_slot(struct nxsim_vm *vm,
+void nxsim__tdp_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
 				const struct nxsim__memslot *slot);
 /* Dirty logging turned off: zap collapsible SPTEs or recover in place. */
-void nxsim__tdp_mmu_collapse_slot(struct nxsim_vm *vm,
+void nxsim__tdp_mmu_collapse_slot(struct nxsim__vm_mmu *mmu,
 				  const struct nxsim__memslot *slot);
 /* Free the frame table (at VM teardown, after zapping). */
 void nxsim__tdp_mmu_release(struct nxsim__vm_mmu *mmu);
@@ -257,7 +271,7 @@ void nxsim__tdp_mmu_release(struct nxsim__vm_mmu *mmu);
 /* ---- fault.c ----------------------------------------------------------- */
 
 /* kvm_mmu_max_mapping_level() */
-int nxsim__max_mapping_level(struct nxsim_vm *vm,
+int nxsim__max_mapping_level(struct nxsim__vm_mmu *mmu,
 			     const struct nxsim__memslot *slot, uint64_t gfn,
 			     int max_level);
 

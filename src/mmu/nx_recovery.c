@@ -16,85 +16,80 @@
  * lock breaking, and the SMM address space of the memslot lookup.
  */
 #include "core/compiler.h"
-#include "kvm/profile.h"
-#include "kvm/host.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
-#include "kvm/vm.h"
 
-struct nxsim__possible_nx *nxsim__nx_list(struct nxsim_vm *vm,
+struct nxsim__possible_nx *nxsim__nx_list(struct nxsim__vm_mmu *mmu,
 					  enum nxsim__mmu_type type)
 {
-	return &vm->mmu->nx[vm->host->prof->mmu.per_type_lists ? type : 0];
+	return &mmu->nx[mmu->prof->per_type_lists ? type : 0];
 }
 
-void nxsim__track_possible_nx_huge_page(struct nxsim_vm *vm,
+void nxsim__track_possible_nx_huge_page(struct nxsim__vm_mmu *mmu,
 					struct nxsim__mmu_page *sp,
 					enum nxsim__mmu_type type)
 {
-	struct nxsim__possible_nx *l = nxsim__nx_list(vm, type);
+	struct nxsim__possible_nx *l = nxsim__nx_list(mmu, type);
 
 	if (sp->nx_tracked)
 		return;
-	vm->mmu->nx_lpage_splits++;
+	mmu->nx_lpage_splits++;
 	l->nr_pages++;
 	l->len++;
 	TAILQ_INSERT_TAIL(&l->pages, sp, possible_nx_huge_page_link);
 	sp->nx_tracked = true;
 }
 
-void nxsim__untrack_possible_nx_huge_page(struct nxsim_vm *vm,
+void nxsim__untrack_possible_nx_huge_page(struct nxsim__vm_mmu *mmu,
 					  struct nxsim__mmu_page *sp,
 					  enum nxsim__mmu_type type)
 {
-	struct nxsim__possible_nx *l = nxsim__nx_list(vm, type);
+	struct nxsim__possible_nx *l = nxsim__nx_list(mmu, type);
 
 	if (!sp->nx_tracked)
 		return;
-	vm->mmu->nx_lpage_splits--;
+	mmu->nx_lpage_splits--;
 	l->nr_pages--;
 	/* list_del() needs no list head: the entry leaves whatever list. */
-	l = nxsim__nx_list(vm, sp->tdp_mmu_page ? NXSIM__TDP_MMU :
-						  NXSIM__SHADOW_MMU);
+	l = nxsim__nx_list(mmu, sp->tdp_mmu_page ? NXSIM__TDP_MMU :
+						   NXSIM__SHADOW_MMU);
 	l->len--;
 	TAILQ_REMOVE(&l->pages, sp, possible_nx_huge_page_link);
 	sp->nx_tracked = false;
 }
 
 /* unaccount_nx_huge_page() as the recovery loop calls it. */
-static void unaccount_nx_huge_page(struct nxsim_vm *vm,
+static void unaccount_nx_huge_page(struct nxsim__vm_mmu *mmu,
 				   struct nxsim__mmu_page *sp,
 				   enum nxsim__mmu_type type)
 {
-	if (nxsim__host_has_bug(vm->host, NXSIM_BUG_UNTRACK_WRONG_TYPE))
+	if (nxsim__mmu_has_bug(mmu, NXSIM_BUG_UNTRACK_WRONG_TYPE))
 		type = NXSIM__SHADOW_MMU;
 	sp->nx_huge_page_disallowed = false;
-	nxsim__untrack_possible_nx_huge_page(vm, sp, type);
+	nxsim__untrack_possible_nx_huge_page(mmu, sp, type);
 }
 
 /* kvm_mmu_sp_dirty_logging_enabled() */
-static bool sp_dirty_logging(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
+static bool sp_dirty_logging(struct nxsim__vm_mmu *mmu,
+			     struct nxsim__mmu_page *sp)
 {
 	struct nxsim__memslot *slot;
 
-	if (!vm->mmu->nr_memslots_dirty_logging)
+	if (!mmu->nr_memslots_dirty_logging)
 		return false;
-	slot = nxsim__gfn_to_memslot(vm, sp->gfn);
+	slot = nxsim__gfn_to_memslot(mmu, sp->gfn);
 	return slot && nxsim__slot_dirty_logging(slot);
 }
 
 /* kvm_recover_nx_huge_pages(kvm, type); called with mmu_lock for write. */
-static void recover(struct nxsim_vm *vm, enum nxsim__mmu_type type)
+static void recover(struct nxsim__vm_mmu *mmu, enum nxsim__mmu_type type)
 {
-	const struct nxsim__profile *prof = vm->host->prof;
-	struct nxsim__possible_nx *l = nxsim__nx_list(vm, type);
-	struct nxsim__vm_mmu *mmu = vm->mmu;
-	bool skip_dirty =
-		prof->mmu.recovery_skip_dirty &&
-		!nxsim__host_has_bug(vm->host, NXSIM_BUG_RECOVER_DIRTY);
-	unsigned int ratio = READ_ONCE(vm->host->nx.recovery_ratio);
-	uint64_t nr = prof->mmu.per_type_lists ? l->nr_pages :
-						 mmu->nx_lpage_splits;
+	const struct nxsim__mmu_profile *prof = mmu->prof;
+	struct nxsim__possible_nx *l = nxsim__nx_list(mmu, type);
+	bool skip_dirty = prof->recovery_skip_dirty &&
+			  !nxsim__mmu_has_bug(mmu, NXSIM_BUG_RECOVER_DIRTY);
+	unsigned int ratio = READ_ONCE(mmu->params->recovery_ratio);
+	uint64_t nr = prof->per_type_lists ? l->nr_pages : mmu->nx_lpage_splits;
 	uint64_t to_zap = ratio ? DIV_ROUND_UP(nr, ratio) : 0, done = 0;
 	uint64_t len = l->len; /* the true length, for invariant 9 */
 	struct nxsim__mmu_page *sp;
@@ -109,26 +104,26 @@ static void recover(struct nxsim_vm *vm, enum nxsim__mmu_type type)
 			break;
 		}
 		WARN_ON(!sp->nx_huge_page_disallowed || !sp->direct);
-		if (prof->mmu.per_type_lists)
-			unaccount_nx_huge_page(vm, sp, type);
+		if (prof->per_type_lists)
+			unaccount_nx_huge_page(mmu, sp, type);
 		pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
 		done++;
 
-		dirty = sp_dirty_logging(vm, sp);
+		dirty = sp_dirty_logging(mmu, sp);
 		if (skip_dirty && dirty) {
-			if (!prof->mmu.per_type_lists)
-				unaccount_nx_huge_page(vm, sp, type);
+			if (!prof->per_type_lists)
+				unaccount_nx_huge_page(mmu, sp, type);
 			sp->unaccounted = true;
 			mmu->counters.recovery_unaccounted++;
 			continue;
 		}
-		if (dirty && prof->mmu.recovery_skip_dirty)
+		if (dirty && prof->recovery_skip_dirty)
 			nxsim__mmu_event(mmu,
 					 "5.2#9: recovery zapped SP gfn 0x%llx "
 					 "level %d in a dirty-logged slot",
 					 (unsigned long long)sp->gfn,
 					 sp->level);
-		if (nxsim__tdp_mmu_zap_sp(vm, sp)) {
+		if (nxsim__tdp_mmu_zap_sp(mmu, sp)) {
 			flush = true;
 			mmu->counters.recovery_zapped++;
 		}
@@ -143,11 +138,11 @@ static void recover(struct nxsim_vm *vm, enum nxsim__mmu_type type)
 		mmu->counters.tlb_flushes++;
 }
 
-void nxsim__mmu_recover_nx_huge_pages(struct nxsim_vm *vm)
+void nxsim__mmu_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu)
 {
-	pthread_rwlock_wrlock(&vm->mmu_lock);
-	if (vm->host->prof->mmu.per_type_lists)
-		recover(vm, NXSIM__SHADOW_MMU);
-	recover(vm, NXSIM__TDP_MMU);
-	pthread_rwlock_unlock(&vm->mmu_lock);
+	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	if (mmu->prof->per_type_lists)
+		recover(mmu, NXSIM__SHADOW_MMU);
+	recover(mmu, NXSIM__TDP_MMU);
+	pthread_rwlock_unlock(&mmu->mmu_lock);
 }

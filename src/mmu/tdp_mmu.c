@@ -21,10 +21,7 @@
 
 #include "core/alloc.h"
 #include "core/compiler.h"
-#include "kvm/profile.h"
-#include "kvm/host.h"
 #include "mmu/mmu_internal.h"
-#include "kvm/vm.h"
 
 /* A free frame index, growing the table if needed; false on -ENOMEM. */
 static bool frame_get(struct nxsim__vm_mmu *mmu, uint32_t *id)
@@ -186,45 +183,48 @@ void nxsim__tdp_mmu_trim_reserve(struct nxsim__vm_mmu *mmu, unsigned int keep)
  * lock is taken only for a flagged SP: every writer of the flag holds
  * mmu_lock for write, as this path does.
  */
-static void unlink_sp(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
+static void unlink_sp(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp)
 {
 	if (!sp->nx_huge_page_disallowed)
 		return;
-	pthread_mutex_lock(&vm->mmu->tdp_mmu_pages_lock);
+	pthread_mutex_lock(&mmu->tdp_mmu_pages_lock);
 	sp->nx_huge_page_disallowed = false;
-	nxsim__untrack_possible_nx_huge_page(vm, sp, NXSIM__TDP_MMU);
-	pthread_mutex_unlock(&vm->mmu->tdp_mmu_pages_lock);
+	nxsim__untrack_possible_nx_huge_page(mmu, sp, NXSIM__TDP_MMU);
+	pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
 }
 
-static void handle_changed_spte(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
-				uint64_t old, uint64_t new);
+static void handle_changed_spte(struct nxsim__vm_mmu *mmu,
+				struct nxsim__mmu_page *sp, uint64_t old,
+				uint64_t new);
 
 /*
  * handle_removed_pt(): a table left the paging structure.  Its leaves
  * leave the page stats (counted by @nr_leaves, so a table of leaves is
  * not read again) and its child tables are removed in turn.
  */
-static void handle_removed_pt(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
+static void handle_removed_pt(struct nxsim__vm_mmu *mmu,
+			      struct nxsim__mmu_page *sp)
 {
 	unsigned int i;
 
-	unlink_sp(vm, sp);
+	unlink_sp(mmu, sp);
 	if (sp->nr_leaves)
-		vm->mmu->pages[sp->level - 1] -= sp->nr_leaves;
+		mmu->pages[sp->level - 1] -= sp->nr_leaves;
 	for (i = 0; sp->level > NXSIM_PG_LEVEL_4K && i < SPTE_ENT_PER_PAGE;
 	     i++) {
 		uint64_t spte = sp->spt[i];
 
 		if (is_shadow_present_pte(spte) && !is_large_pte(spte))
-			handle_removed_pt(vm, nxsim__spte_to_child_sp(vm->mmu,
-								      spte));
+			handle_removed_pt(mmu,
+					  nxsim__spte_to_child_sp(mmu, spte));
 	}
-	nxsim__tdp_mmu_free_sp(vm->mmu, sp);
+	nxsim__tdp_mmu_free_sp(mmu, sp);
 }
 
 /* handle_changed_spte(): page stats and removed page tables. */
-static void handle_changed_spte(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
-				uint64_t old, uint64_t new)
+static void handle_changed_spte(struct nxsim__vm_mmu *mmu,
+				struct nxsim__mmu_page *sp, uint64_t old,
+				uint64_t new)
 {
 	int level = sp->level;
 	bool was_present = is_shadow_present_pte(old);
@@ -237,30 +237,30 @@ static void handle_changed_spte(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
 		return;
 	if (was_leaf != is_leaf) {
 		if (is_leaf) {
-			vm->mmu->pages[level - 1]++;
+			mmu->pages[level - 1]++;
 			sp->nr_leaves++;
 		} else {
-			vm->mmu->pages[level - 1]--;
+			mmu->pages[level - 1]--;
 			sp->nr_leaves--;
 		}
 	}
 	if (was_present && !was_leaf && (is_leaf || !is_present || pfn_changed))
-		handle_removed_pt(vm, nxsim__spte_to_child_sp(vm->mmu, old));
+		handle_removed_pt(mmu, nxsim__spte_to_child_sp(mmu, old));
 }
 
-void nxsim__tdp_mmu_set_spte(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
-			     uint64_t *sptep, uint64_t new)
+void nxsim__tdp_mmu_set_spte(struct nxsim__vm_mmu *mmu,
+			     struct nxsim__mmu_page *sp, uint64_t *sptep,
+			     uint64_t new)
 {
 	uint64_t old = *sptep;
 
 	WRITE_ONCE(*sptep, new);
-	handle_changed_spte(vm, sp, old, new);
+	handle_changed_spte(mmu, sp, old, new);
 }
 
-void nxsim__tdp_mmu_new_root(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
+void nxsim__tdp_mmu_new_root(struct nxsim__vm_mmu *mmu,
+			     struct nxsim__mmu_page *sp)
 {
-	struct nxsim__vm_mmu *mmu = vm->mmu;
-
 	nxsim__sp_clear(sp);
 	sp->level = mmu->root_level;
 	sp->gfn = 0;
@@ -269,9 +269,8 @@ void nxsim__tdp_mmu_new_root(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
 	mmu->root = sp;
 }
 
-void nxsim__tdp_mmu_zap_all_roots(struct nxsim_vm *vm)
+void nxsim__tdp_mmu_zap_all_roots(struct nxsim__vm_mmu *mmu)
 {
-	struct nxsim__vm_mmu *mmu = vm->mmu;
 	struct nxsim__mmu_page *root;
 
 	TAILQ_FOREACH(root, &mmu->roots, link)
@@ -279,11 +278,12 @@ void nxsim__tdp_mmu_zap_all_roots(struct nxsim_vm *vm)
 	mmu->root = NULL;
 	while ((root = TAILQ_FIRST(&mmu->roots))) {
 		TAILQ_REMOVE(&mmu->roots, root, link);
-		handle_removed_pt(vm, root);
+		handle_removed_pt(mmu, root);
 	}
 }
 
-bool nxsim__tdp_mmu_zap_sp(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
+bool nxsim__tdp_mmu_zap_sp(struct nxsim__vm_mmu *mmu,
+			   struct nxsim__mmu_page *sp)
 {
 	uint64_t old;
 
@@ -294,7 +294,7 @@ bool nxsim__tdp_mmu_zap_sp(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
 	if (!is_shadow_present_pte(old) || is_large_pte(old) ||
 	    spte_to_pfn(old) != sp_pfn(sp))
 		return false;
-	nxsim__tdp_mmu_set_spte(vm, sp->parent, sp->ptep,
+	nxsim__tdp_mmu_set_spte(mmu, sp->parent, sp->ptep,
 				SHADOW_NONPRESENT_VALUE);
 	return true;
 }
@@ -303,10 +303,10 @@ bool nxsim__tdp_mmu_zap_sp(struct nxsim_vm *vm, struct nxsim__mmu_page *sp)
  * Visit every present SPTE of @sp overlapping [start, end), top-down; @fn
  * returns true to skip the SPTE's subtree (it was changed).
  */
-typedef bool (*walk_fn)(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+typedef bool (*walk_fn)(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 			uint64_t *sptep, uint64_t gfn, void *ctx);
 
-static void walk(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+static void walk(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 		 uint64_t start, uint64_t end, walk_fn fn, void *ctx)
 {
 	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level);
@@ -318,39 +318,40 @@ static void walk(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
 		if (gfn >= end || gfn + span <= start ||
 		    !is_shadow_present_pte(spte))
 			continue;
-		if (fn(vm, sp, &sp->spt[i], gfn, ctx))
+		if (fn(mmu, sp, &sp->spt[i], gfn, ctx))
 			continue;
 		spte = sp->spt[i];
 		if (is_shadow_present_pte(spte) &&
 		    !is_last_spte(spte, sp->level))
-			walk(vm, nxsim__spte_to_child_sp(vm->mmu, spte), start,
+			walk(mmu, nxsim__spte_to_child_sp(mmu, spte), start,
 			     end, fn, ctx);
 	}
 }
 
-static void walk_roots(struct nxsim_vm *vm, uint64_t start, uint64_t end,
+static void walk_roots(struct nxsim__vm_mmu *mmu, uint64_t start, uint64_t end,
 		       walk_fn fn, void *ctx)
 {
 	struct nxsim__mmu_page *root;
 
-	TAILQ_FOREACH(root, &vm->mmu->roots, link)
-		walk(vm, root, start, end, fn, ctx);
+	TAILQ_FOREACH(root, &mmu->roots, link)
+		walk(mmu, root, start, end, fn, ctx);
 }
 
-static bool zap_leaf(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+static bool zap_leaf(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 		     uint64_t *sptep, uint64_t gfn, void *ctx)
 {
 	(void)gfn;
 	(void)ctx;
 	if (!is_last_spte(*sptep, sp->level))
 		return false;
-	nxsim__tdp_mmu_set_spte(vm, sp, sptep, SHADOW_NONPRESENT_VALUE);
+	nxsim__tdp_mmu_set_spte(mmu, sp, sptep, SHADOW_NONPRESENT_VALUE);
 	return true;
 }
 
-void nxsim__tdp_mmu_zap_leafs(struct nxsim_vm *vm, uint64_t start, uint64_t end)
+void nxsim__tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
+			      uint64_t end)
 {
-	walk_roots(vm, start, end, zap_leaf, NULL);
+	walk_roots(mmu, start, end, zap_leaf, NULL);
 }
 
 /*
@@ -360,12 +361,12 @@ void nxsim__tdp_mmu_zap_leafs(struct nxsim_vm *vm, uint64_t start, uint64_t end)
  * at min_level 2M clears W on the huge ones; without PML (NPT), it runs
  * at 4K: every leaf loses W and keeps D.
  */
-static bool wrprot_leaf(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+static bool wrprot_leaf(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 			uint64_t *sptep, uint64_t gfn, void *ctx)
 {
 	int level = sp->level;
-	const struct nxsim__spte_masks *m = nxsim__spte_masks(vm->mmu->fmt);
-	bool pml = vm->mmu->fmt == NXSIM_SPTE_EPT;
+	const struct nxsim__spte_masks *m = nxsim__spte_masks(mmu->fmt);
+	bool pml = mmu->fmt == NXSIM_SPTE_EPT;
 	uint64_t spte = *sptep;
 
 	(void)gfn;
@@ -380,10 +381,10 @@ static bool wrprot_leaf(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
 	return true;
 }
 
-void nxsim__tdp_mmu_wrprot_slot(struct nxsim_vm *vm,
+void nxsim__tdp_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
 				const struct nxsim__memslot *slot)
 {
-	walk_roots(vm, slot->base_gfn, slot->base_gfn + slot->npages,
+	walk_roots(mmu, slot->base_gfn, slot->base_gfn + slot->npages,
 		   wrprot_leaf, NULL);
 }
 
@@ -415,7 +416,7 @@ static bool first_leaf(struct nxsim__vm_mmu *mmu, uint64_t spte, int level,
  * recover_huge_pages_range() (they are replaced by a huge SPTE made from
  * a leaf below them, without exec when the mitigation is on).
  */
-static bool collapse(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
+static bool collapse(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 		     uint64_t *sptep, uint64_t gfn, void *ctx)
 {
 	const struct nxsim__memslot *slot = ctx;
@@ -427,25 +428,26 @@ static bool collapse(struct nxsim_vm *vm, struct nxsim__mmu_page *sp,
 		return false;
 	if (gfn < slot->base_gfn || gfn >= slot->base_gfn + slot->npages)
 		return false;
-	if (nxsim__max_mapping_level(vm, slot, gfn, NXSIM_PG_LEVEL_1G) < level)
+	if (nxsim__max_mapping_level(mmu, slot, gfn, NXSIM_PG_LEVEL_1G) < level)
 		return false;
-	if (!vm->host->prof->mmu.recover_huge_in_place) {
-		nxsim__tdp_mmu_set_spte(vm, sp, sptep, SHADOW_NONPRESENT_VALUE);
+	if (!mmu->prof->recover_huge_in_place) {
+		nxsim__tdp_mmu_set_spte(mmu, sp, sptep,
+					SHADOW_NONPRESENT_VALUE);
 		return true;
 	}
-	if (!first_leaf(vm->mmu, *sptep, level, &leaf))
+	if (!first_leaf(mmu, *sptep, level, &leaf))
 		return false;
 	nxsim__tdp_mmu_set_spte(
-		vm, sp, sptep,
-		nxsim__make_huge_spte(vm->mmu->fmt, leaf, level,
-				      nxsim__vm_nx_huge_page_enabled(vm)));
+		mmu, sp, sptep,
+		nxsim__make_huge_spte(mmu->fmt, leaf, level,
+				      nxsim__is_nx_huge_page_enabled(mmu)));
 	return true;
 }
 
-void nxsim__tdp_mmu_collapse_slot(struct nxsim_vm *vm,
+void nxsim__tdp_mmu_collapse_slot(struct nxsim__vm_mmu *mmu,
 				  const struct nxsim__memslot *slot)
 {
-	walk_roots(vm, slot->base_gfn, slot->base_gfn + slot->npages, collapse,
+	walk_roots(mmu, slot->base_gfn, slot->base_gfn + slot->npages, collapse,
 		   (void *)slot);
 }
 

@@ -67,12 +67,12 @@ static void test_nx_checker_flagged_untracked(void **state)
 	assert_int_equal(nx_stat(e.vm, "nx_lpage_splits"), 1);
 	nx_check_ok(e.vm);
 
-	l = nxsim__nx_list(e.vm, NXSIM__TDP_MMU);
+	l = nxsim__nx_list(e.vm->mmu, NXSIM__TDP_MMU);
 	sp = TAILQ_FIRST(&l->pages);
 	assert_non_null(sp);
-	pthread_rwlock_wrlock(&e.vm->mmu_lock);
-	nxsim__untrack_possible_nx_huge_page(e.vm, sp, NXSIM__TDP_MMU);
-	pthread_rwlock_unlock(&e.vm->mmu_lock);
+	pthread_rwlock_wrlock(&e.vm->mmu->mmu_lock);
+	nxsim__untrack_possible_nx_huge_page(e.vm->mmu, sp, NXSIM__TDP_MMU);
+	pthread_rwlock_unlock(&e.vm->mmu->mmu_lock);
 	assert_int_equal(nx_stat(e.vm, "nx_lpage_splits"), 0);
 	assert_int_equal(nx_caught(e.vm, "5.2#1"), 1);
 	assert_rc(nxsim_vm_destroy(e.vm), 0);

@@ -81,7 +81,7 @@ static void test_errors(void **state)
 
 static struct nxsim__memslot *slot_of(struct nxsim_vm *vm, uint64_t gfn)
 {
-	return nxsim__gfn_to_memslot(vm, gfn);
+	return nxsim__gfn_to_memslot(vm->mmu, gfn);
 }
 
 static void test_lpage_info(void **state)
@@ -359,7 +359,7 @@ static void test_alloc_failures_reserve(void **state)
 	nx_expect(w.e.vm, 1, 0, 0, 1);
 	assert_int_equal(mmu->nr_cache, 1);
 	/* recovery zaps the PT: its page is reserved */
-	nxsim__mmu_recover_nx_huge_pages(w.e.vm);
+	nxsim__mmu_recover_nx_huge_pages(w.e.vm->mmu);
 	nx_expect(w.e.vm, 0, 0, 0, 0);
 	assert_int_equal(mmu->nr_reserve, 1);
 	/* topup to 4: the reserved page, then two allocated (table, header) */

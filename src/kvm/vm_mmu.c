@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The VM and vCPU calls that reach the MMU: KVM_SET_USER_MEMORY_REGION
+ * (kvm_vm_ioctl_set_memory_region() of virt/kvm/kvm_main.c, under
+ * slots_lock), a guest access (the vCPU running, arch/x86/kvm/x86.c), the
+ * host remapping guest memory, the VM stats, and the simulator's checker
+ * and dump.  Each enters the VM's gate and hands the MMU its half of the
+ * VM (vm->mmu); the MMU takes mmu_lock itself.
+ *
+ * Left out: the shadow MMU's direct map, which VMs use when the TDP MMU is
+ * off (kvm.tdp_mmu=0, no EPT/NPT, or a tree before 5.15): their accesses
+ * fail with -EOPNOTSUPP.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <nxsim/mmu.h>
+
+#include "kvm/host.h"
+#include "kvm/profile.h"
+#include "kvm/vm.h"
+#include "mmu/mmu.h"
+
+int nxsim_vm_set_memory_region(struct nxsim_vm *vm,
+			       const struct nxsim_memory_region *mr)
+{
+	int rc;
+
+	if (!mr)
+		return -EINVAL;
+	rc = nxsim__vm_enter(vm);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&vm->slots_lock);
+	rc = nxsim__kvm_set_memory_region(vm->mmu, mr);
+	pthread_mutex_unlock(&vm->slots_lock);
+	nxsim__vm_exit(vm);
+	return rc;
+}
+
+int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot_id,
+			    uint64_t offset, uint64_t size, int level)
+{
+	int rc;
+
+	if (level < NXSIM_PG_LEVEL_4K || level > NXSIM_PG_LEVEL_1G)
+		return -EINVAL;
+	rc = nxsim__vm_enter(vm);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&vm->slots_lock);
+	rc = nxsim__mmu_set_host_level(vm->mmu, slot_id, offset, size, level);
+	pthread_mutex_unlock(&vm->slots_lock);
+	nxsim__vm_exit(vm);
+	return rc;
+}
+
+/* The TDP MMU is in use: kvm.tdp_mmu (on by default since 5.15), tdp_enabled. */
+static bool uses_tdp_mmu(struct nxsim_host *host)
+{
+	return host->prof->mmu.tdp_mmu_default && !host->cpu.no_tdp &&
+	       !host->cpu.no_tdp_mmu;
+}
+
+int nxsim_vcpu_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind,
+		      uint64_t gpa, struct nxsim_access_info *info)
+{
+	struct nxsim_access_info local = { 0 };
+	struct nxsim_vm *vm;
+	int rc;
+
+	if (!vcpu || (unsigned int)kind > NXSIM_ACCESS_EXEC)
+		return -EINVAL;
+	vm = vcpu->vm;
+	rc = nxsim__vm_enter(vm);
+	if (rc)
+		return rc;
+	if (!uses_tdp_mmu(vm->host))
+		rc = -EOPNOTSUPP;
+	else
+		rc = nxsim__mmu_access(vm->mmu, kind, gpa, &local);
+	if (!rc && info)
+		*info = local;
+	nxsim__vm_exit(vm);
+	return rc;
+}
+
+int nxsim_vm_stat_get(struct nxsim_vm *vm, const char *name, uint64_t *val)
+{
+	int rc;
+
+	if (!name || !val)
+		return -EINVAL;
+	rc = nxsim__vm_enter(vm);
+	if (rc)
+		return rc;
+	rc = nxsim__mmu_stat_get(vm->mmu, name, val);
+	nxsim__vm_exit(vm);
+	return rc;
+}
+
+int nxsim_vm_mmu_counters(struct nxsim_vm *vm, struct nxsim_mmu_counters *c)
+{
+	int rc;
+
+	if (!c)
+		return -EINVAL;
+	rc = nxsim__vm_enter(vm);
+	if (rc)
+		return rc;
+	nxsim__mmu_counters(vm->mmu, c);
+	nxsim__vm_exit(vm);
+	return 0;
+}
+
+long nxsim_vm_nr_mmu_pages(struct nxsim_vm *vm)
+{
+	long n;
+	int rc = nxsim__vm_enter(vm);
+
+	if (rc)
+		return rc;
+	n = nxsim__mmu_nr_pages(vm->mmu);
+	nxsim__vm_exit(vm);
+	return n;
+}
+
+int nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report, void *ctx)
+{
+	int rc = nxsim__vm_enter(vm);
+
+	if (rc)
+		return rc;
+	rc = nxsim__mmu_check(vm->mmu, report, ctx);
+	nxsim__vm_exit(vm);
+	return rc;
+}
+
+int nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit, void *ctx)
+{
+	int rc;
+
+	if (!emit)
+		return -EINVAL;
+	rc = nxsim__vm_enter(vm);
+	if (rc)
+		return rc;
+	rc = nxsim__mmu_dump(vm->mmu, emit, ctx);
+	nxsim__vm_exit(vm);
+	return rc;
+}
+
+struct buf_ctx {
+	char *buf;
+	size_t size;
+	size_t len;
+};
+
+static void buf_emit(void *ctx, const char *text)
+{
+	struct buf_ctx *b = ctx;
+	size_t n = strlen(text);
+
+	if (b->len < b->size)
+		snprintf(b->buf + b->len, b->size - b->len, "%s\n", text);
+	b->len += n + 1;
+}
+
+long nxsim_vm_dump_buf(struct nxsim_vm *vm, char *buf, size_t size)
+{
+	struct buf_ctx b = { .buf = buf, .size = size };
+	int rc;
+
+	if (!buf && size)
+		return -EINVAL;
+	rc = nxsim_vm_dump(vm, buf_emit, &b);
+	return rc < 0 ? rc : (long)b.len;
+}
