@@ -30,7 +30,8 @@
 #include "kvm/nx_params.h"
 
 /* mitigations_parse_cmdline() of kernel/cpu.c: an early parameter. */
-static int apply_early_param(void *arg, const char *param, const char *val)
+static int mitigations_parse_cmdline(void *arg, const char *param,
+				     const char *val)
 {
 	struct nxsim_host *host = arg;
 
@@ -118,15 +119,14 @@ int nxsim_host_create(const struct nxsim_host_config *cfg,
 	nxsim__gate_init(&host->gate, -ENODEV);
 	nxsim__nx_params_init(host);
 
-	rc = nxsim__cmdline_parse(cfg->cmdline, apply_early_param, host);
+	rc = nxsim__parse_args(cfg->cmdline, mitigations_parse_cmdline, host);
 	if (!rc)
-		rc = nxsim__cmdline_parse(cfg->cmdline, apply_module_param,
-					  host);
+		rc = nxsim__parse_args(cfg->cmdline, apply_module_param, host);
 	if (rc) {
 		host_free(host);
 		return rc;
 	}
-	nxsim__nx_params_module_init(host);
+	nxsim__kvm_mmu_x86_module_init(host);
 	host->magic = NXSIM_HOST_MAGIC;
 	*hostp = host;
 	return 0;
@@ -172,7 +172,7 @@ void nxsim__host_zap_all_and_wake(struct nxsim_host *host)
 		nxsim__kvm_mmu_zap_all_fast(vm->mmu);
 		ATOMIC_INC(vm->counters.zap_all);
 		pthread_mutex_unlock(&vm->slots_lock);
-		nxsim__worker_wake(vm);
+		nxsim__kvm_wake_nx_recovery_thread(vm);
 	}
 	pthread_mutex_unlock(&host->kvm_lock);
 }
@@ -183,7 +183,7 @@ void nxsim__host_wake_all(struct nxsim_host *host)
 
 	pthread_mutex_lock(&host->kvm_lock);
 	TAILQ_FOREACH(vm, &host->vm_list, vm_list)
-		nxsim__worker_wake(vm);
+		nxsim__kvm_wake_nx_recovery_thread(vm);
 	pthread_mutex_unlock(&host->kvm_lock);
 }
 

@@ -75,7 +75,7 @@ void nxsim__nx_params_init(struct nxsim_host *host)
 	host->nx.recovery_period_ms = 0;
 }
 
-void nxsim__nx_params_module_init(struct nxsim_host *host)
+void nxsim__kvm_mmu_x86_module_init(struct nxsim_host *host)
 {
 	if (host->nx.nx_huge_pages == -1)
 		set_nx_huge_pages_value(host, get_nx_auto_mode(host));
@@ -126,7 +126,8 @@ static int get_nx_huge_pages(struct nxsim_host *host, const struct nx_param *p,
 		       READ_ONCE(host->nx.nx_huge_pages) ? 'Y' : 'N');
 }
 
-bool nxsim__nx_recovery_period(struct nxsim_host *host, unsigned int *period)
+bool nxsim__calc_nx_huge_pages_recovery_period(struct nxsim_host *host,
+					       unsigned int *period)
 {
 	bool enabled = READ_ONCE(host->nx.nx_huge_pages) != 0;
 	unsigned int ratio = READ_ONCE(host->nx.recovery_ratio);
@@ -165,8 +166,9 @@ static bool raw_recovery_state(struct nxsim_host *host, unsigned int *period)
 }
 
 /* set_nx_huge_pages_recovery_param() */
-static int set_recovery_param(struct nxsim_host *host, const struct nx_param *p,
-			      const char *val)
+static int set_nx_huge_pages_recovery_param(struct nxsim_host *host,
+					    const struct nx_param *p,
+					    const char *val)
 {
 	bool raw = nxsim__host_has_bug(host, NXSIM_BUG_RAW_PERIOD_WAKE) &&
 		   host->prof->period_param;
@@ -178,7 +180,8 @@ static int set_recovery_param(struct nxsim_host *host, const struct nx_param *p,
 		return -EPERM;
 
 	was_enabled = raw ? raw_recovery_state(host, &old_period) :
-			    nxsim__nx_recovery_period(host, &old_period);
+			    nxsim__calc_nx_huge_pages_recovery_period(
+				    host, &old_period);
 
 	/* param_set_uint() */
 	err = nxsim__kstrtouint(val, 0, &v);
@@ -190,7 +193,8 @@ static int set_recovery_param(struct nxsim_host *host, const struct nx_param *p,
 		is_enabled = nxsim__nx_huge_pages(host) &&
 			     raw_recovery_state(host, &new_period);
 	else
-		is_enabled = nxsim__nx_recovery_period(host, &new_period);
+		is_enabled = nxsim__calc_nx_huge_pages_recovery_period(
+			host, &new_period);
 
 	if (is_enabled && (!was_enabled || old_period > new_period))
 		nxsim__host_wake_all(host);
@@ -198,8 +202,8 @@ static int set_recovery_param(struct nxsim_host *host, const struct nx_param *p,
 }
 
 /* param_get_uint() */
-static int get_uint(struct nxsim_host *host, const struct nx_param *p,
-		    char *buf)
+static int param_get_uint(struct nxsim_host *host, const struct nx_param *p,
+			  char *buf)
 {
 	return sprintf(buf, "%u\n", READ_ONCE(*param_arg(host, p)));
 }
@@ -212,14 +216,14 @@ static const struct nx_param nx_params[] = {
 	},
 	{
 		.name = "nx_huge_pages_recovery_ratio",
-		.set = set_recovery_param,
-		.get = get_uint,
+		.set = set_nx_huge_pages_recovery_param,
+		.get = param_get_uint,
 		.offset = offsetof(struct nxsim__nx_params, recovery_ratio),
 	},
 	{
 		.name = "nx_huge_pages_recovery_period_ms",
-		.set = set_recovery_param,
-		.get = get_uint,
+		.set = set_nx_huge_pages_recovery_param,
+		.get = param_get_uint,
 		.offset = offsetof(struct nxsim__nx_params, recovery_period_ms),
 		.needs_period_param = true,
 	},
@@ -370,7 +374,7 @@ int nxsim_param_recovery_period(struct nxsim_host *host,
 
 	if (!host || !period_ms)
 		return -EINVAL;
-	enabled = nxsim__nx_recovery_period(host, &period);
+	enabled = nxsim__calc_nx_huge_pages_recovery_period(host, &period);
 	if (enabled)
 		*period_ms = period;
 	return enabled;

@@ -17,7 +17,7 @@ struct nxsim_host;
 /* Load-time defaults, before any command-line value. */
 void nxsim__nx_params_init(struct nxsim_host *host);
 /* kvm_mmu_x86_module_init(): resolve -1 (auto). */
-void nxsim__nx_params_module_init(struct nxsim_host *host);
+void nxsim__kvm_mmu_x86_module_init(struct nxsim_host *host);
 
 /*
  * Find the parameter called @name (exactly, or with parameq() for the
@@ -28,7 +28,8 @@ int nxsim__nx_param_store(struct nxsim_host *host, const char *name,
 			  const char *val, bool cmdline);
 
 /* calc_nx_huge_pages_recovery_period(): true if recovery is enabled. */
-bool nxsim__nx_recovery_period(struct nxsim_host *host, unsigned int *period);
+bool nxsim__calc_nx_huge_pages_recovery_period(struct nxsim_host *host,
+					       unsigned int *period);
 
 /* is the mitigation on for the host (READ_ONCE(nx_huge_pages))? */
 bool nxsim__nx_huge_pages(struct nxsim_host *host);

@@ -52,7 +52,7 @@ static bool worker_at_create(const struct nxsim_host *host)
 }
 
 /* kvm_mmu_post_init_vm() of 6.13 and before. */
-static int post_init_vm_at_create(struct nxsim_vm *vm)
+static int kvm_mmu_post_init_vm_at_create(struct nxsim_vm *vm)
 {
 	int rc;
 
@@ -65,7 +65,7 @@ static int post_init_vm_at_create(struct nxsim_vm *vm)
 }
 
 /* kvm_mmu_start_lpage_recovery(), the call_once() callback (6.14). */
-static int start_lpage_recovery(struct nxsim_vm *vm)
+static int kvm_mmu_start_lpage_recovery(struct nxsim_vm *vm)
 {
 	int rc = nxsim__worker_create(vm);
 
@@ -75,7 +75,7 @@ static int start_lpage_recovery(struct nxsim_vm *vm)
 }
 
 /* kvm_mmu_post_init_vm() of 6.14 on, with call_once(). */
-static int post_init_vm_first_run(struct nxsim_vm *vm)
+static int kvm_mmu_post_init_vm_first_run(struct nxsim_vm *vm)
 {
 	struct nxsim__once *once = &vm->nx_once;
 	bool once_fail_bug =
@@ -91,7 +91,7 @@ static int post_init_vm_first_run(struct nxsim_vm *vm)
 	pthread_mutex_lock(&once->lock);
 	if (once->state != NXSIM__ONCE_COMPLETED) {
 		once->state = NXSIM__ONCE_RUNNING;
-		rc = start_lpage_recovery(vm);
+		rc = kvm_mmu_start_lpage_recovery(vm);
 		if (rc < 0 && !once_fail_bug) {
 			once->state = NXSIM__ONCE_NOT_STARTED;
 			pthread_mutex_unlock(&once->lock);
@@ -167,7 +167,7 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 	if (rc)
 		goto free_vm;
 	if (race_order && worker_at_create(host)) {
-		rc = post_init_vm_at_create(vm);
+		rc = kvm_mmu_post_init_vm_at_create(vm);
 		if (rc)
 			goto uninit;
 	}
@@ -182,7 +182,7 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 	pthread_mutex_unlock(&host->kvm_lock);
 
 	if (!race_order && worker_at_create(host)) {
-		rc = post_init_vm_at_create(vm);
+		rc = kvm_mmu_post_init_vm_at_create(vm);
 		if (rc) {
 			vm_unlist(vm);
 			goto uninit;
@@ -388,7 +388,7 @@ int nxsim_vcpu_run(struct nxsim_vcpu *vcpu)
 	if (rc)
 		return rc;
 	if (!worker_at_create(vm->host))
-		rc = post_init_vm_first_run(vm);
+		rc = kvm_mmu_post_init_vm_first_run(vm);
 	nxsim__vm_exit(vm);
 	return rc;
 }

@@ -69,7 +69,7 @@ static uint64_t worker_step(struct nxsim__worker *w)
 	uint64_t due;
 
 	for (;;) {
-		if (!nxsim__nx_recovery_period(host, &period))
+		if (!nxsim__calc_nx_huge_pages_recovery_period(host, &period))
 			return NXSIM_NEVER;
 		due = w->last_jiffies + nxsim__msecs_to_jiffies(period, hz);
 		if (due > jiffies_now(w))
@@ -180,7 +180,7 @@ int nxsim__worker_create(struct nxsim_vm *vm)
 	return 0;
 }
 
-void nxsim__worker_wake(struct nxsim_vm *vm)
+void nxsim__kvm_wake_nx_recovery_thread(struct nxsim_vm *vm)
 {
 	struct nxsim__worker *w = worker_of(vm);
 	struct nxsim_host *host = vm->host;

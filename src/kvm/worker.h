@@ -55,7 +55,7 @@ int nxsim__worker_create(struct nxsim_vm *vm);
 /* Has the VM's worker been made (and published)? */
 bool nxsim__worker_exists(struct nxsim_vm *vm);
 /* kvm_wake_nx_recovery_thread(): a no-op without a live worker. */
-void nxsim__worker_wake(struct nxsim_vm *vm);
+void nxsim__kvm_wake_nx_recovery_thread(struct nxsim_vm *vm);
 /* Stop at VM destruction (kthread_stop / vhost_task_stop). */
 void nxsim__worker_stop(struct nxsim_vm *vm);
 /* Free a stopped (or never started) worker with the VM's handle. */

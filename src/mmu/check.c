@@ -94,7 +94,7 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 			else
 				c->leaves[sp->level - 1]++;
 			if (nx && sp->level > NXSIM_PG_LEVEL_4K &&
-			    nxsim__spte_executable(mmu->fmt, spte))
+			    nxsim__is_executable_pte(mmu->fmt, spte))
 				violation(c,
 					  "5.2#4: executable huge SPTE "
 					  "0x%016llx at level %d gfn 0x%llx",

@@ -74,12 +74,13 @@ static uint64_t host_chunk(const struct nxsim__memslot *s, uint64_t gfn)
 	       ugfn / HOST_CHUNK_PAGES;
 }
 
-int nxsim__host_mapping_level(const struct nxsim__memslot *slot, uint64_t gfn)
+int nxsim__host_pfn_mapping_level(const struct nxsim__memslot *slot,
+				  uint64_t gfn)
 {
 	return slot->host_level[host_chunk(slot, gfn)];
 }
 
-static void slot_free(struct nxsim__memslot *s)
+static void kvm_free_memslot(struct nxsim__memslot *s)
 {
 	int i;
 
@@ -136,7 +137,7 @@ static struct nxsim__memslot *slot_alloc(const struct nxsim_memory_region *mr,
 	}
 	return s;
 fail:
-	slot_free(s);
+	kvm_free_memslot(s);
 	return NULL;
 }
 
@@ -165,8 +166,8 @@ static void slot_remove(struct nxsim__vm_mmu *mmu, struct nxsim__memslot *s)
 }
 
 /* kvm_check_memslot_overlap() */
-static bool overlaps(struct nxsim__vm_mmu *mmu, uint16_t id, uint64_t start,
-		     uint64_t end)
+static bool kvm_check_memslot_overlap(struct nxsim__vm_mmu *mmu, uint16_t id,
+				      uint64_t start, uint64_t end)
 {
 	struct nxsim__memslot *s;
 
@@ -178,8 +179,9 @@ static bool overlaps(struct nxsim__vm_mmu *mmu, uint16_t id, uint64_t start,
 }
 
 /* kvm_mmu_slot_apply_flags() for KVM_MR_FLAGS_ONLY */
-static void apply_flags(struct nxsim__vm_mmu *mmu, struct nxsim__memslot *s,
-			uint32_t old_flags)
+static void kvm_mmu_slot_apply_flags(struct nxsim__vm_mmu *mmu,
+				     struct nxsim__memslot *s,
+				     uint32_t old_flags)
 {
 	if ((s->flags & NXSIM_MEM_READONLY) ||
 	    !((old_flags ^ s->flags) & NXSIM_MEM_LOG_DIRTY_PAGES))
@@ -234,7 +236,7 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 		pthread_rwlock_wrlock(&mmu->mmu_lock);
 		slot_remove(mmu, old);
 		pthread_rwlock_unlock(&mmu->mmu_lock);
-		slot_free(old);
+		kvm_free_memslot(old);
 		return 0;
 	}
 	if (old) {
@@ -251,13 +253,13 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 			slot_remove(mmu, old);
 			old->flags = mr->flags;
 			slot_insert(mmu, old);
-			apply_flags(mmu, old, old_flags);
+			kvm_mmu_slot_apply_flags(mmu, old, old_flags);
 			pthread_rwlock_unlock(&mmu->mmu_lock);
 			return 0;
 		}
 	}
 	/* KVM_MR_CREATE or KVM_MR_MOVE */
-	if (overlaps(mmu, id, base_gfn, base_gfn + npages))
+	if (kvm_check_memslot_overlap(mmu, id, base_gfn, base_gfn + npages))
 		return -EEXIST;
 	/* kvm_arch_prepare_memory_region(): no gfn beyond kvm_mmu_max_gfn() */
 	if (base_gfn + npages - 1 > (1ull << (mmu->phys_bits - 12)) - 1)
@@ -275,7 +277,7 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 	slot_insert(mmu, new);
 	pthread_rwlock_unlock(&mmu->mmu_lock);
 	if (old)
-		slot_free(old);
+		kvm_free_memslot(old);
 	return 0;
 }
 
@@ -316,8 +318,8 @@ static void zap_host_chunks(struct nxsim__vm_mmu *mmu,
 	uint64_t uend =
 		MIN(ugfn + s->npages, (base + last + 1) * HOST_CHUNK_PAGES);
 
-	nxsim__tdp_mmu_zap_leafs(mmu, s->base_gfn + (ustart - ugfn),
-				 s->base_gfn + (uend - ugfn));
+	nxsim__kvm_tdp_mmu_zap_leafs(mmu, s->base_gfn + (ustart - ugfn),
+				     s->base_gfn + (uend - ugfn));
 }
 
 int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,
@@ -346,12 +348,12 @@ int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,
 	return 0;
 }
 
-void nxsim__memslots_free(struct nxsim__vm_mmu *mmu)
+void nxsim__kvm_free_memslots(struct nxsim__vm_mmu *mmu)
 {
 	struct nxsim__memslot *s;
 
 	while ((s = TAILQ_FIRST(&mmu->slots))) {
 		slot_remove(mmu, s);
-		slot_free(s);
+		kvm_free_memslot(s);
 	}
 }

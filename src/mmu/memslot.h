@@ -56,7 +56,8 @@ static inline bool nxsim__slot_dirty_logging(const struct nxsim__memslot *s)
 int nxsim__lpage_disallowed(const struct nxsim__memslot *slot, uint64_t gfn,
 			    int level);
 /* host_pfn_mapping_level(): the host's mapping level at @gfn. */
-int nxsim__host_mapping_level(const struct nxsim__memslot *slot, uint64_t gfn);
+int nxsim__host_pfn_mapping_level(const struct nxsim__memslot *slot,
+				  uint64_t gfn);
 /* The host pfn of @gfn (hva >> 12). */
 static inline uint64_t nxsim__gfn_to_pfn(const struct nxsim__memslot *s,
 					 uint64_t gfn)
@@ -65,6 +66,6 @@ static inline uint64_t nxsim__gfn_to_pfn(const struct nxsim__memslot *s,
 }
 
 /* Free all slots (VM teardown). */
-void nxsim__memslots_free(struct nxsim__vm_mmu *mmu);
+void nxsim__kvm_free_memslots(struct nxsim__vm_mmu *mmu);
 
 #endif /* NXSIM_MMU_MEMSLOT_H */

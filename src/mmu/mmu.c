@@ -1,14 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The MMU as the VM lifecycle sees it (arch/x86/kvm/mmu/mmu.c):
- * kvm_mmu_init_vm(), kvm_mmu_uninit_vm() with the final zap,
- * kvm_mmu_zap_all_fast() (generation flip, every root invalidated and
- * torn down at once, as the newest tree does under slots_lock), the VM
- * stats by their kernel names, and is_nx_huge_page_enabled().
+ * arch/x86/kvm/mmu/mmu.c as far as the TDP MMU and the NX mitigation use
+ * it:
+ *   - the VM's MMU: kvm_mmu_init_vm(), kvm_mmu_uninit_vm() with the final
+ *     zap, kvm_mmu_zap_all_fast() (generation flip, every root invalidated
+ *     and torn down at once, as the newest tree does under slots_lock), the
+ *     VM stats by their kernel names, is_nx_huge_page_enabled();
+ *   - the fault path of a guest access: kvm_tdp_page_fault() ->
+ *     direct_page_fault() -> fast_page_fault() (only its "make a write-
+ *     protected SPTE writable again" case) and kvm_tdp_mmu_map() (in
+ *     tdp_mmu.c), with kvm_mmu_hugepage_adjust(),
+ *     kvm_mmu_max_mapping_level() and disallowed_hugepage_adjust();
+ *   - possible NX huge pages: track_/untrack_possible_nx_huge_page(),
+ *     unaccount_nx_huge_page() and the recovery pass
+ *     kvm_recover_nx_huge_pages() in its three shapes:
+ *       - up to 6.1: one list, every SP zapped (dirty-logged ones too);
+ *       - 6.2 to 6.17: one list, SPs of dirty-logged slots only
+ *         unaccounted (eb298605705a);
+ *       - 6.18: one list per MMU type, each SP unaccounted first, then
+ *         zapped unless its slot is dirty-logged.
+ *     to_zap is ceil(n / ratio) of the list's (or, before 6.18, the
+ *     stat's) count, taken oldest first; a TLB flush is requested when
+ *     anything was zapped.
  *
  * The SPTE format follows the host CPU (EPT on Intel, NPT on AMD); the
  * root has 5 levels when the host has LA57 and, on EPT, the guest's
  * MAXPHYADDR (the host's here) exceeds 48 (kvm_mmu_get_tdp_level()).
+ *
+ * Page-table pages come from a cache topped up at the start of the fault
+ * (mmu_topup_memory_caches(); under mmu_lock here, where the cache is per
+ * VM, not per vCPU), so a failed allocation changes nothing.  Faults are
+ * handled under mmu_lock held for write; the kernel's read-lock
+ * concurrency (and its retry paths) is left out, as are MMIO SPTEs (an
+ * access outside every slot is reported as emulated).  Recovery leaves out
+ * the shadow MMU's list (always empty here: no shadow paging), lock
+ * breaking, and the SMM address space of the memslot lookup.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -70,7 +96,7 @@ void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu)
 	while (mmu->nr_cache)
 		nxsim__tdp_mmu_free_sp(mmu, mmu->cache[--mmu->nr_cache]);
 	nxsim__tdp_mmu_trim_reserve(mmu, 0);
-	nxsim__memslots_free(mmu);
+	nxsim__kvm_free_memslots(mmu);
 	nxsim__tdp_mmu_release(mmu);
 	pthread_rwlock_unlock(&mmu->mmu_lock);
 	pthread_mutex_destroy(&mmu->tdp_mmu_pages_lock);
@@ -146,4 +172,311 @@ long nxsim__mmu_nr_pages(struct nxsim__vm_mmu *mmu)
 	n = (long)(mmu->nr_sps - mmu->nr_cache);
 	pthread_rwlock_unlock(&mmu->mmu_lock);
 	return n;
+}
+
+int nxsim__kvm_mmu_max_mapping_level(struct nxsim__vm_mmu *mmu,
+				     const struct nxsim__memslot *slot,
+				     uint64_t gfn, int max_level)
+{
+	int level = MIN(max_level, mmu->max_huge_level);
+
+	for (; level > NXSIM_PG_LEVEL_4K; level--)
+		if (!nxsim__lpage_disallowed(slot, gfn, level))
+			break;
+	if (level == NXSIM_PG_LEVEL_4K)
+		return level;
+	return MIN(level, nxsim__host_pfn_mapping_level(slot, gfn));
+}
+
+void nxsim__kvm_mmu_hugepage_adjust(struct nxsim__vm_mmu *mmu,
+				    struct nxsim__kvm_page_fault *f)
+{
+	f->huge_page_disallowed = f->exec && f->nx_huge_page_workaround_enabled;
+	if (nxsim__slot_dirty_logging(f->slot))
+		return;
+	f->req_level = nxsim__kvm_mmu_max_mapping_level(mmu, f->slot, f->gfn,
+							f->max_level);
+	if (f->req_level == NXSIM_PG_LEVEL_4K || f->huge_page_disallowed)
+		return;
+	f->goal_level = f->req_level;
+	f->pfn &= ~(KVM_PAGES_PER_HPAGE(f->goal_level) - 1);
+}
+
+void nxsim__disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
+				       struct nxsim__kvm_page_fault *f,
+				       uint64_t spte, int cur_level)
+{
+	bool check_flag =
+		mmu->prof->nx_adjust_checks_flag &&
+		!nxsim__mmu_has_bug(mmu, NXSIM_BUG_ADJUST_ANY_NONLEAF);
+
+	if (cur_level > NXSIM_PG_LEVEL_4K && cur_level == f->goal_level &&
+	    is_shadow_present_pte(spte) && !is_large_pte(spte) &&
+	    (!check_flag ||
+	     nxsim__spte_to_child_sp(mmu, spte)->nx_huge_page_disallowed)) {
+		f->pfn |= f->gfn & (KVM_PAGES_PER_HPAGE(cur_level) -
+				    KVM_PAGES_PER_HPAGE(cur_level - 1));
+		f->goal_level--;
+	}
+}
+
+/*
+ * mmu_topup_memory_caches(): enough page-table pages for a walk from the
+ * root (and the root itself if there is none), reserved pages first.
+ * 0 or -ENOMEM, and on -ENOMEM the reserve and the allocator get back
+ * what this call took.
+ */
+static int mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu)
+{
+	unsigned int want = mmu->root_level + !mmu->root, had = mmu->nr_cache;
+	unsigned int reserved = mmu->nr_reserve;
+
+	while (mmu->nr_cache < want) {
+		struct nxsim__mmu_page *sp = nxsim__tdp_mmu_alloc_sp(mmu);
+
+		if (!sp) {
+			while (mmu->nr_cache > had)
+				nxsim__tdp_mmu_free_sp(
+					mmu, mmu->cache[--mmu->nr_cache]);
+			/* Pages are alike: keep as many as there were. */
+			nxsim__tdp_mmu_trim_reserve(mmu, reserved);
+			/* The first frame table goes too: nothing changed. */
+			if (!mmu->nr_sps)
+				nxsim__tdp_mmu_release(mmu);
+			return -ENOMEM;
+		}
+		mmu->cache[mmu->nr_cache++] = sp;
+	}
+	return 0;
+}
+
+/* The leaf mapping @gfn, or NULL; *level receives its level. */
+static uint64_t *find_leaf(struct nxsim__vm_mmu *mmu, uint64_t gfn, int *level)
+{
+	struct nxsim__mmu_page *sp = mmu->root;
+	int l = mmu->root_level;
+
+	for (; sp; l--) {
+		uint64_t *sptep = &sp->spt[spte_index(gfn, l)];
+
+		if (!is_shadow_present_pte(*sptep))
+			return NULL;
+		if (is_last_spte(*sptep, l)) {
+			*level = l;
+			return sptep;
+		}
+		sp = nxsim__spte_to_child_sp(mmu, *sptep);
+	}
+	return NULL;
+}
+
+static bool permits(enum nxsim_spte_format fmt, uint64_t spte,
+		    enum nxsim_access_kind kind)
+{
+	switch (kind) {
+	case NXSIM_ACCESS_WRITE:
+		return is_writable_pte(spte);
+	case NXSIM_ACCESS_EXEC:
+		return nxsim__is_executable_pte(fmt, spte);
+	default:
+		return true;
+	}
+}
+
+static int handle_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
+			 uint64_t gfn, struct nxsim_access_info *info)
+{
+	struct nxsim__kvm_page_fault f = {
+		.gfn = gfn,
+		.exec = kind == NXSIM_ACCESS_EXEC,
+		.write = kind == NXSIM_ACCESS_WRITE,
+		.max_level = NXSIM_PG_LEVEL_1G,
+		.req_level = NXSIM_PG_LEVEL_4K,
+		.goal_level = NXSIM_PG_LEVEL_4K,
+	};
+	uint64_t *sptep;
+	int level = 0, rc;
+
+	sptep = find_leaf(mmu, gfn, &level);
+	if (sptep && permits(mmu->fmt, *sptep, kind)) {
+		info->outcome = NXSIM_ACCESS_HIT;
+		info->level = level;
+		return 0;
+	}
+	rc = mmu_topup_memory_caches(mmu);
+	if (rc)
+		return rc;
+	if (!mmu->root)
+		nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(
+			mmu, mmu->cache[--mmu->nr_cache]);
+	mmu->counters.faults++;
+	f.slot = nxsim__gfn_to_memslot(mmu, gfn);
+	if (!f.slot || (f.write && (f.slot->flags & NXSIM_MEM_READONLY))) {
+		/* RET_PF_EMULATE: MMIO, or KVM_PFN_ERR_RO_FAULT */
+		mmu->counters.emulated++;
+		info->outcome = NXSIM_ACCESS_EMULATE;
+		info->level = sptep ? level : 0;
+		return 0;
+	}
+	/* fast_page_fault(): restore W on an MMU-writable SPTE. */
+	if (sptep && f.write && nxsim__is_mmu_writable_spte(mmu->fmt, *sptep) &&
+	    (level == NXSIM_PG_LEVEL_4K ||
+	     !nxsim__slot_dirty_logging(f.slot))) {
+		uint64_t d = nxsim__spte_masks(mmu->fmt)->dirty;
+
+		WRITE_ONCE(*sptep, *sptep | PT_WRITABLE_MASK | d);
+		info->outcome = NXSIM_ACCESS_FAST;
+		info->level = level;
+		return 0;
+	}
+	f.nx_huge_page_workaround_enabled = nxsim__is_nx_huge_page_enabled(mmu);
+	f.pfn = nxsim__gfn_to_pfn(f.slot, gfn);
+	f.map_writable = !(f.slot->flags & NXSIM_MEM_READONLY);
+	nxsim__kvm_tdp_mmu_map(mmu, &f, info);
+	info->req_level = f.req_level;
+	info->goal_level = f.goal_level;
+	info->huge_page_disallowed = f.huge_page_disallowed;
+	return 0;
+}
+
+int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
+		      uint64_t gpa, struct nxsim_access_info *info)
+{
+	int rc;
+
+	if (gpa >> mmu->phys_bits)
+		return -ERANGE;
+	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	rc = handle_access(mmu, kind, gpa >> 12, info);
+	pthread_rwlock_unlock(&mmu->mmu_lock);
+	return rc;
+}
+
+struct nxsim__possible_nx *nxsim__nx_list(struct nxsim__vm_mmu *mmu,
+					  enum nxsim__mmu_type type)
+{
+	return &mmu->nx[mmu->prof->per_type_lists ? type : 0];
+}
+
+void nxsim__track_possible_nx_huge_page(struct nxsim__vm_mmu *mmu,
+					struct nxsim__mmu_page *sp,
+					enum nxsim__mmu_type type)
+{
+	struct nxsim__possible_nx *l = nxsim__nx_list(mmu, type);
+
+	if (sp->nx_tracked)
+		return;
+	mmu->nx_lpage_splits++;
+	l->nr_pages++;
+	l->len++;
+	TAILQ_INSERT_TAIL(&l->pages, sp, possible_nx_huge_page_link);
+	sp->nx_tracked = true;
+}
+
+void nxsim__untrack_possible_nx_huge_page(struct nxsim__vm_mmu *mmu,
+					  struct nxsim__mmu_page *sp,
+					  enum nxsim__mmu_type type)
+{
+	struct nxsim__possible_nx *l = nxsim__nx_list(mmu, type);
+
+	if (!sp->nx_tracked)
+		return;
+	mmu->nx_lpage_splits--;
+	l->nr_pages--;
+	/* list_del() needs no list head: the entry leaves whatever list. */
+	l = nxsim__nx_list(mmu, sp->tdp_mmu_page ? NXSIM__TDP_MMU :
+						   NXSIM__SHADOW_MMU);
+	l->len--;
+	TAILQ_REMOVE(&l->pages, sp, possible_nx_huge_page_link);
+	sp->nx_tracked = false;
+}
+
+/* unaccount_nx_huge_page() as the recovery loop calls it. */
+static void unaccount_nx_huge_page(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__mmu_page *sp,
+				   enum nxsim__mmu_type type)
+{
+	if (nxsim__mmu_has_bug(mmu, NXSIM_BUG_UNTRACK_WRONG_TYPE))
+		type = NXSIM__SHADOW_MMU;
+	sp->nx_huge_page_disallowed = false;
+	nxsim__untrack_possible_nx_huge_page(mmu, sp, type);
+}
+
+/* kvm_mmu_sp_dirty_logging_enabled() */
+static bool kvm_mmu_sp_dirty_logging_enabled(struct nxsim__vm_mmu *mmu,
+					     struct nxsim__mmu_page *sp)
+{
+	struct nxsim__memslot *slot;
+
+	if (!mmu->nr_memslots_dirty_logging)
+		return false;
+	slot = nxsim__gfn_to_memslot(mmu, sp->gfn);
+	return slot && nxsim__slot_dirty_logging(slot);
+}
+
+/* kvm_recover_nx_huge_pages(kvm, type); called with mmu_lock for write. */
+static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
+				      enum nxsim__mmu_type type)
+{
+	const struct nxsim__mmu_profile *prof = mmu->prof;
+	struct nxsim__possible_nx *l = nxsim__nx_list(mmu, type);
+	bool skip_dirty = prof->recovery_skip_dirty &&
+			  !nxsim__mmu_has_bug(mmu, NXSIM_BUG_RECOVER_DIRTY);
+	unsigned int ratio = READ_ONCE(mmu->params->recovery_ratio);
+	uint64_t nr = prof->per_type_lists ? l->nr_pages : mmu->nx_lpage_splits;
+	uint64_t to_zap = ratio ? DIV_ROUND_UP(nr, ratio) : 0, done = 0;
+	uint64_t len = l->len; /* the true length, for invariant 9 */
+	struct nxsim__mmu_page *sp;
+	bool flush = false, dirty;
+
+	mmu->counters.recovery_passes++;
+	for (; to_zap; to_zap--) {
+		pthread_mutex_lock(&mmu->tdp_mmu_pages_lock);
+		sp = TAILQ_FIRST(&l->pages);
+		if (!sp) {
+			pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
+			break;
+		}
+		WARN_ON(!sp->nx_huge_page_disallowed || !sp->direct);
+		if (prof->per_type_lists)
+			unaccount_nx_huge_page(mmu, sp, type);
+		pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
+		done++;
+
+		dirty = kvm_mmu_sp_dirty_logging_enabled(mmu, sp);
+		if (skip_dirty && dirty) {
+			if (!prof->per_type_lists)
+				unaccount_nx_huge_page(mmu, sp, type);
+			sp->unaccounted = true;
+			mmu->counters.recovery_unaccounted++;
+			continue;
+		}
+		if (dirty && prof->recovery_skip_dirty)
+			nxsim__mmu_event(mmu,
+					 "5.2#9: recovery zapped SP gfn 0x%llx "
+					 "level %d in a dirty-logged slot",
+					 (unsigned long long)sp->gfn,
+					 sp->level);
+		if (nxsim__kvm_tdp_mmu_zap_sp(mmu, sp)) {
+			flush = true;
+			mmu->counters.recovery_zapped++;
+		}
+	}
+	if (ratio && done > DIV_ROUND_UP(len, ratio))
+		nxsim__mmu_event(mmu,
+				 "5.2#9: recovery took %llu SPs, more than "
+				 "ceil(%llu / %u)",
+				 (unsigned long long)done,
+				 (unsigned long long)len, ratio);
+	if (flush)
+		mmu->counters.tlb_flushes++;
+}
+
+void nxsim__mmu_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu)
+{
+	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	if (mmu->prof->per_type_lists)
+		kvm_recover_nx_huge_pages(mmu, NXSIM__SHADOW_MMU);
+	kvm_recover_nx_huge_pages(mmu, NXSIM__TDP_MMU);
+	pthread_rwlock_unlock(&mmu->mmu_lock);
 }

@@ -196,7 +196,7 @@ static inline bool nxsim__mmu_has_bug(const struct nxsim__vm_mmu *mmu,
 void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* ---- nx_recovery.c: track / untrack ------------------------------------ */
+/* ---- mmu.c: track / untrack ---------------------------------------------- */
 
 /* The list a type uses: per-type lists (6.18) or the single list. */
 struct nxsim__possible_nx *nxsim__nx_list(struct nxsim__vm_mmu *mmu,
@@ -224,7 +224,7 @@ nxsim__spte_to_child_sp(struct nxsim__vm_mmu *mmu, uint64_t spte)
 /*
  * tdp_mmu_alloc_sp(), taking a page from @reserve first, with its frame;
  * NULL on -ENOMEM.  Level and gfn are set when the page leaves the cache
- * (tdp_mmu_init_child_sp() in fault.c, nxsim__tdp_mmu_new_root()).  The
+ * (tdp_mmu_init_child_sp() in fault.c, nxsim__kvm_tdp_mmu_get_vcpu_root_hpa()).  The
  * SPTEs are not set: the user fills them (nxsim__sp_clear() or a split),
  * as the kernel's page cache hands out pages filled with the non-present
  * value.
@@ -246,16 +246,16 @@ void nxsim__tdp_mmu_set_spte(struct nxsim__vm_mmu *mmu,
 			     struct nxsim__mmu_page *sp, uint64_t *sptep,
 			     uint64_t new);
 /* kvm_tdp_mmu_get_vcpu_root_hpa(): make @sp (from the cache) the root. */
-void nxsim__tdp_mmu_new_root(struct nxsim__vm_mmu *mmu,
-			     struct nxsim__mmu_page *sp);
+void nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(struct nxsim__vm_mmu *mmu,
+					  struct nxsim__mmu_page *sp);
 /* kvm_tdp_mmu_invalidate_all_roots() + zap them + free them. */
 void nxsim__tdp_mmu_zap_all_roots(struct nxsim__vm_mmu *mmu);
 /* kvm_tdp_mmu_zap_sp() / kvm_tdp_mmu_zap_possible_nx_huge_page() */
-bool nxsim__tdp_mmu_zap_sp(struct nxsim__vm_mmu *mmu,
-			   struct nxsim__mmu_page *sp);
+bool nxsim__kvm_tdp_mmu_zap_sp(struct nxsim__vm_mmu *mmu,
+			       struct nxsim__mmu_page *sp);
 /* tdp_mmu_zap_leafs() over [start, end) in every root. */
-void nxsim__tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
-			      uint64_t end);
+void nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
+				  uint64_t end);
 /*
  * Dirty logging turned on: kvm_mmu_slot_leaf_clear_dirty() (PML) and
  * kvm_mmu_slot_remove_write_access().
@@ -268,11 +268,65 @@ void nxsim__tdp_mmu_collapse_slot(struct nxsim__vm_mmu *mmu,
 /* Free the frame table (at VM teardown, after zapping). */
 void nxsim__tdp_mmu_release(struct nxsim__vm_mmu *mmu);
 
-/* ---- fault.c ----------------------------------------------------------- */
+/* ---- mmu.c: the fault path --------------------------------------------- */
+
+/**
+ * struct nxsim__kvm_page_fault - the fields of struct kvm_page_fault used
+ * @gfn: the faulting gfn
+ * @pfn: the host pfn, rounded down to @goal_level
+ * @exec: an instruction fetch
+ * @write: a write
+ * @nx_huge_page_workaround_enabled: is_nx_huge_page_enabled() at the fault
+ * @huge_page_disallowed: an exec fault with the workaround on
+ * @map_writable: the slot is writable
+ * @max_level: the largest level asked for
+ * @req_level: the level the slot and the host allow
+ * @goal_level: the level mapped
+ * @slot: the memslot holding @gfn
+ */
+struct nxsim__kvm_page_fault {
+	uint64_t gfn;
+	uint64_t pfn;
+	bool exec;
+	bool write;
+	bool nx_huge_page_workaround_enabled;
+	bool huge_page_disallowed;
+	bool map_writable;
+	int max_level;
+	int req_level;
+	int goal_level;
+	const struct nxsim__memslot *slot;
+};
 
 /* kvm_mmu_max_mapping_level() */
-int nxsim__max_mapping_level(struct nxsim__vm_mmu *mmu,
-			     const struct nxsim__memslot *slot, uint64_t gfn,
-			     int max_level);
+int nxsim__kvm_mmu_max_mapping_level(struct nxsim__vm_mmu *mmu,
+				     const struct nxsim__memslot *slot,
+				     uint64_t gfn, int max_level);
+/*
+ * kvm_mmu_hugepage_adjust(): sets @f->req_level and @f->goal_level (and
+ * rounds @f->pfn down to it) from the slot, lpage_info and the host level.
+ */
+void nxsim__kvm_mmu_hugepage_adjust(struct nxsim__vm_mmu *mmu,
+				    struct nxsim__kvm_page_fault *f);
+/*
+ * disallowed_hugepage_adjust(): at @cur_level, step @f->goal_level down one
+ * level when @spte is a present table that an NX split left (any table
+ * before 76901e56fb51, a flagged one after).
+ */
+void nxsim__disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
+				       struct nxsim__kvm_page_fault *f,
+				       uint64_t spte, int cur_level);
+
+/* ---- tdp_mmu.c: the map --------------------------------------------------- */
+
+/*
+ * kvm_tdp_mmu_map() with tdp_mmu_map_handle_target_level(): walk from the
+ * root to @f->goal_level, making or splitting tables on the way (from the
+ * topped-up cache), and install the leaf.  Fills @info's outcome, level and
+ * split/zap counts.
+ */
+void nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
+			    struct nxsim__kvm_page_fault *f,
+			    struct nxsim_access_info *info);
 
 #endif /* NXSIM_MMU_MMU_INTERNAL_H */

@@ -185,14 +185,14 @@ int nxsim_spte_encode(enum nxsim_spte_format fmt,
 	return 0;
 }
 
-bool nxsim__spte_executable(enum nxsim_spte_format f, uint64_t spte)
+bool nxsim__is_executable_pte(enum nxsim_spte_format f, uint64_t spte)
 {
 	const struct nxsim__spte_masks *m = &masks[f];
 
 	return (spte & (m->x | m->nx)) == m->x;
 }
 
-bool nxsim__spte_mmu_writable(enum nxsim_spte_format f, uint64_t spte)
+bool nxsim__is_mmu_writable_spte(enum nxsim_spte_format f, uint64_t spte)
 {
 	return spte & masks[f].mmu_writable;
 }

@@ -72,8 +72,8 @@ static inline bool is_writable_pte(uint64_t spte)
 }
 
 /* is_executable_pte(): (spte & (X | NX)) == X */
-bool nxsim__spte_executable(enum nxsim_spte_format f, uint64_t spte);
-bool nxsim__spte_mmu_writable(enum nxsim_spte_format f, uint64_t spte);
+bool nxsim__is_executable_pte(enum nxsim_spte_format f, uint64_t spte);
+bool nxsim__is_mmu_writable_spte(enum nxsim_spte_format f, uint64_t spte);
 
 /**
  * nxsim__make_spte() - make_spte() for a direct (TDP) SP

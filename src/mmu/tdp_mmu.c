@@ -5,7 +5,10 @@
  * reserve for the next topup), roots, SPTE changes with their stat
  * and teardown side effects (handle_changed_spte(), handle_removed_pt(),
  * tdp_mmu_unlink_sp()), zapping an SP through its parent SPTE, zapping
- * leaves of a gfn range, and the dirty-logging walks.
+ * leaves of a gfn range, the dirty-logging walks, and the map of a fault:
+ * kvm_tdp_mmu_map() with tdp_mmu_map_handle_target_level(), the in-place
+ * split of a huge SPTE (tdp_mmu_split_huge_page(), 6.2) or its zap
+ * (before), and the possible-NX accounting of the tables it links.
  *
  * Everything runs with mmu_lock held for write; the kernel's atomic
  * (shared-lock) variants, RCU-deferred frees, yielding and the frozen-SPTE
@@ -21,6 +24,7 @@
 
 #include "core/alloc.h"
 #include "core/compiler.h"
+#include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
 
 /* A free frame index, growing the table if needed; false on -ENOMEM. */
@@ -183,7 +187,8 @@ void nxsim__tdp_mmu_trim_reserve(struct nxsim__vm_mmu *mmu, unsigned int keep)
  * lock is taken only for a flagged SP: every writer of the flag holds
  * mmu_lock for write, as this path does.
  */
-static void unlink_sp(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp)
+static void tdp_mmu_unlink_sp(struct nxsim__vm_mmu *mmu,
+			      struct nxsim__mmu_page *sp)
 {
 	if (!sp->nx_huge_page_disallowed)
 		return;
@@ -207,7 +212,7 @@ static void handle_removed_pt(struct nxsim__vm_mmu *mmu,
 {
 	unsigned int i;
 
-	unlink_sp(mmu, sp);
+	tdp_mmu_unlink_sp(mmu, sp);
 	if (sp->nr_leaves)
 		mmu->pages[sp->level - 1] -= sp->nr_leaves;
 	for (i = 0; sp->level > NXSIM_PG_LEVEL_4K && i < SPTE_ENT_PER_PAGE;
@@ -258,8 +263,8 @@ void nxsim__tdp_mmu_set_spte(struct nxsim__vm_mmu *mmu,
 	handle_changed_spte(mmu, sp, old, new);
 }
 
-void nxsim__tdp_mmu_new_root(struct nxsim__vm_mmu *mmu,
-			     struct nxsim__mmu_page *sp)
+void nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(struct nxsim__vm_mmu *mmu,
+					  struct nxsim__mmu_page *sp)
 {
 	nxsim__sp_clear(sp);
 	sp->level = mmu->root_level;
@@ -282,8 +287,8 @@ void nxsim__tdp_mmu_zap_all_roots(struct nxsim__vm_mmu *mmu)
 	}
 }
 
-bool nxsim__tdp_mmu_zap_sp(struct nxsim__vm_mmu *mmu,
-			   struct nxsim__mmu_page *sp)
+bool nxsim__kvm_tdp_mmu_zap_sp(struct nxsim__vm_mmu *mmu,
+			       struct nxsim__mmu_page *sp)
 {
 	uint64_t old;
 
@@ -348,8 +353,8 @@ static bool zap_leaf(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 	return true;
 }
 
-void nxsim__tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
-			      uint64_t end)
+void nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
+				  uint64_t end)
 {
 	walk_roots(mmu, start, end, zap_leaf, NULL);
 }
@@ -428,7 +433,8 @@ static bool collapse(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 		return false;
 	if (gfn < slot->base_gfn || gfn >= slot->base_gfn + slot->npages)
 		return false;
-	if (nxsim__max_mapping_level(mmu, slot, gfn, NXSIM_PG_LEVEL_1G) < level)
+	if (nxsim__kvm_mmu_max_mapping_level(mmu, slot, gfn,
+					     NXSIM_PG_LEVEL_1G) < level)
 		return false;
 	if (!mmu->prof->recover_huge_in_place) {
 		nxsim__tdp_mmu_set_spte(mmu, sp, sptep,
@@ -457,4 +463,136 @@ void nxsim__tdp_mmu_release(struct nxsim__vm_mmu *mmu)
 	mmu->frames = NULL;
 	mmu->cap_frames = mmu->nr_frames = 0;
 	mmu->free_frame = NXSIM__NO_FRAME;
+}
+
+/* tdp_mmu_alloc_sp() from the cache + tdp_mmu_init_child_sp(). */
+static struct nxsim__mmu_page *
+tdp_mmu_init_child_sp(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *parent,
+		      uint64_t *ptep, uint64_t gfn)
+{
+	struct nxsim__mmu_page *sp = mmu->cache[--mmu->nr_cache];
+	int level = parent->level - 1;
+
+	sp->parent = parent;
+	sp->level = level;
+	sp->gfn = gfn & ~(KVM_PAGES_PER_HPAGE(level + 1) - 1);
+	sp->ptep = ptep;
+	return sp;
+}
+
+/* tdp_mmu_split_huge_page(): fill @sp from @huge, then link it. */
+static void tdp_mmu_split_huge_page(struct nxsim__vm_mmu *mmu,
+				    struct nxsim__mmu_page *sp, uint64_t huge)
+{
+	nxsim__make_split_sptes(mmu->fmt, huge, sp->level,
+				nxsim__is_nx_huge_page_enabled(mmu), sp->spt);
+	nxsim__tdp_mmu_set_spte(mmu, sp->parent, sp->ptep,
+				nxsim__make_nonleaf_spte(mmu->fmt, sp_pfn(sp)));
+	mmu->pages[sp->level - 1] += SPTE_ENT_PER_PAGE;
+	sp->nr_leaves = SPTE_ENT_PER_PAGE;
+	mmu->counters.splits++;
+}
+
+/* The possible-NX accounting after linking @sp for a fault. */
+static void account_nx(struct nxsim__vm_mmu *mmu,
+		       struct nxsim__kvm_page_fault *f,
+		       struct nxsim__mmu_page *sp, int level, bool tag)
+{
+	if (!f->huge_page_disallowed ||
+	    (f->req_level < level &&
+	     !nxsim__mmu_has_bug(mmu, NXSIM_BUG_TRACK_ANY_LEVEL)))
+		return;
+	pthread_mutex_lock(&mmu->tdp_mmu_pages_lock);
+	if (!tag) {
+		/* account_huge_nx_page() of 6.1: flag iff tracked */
+		if (!sp->nx_huge_page_disallowed) {
+			sp->nx_huge_page_disallowed = true;
+			nxsim__track_possible_nx_huge_page(mmu, sp,
+							   NXSIM__TDP_MMU);
+		}
+	} else if (sp->nx_huge_page_disallowed) {
+		nxsim__track_possible_nx_huge_page(mmu, sp, NXSIM__TDP_MMU);
+	}
+	pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
+}
+
+void nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
+			    struct nxsim__kvm_page_fault *f,
+			    struct nxsim_access_info *info)
+{
+	const struct nxsim__mmu_profile *prof = mmu->prof;
+	bool tag = prof->nx_tag_untracked &&
+		   !nxsim__mmu_has_bug(mmu, NXSIM_BUG_UNTAGGED_NX);
+	struct nxsim__mmu_page *sp = mmu->root, *child;
+	int level = mmu->root_level;
+	uint64_t *sptep, old, new;
+
+	nxsim__kvm_mmu_hugepage_adjust(mmu, f);
+	for (;;) {
+		sptep = &sp->spt[spte_index(f->gfn, level)];
+		old = *sptep;
+		if (f->nx_huge_page_workaround_enabled)
+			nxsim__disallowed_hugepage_adjust(mmu, f, old, level);
+		if (level == f->goal_level)
+			break;
+		if (is_shadow_present_pte(old) && !is_large_pte(old)) {
+			sp = nxsim__spte_to_child_sp(mmu, old);
+			level--;
+			continue;
+		}
+		child = tdp_mmu_init_child_sp(mmu, sp, sptep, f->gfn);
+		child->made_hpd = f->huge_page_disallowed;
+		child->made_req_level = f->req_level;
+		if (tag)
+			child->nx_huge_page_disallowed =
+				f->huge_page_disallowed;
+		if (is_shadow_present_pte(old) && prof->tdp_split_on_fault) {
+			tdp_mmu_split_huge_page(mmu, child, old);
+			info->splits++;
+		} else {
+			nxsim__sp_clear(child);
+			if (is_shadow_present_pte(old)) {
+				/* tdp_mmu_zap_spte_atomic() of 6.1 */
+				nxsim__tdp_mmu_set_spte(
+					mmu, sp, sptep,
+					SHADOW_NONPRESENT_VALUE);
+				mmu->counters.huge_zaps++;
+				info->zapped_huge++;
+			}
+			nxsim__tdp_mmu_set_spte(
+				mmu, sp, sptep,
+				nxsim__make_nonleaf_spte(mmu->fmt,
+							 sp_pfn(child)));
+		}
+		account_nx(mmu, f, child, level, tag);
+		sp = child;
+		level--;
+	}
+
+	new = nxsim__make_spte(mmu->fmt, level, f->pfn, ACC_ALL,
+			       f->map_writable,
+			       nxsim__is_nx_huge_page_enabled(mmu));
+	info->level = level;
+	if (new == old) {
+		info->outcome = NXSIM_ACCESS_SPURIOUS;
+		return;
+	}
+	if (is_shadow_present_pte(old) && !is_last_spte(old, level)) {
+		child = nxsim__spte_to_child_sp(mmu, old);
+		/*
+		 * Only a table still flagged blocks a huge page: recovery of
+		 * a dirty-logged SP clears the flag (eb298605705a), and the
+		 * flag-checking adjust (76901e56fb51) then lets it go.
+		 */
+		if (child->nx_huge_page_disallowed &&
+		    nxsim__is_nx_huge_page_enabled(mmu))
+			nxsim__mmu_event(
+				mmu,
+				"5.2#5: huge SPTE at level %d gfn 0x%llx "
+				"replaced a table flagged "
+				"nx_huge_page_disallowed",
+				level, (unsigned long long)f->gfn);
+	}
+	nxsim__tdp_mmu_set_spte(mmu, sp, sptep, new);
+	info->outcome = NXSIM_ACCESS_FAULT;
 }

@@ -72,7 +72,7 @@ static char *next_arg(char *args, char **param, char **val)
 	return skip_spaces(args);
 }
 
-int nxsim__cmdline_parse(const char *cmdline, nxsim__cmdline_fn fn, void *arg)
+int nxsim__parse_args(const char *cmdline, nxsim__cmdline_fn fn, void *arg)
 {
 	char *copy, *args, *param, *val;
 	int err = 0;

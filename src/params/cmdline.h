@@ -16,7 +16,7 @@
 typedef int (*nxsim__cmdline_fn)(void *arg, const char *param, const char *val);
 
 /* Return: 0, the callback's last error, or -ENOMEM. */
-int nxsim__cmdline_parse(const char *cmdline, nxsim__cmdline_fn fn, void *arg);
+int nxsim__parse_args(const char *cmdline, nxsim__cmdline_fn fn, void *arg);
 
 /* parameq(): equal names, with '-' and '_' the same. */
 bool nxsim__parameq(const char *a, const char *b);

@@ -292,7 +292,7 @@ void nxsim__tlb_flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
 		nxsim__tlb_invlpg(tlb, cpu, start + (i << NXSIM_TLB_SHIFT_4K));
 }
 
-unsigned int nxsim__tlb_flush_kernel_range(struct nxsim_tlb *tlb,
+unsigned int nxsim__flush_tlb_kernel_range(struct nxsim_tlb *tlb,
 					   unsigned int cpu,
 					   const uint64_t *mask, uint64_t start,
 					   uint64_t end)
@@ -578,7 +578,7 @@ int nxsim_tlb_flush_kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 	if (bad_cpu(tlb, cpu) || end < start)
 		return -EINVAL;
 	claim_all(tlb);
-	nxsim__tlb_flush_kernel_range(tlb, cpu, NULL, start, end);
+	nxsim__flush_tlb_kernel_range(tlb, cpu, NULL, start, end);
 	release_all(tlb);
 	return 0;
 }
@@ -588,7 +588,7 @@ int nxsim_tlb_flush_all(struct nxsim_tlb *tlb, unsigned int cpu)
 	if (bad_cpu(tlb, cpu))
 		return -EINVAL;
 	claim_all(tlb);
-	nxsim__tlb_flush_kernel_range(tlb, cpu, NULL, 0, UINT64_MAX);
+	nxsim__flush_tlb_kernel_range(tlb, cpu, NULL, 0, UINT64_MAX);
 	release_all(tlb);
 	return 0;
 }

@@ -281,7 +281,7 @@ void nxsim__tlb_flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
  * by INVLPGB.
  * Returns the number of other CPUs reached.
  */
-unsigned int nxsim__tlb_flush_kernel_range(struct nxsim_tlb *tlb,
+unsigned int nxsim__flush_tlb_kernel_range(struct nxsim_tlb *tlb,
 					   unsigned int cpu,
 					   const uint64_t *mask, uint64_t start,
 					   uint64_t end);

@@ -103,7 +103,7 @@ void nxsim__xpfo_flush_cpus(struct nxsim_xpfo *m, unsigned int cpu,
 		start = 0;
 		end = UINT64_MAX;
 	}
-	targets = nxsim__tlb_flush_kernel_range(m->tlb, cpu, mask, start, end);
+	targets = nxsim__flush_tlb_kernel_range(m->tlb, cpu, mask, start, end);
 	if (m->tlb->broadcast) {
 		nxsim__xpfo_charge_flush(
 			m, cpu, per_cpu + m->cost.invlpgb + m->cost.tlbsync);
@@ -373,19 +373,19 @@ int nxsim_xpfo_cpu(struct nxsim_xpfo *m, unsigned int cpu,
 int nxsim_xpfo_alloc_kernel(struct nxsim_xpfo *m, unsigned int cpu,
 			    uint64_t pfn)
 {
-	return LOCKED(m, cpu, nxsim__xpfo_alloc_kernel(m, cpu, pfn));
+	return LOCKED(m, cpu, nxsim__xpfo_alloc_pages_kernel(m, cpu, pfn));
 }
 
 int nxsim_xpfo_alloc_user(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
 			  uint16_t domain, unsigned int flags)
 {
 	return LOCKED(m, cpu,
-		      nxsim__xpfo_alloc_user(m, cpu, pfn, domain, flags));
+		      nxsim__xpfo_alloc_pages_user(m, cpu, pfn, domain, flags));
 }
 
 int nxsim_xpfo_free(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)
 {
-	return LOCKED(m, cpu, nxsim__xpfo_free(m, cpu, pfn));
+	return LOCKED(m, cpu, nxsim__xpfo_free_pages(m, cpu, pfn));
 }
 
 int nxsim_xpfo_kmap(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)

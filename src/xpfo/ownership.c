@@ -59,7 +59,8 @@ static void physmap_remap(struct nxsim_xpfo *m, unsigned int cpu,
  * mapping (4K, 2M or 1G) [C3][C6]; a mapped frame is flushed at allocation,
  * an unmapped one after its PTE was cleared.
  */
-static void xpfo_flush(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)
+static void xpfo_flush_kernel_tlb(struct nxsim_xpfo *m, unsigned int cpu,
+				  uint64_t pfn)
 {
 	unsigned int shift = nxsim__physmap_shift(m, pfn);
 	uint64_t va = nxsim__physmap_va(pfn) & ~((1ull << shift) - 1);
@@ -82,8 +83,8 @@ static void handover(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
 	nxsim__oracle_reuse(m, pfn, owner, domain);
 }
 
-int nxsim__xpfo_alloc_kernel(struct nxsim_xpfo *m, unsigned int cpu,
-			     uint64_t pfn)
+int nxsim__xpfo_alloc_pages_kernel(struct nxsim_xpfo *m, unsigned int cpu,
+				   uint64_t pfn)
 {
 	struct nxsim__frame *f;
 
@@ -107,8 +108,9 @@ int nxsim__xpfo_alloc_kernel(struct nxsim_xpfo *m, unsigned int cpu,
 	return 0;
 }
 
-int nxsim__xpfo_alloc_user(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
-			   uint16_t domain, unsigned int flags)
+int nxsim__xpfo_alloc_pages_user(struct nxsim_xpfo *m, unsigned int cpu,
+				 uint64_t pfn, uint16_t domain,
+				 unsigned int flags)
 {
 	struct nxsim__frame *f;
 	bool flush = false;
@@ -138,7 +140,7 @@ int nxsim__xpfo_alloc_user(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
 		}
 		frame_unlock(f);
 		if (flush)
-			xpfo_flush(m, cpu, pfn);
+			xpfo_flush_kernel_tlb(m, cpu, pfn);
 	}
 	f->owner = NXSIM_XPFO_USER;
 	f->domain = domain;
@@ -154,7 +156,7 @@ static struct nxsim__frame *owned_frame(struct nxsim_xpfo *m, uint64_t pfn)
 	return &m->frame[pfn];
 }
 
-int nxsim__xpfo_free(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)
+int nxsim__xpfo_free_pages(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)
 {
 	struct nxsim__frame *f;
 
@@ -219,7 +221,7 @@ int nxsim__xpfo_kunmap(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)
 	}
 	frame_unlock(f);
 	if (flush)
-		xpfo_flush(m, cpu, pfn);
+		xpfo_flush_kernel_tlb(m, cpu, pfn);
 	return 0;
 }
 

@@ -160,7 +160,7 @@ static int free_page(struct wl_run *r, unsigned int cpu, struct wl_domain *d,
 	struct wl_cpu *c = &r->cpu[cpu];
 	uint64_t pfn = d->page[i];
 
-	CALL(r, nxsim__xpfo_free(r->m, cpu, pfn));
+	CALL(r, nxsim__xpfo_free_pages(r->m, cpu, pfn));
 	d->page[i] = d->page[--d->n];
 	c->free[c->nfree++] = pfn;
 	return 0;
@@ -183,8 +183,8 @@ static int fault_in(struct wl_run *r, unsigned int cpu, struct wl_domain *d,
 	rc = get_user_frame(r, cpu, &pfn);
 	if (rc)
 		return rc;
-	CALL(r,
-	     nxsim__xpfo_alloc_user(r->m, cpu, pfn, id, NXSIM_XPFO_WILL_MAP));
+	CALL(r, nxsim__xpfo_alloc_pages_user(r->m, cpu, pfn, id,
+					     NXSIM_XPFO_WILL_MAP));
 	d->page[d->n++] = pfn;
 	if (copy_from)
 		CALL(r, nxsim__xpfo_kmap(r->m, cpu, *copy_from));
@@ -258,8 +258,8 @@ static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
 		if (!c->nfree)
 			return -ENOSPC;
 		pfn = c->free[--c->nfree];
-		CALL(r, nxsim__xpfo_alloc_kernel(r->m, cpu, pfn));
-		CALL(r, nxsim__xpfo_free(r->m, cpu, c->kframe[i]));
+		CALL(r, nxsim__xpfo_alloc_pages_kernel(r->m, cpu, pfn));
+		CALL(r, nxsim__xpfo_free_pages(r->m, cpu, c->kframe[i]));
 		c->free[c->nfree++] = c->kframe[i];
 		c->kframe[i] = pfn;
 		CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, pfn, true, NULL));
@@ -359,7 +359,8 @@ static int setup_cpu(struct wl_run *r, unsigned int cpu, uint64_t seed,
 	c->left = steps;
 	for (i = 0; i < KFRAMES; i++) {
 		c->kframe[i] = c->free[--c->nfree];
-		CALL(r, nxsim__xpfo_alloc_kernel(r->m, cpu, c->kframe[i]));
+		CALL(r,
+		     nxsim__xpfo_alloc_pages_kernel(r->m, cpu, c->kframe[i]));
 	}
 	CALL(r, nxsim__xpfo_context_switch(r->m, cpu, domain_id(cpu, 0)));
 	CALL(r, nxsim__xpfo_kernel_exit(r->m, cpu));

@@ -184,11 +184,13 @@ void nxsim__oracle_fill(const struct nxsim_xpfo *m,
 uint64_t nxsim__xpfo_now_ns(const struct nxsim_xpfo *m);
 
 /* Event entry points without the machine lock (ownership.c, cpu.c). */
-int nxsim__xpfo_alloc_kernel(struct nxsim_xpfo *m, unsigned int cpu,
-			     uint64_t pfn);
-int nxsim__xpfo_alloc_user(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
-			   uint16_t domain, unsigned int flags);
-int nxsim__xpfo_free(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);
+int nxsim__xpfo_alloc_pages_kernel(struct nxsim_xpfo *m, unsigned int cpu,
+				   uint64_t pfn);
+int nxsim__xpfo_alloc_pages_user(struct nxsim_xpfo *m, unsigned int cpu,
+				 uint64_t pfn, uint16_t domain,
+				 unsigned int flags);
+int nxsim__xpfo_free_pages(struct nxsim_xpfo *m, unsigned int cpu,
+			   uint64_t pfn);
 int nxsim__xpfo_kmap(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);
 int nxsim__xpfo_kunmap(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);
 int nxsim__xpfo_refill(struct nxsim_xpfo *m, unsigned int cpu,

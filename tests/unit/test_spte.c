@@ -51,7 +51,7 @@ static void test_make_spte(void **state)
 		assert_int_equal(spte, m->spte);
 		assert_true(is_shadow_present_pte(spte));
 		assert_int_equal(is_large_pte(spte), m->level > 1);
-		assert_int_equal(nxsim__spte_executable(m->fmt, spte),
+		assert_int_equal(nxsim__is_executable_pte(m->fmt, spte),
 				 m->level == 1 || !m->nx);
 	}
 }
@@ -64,7 +64,7 @@ static void test_make_nonleaf(void **state)
 	assert_int_equal(nxsim__make_nonleaf_spte(NXSIM_SPTE_LEGACY, 0x5000),
 			 0x0000000005000827ull);
 	/* Non-leaf entries never take exec away. */
-	assert_true(nxsim__spte_executable(
+	assert_true(nxsim__is_executable_pte(
 		NXSIM_SPTE_LEGACY,
 		nxsim__make_nonleaf_spte(NXSIM_SPTE_LEGACY, 1)));
 }
@@ -88,7 +88,7 @@ static void test_split(void **state)
 			assert_int_equal(spt[i],
 					 nxsim__make_spte(f, 1, 0x1200 + i,
 							  ACC_ALL, true, true));
-			assert_true(nxsim__spte_executable(f, spt[i]));
+			assert_true(nxsim__is_executable_pte(f, spt[i]));
 		}
 		/* 2M children stay huge and non-executable */
 		nxsim__make_split_sptes(f, huge1g, 2, true, spt);
@@ -97,10 +97,10 @@ static void test_split(void **state)
 					 nxsim__make_spte(f, 2,
 							  0x40000 + i * 512,
 							  ACC_ALL, true, true));
-		assert_false(nxsim__spte_executable(f, spt[3]));
+		assert_false(nxsim__is_executable_pte(f, spt[3]));
 		/* without the mitigation nothing changes exec */
 		nxsim__make_split_sptes(f, huge2m, 1, false, spt);
-		assert_false(nxsim__spte_executable(f, spt[0]));
+		assert_false(nxsim__is_executable_pte(f, spt[0]));
 	}
 }
 
