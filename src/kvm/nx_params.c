@@ -49,7 +49,7 @@ static bool get_nx_auto_mode(struct nxsim_host *host)
 }
 
 /* __set_nx_huge_pages(): both variables are written together. */
-static void set_nx_huge_pages_value(struct nxsim_host *host, bool val)
+static void __set_nx_huge_pages(struct nxsim_host *host, bool val)
 {
 	WRITE_ONCE(host->nx.nx_huge_pages, val);
 	WRITE_ONCE(host->nx.itlb_multihit_kvm_mitigation, val);
@@ -78,7 +78,7 @@ void nxsim__nx_params_init(struct nxsim_host *host)
 void nxsim__kvm_mmu_x86_module_init(struct nxsim_host *host)
 {
 	if (host->nx.nx_huge_pages == -1)
-		set_nx_huge_pages_value(host, get_nx_auto_mode(host));
+		__set_nx_huge_pages(host, get_nx_auto_mode(host));
 }
 
 /* set_nx_huge_pages() */
@@ -110,7 +110,7 @@ static int set_nx_huge_pages(struct nxsim_host *host, const struct nx_param *p,
 		return -EINVAL;
 	}
 
-	set_nx_huge_pages_value(host, new_val);
+	__set_nx_huge_pages(host, new_val);
 	if (new_val != old_val)
 		nxsim__host_zap_all_and_wake(host);
 	return 0;

@@ -59,10 +59,11 @@ static uint64_t jiffies_now(struct nxsim__worker *w)
 }
 
 /*
- * One iteration of the worker loop: recover while the deadline has passed,
+ * kvm_nx_huge_page_recovery_worker(), the vhost-task function (and one turn
+ * of the kthread loop before 6.13): recover while the deadline has passed,
  * then return when to wake next (clock ns), or NXSIM_NEVER.
  */
-static uint64_t worker_step(struct nxsim__worker *w)
+static uint64_t kvm_nx_huge_page_recovery_worker(struct nxsim__worker *w)
 {
 	struct nxsim_host *host = w->vm->host;
 	unsigned int hz = host->cpu.hz, period;
@@ -92,7 +93,7 @@ static void worker_timer_fn(struct nxsim__timer *t)
 		return;
 	WRITE_ONCE(w->woken, false);
 
-	deadline = worker_step(w);
+	deadline = kvm_nx_huge_page_recovery_worker(w);
 
 	pthread_mutex_lock(&w->lock);
 	w->deadline_ns = deadline;
@@ -116,7 +117,7 @@ static void *worker_thread(void *arg)
 	while (w->state == NXSIM_WORKER_RUNNING) {
 		WRITE_ONCE(w->woken, false);
 		pthread_mutex_unlock(&w->lock);
-		deadline = worker_step(w);
+		deadline = kvm_nx_huge_page_recovery_worker(w);
 		pthread_mutex_lock(&w->lock);
 		w->deadline_ns = deadline;
 		if (READ_ONCE(w->woken) || w->state != NXSIM_WORKER_RUNNING)
@@ -167,7 +168,7 @@ int nxsim__worker_create(struct nxsim_vm *vm)
 
 	if (is_virtual(w)) {
 		/* The new task runs its loop at once; nothing is due yet. */
-		w->deadline_ns = worker_step(w);
+		w->deadline_ns = kvm_nx_huge_page_recovery_worker(w);
 		if (w->deadline_ns != NXSIM_NEVER)
 			nxsim__timer_mod(worker_clock(w), &w->timer,
 					 w->deadline_ns);

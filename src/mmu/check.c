@@ -111,7 +111,7 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 				  (unsigned long long)spte, sp->level);
 			continue;
 		}
-		child = nxsim__spte_to_child_sp(mmu, spte);
+		child = spte_to_child_sp(mmu, spte);
 		if (child->ptep != &sp->spt[i] || child->parent != sp ||
 		    child->level != sp->level - 1 ||
 		    child->gfn != sp->gfn + i * span)

@@ -78,8 +78,7 @@ static void dump_sp(struct dumper *d, struct nxsim__mmu_page *sp, int depth)
 		if (!is_last_spte(spte, sp->level)) {
 			line(d, depth + 1, "[%u] 0x%016llx ->%s", i,
 			     (unsigned long long)spte, bits);
-			dump_sp(d, nxsim__spte_to_child_sp(d->mmu, spte),
-				depth + 2);
+			dump_sp(d, spte_to_child_sp(d->mmu, spte), depth + 2);
 			continue;
 		}
 		while (j < SPTE_ENT_PER_PAGE &&

@@ -213,7 +213,7 @@ void nxsim__disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 	if (cur_level > NXSIM_PG_LEVEL_4K && cur_level == f->goal_level &&
 	    is_shadow_present_pte(spte) && !is_large_pte(spte) &&
 	    (!check_flag ||
-	     nxsim__spte_to_child_sp(mmu, spte)->nx_huge_page_disallowed)) {
+	     spte_to_child_sp(mmu, spte)->nx_huge_page_disallowed)) {
 		f->pfn |= f->gfn & (KVM_PAGES_PER_HPAGE(cur_level) -
 				    KVM_PAGES_PER_HPAGE(cur_level - 1));
 		f->goal_level--;
@@ -265,7 +265,7 @@ static uint64_t *find_leaf(struct nxsim__vm_mmu *mmu, uint64_t gfn, int *level)
 			*level = l;
 			return sptep;
 		}
-		sp = nxsim__spte_to_child_sp(mmu, *sptep);
+		sp = spte_to_child_sp(mmu, *sptep);
 	}
 	return NULL;
 }
@@ -283,8 +283,14 @@ static bool permits(enum nxsim_spte_format fmt, uint64_t spte,
 	}
 }
 
-static int handle_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
-			 uint64_t gfn, struct nxsim_access_info *info)
+/*
+ * kvm_tdp_page_fault(): the access the walk could not complete; @sptep is
+ * the leaf it found (NULL if none), at @level.
+ */
+static int kvm_tdp_page_fault(struct nxsim__vm_mmu *mmu,
+			      enum nxsim_access_kind kind, uint64_t gfn,
+			      uint64_t *sptep, int level,
+			      struct nxsim_access_info *info)
 {
 	struct nxsim__kvm_page_fault f = {
 		.gfn = gfn,
@@ -294,15 +300,8 @@ static int handle_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
 		.req_level = NXSIM_PG_LEVEL_4K,
 		.goal_level = NXSIM_PG_LEVEL_4K,
 	};
-	uint64_t *sptep;
-	int level = 0, rc;
+	int rc;
 
-	sptep = find_leaf(mmu, gfn, &level);
-	if (sptep && permits(mmu->fmt, *sptep, kind)) {
-		info->outcome = NXSIM_ACCESS_HIT;
-		info->level = level;
-		return 0;
-	}
 	rc = mmu_topup_memory_caches(mmu);
 	if (rc)
 		return rc;
@@ -342,12 +341,19 @@ static int handle_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
 int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
 		      uint64_t gpa, struct nxsim_access_info *info)
 {
-	int rc;
+	uint64_t gfn = gpa >> 12, *sptep;
+	int level = 0, rc = 0;
 
 	if (gpa >> mmu->phys_bits)
 		return -ERANGE;
 	pthread_rwlock_wrlock(&mmu->mmu_lock);
-	rc = handle_access(mmu, kind, gpa >> 12, info);
+	sptep = find_leaf(mmu, gfn, &level);
+	if (sptep && permits(mmu->fmt, *sptep, kind)) {
+		info->outcome = NXSIM_ACCESS_HIT;
+		info->level = level;
+	} else {
+		rc = kvm_tdp_page_fault(mmu, kind, gfn, sptep, level, info);
+	}
 	pthread_rwlock_unlock(&mmu->mmu_lock);
 	return rc;
 }

@@ -214,7 +214,7 @@ void nxsim__untrack_possible_nx_huge_page(struct nxsim__vm_mmu *mmu,
 
 /* The SP a present non-leaf SPTE points to (spte_to_child_sp()). */
 static inline struct nxsim__mmu_page *
-nxsim__spte_to_child_sp(struct nxsim__vm_mmu *mmu, uint64_t spte)
+spte_to_child_sp(struct nxsim__vm_mmu *mmu, uint64_t spte)
 {
 	uint64_t idx = spte_to_pfn(spte) - NXSIM__SP_PFN_BASE;
 

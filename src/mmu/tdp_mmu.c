@@ -220,8 +220,7 @@ static void handle_removed_pt(struct nxsim__vm_mmu *mmu,
 		uint64_t spte = sp->spt[i];
 
 		if (is_shadow_present_pte(spte) && !is_large_pte(spte))
-			handle_removed_pt(mmu,
-					  nxsim__spte_to_child_sp(mmu, spte));
+			handle_removed_pt(mmu, spte_to_child_sp(mmu, spte));
 	}
 	nxsim__tdp_mmu_free_sp(mmu, sp);
 }
@@ -250,7 +249,7 @@ static void handle_changed_spte(struct nxsim__vm_mmu *mmu,
 		}
 	}
 	if (was_present && !was_leaf && (is_leaf || !is_present || pfn_changed))
-		handle_removed_pt(mmu, nxsim__spte_to_child_sp(mmu, old));
+		handle_removed_pt(mmu, spte_to_child_sp(mmu, old));
 }
 
 void nxsim__tdp_mmu_set_spte(struct nxsim__vm_mmu *mmu,
@@ -328,8 +327,8 @@ static void walk(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 		spte = sp->spt[i];
 		if (is_shadow_present_pte(spte) &&
 		    !is_last_spte(spte, sp->level))
-			walk(mmu, nxsim__spte_to_child_sp(mmu, spte), start,
-			     end, fn, ctx);
+			walk(mmu, spte_to_child_sp(mmu, spte), start, end, fn,
+			     ctx);
 	}
 }
 
@@ -397,7 +396,7 @@ void nxsim__tdp_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
 static bool first_leaf(struct nxsim__vm_mmu *mmu, uint64_t spte, int level,
 		       uint64_t *leaf)
 {
-	struct nxsim__mmu_page *sp = nxsim__spte_to_child_sp(mmu, spte);
+	struct nxsim__mmu_page *sp = spte_to_child_sp(mmu, spte);
 	unsigned int i;
 
 	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
@@ -536,7 +535,7 @@ void nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 		if (level == f->goal_level)
 			break;
 		if (is_shadow_present_pte(old) && !is_large_pte(old)) {
-			sp = nxsim__spte_to_child_sp(mmu, old);
+			sp = spte_to_child_sp(mmu, old);
 			level--;
 			continue;
 		}
@@ -578,7 +577,7 @@ void nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 		return;
 	}
 	if (is_shadow_present_pte(old) && !is_last_spte(old, level)) {
-		child = nxsim__spte_to_child_sp(mmu, old);
+		child = spte_to_child_sp(mmu, old);
 		/*
 		 * Only a table still flagged blocks a huge page: recovery of
 		 * a dirty-logged SP clears the flag (eb298605705a), and the

@@ -117,8 +117,8 @@ static const char *fixup_radix(const char *s, unsigned int *base)
 }
 
 /* _parse_integer(): digits taken, and whether 64 bits overflowed. */
-static unsigned int parse_integer(const char *s, unsigned int base,
-				  unsigned long long *p, bool *overflow)
+static unsigned int _parse_integer(const char *s, unsigned int base,
+				   unsigned long long *p, bool *overflow)
 {
 	unsigned long long res = 0;
 	unsigned int taken = 0;
@@ -146,7 +146,7 @@ int nxsim__kstrtoull(const char *s, unsigned int base, unsigned long long *res)
 	if (s[0] == '+')
 		s++;
 	s = fixup_radix(s, &base);
-	taken = parse_integer(s, base, &v, &overflow);
+	taken = _parse_integer(s, base, &v, &overflow);
 	if (overflow)
 		return -ERANGE;
 	if (taken == 0)

@@ -183,7 +183,7 @@ void nxsim__oracle_fill(const struct nxsim_xpfo *m,
 			struct nxsim_xpfo_oracle *out);
 uint64_t nxsim__xpfo_now_ns(const struct nxsim_xpfo *m);
 
-/* Event entry points without the machine lock (ownership.c, cpu.c). */
+/* Event entry points without the machine lock (xpfo.c, cpu.c). */
 int nxsim__xpfo_alloc_pages_kernel(struct nxsim_xpfo *m, unsigned int cpu,
 				   uint64_t pfn);
 int nxsim__xpfo_alloc_pages_user(struct nxsim_xpfo *m, unsigned int cpu,
