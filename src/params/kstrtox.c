@@ -98,7 +98,7 @@ static int tolower_ascii(int c)
 }
 
 /* _parse_integer_fixup_radix() */
-static const char *fixup_radix(const char *s, unsigned int *base)
+static const char *_parse_integer_fixup_radix(const char *s, unsigned int *base)
 {
 	if (*base == 0) {
 		if (s[0] == '0') {
@@ -145,7 +145,7 @@ int nxsim__kstrtoull(const char *s, unsigned int base, unsigned long long *res)
 
 	if (s[0] == '+')
 		s++;
-	s = fixup_radix(s, &base);
+	s = _parse_integer_fixup_radix(s, &base);
 	taken = _parse_integer(s, base, &v, &overflow);
 	if (overflow)
 		return -ERANGE;

@@ -1,0 +1,49 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# docs/kernel-map.md cannot rot: every row's libnxsim symbol must be
+# defined (not just named) in the file the row gives.  A definition is a
+# line at column 0 that holds "symbol(" and whose declaration reaches "{"
+# before ";".  Fails naming the row.
+# usage: check-kernel-map.sh REPO_DIR
+set -eu
+cd "$1"
+rows=$(grep -c '^| `[^|]*` | `[^|]*` | `[^|]*` | `[^|]*` |$' docs/kernel-map.md)
+if [ "$rows" -lt 1 ]; then
+	echo "docs/kernel-map.md: no table rows"
+	exit 1
+fi
+grep '^| `[^|]*` | `[^|]*` | `[^|]*` | `[^|]*` |$' docs/kernel-map.md |
+	awk -F'|' '
+	function field(i,   s) {
+		s = $i
+		gsub(/^[ \t]*`|`[ \t]*$/, "", s)
+		return s
+	}
+	{
+		kfn = field(2); sym = field(4); file = field(5)
+		if (file !~ /^src\//) {
+			printf "kernel-map: %s: file %s is not under src/\n", kfn, file
+			bad = 1
+			next
+		}
+		found = 0
+		inside = 0
+		while ((getline line < file) > 0) {
+			if (!inside && line ~ /^[A-Za-z_]/ &&
+			    index(line, sym "(") &&
+			    match(line, "(^|[^A-Za-z0-9_])" sym "\\("))
+				inside = 1
+			if (inside) {
+				if (line ~ /\{/) { found = 1; break }
+				if (line ~ /;/) inside = 0
+			}
+		}
+		close(file)
+		if (!found) {
+			printf "kernel-map: %s -> %s is not defined in %s\n", kfn, sym, file
+			bad = 1
+		}
+	}
+	END { exit bad }
+	'
