@@ -187,6 +187,15 @@ void nxsim__host_wake_all(struct nxsim_host *host)
 	pthread_mutex_unlock(&host->kvm_lock);
 }
 
+void nxsim__host_set_create_window(struct nxsim_host *host,
+				   void (*fn)(struct nxsim_host *host,
+					      void *ctx),
+				   void *ctx)
+{
+	host->create_window = fn;
+	host->create_window_ctx = ctx;
+}
+
 void nxsim__host_oops(struct nxsim_host *host, const char *what)
 {
 	(void)what;

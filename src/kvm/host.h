@@ -34,6 +34,9 @@ struct nxsim_vm;
  * @unloading: set under @kvm_lock by nxsim_host_destroy()
  * @gate: API calls inside the host
  * @counters: statistics, updated atomically
+ * @create_window: test hook, NULL unless a test sets it (see
+ *	nxsim__host_set_create_window())
+ * @create_window_ctx: its argument
  */
 struct nxsim_host {
 	uint32_t magic;
@@ -50,6 +53,8 @@ struct nxsim_host {
 	bool unloading;
 	struct nxsim__gate gate;
 	struct nxsim_host_counters counters;
+	void (*create_window)(struct nxsim_host *host, void *ctx);
+	void *create_window_ctx;
 };
 
 #define NXSIM_HOST_MAGIC 0x6b766d6bu /* "kvmk" */
@@ -71,6 +76,26 @@ bool nxsim__host_no_vms_locked(struct nxsim_host *host);
 void nxsim__host_zap_all_and_wake(struct nxsim_host *host);
 /* The loop of set_nx_huge_pages_recovery_param(): wake every VM's worker. */
 void nxsim__host_wake_all(struct nxsim_host *host);
+
+/*
+ * Test hook: nxsim_vm_create() on a profile that makes the worker at
+ * creation calls @fn(@host, @ctx) between kvm_arch_post_init_vm() (which
+ * reads the "never" flag and makes the worker) and the insertion of the VM
+ * on vm_list under kvm_lock, in whichever order the host runs them (the
+ * kernel's order up to 6.13 with NXSIM_BUG_NEVER_CREATE_RACE, the closed
+ * one without).  NULL @fn removes it.  Set it while no VM is being made.
+ */
+void nxsim__host_set_create_window(struct nxsim_host *host,
+				   void (*fn)(struct nxsim_host *host,
+					      void *ctx),
+				   void *ctx);
+
+/* Run the create-window hook, if a test set one. */
+static inline void nxsim__host_create_window(struct nxsim_host *host)
+{
+	if (host->create_window)
+		host->create_window(host, host->create_window_ctx);
+}
 
 /* Count a simulated oops (a re-enabled bug hit a NULL or freed pointer). */
 void nxsim__host_oops(struct nxsim_host *host, const char *what);

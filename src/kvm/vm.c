@@ -17,7 +17,9 @@
  * before it puts the VM on vm_list, so a "never" written between the two
  * succeeds and leaves a VM with a worker.  Here the VM joins vm_list first,
  * which closes that window; NXSIM_BUG_NEVER_CREATE_RACE restores the
- * kernel's order.
+ * kernel's order.  Between the two steps, in either order, a test hook can
+ * run (nxsim__host_set_create_window()), which makes the window of the
+ * kernel's order reachable on purpose.
  *
  * Left out: vCPU state, memory slots and the rest of struct kvm.
  */
@@ -170,6 +172,7 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 		rc = kvm_mmu_post_init_vm_at_create(vm);
 		if (rc)
 			goto uninit;
+		nxsim__host_create_window(host);
 	}
 
 	pthread_mutex_lock(&host->kvm_lock);
@@ -182,6 +185,7 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 	pthread_mutex_unlock(&host->kvm_lock);
 
 	if (!race_order && worker_at_create(host)) {
+		nxsim__host_create_window(host);
 		rc = kvm_mmu_post_init_vm_at_create(vm);
 		if (rc) {
 			vm_unlist(vm);
