@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kvm_tdp_mmu_map() and what it builds (src/mmu/tdp_mmu.c), called
+ * directly on a VM's MMU with the cache topped up as
+ * mmu_topup_memory_caches() leaves it: the huge leaf of a read, the
+ * in-place split of 6.2 on (tdp_mmu_split_huge_page(): every child SPTE),
+ * the zap-and-rebuild of 6.1, the NX flag and tracking of the new table,
+ * and kvm_tdp_mmu_zap_sp() undoing it.
+ */
+#include "mmu_unit.h"
+
+#define REGION(n) (GIB + (n)*MIB2)
+
+/* The MMU with a root and a cache enough for one walk. */
+static void topup(struct nxsim__vm_mmu *mmu)
+{
+	if (!mmu->root) {
+		struct nxsim__mmu_page *root = nxsim__tdp_mmu_alloc_sp(mmu);
+
+		assert_non_null(root);
+		nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(mmu, root);
+	}
+	while (mmu->nr_cache < (unsigned int)mmu->root_level) {
+		struct nxsim__mmu_page *sp = nxsim__tdp_mmu_alloc_sp(mmu);
+
+		assert_non_null(sp);
+		mmu->cache[mmu->nr_cache++] = sp;
+	}
+}
+
+static struct nxsim_access_info map(struct nxsim__vm_mmu *mmu, uint64_t gpa,
+				    bool exec)
+{
+	struct nxsim_access_info info = { 0 };
+	struct nxsim__kvm_page_fault f;
+
+	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	topup(mmu);
+	f = unit_fault(mmu, gpa, exec);
+	nxsim__kvm_tdp_mmu_map(mmu, &f, &info);
+	pthread_rwlock_unlock(&mmu->mmu_lock);
+	return info;
+}
+
+/* The SPTE make_spte() gives a 4K..1G leaf of this test's slots. */
+static uint64_t leaf(struct nxsim__vm_mmu *mmu, int level, uint64_t pfn)
+{
+	return nxsim__make_spte(mmu->fmt, level, pfn, ACC_ALL, true,
+				nxsim__is_nx_huge_page_enabled(mmu));
+}
+
+static void test_map_huge_leaf(void **state)
+{
+	struct nx_env e = nx_env("6.6", 0);
+	struct nxsim__vm_mmu *mmu = unit_mmu(&e);
+	struct nxsim_access_info info;
+
+	(void)state;
+	nx_slot(e.vm, 0, GIB, GIB, HVA_BASE, 3, 0);
+	info = map(mmu, GIB + 0x5000, false);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_FAULT);
+	assert_int_equal(info.level, 3);
+	assert_int_equal(info.splits + info.zapped_huge, 0);
+	assert_int_equal(*unit_sptep(mmu, GIB, 3),
+			 leaf(mmu, 3, HVA_BASE >> 12));
+	assert_int_equal(mmu->pages[0] + mmu->pages[1], 0);
+	assert_int_equal(mmu->pages[2], 1);
+	/* The root and the L3 table under it. */
+	assert_int_equal(mmu->nr_sps - mmu->nr_cache, 2);
+	/* The same fault again installs the same SPTE. */
+	info = map(mmu, GIB + 0x7000, false);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_SPURIOUS);
+	nx_env_destroy(&e);
+}
+
+/*
+ * A huge 2M leaf at REGION(3), then an exec fault at REGION(3) + 0x7000:
+ * Return the table that replaced the leaf, after checking what both
+ * profiles agree on.
+ */
+static struct nxsim__mmu_page *exec_over_huge(struct nx_env *e, uint64_t *huge,
+					      struct nxsim_access_info *info)
+{
+	struct nxsim__vm_mmu *mmu = unit_mmu(e);
+	struct nxsim__mmu_page *child;
+	uint64_t l2;
+
+	nx_slot(e->vm, 0, GIB, GIB, HVA_BASE, 2, 0);
+	assert_int_equal(map(mmu, REGION(3), false).level, 2);
+	*huge = *unit_sptep(mmu, REGION(3), 2);
+	assert_int_equal(*huge, leaf(mmu, 2, (HVA_BASE >> 12) + 3 * 512));
+
+	*info = map(mmu, REGION(3) + 0x7000, true);
+	assert_int_equal(info->level, 1);
+	l2 = *unit_sptep(mmu, REGION(3), 2);
+	assert_true(is_shadow_present_pte(l2) && !is_large_pte(l2));
+	child = spte_to_child_sp(mmu, l2);
+	assert_int_equal(child->level, 1);
+	assert_int_equal(child->gfn, REGION(3) >> 12);
+	assert_ptr_equal(child->ptep, unit_sptep(mmu, REGION(3), 2));
+	/* Made for an exec fault that wanted 2M: flagged and tracked. */
+	assert_true(child->nx_huge_page_disallowed);
+	assert_true(child->nx_tracked);
+	assert_int_equal(nxsim__nx_list(mmu, NXSIM__TDP_MMU)->len, 1);
+	assert_ptr_equal(
+		TAILQ_FIRST(&nxsim__nx_list(mmu, NXSIM__TDP_MMU)->pages),
+		child);
+	assert_int_equal(mmu->nx_lpage_splits, 1);
+	assert_int_equal(mmu->pages[1], 0);
+	return child;
+}
+
+static void test_map_splits_huge_page(void **state)
+{
+	struct nx_env e = nx_env("6.6", 0);
+	struct nxsim__vm_mmu *mmu = unit_mmu(&e);
+	const struct nxsim__spte_masks *m = nxsim__spte_masks(mmu->fmt);
+	struct nxsim_access_info info;
+	struct nxsim__mmu_page *child;
+	uint64_t huge, first;
+	unsigned int i;
+
+	(void)state;
+	child = exec_over_huge(&e, &huge, &info);
+	assert_int_equal(info.splits, 1);
+	assert_int_equal(info.zapped_huge, 0);
+	assert_int_equal(mmu->counters.splits, 1);
+	assert_int_equal(mmu->counters.huge_zaps, 0);
+	/*
+	 * make_huge_page_split_spte(): the huge SPTE without its size bit,
+	 * made executable (the mitigation is on), one 4K frame per entry.
+	 */
+	first = ((huge & ~PT_PAGE_SIZE_MASK) & ~m->nx) | m->x;
+	for (i = 0; i < SPTE_ENT_PER_PAGE; i++)
+		if (child->spt[i] != first + ((uint64_t)i << 12))
+			fail_msg("child %u is 0x%llx, want 0x%llx", i,
+				 (unsigned long long)child->spt[i],
+				 (unsigned long long)(first + (i << 12)));
+	/* So the faulting entry already allows exec: nothing to install. */
+	assert_int_equal(child->spt[7],
+			 leaf(mmu, 1, (HVA_BASE >> 12) + 3 * 512 + 7));
+	assert_int_equal(info.outcome, NXSIM_ACCESS_SPURIOUS);
+	assert_int_equal(child->nr_leaves, SPTE_ENT_PER_PAGE);
+	assert_int_equal(mmu->pages[0], SPTE_ENT_PER_PAGE);
+
+	/* kvm_tdp_mmu_zap_sp() takes the table and its 512 leaves away. */
+	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	assert_true(nxsim__kvm_tdp_mmu_zap_sp(mmu, child));
+	pthread_rwlock_unlock(&mmu->mmu_lock);
+	assert_int_equal(*unit_sptep(mmu, REGION(3), 2),
+			 SHADOW_NONPRESENT_VALUE);
+	assert_int_equal(mmu->pages[0], 0);
+	assert_int_equal(mmu->nx_lpage_splits, 0);
+	assert_int_equal(nxsim__nx_list(mmu, NXSIM__TDP_MMU)->len, 0);
+	nx_env_destroy(&e);
+}
+
+static void test_map_zaps_huge_page_before_6_2(void **state)
+{
+	struct nx_env e = nx_env("6.1", 0);
+	struct nxsim__vm_mmu *mmu = unit_mmu(&e);
+	struct nxsim_access_info info;
+	struct nxsim__mmu_page *child;
+	uint64_t huge;
+	unsigned int i;
+
+	(void)state;
+	child = exec_over_huge(&e, &huge, &info);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_FAULT);
+	assert_int_equal(info.splits, 0);
+	assert_int_equal(info.zapped_huge, 1);
+	assert_int_equal(mmu->counters.splits, 0);
+	assert_int_equal(mmu->counters.huge_zaps, 1);
+	/* An empty table but for the one 4K leaf of the fault. */
+	for (i = 0; i < SPTE_ENT_PER_PAGE; i++)
+		assert_int_equal(child->spt[i],
+				 i == 7 ? leaf(mmu, 1,
+					       (HVA_BASE >> 12) + 3 * 512 + 7) :
+					  SHADOW_NONPRESENT_VALUE);
+	assert_int_equal(child->nr_leaves, 1);
+	assert_int_equal(mmu->pages[0], 1);
+	nx_env_destroy(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_map_huge_leaf),
+		cmocka_unit_test(test_map_splits_huge_page),
+		cmocka_unit_test(test_map_zaps_huge_page_before_6_2),
+	};
+
+	return cmocka_run_group_tests_name("tdp_mmu", tests, NULL, NULL);
+}
