@@ -56,7 +56,7 @@ int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot_id,
 	return rc;
 }
 
-/* The TDP MMU is in use: kvm.tdp_mmu (on by default since 5.15), tdp_enabled. */
+/* The TDP MMU is in use: kvm.tdp_mmu (default on since 5.15), tdp_enabled. */
 static bool uses_tdp_mmu(struct nxsim_host *host)
 {
 	return host->prof->mmu.tdp_mmu_default && !host->cpu.no_tdp &&

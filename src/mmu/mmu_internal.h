@@ -196,7 +196,7 @@ static inline bool nxsim__mmu_has_bug(const struct nxsim__vm_mmu *mmu,
 void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* ---- mmu.c: track / untrack ---------------------------------------------- */
+/* ---- mmu.c: track / untrack --------------------------------------------- */
 
 /* The list a type uses: per-type lists (6.18) or the single list. */
 struct nxsim__possible_nx *nxsim__nx_list(struct nxsim__vm_mmu *mmu,
@@ -210,7 +210,7 @@ void nxsim__untrack_possible_nx_huge_page(struct nxsim__vm_mmu *mmu,
 					  struct nxsim__mmu_page *sp,
 					  enum nxsim__mmu_type type);
 
-/* ---- tdp_mmu.c: page tables -------------------------------------------- */
+/* ---- tdp_mmu.c: page tables --------------------------------------------- */
 
 /* The SP a present non-leaf SPTE points to (spte_to_child_sp()). */
 static inline struct nxsim__mmu_page *
@@ -224,7 +224,7 @@ spte_to_child_sp(struct nxsim__vm_mmu *mmu, uint64_t spte)
 /*
  * tdp_mmu_alloc_sp(), taking a page from @reserve first, with its frame;
  * NULL on -ENOMEM.  Level and gfn are set when the page leaves the cache
- * (tdp_mmu_init_child_sp() in fault.c, nxsim__kvm_tdp_mmu_get_vcpu_root_hpa()).  The
+ * (tdp_mmu_init_child_sp(), nxsim__kvm_tdp_mmu_get_vcpu_root_hpa()).  The
  * SPTEs are not set: the user fills them (nxsim__sp_clear() or a split),
  * as the kernel's page cache hands out pages filled with the non-present
  * value.
@@ -268,7 +268,7 @@ void nxsim__tdp_mmu_collapse_slot(struct nxsim__vm_mmu *mmu,
 /* Free the frame table (at VM teardown, after zapping). */
 void nxsim__tdp_mmu_release(struct nxsim__vm_mmu *mmu);
 
-/* ---- mmu.c: the fault path --------------------------------------------- */
+/* ---- mmu.c: the fault path ---------------------------------------------- */
 
 /**
  * struct nxsim__kvm_page_fault - the fields of struct kvm_page_fault used
@@ -317,7 +317,7 @@ void nxsim__disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 				       struct nxsim__kvm_page_fault *f,
 				       uint64_t spte, int cur_level);
 
-/* ---- tdp_mmu.c: the map --------------------------------------------------- */
+/* ---- tdp_mmu.c: the map ------------------------------------------------- */
 
 /*
  * kvm_tdp_mmu_map() with tdp_mmu_map_handle_target_level(): walk from the

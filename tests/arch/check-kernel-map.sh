@@ -23,7 +23,8 @@ grep '^| `[^|]*` | `[^|]*` | `[^|]*` | `[^|]*` |$' docs/kernel-map.md |
 	{
 		kfn = field(2); sym = field(4); file = field(5)
 		if (file !~ /^src\//) {
-			printf "kernel-map: %s: file %s is not under src/\n", kfn, file
+			printf "kernel-map: %s: %s is not under src/\n",
+			    kfn, file
 			bad = 1
 			next
 		}
@@ -41,7 +42,8 @@ grep '^| `[^|]*` | `[^|]*` | `[^|]*` | `[^|]*` |$' docs/kernel-map.md |
 		}
 		close(file)
 		if (!found) {
-			printf "kernel-map: %s -> %s is not defined in %s\n", kfn, sym, file
+			printf "kernel-map: %s -> %s is not defined in %s\n",
+			    kfn, sym, file
 			bad = 1
 		}
 	}

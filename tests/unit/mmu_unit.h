@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Helpers for the unit tests of src/mmu (test_fault.c, test_tdp_mmu.c,
- * test_nx_recovery.c): a host with one VM built through the public API,
+ * test_recovery_pass.c): a host with one VM built through the public API,
  * then the MMU half of the VM (struct nxsim__vm_mmu) handed to the MMU's
  * own functions, and a walk to any SPTE of the current root.
  */
