@@ -8,12 +8,8 @@
 # usage: check-kernel-map.sh REPO_DIR
 set -eu
 cd "$1"
-rows=$(grep -c '^| `[^|]*` | `[^|]*` | `[^|]*` | `[^|]*` |$' docs/kernel-map.md)
-if [ "$rows" -lt 1 ]; then
-	echo "docs/kernel-map.md: no table rows"
-	exit 1
-fi
-grep '^| `[^|]*` | `[^|]*` | `[^|]*` | `[^|]*` |$' docs/kernel-map.md |
+# Every table row: | kernel function | kernel file | symbol | file |
+grep '^| `' docs/kernel-map.md |
 	awk -F'|' '
 	function field(i,   s) {
 		s = $i
@@ -21,7 +17,14 @@ grep '^| `[^|]*` | `[^|]*` | `[^|]*` | `[^|]*` |$' docs/kernel-map.md |
 		return s
 	}
 	{
+		rows++
 		kfn = field(2); sym = field(4); file = field(5)
+		gsub(/`/, "", kfn)
+		if (NF != 6 || sym !~ /^[A-Za-z_][A-Za-z0-9_]*$/) {
+			printf "kernel-map: malformed row: %s\n", $0
+			bad = 1
+			next
+		}
 		if (file !~ /^src\//) {
 			printf "kernel-map: %s: %s is not under src/\n",
 			    kfn, file
@@ -47,5 +50,11 @@ grep '^| `[^|]*` | `[^|]*` | `[^|]*` | `[^|]*` |$' docs/kernel-map.md |
 			bad = 1
 		}
 	}
-	END { exit bad }
+	END {
+		if (!rows) {
+			print "kernel-map: docs/kernel-map.md has no rows"
+			bad = 1
+		}
+		exit bad
+	}
 	'
