@@ -8,7 +8,7 @@
 #include "common/test_util.h"
 #include "mmu/mmu_internal.h"
 #include "mmu/vm.h"
-#include "scenario/nx_test.h"
+#include "integration/nx_test.h"
 
 #define BASE 0x40000000ull
 
