@@ -239,7 +239,7 @@ static void tdp_mmu_map(struct nxsim_vm *vm, struct page_fault *f,
 		    nxsim__vm_nx_huge_page_enabled(vm))
 			nxsim__mmu_event(
 				mmu,
-				"5.2#5: huge SPTE at level %d gfn 0x%llx "
+				"invariant 5: huge SPTE at level %d gfn 0x%llx "
 				"replaced a table flagged "
 				"nx_huge_page_disallowed",
 				level, (unsigned long long)f->gfn);

@@ -123,7 +123,8 @@ static void recover(struct nxsim_vm *vm, enum nxsim__mmu_type type)
 		}
 		if (dirty && prof->recovery_skip_dirty)
 			nxsim__mmu_event(mmu,
-					 "5.2#9: recovery zapped SP gfn 0x%llx "
+					 "invariant 9: "
+					 "recovery zapped SP gfn 0x%llx "
 					 "level %d in a dirty-logged slot",
 					 (unsigned long long)sp->gfn,
 					 sp->level);
@@ -134,7 +135,8 @@ static void recover(struct nxsim_vm *vm, enum nxsim__mmu_type type)
 	}
 	if (ratio && done > DIV_ROUND_UP(len, ratio))
 		nxsim__mmu_event(mmu,
-				 "5.2#9: recovery took %llu SPs, more than "
+				 "invariant 9: "
+				 "recovery took %llu SPs, more than "
 				 "ceil(%llu / %u)",
 				 (unsigned long long)done,
 				 (unsigned long long)len, ratio);

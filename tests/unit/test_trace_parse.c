@@ -5,7 +5,7 @@
  * of bad input; lackey records; GFP flags and XPFO's user test.
  *
  * Good lines come from the committed captures (tests/fixtures) or, where
- * labelled "hand-written", from the formats in perf-anchors.md 3.5/3.6 and
+ * labelled "hand-written", from the formats of docs/traces.md and
  * include/trace/events/kmem.h.
  */
 #include <string.h>
@@ -47,7 +47,7 @@ static const struct line_case kmem_cases[] = {
 	{ HDR "mm_page_free_batched: " PAGE "pfn=0x1 order=0", 0,
 	  NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_FREE, 1, 8601, 0,
 	  1211423192000ull, 0, -1, false },
-	/* perf-anchors 3.5: GFP_NOFS has no __GFP_FS, so a kernel page */
+	/* GFP_NOFS has no __GFP_FS, so a kernel page (docs/traces.md) */
 	{ "             cc1-30286   [001] .....  1076.474064: mm_page_alloc: "
 	  "page=000000007fe6b4bc pfn=0x1a31a4 order=2 migratetype=1 "
 	  "gfp_flags=GFP_NOFS|__GFP_HIGHMEM|__GFP_MOVABLE|__GFP_NOWARN|"
@@ -208,7 +208,7 @@ static const struct line_case lackey_cases[] = {
 	  0x401ab70, .order = 3 },
 	{ " L 1fff0000c0,1", 0, NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_LOAD,
 	  0x1fff0000c0, .order = 1 },
-	/* perf-anchors 3.1 */
+	/* valgrind lackey's record format (docs/traces.md) */
 	{ " S 1fff000430,16", 0, NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_STORE,
 	  0x1fff000430, .order = 16 },
 	{ " M 04033e06,1", 0, NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_MODIFY,
