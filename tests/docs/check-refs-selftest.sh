@@ -20,7 +20,7 @@ kvm_mmu_page, a spectre, the table of 1.6 GHz, issue-free, commit 0b210faf3373
 MD
 cat >"$t/docs/bad.md" <<'MD'
 [gone](gone.md)
-as kvm-nx-spec.md and DESIGN.md say, spec 6.4, table 1.6, 5.2#3, §4.1
+as kvm-nx-spec.md and DESIGN.md say [NEXT], spec 6.4, table 1.6, 5.2#3, §4.1
 issue 4 and issue #12 and #3 issue
 [S1] [S2] [C13b]
 `src/gone.c`, tests/integration/gone.nxs
@@ -33,6 +33,7 @@ docs/bad.md:2: cites a section of a document the repository does not contain: 5.
 docs/bad.md:2: cites a section of a document the repository does not contain: table 1.6
 docs/bad.md:2: cites a section of a document the repository does not contain: §4.1
 docs/bad.md:2: names a reference document the repository does not contain: DESIGN.md
+docs/bad.md:2: names a reference document the repository does not contain: [NEXT]
 docs/bad.md:2: names a reference document the repository does not contain: kvm-nx-spec
 docs/bad.md:3: carries an issue tag: #3 issue
 docs/bad.md:3: carries an issue tag: issue #12
