@@ -19,11 +19,13 @@ out=$(mktemp) || exit 2
 list=$(mktemp) || exit 2
 trap 'rm -f "$out" "$list"' EXIT
 
-# Every text file a reader sees; not build trees, not captured trace data,
-# not this checker and its self-test (they hold the patterns).
+# Every text file a reader sees; not build trees, not captured trace data
+# or fuzzing corpora, not this checker and its self-test (they hold the
+# patterns).
 grep -rIl '' . \
 	--exclude-dir=.git --exclude-dir='build*' \
 	--exclude-dir=bench-results --exclude-dir=fixtures \
+	--exclude-dir=corpus \
 	--exclude=check-refs.sh --exclude=check-refs-selftest.sh |
 	sed 's|^\./||' >"$list"
 
