@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * B4a, fault throughput by kind (perf-anchors.md section 4): guest
+ * B4a, fault throughput by kind (docs/bench.md): guest
  * accesses through nxsim_vcpu_access() that each take a TDP page fault
  * (kvm_tdp_page_fault() to completion), on profile 6.6 (in-place split):
  *   4k          a read of every 4 KiB page of a slot backed by 4 KiB host
@@ -15,7 +15,7 @@
  * stream run again once every access is mapped, so every access is a hit
  * (the SPTE allows it): the cost of the entry point, the lookup and the
  * permission check without the fault.  The ratio says how many hits one
- * fault of that kind costs.  perf-anchors sets no target for it.
+ * fault of that kind costs.  It has no target.
  *
  * Every timed access on the fault side must be a fault (the MMU's fault
  * counter is checked), and every one on the reference side a hit.

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The huge-page fraction over virtual time (issue benchmark 3, last
- * item): how much of a guest's memory the NX recovery worker gives back to
- * 2 MiB mappings, for recovery ratios 1, 10 and 60 (default periods:
- * 3600 s / ratio), while the guest executes from a code region that
- * shrinks.
+ * The huge-page fraction over virtual time (docs/bench.md): how much of
+ * a guest's memory the NX recovery worker gives back to 2 MiB mappings,
+ * for recovery ratios 1, 10 and 60 (default periods: 3600 s / ratio),
+ * while the guest executes from a code region that shrinks.
  *
  * The guest (profile 6.6, mitigation on): R regions of 2 MiB backed by
  * 2 MiB host pages, all read once at t = 0 (mapped huge, non-executable).

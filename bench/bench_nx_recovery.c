@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * B4c, NX recovery throughput and the MMU's memory (perf-anchors.md
- * section 4):
+ * B4c, NX recovery throughput and the MMU's memory (docs/bench.md):
  *
  * recovery   page-table pages per second through one recovery pass
  *            (kvm_recover_nx_huge_pages(), run by the VM's worker on the
@@ -19,7 +18,7 @@
  *            (slot backed by host pages of that size).  Reference, same
  *            run: the page-table pages the model then holds
  *            (nxsim_vm_nr_mmu_pages()) at 4 KiB each, what the kernel
- *            spends on them.  No target in perf-anchors.
+ *            spends on them.  No target.
  *
  * Left out: ratio 60 passes (ceil(K/60) SPs per pass; the per-SP cost is
  * the same and ratio 1 gives K SPs per timed pass).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * B4a/b, the cost of splitting a huge page on an exec fault
- * (perf-anchors.md section 4):
+ * (docs/bench.md):
  *
  * split       ns per in-place split: an instruction fetch in a 2 MiB
  *             region mapped huge (non-executable, the mitigation), on
@@ -232,8 +232,7 @@ static int nx_split_run(struct bench_ctx *ctx)
 			"anonymous_hugetlb_1gb -v96 (96 vCPUs x 1 GiB)",
 			"David Matlack, c4b33d28ea51 \"KVM: x86/mmu: Split huge "
 			"pages mapped by the TDP MMU on fault\", Nov 2022 "
-			"(perf-anchors.md section 1, kvm-nx-spec.md table row "
-			"16)");
+			"(docs/sources.md)");
 	return rc;
 }
 

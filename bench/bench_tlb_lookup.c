@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * B1, TLB lookup throughput (perf-anchors.md section 4): lookups per
+ * B1, TLB lookup throughput (docs/bench.md): lookups per
  * second of the simulated TLB through its public calls (nxsim_tlb_lookup(),
  * and nxsim_tlb_fill() after a miss, as a page walk would), on one CPU of
  * the default geometry (L1 dTLB 16x4, STLB 128x12, LRU), 4 KiB pages,
@@ -17,8 +17,8 @@
  * (90% of them from 48 hot pages); "miss25", the same with one address in
  * four a page never seen before; "miss", every address a new page.
  *
- * Left out: the naive scalar LRU loop and the cc1 fixture of B1, which do
- * not exist in the tree.
+ * Left out: B1's other references, a naive scalar LRU loop and a replay of
+ * a compiler's memory trace, which the tree does not have.
  */
 #include <errno.h>
 #include <stdlib.h>

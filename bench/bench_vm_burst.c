@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * B3, the VM-creation burst (perf-anchors.md section 4): N VMs brought up
+ * B3, the VM-creation burst (docs/bench.md): N VMs brought up
  * back to back (KVM_CREATE_VM, KVM_CREATE_VCPU, first KVM_RUN) under each
  * recovery-worker policy:
  *   eager     profile 6.12: a kthread per VM at KVM_CREATE_VM
@@ -413,17 +413,17 @@ static int report_published(struct bench_ctx *ctx)
 		  "kthread, 0.518 / 0.495 / 0.513 ms with "
 		  "nx_huge_pages=never (kvmtool, strace -T)",
 		  "Luiz Capitulino, reply to lore 20230602005859.784190-1-"
-		  "seanjc@google.com, June 2023 (perf-anchors.md 1a)" },
+		  "seanjc@google.com, June 2023 (docs/sources.md)" },
 		{ "kthread_create_histogram",
 		  "kvm_vm_create_worker_thread under 800-900 idle VMs: "
 		  "p50 ~65 us, p99 in the 8-17 ms bucket, avg 815 us",
 		  "zhuangel/misc test/kvm_irqfd_fork/test.log, 2023 "
-		  "(perf-anchors.md 1a, percentiles computed there)" },
+		  "(docs/sources.md; percentiles computed from it)" },
 		{ "pthread_burst_reference_machine",
 		  "parked pthread burst, 8 MiB stacks: create() p50 34-38 us, "
 		  "p99 84-122 us, 37.6-44.3 ms per 1000 threads",
-		  "perf-anchors.md 2.1 (thrburst.c on the 2-core reference "
-		  "machine, not this run)" },
+		  "pthread-burst probe on the 2-core reference machine, not "
+		  "this run (docs/bench.md)" },
 		{ "firecracker_rate", "up to 150 microVMs per second per host",
 		  "Agache et al., Firecracker, NSDI 2020" },
 	};

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * B8, memory per idle VM (perf-anchors.md section 4): the bytes the
+ * B8, memory per idle VM (docs/bench.md): the bytes the
  * simulator holds per idle VM (one vCPU, after its first KVM_RUN, with and
  * without a recovery worker), read from the allocator's exact live_bytes
  * counter over a population of N VMs.
@@ -274,7 +274,7 @@ static int vm_memory_run(struct bench_ctx *ctx)
 		rc = bench_report_published(
 			ctx, "firecracker_vmm",
 			"VMM memory overhead <= 5 MiB per microVM",
-			"firecracker SPECIFICATION.md (perf-anchors.md 1a)");
+			"Firecracker SPECIFICATION.md (docs/sources.md)");
 	return rc;
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * B7, worker wake / recovery tick (perf-anchors.md section 4): the cost of
+ * B7, worker wake / recovery tick (docs/bench.md): the cost of
  * delivering one periodic recovery tick to one of N parked recovery
  * workers (N = 1, 200, 1000) on the virtual clock.  Each tick is one
  * nxsim_clock_advance() to the next deadline, which runs one worker's
@@ -11,8 +11,8 @@
  * Reference, interleaved: the one-way wake latency of a real parked
  * thread, pthread_cond_signal() to the woken thread's first timestamp,
  * for one of N parked threads chosen at random, with the signalling
- * thread spinning until the wake lands (the cvwake probe of
- * perf-anchors.md section 2.1).
+ * thread spinning until the wake lands (the condvar-wake probe of
+ * docs/bench.md).
  *
  * Left out: wakes through parameter writes (each runs the same loop) and
  * recovery work on real mappings, which the MMU module will add.
@@ -200,7 +200,7 @@ static int cv_rep(void *arg, double *value, struct bench_samples *lat)
 		pthread_cond_signal(&w->cond);
 		pthread_mutex_unlock(&w->lock);
 		/*
-		 * Spin, as the cvwake probe did, so the wakee runs on
+		 * Spin, as the condvar-wake probe did, so the wakee runs on
 		 * another, idle CPU; yield after ~0.1 ms in case there is
 		 * none.
 		 */
@@ -334,8 +334,8 @@ static int worker_wake_run(struct bench_ctx *ctx)
 			"condvar wake of one of N parked threads, p50 / p99 / "
 			"max: N=1 1.1 us / 1.7 us / 4.26 ms; N=200 13.7 us / "
 			"40.5 us / 4.18 ms; N=1000 18.3 us / 44.0 us / 4.56 ms",
-			"perf-anchors.md 2.1 (cvwake.c on the 2-core reference "
-			"machine, not this run)");
+			"condvar-wake probe on the 2-core reference machine, "
+			"not this run (docs/bench.md)");
 	return rc;
 }
 

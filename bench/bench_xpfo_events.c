@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * B5's simulator speed and size (perf-anchors.md section 4, issue
- * benchmark 4): ownership events per second on one host core through the
+ * B5's simulator speed and size (docs/bench.md): ownership events per
+ * second on one host core through the
  * XPFO public calls, with the TLB model on, beside the same event stream
  * decoded and dispatched to a no-op (the reference: what reading and
  * dispatching the events costs with no model at all).  Target: at least
@@ -14,7 +14,8 @@
  * frees, kmap/kunmap pairs and context switches.  Every record counts as
  * one event.
  *
- * Left out: the ftrace replay fixture of perf-anchors B5 (not in the tree).
+ * Left out: B5's replay of a whole kernel build's page-allocation trace
+ * (the tree has short captures only, docs/traces.md).
  */
 #include <errno.h>
 #include <stdlib.h>

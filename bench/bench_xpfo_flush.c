@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * B5 / issue benchmark 1, the TLB-flush policy matrix (xpfo-tlb-spec.md
- * 6.3 and 6.4): every flush policy x CPUs {1, 2, 4, 16, 96} x workloads
+ * B5, the TLB-flush policy matrix (docs/bench.md, docs/xpfo.md): every
+ * flush policy x CPUs {1, 2, 4, 16, 96} x workloads
  * (compile-like, I/O-heavy, fork/exec burst), each one call of
  * nxsim_xpfo_run_workload(), which runs the workload's seeded event
  * streams twice, with XPFO under the policy and without XPFO at all.
@@ -16,13 +16,13 @@
  * Transitions are XPFO v7's (NXSIM_XPFO_V7): the published 2.61x/26.37x
  * and 1.31x/1.33x rows were measured on the 4.20 XPFO posting with and
  * without v7's deferred flush.  The published shape is a check (met
- * yes/no) and its figures are printed as published, with their rows of
- * xpfo-tlb-spec.md 5.1; nothing here asserts it.
+ * yes/no) and its figures are printed as published, with their sources
+ * (docs/sources.md); nothing here asserts it.
  *
  * Left out: the default cost table is used as is (no calibration on a
- * published point, spec 6.3 third bullet), and the ftrace replay fixture
- * of perf-anchors B5, which does not exist yet: the workloads are the
- * library's synthetic ones.
+ * published point), and B5's replay of a whole kernel build's
+ * page-allocation trace, which the tree does not have: the workloads are
+ * the library's synthetic ones.
  */
 #include <errno.h>
 #include <math.h>
@@ -313,34 +313,30 @@ static int run_workload(struct bench_ctx *ctx, const char *wl,
 	return rc;
 }
 
-/* xpfo-tlb-spec.md 5.1, the rows the matrix is compared with. */
+/* The published rows the matrix is compared with (docs/sources.md). */
 static const struct {
 	const char *figure, *text, *source;
 } published[] = {
 	{ "v7.eager.c4", "2.61x system time (607.67 s -> 1588.65 s)",
-	  "XPFO v7 data, Aziz Jan 2019 [S10]; xpfo-tlb-spec.md 5.1 row "
-	  "'4.20 XPFO (flush), 4-core i5-3550, make -j4 system time'" },
+	  "XPFO v7 data, Aziz Jan 2019 [S10]: 4.20 XPFO (flush), "
+	  "4-core i5-3550, make -j4 system time" },
 	{ "v7.eager.c96", "26.37x system time (915.18 s -> 24129.35 s)",
-	  "XPFO v7 data [S10]; xpfo-tlb-spec.md 5.1 row '4.20 XPFO (flush), "
-	  "96-core Xeon Platinum 8160, make -j60 system time'" },
+	  "XPFO v7 data [S10]: 4.20 XPFO (flush), "
+	  "96-core Xeon Platinum 8160, make -j60 system time" },
 	{ "v7.deferred.c4", "1.31x system time (607.67 s -> 794.47 s)",
-	  "XPFO v7 data [S10]; xpfo-tlb-spec.md 5.1 row '+ deferred flush "
-	  "(v7)', 4-core" },
+	  "XPFO v7 data [S10]: + deferred flush (v7), 4-core" },
 	{ "v7.deferred.c96", "1.33x system time (915.18 s -> 1216.99 s)",
-	  "XPFO v7 data [S10]; xpfo-tlb-spec.md 5.1 row '+ deferred flush "
-	  "(v7)', 96-core" },
+	  "XPFO v7 data [S10]: + deferred flush (v7), 96-core" },
 	{ "none.pts", "+2-3% kernel build (v7 changelog: below 3%)",
-	  "Stecklina [S30][S11]; xpfo-tlb-spec.md 5.1 row 'same, all TLB "
-	  "flushing removed'" },
+	  "Stecklina [S30][S11]: PTS kernel build, all TLB flushing "
+	  "removed" },
 	{ "none.4.19rc8", "+12.5% system time (913.84 s -> 1027.99 s)",
-	  "[S38]; xpfo-tlb-spec.md 5.1 row '4.19-rc8 XPFO, no flush', "
+	  "Aziz Oct 2018 [S38]: 4.19-rc8 XPFO, no flush, "
 	  "2x Xeon E5-2630, make -j30" },
 	{ "v9.c96", "1.28x system time (913.86 s -> 1165.26 s)",
-	  "XPFO v9 [S13][S15]; xpfo-tlb-spec.md 5.1 row 'v9 (5.0, full "
-	  "series)', 96-core" },
+	  "XPFO v9 [S13][S15]: 5.0, full series, 96-core" },
 	{ "v9.c4", "1.27x system time (610.64 s -> 773.08 s)",
-	  "XPFO v9 [S13][S15]; xpfo-tlb-spec.md 5.1 row 'v9 (5.0, full "
-	  "series)', 4-core" },
+	  "XPFO v9 [S13][S15]: 5.0, full series, 4-core" },
 };
 
 static int xpfo_flush_run(struct bench_ctx *ctx)

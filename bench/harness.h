@@ -158,7 +158,7 @@ struct bench_target {
  * @ref_name: what the reference is
  * @ref: the reference from the same run, in @unit; NAN when the figure
  *	has none (then @target must not be a ratio)
- * @target: the target, from perf-anchors.md section 4
+ * @target: the target (docs/bench.md)
  * @params: a JSON object with the parameters, e.g. "{\"N\":200}"
  * @reps: repetitions behind the figure
  */

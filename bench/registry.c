@@ -20,12 +20,12 @@ const struct bench *const bench_registry[] = {
 	&bench_vm_burst,    /* B3 */
 	&bench_worker_wake, /* B7 */
 	&bench_vm_memory,   /* B8 */
-	&bench_xpfo_flush,  /* B5, issue 1 */
+	&bench_xpfo_flush,  /* B5 */
 	&bench_tlb_lookup,  /* B1 */
 	&bench_xpfo_events, /* B5 speed, frame bytes */
 	&bench_nx_fault,    /* B4a */
 	&bench_nx_split,    /* B4a/b */
 	&bench_nx_recovery, /* B4c */
-	&bench_nx_hugefrac, /* issue 3: huge-page fraction */
+	&bench_nx_hugefrac, /* huge-page fraction */
 	NULL,
 };

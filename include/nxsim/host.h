@@ -49,38 +49,38 @@ struct nxsim_cpu {
 };
 
 /*
- * Historical bugs, switched back on.  Each names the entry of
- * kvm-nx-spec.md section 5.1 and the fix it undoes.  A profile never turns
+ * Historical bugs, switched back on.  Each names the kernel commit that
+ * fixed it; docs/bugs.md has the details.  A profile never turns
  * one on by itself: set the ones you want to watch the checkers catch.
  */
 enum nxsim_bug {
-	/* #7, f47491d7f30b: the recovery-param setter compares raw
+	/* f47491d7f30b: the recovery-param setter compares raw
 	 * period_ms values, so 0 -> 100 wakes no worker. */
 	NXSIM_BUG_RAW_PERIOD_WAKE = 1ull << 0,
-	/* #11, 43fb96ae7855: waking a VM that has no worker yet
+	/* 43fb96ae7855: waking a VM that has no worker yet
 	 * dereferences NULL (counted as an oops). */
 	NXSIM_BUG_WAKE_NULL_WORKER = 1ull << 1,
-	/* #12, 916b7f42b3b3: a failed worker creation completes the
+	/* 916b7f42b3b3: a failed worker creation completes the
 	 * once-call, returns -ENOMEM and is never retried. */
 	NXSIM_BUG_WORKER_ONCE_FAIL = 1ull << 2,
-	/* #13, 24492a634baf: a param write wakes a worker that was
+	/* 24492a634baf: a param write wakes a worker that was
 	 * killed (use-after-free, counted as an oops). */
 	NXSIM_BUG_WAKE_KILLED_WORKER = 1ull << 3,
 	/* kvm_create_vm() of <= 6.13 order: the worker is made before the
 	 * VM joins vm_list, so "never" can slip in between. */
 	NXSIM_BUG_NEVER_CREATE_RACE = 1ull << 4,
-	/* #2, 5bcaf3e1715f: every SP made by an exec fault is tracked, even
+	/* 5bcaf3e1715f: every SP made by an exec fault is tracked, even
 	 * where no huge page was possible (req_level < level). */
 	NXSIM_BUG_TRACK_ANY_LEVEL = 1ull << 5,
-	/* #3, 428e921611bc: SPs made by an exec fault are flagged only when
+	/* 428e921611bc: SPs made by an exec fault are flagged only when
 	 * tracked, so an untracked one can be replaced by a huge page. */
 	NXSIM_BUG_UNTAGGED_NX = 1ull << 6,
-	/* #6, 76901e56fb51: disallowed_hugepage_adjust() steps down at any
+	/* 76901e56fb51: disallowed_hugepage_adjust() steps down at any
 	 * non-leaf SPTE, flagged child or not. */
 	NXSIM_BUG_ADJUST_ANY_NONLEAF = 1ull << 7,
-	/* #9, eb298605705a: recovery zaps SPs of dirty-logged slots. */
+	/* eb298605705a: recovery zaps SPs of dirty-logged slots. */
 	NXSIM_BUG_RECOVER_DIRTY = 1ull << 8,
-	/* #15 (per-type lists, 6.18): recovery untracks TDP SPs with type
+	/* per-type lists (6.18): recovery untracks TDP SPs with type
 	 * KVM_SHADOW_MMU, so both lists' nr_pages go wrong. */
 	NXSIM_BUG_UNTRACK_WRONG_TYPE = 1ull << 9,
 };

@@ -291,7 +291,7 @@ NXSIM_API long nxsim_vm_nr_mmu_pages(struct nxsim_vm *vm);
 typedef void (*nxsim_text_fn)(void *ctx, const char *line);
 
 /**
- * nxsim_vm_check() - verify the invariants of kvm-nx-spec.md 5.2
+ * nxsim_vm_check() - verify the invariants numbered in docs/mmu.md
  * @vm: the VM
  * @report: called with each violation's text (may be NULL)
  * @ctx: passed to @report

@@ -24,7 +24,7 @@
 #include <nxsim/tlb.h>
 
 /*
- * Which posting's transitions the frames follow (spec 1.2 and 1.4):
+ * Which posting's transitions the frames follow (docs/xpfo.md):
  * V6 and V7: user allocation of a kernel frame flushes its physmap range
  * and leaves it mapped, kunmap unmaps, free remaps.  V7 differs from V6
  * only in its default policy ("none": flushing off unless xpfotlbflush).
@@ -167,7 +167,7 @@ struct nxsim_xpfo_stats {
 };
 
 /**
- * struct nxsim_xpfo_oracle - security outcome (spec 2.3)
+ * struct nxsim_xpfo_oracle - security outcome (docs/xpfo.md)
  * @stale_reads, @stale_writes: kernel accesses through the physmap that hit
  *	a TLB entry of an unmapped frame (successful ret2dir accesses)
  * @stale_cross_domain: of those, by a CPU whose domain is not the owner

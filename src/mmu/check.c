@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The invariant checker: kvm-nx-spec.md section 5.2, checked over the
+ * The invariant checker (the numbered invariants of docs/mmu.md), over the
  * whole MMU state of a VM, plus the page-table structure the kernel's
  * WARNs assume (parent links, levels, gfns, frames) and what the fault
  * and recovery paths recorded since the last check.
@@ -8,7 +8,7 @@
  * Invariants that depend on a fix are checked only on profiles that carry
  * it (a 6.1 host legitimately leaves untracked exec-made tables unflagged),
  * so a bug switch that undoes a fix on a newer profile is caught.
- * Not checked here: 5.2 #10 (the worker's lifecycle, src/kvm/worker.c).
+ * Not checked here: invariant 10 (the worker's lifecycle, src/kvm/worker.c).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -58,20 +58,22 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 	if (sp->nx_tracked &&
 	    (!sp->made_hpd || sp->made_req_level < sp->level + 1))
 		violation(c,
-			  "5.2#3: SP gfn 0x%llx level %d tracked, but made "
+			  "invariant 3: "
+			  "SP gfn 0x%llx level %d tracked, but made "
 			  "by a fault with huge_page_disallowed=%d "
 			  "req_level=%d",
 			  gfn, sp->level, sp->made_hpd, sp->made_req_level);
 	if (!sp->nx_tracked && sp->nx_huge_page_disallowed && sp->made_hpd &&
 	    sp->made_req_level >= sp->level + 1 && !sp->unaccounted)
 		violation(c,
-			  "5.2#1: SP gfn 0x%llx level %d made where a huge "
+			  "invariant 1: "
+			  "SP gfn 0x%llx level %d made where a huge "
 			  "page was possible (req_level=%d) is flagged but "
 			  "not tracked",
 			  gfn, sp->level, sp->made_req_level);
 	if (sp->nx_tracked && (!sp->nx_huge_page_disallowed || !sp->direct))
 		violation(c,
-			  "5.2#2: tracked SP gfn 0x%llx level %d not "
+			  "invariant 2: tracked SP gfn 0x%llx level %d not "
 			  "flagged or not direct",
 			  gfn, sp->level);
 	if (tag && sp->made_hpd && !sp->nx_huge_page_disallowed &&
@@ -96,7 +98,7 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 			if (nx && sp->level > NXSIM_PG_LEVEL_4K &&
 			    nxsim__is_executable_pte(mmu->fmt, spte))
 				violation(c,
-					  "5.2#4: executable huge SPTE "
+					  "invariant 4: executable huge SPTE "
 					  "0x%016llx at level %d gfn 0x%llx",
 					  (unsigned long long)spte, sp->level,
 					  gfn + i * span);
@@ -148,7 +150,8 @@ static void check_lists(struct checker *c)
 			    t != (sp->tdp_mmu_page ? NXSIM__TDP_MMU :
 						     NXSIM__SHADOW_MMU))
 				violation(c,
-					  "5.2#2: SP gfn 0x%llx on the list "
+					  "invariant 2: "
+					  "SP gfn 0x%llx on the list "
 					  "of another MMU type",
 					  (unsigned long long)sp->gfn);
 		}
@@ -158,14 +161,16 @@ static void check_lists(struct checker *c)
 				  (unsigned long long)mmu->nx[t].len);
 		if (mmu->nx[t].nr_pages != len)
 			violation(c,
-				  "5.2#1: list %d has %llu SPs, nr_pages "
+				  "invariant 1: list %d has %llu SPs, nr_pages "
 				  "says %llu",
 				  t, (unsigned long long)len,
 				  (unsigned long long)mmu->nx[t].nr_pages);
 		total += len;
 	}
 	if (total != mmu->nx_lpage_splits)
-		violation(c, "5.2#1: nx_lpage_splits is %llu, lists hold %llu",
+		violation(c,
+			  "invariant 1: "
+			  "nx_lpage_splits is %llu, lists hold %llu",
 			  (unsigned long long)mmu->nx_lpage_splits,
 			  (unsigned long long)total);
 }
@@ -180,14 +185,16 @@ int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report, void *ctx)
 	pthread_rwlock_wrlock(&mmu->mmu_lock);
 	TAILQ_FOREACH(root, &mmu->roots, link) {
 		if (root->invalid || root != mmu->root)
-			violation(&c, "5.2#7: invalid or stale root %u left",
+			violation(&c,
+				  "invariant 7: "
+				  "invalid or stale root %u left",
 				  root->id);
 		check_sp(&c, root);
 	}
 	for (i = 0; i < 3; i++)
 		if (c.leaves[i] != mmu->pages[i])
 			violation(&c,
-				  "5.2#6: pages_%s is %llu, the tables "
+				  "invariant 6: pages_%s is %llu, the tables "
 				  "hold %llu leaves",
 				  names[i], (unsigned long long)mmu->pages[i],
 				  (unsigned long long)c.leaves[i]);
@@ -198,7 +205,8 @@ int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report, void *ctx)
 			  (unsigned long long)(c.sps + mmu->nr_cache));
 	if (READ_ONCE(mmu->params->hard_disabled) &&
 	    READ_ONCE(mmu->params->nx_huge_pages))
-		violation(&c, "5.2#8: hard-disabled but nx_huge_pages set");
+		violation(&c, "invariant 8: "
+			      "hard-disabled but nx_huge_pages set");
 	for (i = 0; i < mmu->nr_events; i++) {
 		if (i < NXSIM__MAX_EVENTS)
 			violation(&c, "%s", mmu->events[i]);

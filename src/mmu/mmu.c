@@ -458,22 +458,23 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 			continue;
 		}
 		if (dirty && prof->recovery_skip_dirty)
-			nxsim__mmu_event(mmu,
-					 "5.2#9: recovery zapped SP gfn 0x%llx "
-					 "level %d in a dirty-logged slot",
-					 (unsigned long long)sp->gfn,
-					 sp->level);
+			nxsim__mmu_event(
+				mmu,
+				"invariant 9: recovery zapped SP gfn 0x%llx "
+				"level %d in a dirty-logged slot",
+				(unsigned long long)sp->gfn, sp->level);
 		if (nxsim__kvm_tdp_mmu_zap_sp(mmu, sp)) {
 			flush = true;
 			mmu->counters.recovery_zapped++;
 		}
 	}
 	if (ratio && done > DIV_ROUND_UP(len, ratio))
-		nxsim__mmu_event(mmu,
-				 "5.2#9: recovery took %llu SPs, more than "
-				 "ceil(%llu / %u)",
-				 (unsigned long long)done,
-				 (unsigned long long)len, ratio);
+		nxsim__mmu_event(
+			mmu,
+			"invariant 9: recovery took %llu SPs, more than "
+			"ceil(%llu / %u)",
+			(unsigned long long)done, (unsigned long long)len,
+			ratio);
 	if (flush)
 		mmu->counters.tlb_flushes++;
 }

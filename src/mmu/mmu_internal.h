@@ -89,7 +89,7 @@ struct nxsim__frame {
 /**
  * struct nxsim__possible_nx - kvm->arch.possible_nx_huge_pages[type]
  * @pages: the list, oldest first
- * @nr_pages: the kernel's count (bug #15 makes it wrong)
+ * @nr_pages: the kernel's count (NXSIM_BUG_UNTRACK_WRONG_TYPE makes it wrong)
  * @len: entries really on @pages (the simulator's own count)
  */
 struct nxsim__possible_nx {

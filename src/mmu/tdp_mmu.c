@@ -587,7 +587,7 @@ void nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 		    nxsim__is_nx_huge_page_enabled(mmu))
 			nxsim__mmu_event(
 				mmu,
-				"5.2#5: huge SPTE at level %d gfn 0x%llx "
+				"invariant 5: huge SPTE at level %d gfn 0x%llx "
 				"replaced a table flagged "
 				"nx_huge_page_disallowed",
 				level, (unsigned long long)f->gfn);

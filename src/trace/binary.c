@@ -2,7 +2,7 @@
 /*
  * Encoding and decoding of the binary trace format, little-endian on any
  * host.  The format is libnxsim's own (nothing in the kernel models it);
- * it follows perf-anchors.md section 3.7: page events as fixed records,
+ * it keeps page events as fixed records (docs/traces.md),
  * accesses as one u64 each.
  *
  * Header (32 bytes):

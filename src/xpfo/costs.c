@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The cost model's default table (spec 6.2): cycles per event on a ~3 GHz
- * core, each with where it comes from.  Bracketed tags are the source key
- * of docs xpfo-tlb-spec.md; "assumption" marks a modelling choice.  The
- * workload-work rows are charged with and without XPFO alike, so they set
- * the baseline the ratios divide by; they were chosen so the "compile"
- * workload lands on the published 4-CPU point (spec 6.3 calibration).
+ * The cost model's default table (docs/xpfo.md): cycles per event on a
+ * ~3 GHz core, each with where it comes from.  Bracketed tags are the
+ * source keys of docs/sources.md; "assumption" marks a modelling choice.
+ * The workload-work rows are charged with and without XPFO alike, so they
+ * set the baseline the ratios divide by; they were chosen so the "compile"
+ * workload lands on the published 4-CPU point.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -51,7 +51,7 @@ static const struct cost_row cost_table[] = {
 	    "assumption: page-table page allocation and set-up "
 	    "of a large-page split (plus 512 pte_write and a "
 	    "flush_tlb_all) [C8]"),
-	ROW(pte_write, 1, "assumption: one PTE store (spec 6.2)"),
+	ROW(pte_write, 1, "assumption: one PTE store"),
 	ROW(invlpgb, 500,
 	    "assumption: no latency figure in the sources "
 	    "[S47]"),

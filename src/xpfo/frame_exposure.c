@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Per-frame exposure statistics of the security oracle (spec 2.3, issue 4:
- * "exposure windows per frame and CPU"): for each frame that ever had a
+ * Per-frame exposure statistics of the security oracle (docs/xpfo.md,
+ * exposure windows per frame and CPU): for each frame that ever had a
  * stale alias after its unmap, the number of closed (frame, CPU) windows,
  * their sum (integral) and maximum.  The 16-byte frame table has no room,
  * so they live in a red-black tree keyed by pfn, with a node only for

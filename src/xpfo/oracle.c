@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The security oracle of spec 2.3: stale-alias hits are counted where the
+ * The security oracle (docs/xpfo.md): stale-alias hits are counted where the
  * access happens (cpu.c); here are the windows.
  *
  * Exposure: when a frame's physmap PTE is cleared and the policy has done
@@ -16,8 +16,8 @@
  * Kmap windows: the time a user frame is kmapped, alias open to all CPUs.
  * Per-frame window statistics: frame_exposure.c.
  *
- * Left out: attacker-schedulable exposure (3) and ASI speculative exposure
- * (6) of spec 2.3.
+ * Left out: exposure an attacker can schedule, and ASI's speculative
+ * exposure (docs/xpfo.md).
  */
 #include "core/compiler.h"
 #include "xpfo/xpfo.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The table of flush policies (spec 6.4).  A new policy is one file
+ * The table of flush policies (docs/xpfo.md).  A new policy is one file
  * src/xpfo/policy_<name>.c defining a struct nxsim__xpfo_policy, plus one
  * line here; nxsim_xpfo_create() then accepts its name, and an unknown
  * name is -ENOENT.

@@ -3,8 +3,8 @@
  * P4d, deferred to reallocation (LUF/LATR-like [S65][S62]): an unmap owes
  * a flush but does not do it; the frame is flushed on every CPU (as P1)
  * just before it is handed to its next owner.  A whole-TLB request (a
- * batched refill, with no frame list) is done at once, as P1.  As spec 6.4
- * warns, this leaves frames in use by their user owner exposed.
+ * batched refill, with no frame list) is done at once, as P1.  This leaves
+ * frames in use by their user owner exposed until they are reused.
  */
 #include "xpfo/xpfo.h"
 

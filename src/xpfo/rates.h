@@ -2,7 +2,7 @@
 /*
  * The per-1000-ownership-changes rates of an nxsim_xpfo_result, as
  * bench_xpfo_flush reports them and the driver's "xpfo result" answers
- * them (xpfo-tlb-spec.md 6.4): shootdowns (range and full), local flush
+ * them (docs/bench.md): shootdowns (range and full), local flush
  * instructions (INVLPG, CR3, global), IPIs sent, IPI targets, broadcasts
  * (INVLPGB) and policy flushes.  An ownership change is an alloc or a free.
  *

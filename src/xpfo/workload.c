@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Seeded synthetic workloads, and the one call that runs a workload with
- * XPFO and without it and compares (spec 6.3).
+ * XPFO and without it and compares (docs/xpfo.md).
  *
  * Every CPU runs its own stream: its own generator (seeded from the run's
  * seed and the CPU id), its own slice of the frames (a LIFO free list, as

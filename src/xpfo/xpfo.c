@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Frame ownership transitions of mm/xpfo.c (spec 1.4): xpfo_alloc_pages()
+ * Frame ownership transitions of mm/xpfo.c (docs/xpfo.md): xpfo_alloc_pages()
  * for kernel and user GFP masks, xpfo_free_pages(), xpfo_kmap(),
  * xpfo_kunmap(), and v8/v9's batched unmap at per-CPU freelist refill
  * (patch 13).  Which transitions unmap and flush depends on the version

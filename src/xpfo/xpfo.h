@@ -93,7 +93,7 @@ struct nxsim_xpfo {
 };
 
 /**
- * struct nxsim__xpfo_policy - a flush policy (spec 6.4)
+ * struct nxsim__xpfo_policy - a flush policy (docs/xpfo.md)
  * @name: what nxsim_xpfo_config.policy names it by
  * @flush: physmap PTEs of [@va, @va + @pages * 4K) were cleared by @cpu
  *	(@pages 0: anywhere, flush everything); make stale translations go

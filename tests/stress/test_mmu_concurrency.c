@@ -9,7 +9,7 @@
  */
 #include <pthread.h>
 
-#include "../scenario/nx_test.h"
+#include "../integration/nx_test.h"
 #include "core/rng.h"
 
 #define ROUNDS 1500

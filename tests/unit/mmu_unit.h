@@ -10,7 +10,7 @@
 
 #include "kvm/vm.h"
 #include "mmu/mmu_internal.h"
-#include "scenario/nx_test.h"
+#include "integration/nx_test.h"
 
 /* The MMU half of @e's VM. */
 static inline struct nxsim__vm_mmu *unit_mmu(const struct nx_env *e)

@@ -358,6 +358,73 @@ static void test_keep_going(void **state)
 	free_run(&r);
 }
 
+/*
+ * Strict mode: a command another command (or the end of the script)
+ * follows with no expect between them fails at its own line, named; any
+ * expect checks it, a failed one as well; comments and blank lines do not
+ * count.  Without the flag the same scripts pass.
+ */
+static const struct {
+	const char *script;
+	int rc;	       /* strict */
+	const char *out; /* strict */
+	const char *err; /* strict */
+} strict_cases[] = {
+	{ "errno 1\nexpect OK -EPERM -1 *\n# note\n\nerrno 2\nexpect OK\n", 0,
+	  "OK -EPERM -1 \"Operation not permitted\"\n"
+	  "OK -ENOENT -2 \"No such file or directory\"\n",
+	  "" },
+	{ "errno 1\n  # note\nerrno 2\nexpect OK\n", 1,
+	  "OK -EPERM -1 \"Operation not permitted\"\n",
+	  "t.nxs:1: unchecked command: errno 1\n" },
+	{ "errno 1\nexpect OK\n\t errno   2\n\n", 1,
+	  "OK -EPERM -1 \"Operation not permitted\"\n"
+	  "OK -ENOENT -2 \"No such file or directory\"\n",
+	  "t.nxs:3: unchecked command: errno   2\n" },
+	{ "bogus \"x\nerrno 1\nexpect OK\n", 1,
+	  "ERR -EINVAL line 1: unterminated string\n",
+	  "t.nxs:1: unchecked command: bogus \"x\n" },
+	{ "errno 1\nexpect ERR\nerrno 2\n", 1,
+	  "OK -EPERM -1 \"Operation not permitted\"\n",
+	  "t.nxs:2: expectation failed\n"
+	  "  want: ERR\n"
+	  "  got:  OK -EPERM -1 \"Operation not permitted\"\n" },
+};
+
+static void test_strict(void **state)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(strict_cases); i++) {
+		struct run r = run_script(strict_cases[i].script,
+					  NXSIM__DRV_STRICT);
+
+		assert_int_equal(r.rc, strict_cases[i].rc);
+		assert_string_equal(r.out, strict_cases[i].out);
+		assert_string_equal(r.err, strict_cases[i].err);
+		free_run(&r);
+		r = run_script(strict_cases[i].script, 0);
+		assert_int_equal(r.rc, i == ARRAY_SIZE(strict_cases) - 1);
+		free_run(&r);
+	}
+}
+
+/* Strict and -k: every unchecked command is named, and the run goes on. */
+static void test_strict_keep_going(void **state)
+{
+	struct run r = run_script("errno 1\nerrno 2\nexpect OK\nerrno 3\n",
+				  NXSIM__DRV_STRICT | NXSIM__DRV_KEEP_GOING);
+
+	assert_int_equal(r.rc, 1);
+	assert_string_equal(r.out,
+			    "OK -EPERM -1 \"Operation not permitted\"\n"
+			    "OK -ENOENT -2 \"No such file or directory\"\n"
+			    "OK -ESRCH -3 \"No such process\"\n");
+	assert_string_equal(r.err, "t.nxs:1: unchecked command: errno 1\n"
+				   "t.nxs:4: unchecked command: errno 3\n");
+	free_run(&r);
+}
+
 /* Destroying a host forgets its VMs and vCPUs; others stay. */
 static void test_objects(void **state)
 {
@@ -837,6 +904,8 @@ int main(void)
 		cmocka_unit_test(test_bad_expects),
 		cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_keep_going),
+		cmocka_unit_test(test_strict),
+		cmocka_unit_test(test_strict_keep_going),
 		cmocka_unit_test(test_objects),
 		cmocka_unit_test(test_one_answer_a_line),
 		cmocka_unit_test(test_help_lists_every_verb),

@@ -4,7 +4,7 @@
  * kvm_mmu_hugepage_adjust() for each host mapping, guest slot and
  * lpage_info case, and disallowed_hugepage_adjust() for each kind of
  * SPTE it can meet, with and without the flag check of 76901e56fb51.
- * The end-to-end fault scenarios are in tests/scenario/test_nx_faults.c.
+ * The end-to-end fault scenarios are in tests/integration/test_nx_faults.c.
  */
 #include "mmu_unit.h"
 

@@ -6,7 +6,7 @@
  * level API, and an allocation-failure walk of each allocating operation,
  * with page-table pages from the zap-refilled reserve or allocated.
  */
-#include "../scenario/nx_test.h"
+#include "../integration/nx_test.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
 #include "kvm/vm.h"

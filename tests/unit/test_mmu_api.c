@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "../scenario/nx_test.h"
+#include "../integration/nx_test.h"
 
 static void test_bad_access(void **state)
 {

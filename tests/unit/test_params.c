@@ -2,13 +2,14 @@
 /*
  * kvm.nx_huge_pages and the recovery parameters, input by input.
  *
- * The nx_huge_pages test crosses every input of kvm-nx-spec.md 1.3 (and
- * more) with every state of table 1.6 (OFF, ON, NEVER), with and without
- * VMs, on an affected and an unaffected CPU, in three kernel eras (5.4: no
- * t/f and no "never"; 6.1: t/f and "never"; 6.16: also e/d).  Each input's
- * class per era is written out below; the state machine is table 1.6
- * written out.  For each case it checks the return code, the getter text,
- * the itlb_multihit mirror, and per VM the zaps and the wake-ups.
+ * The nx_huge_pages test crosses every parsing trap of docs/params.md (and
+ * more) with every state of its state table (OFF, ON, NEVER), with and
+ * without VMs, on an affected and an unaffected CPU, in three kernel eras
+ * (5.4: no t/f and no "never"; 6.1: t/f and "never"; 6.16: also e/d).
+ * Each input's class per era is written out below; the state machine is
+ * the state table written out.  For each case it checks the return code,
+ * the getter text, the itlb_multihit mirror, and per VM the zaps and the
+ * wake-ups.
  */
 #include <stdio.h>
 #include <string.h>
@@ -53,7 +54,7 @@ static const struct input inputs[] = {
 	{ "d", X, X, O },	  { "xyz", X, X, X },
 };
 
-/* Table 1.6: from state, input class (A already resolved), VMs exist. */
+/* The state table: from state, input class (A resolved), VMs exist. */
 struct transition {
 	enum st from;
 	enum cls c;
@@ -63,7 +64,7 @@ struct transition {
 	bool zap; /* zap-all-fast and wake on every VM */
 };
 
-static const struct transition table_1_6[] = {
+static const struct transition transitions[] = {
 	{ OFF, O, -1, OFF, 0, false },
 	{ OFF, F, -1, ON, 0, true },
 	{ OFF, V, 0, NEVER, 0, false },
@@ -80,18 +81,19 @@ static const struct transition table_1_6[] = {
 	{ NEVER, X, -1, NEVER, -EPERM, false },
 };
 
-static const struct transition *lookup_1_6(enum st from, enum cls c, bool vms)
+static const struct transition *lookup_transition(enum st from, enum cls c,
+						  bool vms)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(table_1_6); i++) {
-		const struct transition *t = &table_1_6[i];
+	for (i = 0; i < ARRAY_SIZE(transitions); i++) {
+		const struct transition *t = &transitions[i];
 
 		if (t->from == from && t->c == c &&
 		    (t->vms == -1 || t->vms == vms))
 			return t;
 	}
-	fail_msg("no row in table 1.6 for %d/%d/%d", from, c, vms);
+	fail_msg("no row in the state table for %d/%d/%d", from, c, vms);
 	return NULL;
 }
 
@@ -141,7 +143,7 @@ static unsigned int run_case(const char *profile, const struct input *in,
 
 	if (c == A)
 		c = affected ? F : O;
-	t = lookup_1_6(from, c, with_vms);
+	t = lookup_transition(from, c, with_vms);
 	rc = nxsim_param_set(host, "nx_huge_pages", in->s);
 	if (rc != t->rc)
 		fail_msg("%s: \"%s\" from %s (vms %d, affected %d): rc %s, "
@@ -347,7 +349,7 @@ static const struct wake_case wake_cases[] = {
 	/* 5.4: fixed 60 s period, only enabling wakes */
 	{ "5.4", NX_ON RATIO(0), P_RATIO, "1", 0, "1\n", true },
 	{ "5.4", NX_ON, P_RATIO, "3600", 0, "3600\n", false },
-	/* bug #7 (before f47491d7f30b): raw 0 > 100 is false, no wake */
+	/* raw_period_wake (before f47491d7f30b): raw 0 > 100, no wake */
 	{ "6.12", NX_ON, P_PERIOD, "100", 0, "100\n", false,
 	  NXSIM_BUG_RAW_PERIOD_WAKE },
 	{ "6.12", NX_ON PERIOD(200), P_PERIOD, "100", 0, "100\n", true,

@@ -6,7 +6,7 @@
  * taken oldest first), the state of an SP that was only unaccounted (its
  * table still linked, flag and tracking gone), and the passes counted per
  * MMU type.  The worker-driven scenarios (ratio arithmetic, ratio 0, TLB
- * flushes over time) are in tests/scenario/test_nx_recovery.c.
+ * flushes over time) are in tests/integration/test_nx_recovery.c.
  */
 #include "mmu_unit.h"
 

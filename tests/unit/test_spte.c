@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * SPTE formats (kvm-nx-spec.md 4.3): the SPTEs make_spte() and
+ * SPTE formats (arch/x86/kvm/mmu/spte.h): the SPTEs make_spte() and
  * make_nonleaf_spte() build, bit for bit, in EPT and legacy/NPT format;
  * the split children of a huge SPTE; decode/encode round trips both ways;
  * and encode's refusal of fields a format does not have.

@@ -5,7 +5,7 @@
  * of bad input; lackey records; GFP flags and XPFO's user test.
  *
  * Good lines come from the committed captures (tests/fixtures) or, where
- * labelled "hand-written", from the formats in perf-anchors.md 3.5/3.6 and
+ * labelled "hand-written", from the formats of docs/traces.md and
  * include/trace/events/kmem.h.
  */
 #include <string.h>
@@ -47,7 +47,7 @@ static const struct line_case kmem_cases[] = {
 	{ HDR "mm_page_free_batched: " PAGE "pfn=0x1 order=0", 0,
 	  NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_FREE, 1, 8601, 0,
 	  1211423192000ull, 0, -1, false },
-	/* perf-anchors 3.5: GFP_NOFS has no __GFP_FS, so a kernel page */
+	/* GFP_NOFS has no __GFP_FS, so a kernel page (docs/traces.md) */
 	{ "             cc1-30286   [001] .....  1076.474064: mm_page_alloc: "
 	  "page=000000007fe6b4bc pfn=0x1a31a4 order=2 migratetype=1 "
 	  "gfp_flags=GFP_NOFS|__GFP_HIGHMEM|__GFP_MOVABLE|__GFP_NOWARN|"
@@ -208,7 +208,7 @@ static const struct line_case lackey_cases[] = {
 	  0x401ab70, .order = 3 },
 	{ " L 1fff0000c0,1", 0, NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_LOAD,
 	  0x1fff0000c0, .order = 1 },
-	/* perf-anchors 3.1 */
+	/* valgrind lackey's record format (docs/traces.md) */
 	{ " S 1fff000430,16", 0, NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_STORE,
 	  0x1fff000430, .order = 16 },
 	{ " M 04033e06,1", 0, NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_MODIFY,
@@ -409,59 +409,116 @@ static void check_event_limits(int rc, const struct nxsim_trace_event *ev)
 }
 
 /*
- * Seeded mutations of good lines (bytes flipped, replaced by digits,
- * blanks, separators, dropped or duplicated): never a crash (ASan/UBSan
- * watch), never an event outside the limits.  Not a fuzzer: the
- * reliability issue brings one; this keeps the invariant in every run.
+ * One to four seeded mutations of @line (@len bytes; room for @cap):
+ * bytes flipped, replaced by digits, blanks, separators, dropped or
+ * duplicated.  An empty line first gets one byte.
+ */
+static void mutate(struct nxsim__rng *rng, char *line, size_t *len, size_t cap)
+{
+	static const char alphabet[] = "0123456789abcdefx .:=|[]()-/_#\0\n\xff";
+	size_t n, k;
+
+	if (!*len)
+		line[(*len)++] =
+			alphabet[nxsim__rng_below(rng, sizeof(alphabet) - 1)];
+	for (n = nxsim__rng_below(rng, 4) + 1; n-- && *len;) {
+		size_t at = nxsim__rng_below(rng, *len);
+
+		switch (nxsim__rng_below(rng, 4)) {
+		case 0:
+			line[at] ^= 1u << nxsim__rng_below(rng, 8);
+			break;
+		case 1:
+			line[at] = alphabet[nxsim__rng_below(
+				rng, sizeof(alphabet) - 1)];
+			break;
+		case 2:
+			memmove(line + at, line + at + 1, *len - at - 1);
+			(*len)--;
+			break;
+		case 3:
+			if (*len + 8 >= cap)
+				break;
+			k = nxsim__rng_below(rng, 8) + 1;
+			memmove(line + at + k, line + at, *len - at);
+			*len += k;
+			break;
+		}
+	}
+}
+
+#define MUTATIONS_PER_ROW 4000
+
+/*
+ * Every row of both line tables, good and bad, mutated MUTATIONS_PER_ROW
+ * times: never a crash (ASan/UBSan watch), never an event outside the
+ * limits.  Not a fuzzer: this keeps the invariant in every run.
  */
 static void test_mutations(void **state)
 {
-	static const char alphabet[] = "0123456789abcdefx .:=|[]()-/_#\0\n\xff";
+	static const struct {
+		const struct line_case *rows;
+		size_t n;
+		bool lackey;
+	} tables[] = {
+		{ kmem_cases, ARRAY_SIZE(kmem_cases), false },
+		{ lackey_cases, ARRAY_SIZE(lackey_cases), true },
+	};
 	struct nxsim__rng rng;
 	struct nxsim_trace_event ev;
 	const char *why;
 	char line[512];
+	size_t t, r, len;
+	unsigned int i;
+	int rc;
+
+	nxsim__rng_seed(&rng, test_seed());
+	for (t = 0; t < ARRAY_SIZE(tables); t++) {
+		for (r = 0; r < tables[t].n; r++) {
+			const struct line_case *c = &tables[t].rows[r];
+			size_t clen = c->len ? c->len : strlen(c->line);
+
+			assert_true(clen < sizeof(line));
+			for (i = 0; i < MUTATIONS_PER_ROW; i++) {
+				memcpy(line, c->line, clen);
+				len = clen;
+				mutate(&rng, line, &len, sizeof(line));
+				rc = tables[t].lackey ?
+					     nxsim_trace_parse_lackey(
+						     line, len, &ev, &why) :
+					     nxsim_trace_parse_kmem(line, len,
+								    &ev, &why);
+				check_event_limits(rc, &ev);
+			}
+		}
+	}
+}
+
+/* Every row of the GFP table mutated: 0, or -EINVAL leaving *gfp alone. */
+static void test_gfp_mutations(void **state)
+{
+	struct nxsim__rng rng;
+	char text[128];
+	size_t r, len;
 	unsigned int i;
 
 	nxsim__rng_seed(&rng, test_seed());
-	for (i = 0; i < 200000; i++) {
-		bool lackey = nxsim__rng_below(&rng, 4) == 0;
-		const struct line_case *c =
-			lackey ? &lackey_cases[nxsim__rng_below(&rng, 5)] :
-				 &kmem_cases[nxsim__rng_below(&rng, 17)];
-		size_t len = strlen(c->line), n, k;
-		int rc;
+	for (r = 0; r < ARRAY_SIZE(gfp_cases); r++) {
+		size_t clen = strlen(gfp_cases[r].text);
 
-		memcpy(line, c->line, len);
-		for (n = nxsim__rng_below(&rng, 4) + 1; n--;) {
-			size_t at = nxsim__rng_below(&rng, len);
+		assert_true(clen < sizeof(text));
+		for (i = 0; i < MUTATIONS_PER_ROW; i++) {
+			uint32_t gfp = 0xdead;
+			int rc;
 
-			switch (nxsim__rng_below(&rng, 4)) {
-			case 0:
-				line[at] ^= 1u << nxsim__rng_below(&rng, 8);
-				break;
-			case 1:
-				line[at] = alphabet[nxsim__rng_below(
-					&rng, sizeof(alphabet) - 1)];
-				break;
-			case 2:
-				memmove(line + at, line + at + 1, len - at - 1);
-				len--;
-				break;
-			case 3:
-				if (len + 8 >= sizeof(line))
-					break;
-				k = nxsim__rng_below(&rng, 8) + 1;
-				memmove(line + at + k, line + at, len - at);
-				len += k;
-				break;
-			}
-			if (!len)
-				break;
+			memcpy(text, gfp_cases[r].text, clen);
+			len = clen;
+			mutate(&rng, text, &len, sizeof(text));
+			rc = nxsim_trace_parse_gfp(text, len, &gfp);
+			assert_true(rc == 0 || rc == -EINVAL);
+			if (rc)
+				assert_int_equal(gfp, 0xdead);
 		}
-		rc = lackey ? nxsim_trace_parse_lackey(line, len, &ev, &why) :
-			      nxsim_trace_parse_kmem(line, len, &ev, &why);
-		check_event_limits(rc, &ev);
 	}
 }
 
@@ -473,6 +530,7 @@ int main(void)
 		cmocka_unit_test(test_prefixes),
 		cmocka_unit_test(test_gfp),
 		cmocka_unit_test(test_mutations),
+		cmocka_unit_test(test_gfp_mutations),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,8 @@
  * 6.13, first KVM_RUN from 6.14, never with "never"), when it runs (one
  * pass each time virtual time crosses nx_huge_page_last + period, in
  * jiffies), how parameter writes wake it, and how it ends (stopped,
- * killed), with the bug switches #11, #12 and #13 of kvm-nx-spec.md 5.1.
+ * killed), with the bug switches wake_null_worker, worker_once_fail and
+ * wake_killed_worker (docs/bugs.md).
  */
 #include "common/test_util.h"
 
@@ -230,14 +231,14 @@ static void test_worker_wake_without_worker(void **state)
 	assert_int_equal(vc.wake_calls, 3);
 	nxsim_host_counters(host, &hc);
 	assert_int_equal(hc.oopses, 0);
-	/* then it runs, as bug #11's scenario goes on */
+	/* then it runs, as wake_null_worker's scenario goes on */
 	assert_rc(nxsim_vcpu_create(vm, 0, &vcpu), 0);
 	assert_rc(nxsim_vcpu_run(vcpu), 0);
 	assert_int_equal(info(vm).state, NXSIM_WORKER_RUNNING);
 	assert_rc(nxsim_vm_destroy(vm), 0);
 	assert_rc(nxsim_host_destroy(host), 0);
 
-	/* bug #11 (before 43fb96ae7855): the same writes oops */
+	/* wake_null_worker (before 43fb96ae7855): the same writes oops */
 	host = test_host("6.14", true, NULL, NXSIM_BUG_WAKE_NULL_WORKER);
 	assert_rc(nxsim_vm_create(host, &vm), 0);
 	assert_rc(nxsim_param_set(host, "nx_huge_pages", "off"), 0);
@@ -256,7 +257,7 @@ static void test_worker_wake_without_worker(void **state)
 	assert_rc(nxsim_host_destroy(host), 0);
 }
 
-/* SIGKILL of the vhost task; bug #13 wakes the dead task. */
+/* SIGKILL of the vhost task; wake_killed_worker wakes the dead task. */
 static void test_worker_kill(void **state)
 {
 	struct nxsim_host_counters hc;
@@ -306,8 +307,8 @@ static void test_worker_kill(void **state)
 /*
  * A signal pending while the task is made: creation fails with
  * -ERESTARTNOINTR.  Up to 6.13 KVM_CREATE_VM fails; from 6.14 KVM_RUN
- * returns the error and the next KVM_RUN retries (916b7f42b3b3); bug #12
- * returns -ENOMEM forever.
+ * returns the error and the next KVM_RUN retries (916b7f42b3b3);
+ * worker_once_fail returns -ENOMEM forever.
  */
 static void test_worker_creation_failure(void **state)
 {

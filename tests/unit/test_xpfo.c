@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * XPFO ownership transitions for each version variant, with the flush
- * each one does (spec 1.4); physmap splits; batched refill; the policy
+ * each one does (docs/xpfo.md); physmap splits; batched refill; the policy
  * table; the reuse-hazard and kmap-window oracle; bad input with no state
  * change; allocation failures; determinism of workload runs.
  *
  * Machines here have 1024 frames: two 2M physmap mappings (no 1G), so the
  * first unmap splits one, and an allocation-time flush of a frame still
- * under a 2M mapping is 512 pages: a full flush everywhere [S10].
+ * under a 2M mapping is 512 pages: a full flush everywhere.
  */
 #include <string.h>
 

@@ -259,7 +259,7 @@ static void test_policy_broadcast(void **state)
 }
 
 /*
- * The cost of one flush_tlb_kernel_range() of one page (spec 6.2) on 3
+ * The cost of one flush_tlb_kernel_range() of one page (docs/xpfo.md) on 3
  * CPUs, by IPI or by INVLPGB: what the initiator pays beyond the kunmap's
  * lock and PTE write, and what each other CPU pays.
  */

@@ -84,9 +84,13 @@ enum nxsim__drv_kind {
 /* options of nxsim__drv_create() */
 #define NXSIM__DRV_KEEP_GOING (1u << 0) /* go on after a failed expect */
 #define NXSIM__DRV_TRACE (1u << 1)	/* echo each command to @err */
+#define NXSIM__DRV_STRICT (1u << 2)	/* a command without expect fails */
 
 struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err, unsigned int flags);
-/* Runs a script; returns 0, or 1 if an expectation failed. */
+/*
+ * Runs a script; returns 0, or 1 if an expectation failed (or, strict, a
+ * command was not checked).
+ */
 int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name);
 /* Destroys every object the script left, then the driver. */
 void nxsim__drv_destroy(struct nxsim__drv *d);

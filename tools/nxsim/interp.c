@@ -41,6 +41,8 @@ struct object {
  * @file: script name for messages
  * @line: number of the line being run
  * @last: the previous answer, for expect
+ * @unchecked: line of the last command no expect has checked yet; 0: none
+ * @command: that command's text, for the strict mode's message
  * @failures: expectations that failed
  */
 struct nxsim__drv {
@@ -52,6 +54,8 @@ struct nxsim__drv {
 	const char *file;
 	unsigned long line;
 	char last[NXSIM__DRV_REPLY + 300];
+	unsigned long unchecked;
+	char command[160];
 	int failures;
 };
 
@@ -463,6 +467,21 @@ static bool expect(struct nxsim__drv *d, const char *line, int n,
 	return false;
 }
 
+/*
+ * Strict mode: the command of line d->unchecked was followed by another
+ * command, or by the end of the script, with no expect between them.
+ */
+static bool checked(struct nxsim__drv *d)
+{
+	if (!(d->flags & NXSIM__DRV_STRICT) || !d->unchecked)
+		return true;
+	fprintf(d->err, "%s:%lu: unchecked command: %s\n", d->file,
+		d->unchecked, d->command);
+	d->unchecked = 0;
+	d->failures++;
+	return false;
+}
+
 /* A line whose first word is "expect", even if it does not split. */
 static bool is_expect(const char *line)
 {
@@ -481,6 +500,7 @@ int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name)
 	d->file = name;
 	d->line = 0;
 	d->last[0] = '\0';
+	d->unchecked = 0;
 	while ((len = getline(&line, &cap, in)) >= 0) {
 		struct nxsim__drv_reply r = { .len = 0 };
 		const char *why;
@@ -509,6 +529,7 @@ int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name)
 		if (d->flags & NXSIM__DRV_TRACE)
 			fprintf(d->err, "+ %s\n", line);
 		if (n < 0 && is_expect(line)) {
+			d->unchecked = 0;
 			fprintf(d->err, "%s:%lu: bad expect line: %s\n",
 				d->file, d->line, why);
 			d->failures++;
@@ -517,6 +538,7 @@ int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name)
 			break;
 		}
 		if (n > 0 && !strcmp(toks[0].s, "expect")) {
+			d->unchecked = 0;
 			if (expect(d, line, n, toks))
 				continue;
 			d->failures++;
@@ -524,10 +546,16 @@ int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name)
 				continue;
 			break;
 		}
+		if (!checked(d) && !(d->flags & NXSIM__DRV_KEEP_GOING))
+			break;
 		rc = n < 0 ? nxsim__drv_fail(&r, n, "%s", why) :
 			     dispatch(d, n, toks, &r);
 		answer(d, rc, &r);
+		d->unchecked = d->line;
+		snprintf(d->command, sizeof(d->command), "%s",
+			 line + strspn(line, " \t"));
 	}
+	checked(d);
 	free(line);
 	free(buf);
 	return d->failures ? 1 : 0;
@@ -556,7 +584,7 @@ void nxsim__drv_help(FILE *f)
 	const struct nxsim__drv_verb *const *tab, *v;
 
 	fprintf(f,
-		"usage: nxsim [-k|--keep-going] [-x] [SCRIPT|-]\n"
+		"usage: nxsim [-k|--keep-going] [-x] [--strict] [SCRIPT|-]\n"
 		"       nxsim convert IN OUT    text trace -> binary trace\n"
 		"       nxsim --help | --version\n\n"
 		"Reads one command a line (stdin without SCRIPT); answers each "
@@ -568,7 +596,10 @@ void nxsim__drv_help(FILE *f)
 		"      (\"*\" any one, final \"...\" any rest); ERR with "
 		"words: the answer starts\n"
 		"      with them.  A failed expect stops the script (exit 1) "
-		"unless -k.\n");
+		"unless -k.\n"
+		"      --strict: every command must be followed by an expect, "
+		"or the script\n"
+		"      fails naming the unchecked command's line.\n");
 	for (tab = nxsim__drv_tables; *tab; tab++) {
 		for (v = *tab; v->group; v++) {
 			fprintf(f, "  %s%s%s%s%s\n", v->group,

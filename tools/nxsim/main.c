@@ -61,6 +61,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-k") ||
 			   !strcmp(argv[i], "--keep-going")) {
 			flags |= NXSIM__DRV_KEEP_GOING;
+		} else if (!strcmp(argv[i], "--strict")) {
+			flags |= NXSIM__DRV_STRICT;
 		} else if (!strcmp(argv[i], "-x")) {
 			flags |= NXSIM__DRV_TRACE;
 		} else if (!strcmp(argv[i], "convert") && !path) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Per-frame exposure windows (spec 2.3; issue 4: "exposure windows per
- * frame and CPU (count, mean, max, integral)"), step by step on three CPUs
+ * Per-frame exposure windows (docs/xpfo.md: per frame and CPU, count,
+ * mean, max, integral), step by step on three CPUs
  * with the local-only policy (v6 transitions), a virtual clock (ns) and
  * 1 set x 2 ways at every TLB level:
  *

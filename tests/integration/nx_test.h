@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Helpers shared by the MMU scenario tests (test_nx_*.c): a host with one
+ * Helpers shared by the MMU integration tests (test_nx_*.c): a host with one
  * VM and one vCPU, slots, accesses that must succeed, stats, and the
  * invariant checker run after every step.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The fault path with the NX-huge-page mitigation (kvm-nx-spec.md 3):
+ * The fault path with the NX-huge-page mitigation (docs/mmu.md):
  * 1G mappings split over two levels, host-4K backing (flagged, not
  * tracked), misaligned and incongruent slots, dirty logging on and off
  * per profile and the W/D bits it leaves per format, MMIO and read-only

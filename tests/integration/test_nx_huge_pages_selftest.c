@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * tools/testing/selftests/kvm/x86/nx_huge_pages_test.c (and its wrapper
- * script), step by step on the virtual clock: kvm-nx-spec.md section 6.
+ * script), step by step on the virtual clock.
  * Each step runs the vCPU, makes the guest's access, and checks
  * pages_2m, nx_lpage_splits and pages_4k, and the invariant checker.
  * Run for the newest profile (in-place split: +512 4K pages) and for 6.1

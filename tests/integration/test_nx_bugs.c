@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Historical bugs of kvm-nx-spec.md 5.1, switched back on one at a time on
+ * Historical MMU bugs (docs/bugs.md), switched back on one at a time on
  * the newest profile: each is caught by the invariant checker or by the
  * scenario's outcome when on, and everything holds when off.
- *   #2  5bcaf3e1715f  tracking where no huge page was possible
- *   #3  428e921611bc  untracked exec-made tables left unflagged
- *   #6  76901e56fb51  any non-leaf SPTE blocks huge pages
- *   #9  eb298605705a  recovery zaps SPs of dirty-logged slots
- *   #15 per-type lists: recovery untracks TDP SPs as shadow ones
+ *   track_any_level     5bcaf3e1715f  tracking where no huge page was
+ *                                     possible
+ *   untagged_nx         428e921611bc  untracked exec-made tables left
+ *                                     unflagged
+ *   adjust_any_nonleaf  76901e56fb51  any non-leaf SPTE blocks huge pages
+ *   recover_dirty       eb298605705a  recovery zaps SPs of dirty-logged
+ *                                     slots
+ *   untrack_wrong_type  (6.18)        recovery untracks TDP SPs as shadow
+ *                                     ones
  */
 #include <string.h>
 
@@ -45,9 +49,9 @@ static void test_bug2_track_any_level(void **state)
 
 		nx_slot(e.vm, 1, BASE, MIB2, HVA_BASE, NXSIM_PG_LEVEL_4K, 0);
 		nx_access(e.vcpu, NXSIM_ACCESS_EXEC, BASE);
-		/* PDPT, PD and PT made on the way: tracked only with #2 */
+		/* PDPT, PD and PT made on the way: tracked only with the bug */
 		assert_int_equal(nx_stat(e.vm, "nx_lpage_splits"), on ? 3 : 0);
-		assert_int_equal(nx_caught(e.vm, "5.2#3"), on ? 3 : 0);
+		assert_int_equal(nx_caught(e.vm, "invariant 3:"), on ? 3 : 0);
 		env_free(&e);
 	}
 }
@@ -71,10 +75,10 @@ static void test_bug3_untagged(void **state)
 		info = nx_access(e.vcpu, NXSIM_ACCESS_READ, BASE + 4096);
 		assert_int_equal(info.level, on ? 2 : 1);
 		/*
-		 * The replaced table was never flagged, so invariant #5 does
-		 * not see it; the untagged-SP check above is what catches #3.
+		 * The replaced table was never flagged, so invariant 5 does
+		 * not see it; the untagged-SP check above catches the bug.
 		 */
-		assert_int_equal(nx_caught(e.vm, "5.2#5"), 0);
+		assert_int_equal(nx_caught(e.vm, "invariant 5:"), 0);
 		/* the next fetch splits it again: the ping-pong */
 		info = nx_access(e.vcpu, NXSIM_ACCESS_EXEC, BASE);
 		assert_int_equal(info.splits, on);
@@ -106,7 +110,7 @@ static void test_bug6_any_nonleaf(void **state)
 						  NXSIM_PG_LEVEL_2M),
 			  0);
 		info = nx_access(e.vcpu, NXSIM_ACCESS_READ, BASE);
-		/* the PT is not flagged: huge again, unless #6 */
+		/* the PT is not flagged: huge again, unless the bug is on */
 		assert_int_equal(info.level, on ? 1 : 2);
 		nx_expect(e.vm, on, !on, 0, 0);
 		nx_env_destroy(&e);
@@ -132,7 +136,7 @@ static void test_bug9_recover_dirty(void **state)
 		assert_rc(nxsim_vm_mmu_counters(e.vm, &c), 0);
 		assert_int_equal(c.recovery_zapped, on);
 		assert_int_equal(c.recovery_unaccounted, !on);
-		assert_int_equal(nx_caught(e.vm, "5.2#9"), on);
+		assert_int_equal(nx_caught(e.vm, "invariant 9:"), on);
 		env_free(&e);
 	}
 }
@@ -156,7 +160,7 @@ static void test_bug15_wrong_type(void **state)
 		nxsim_clock_advance(nxsim_host_clock(e.host), PERIOD_NS);
 		/* nx_lpage_splits stays right; the per-type counts do not */
 		assert_int_equal(nx_stat(e.vm, "nx_lpage_splits"), 2);
-		assert_int_equal(nx_caught(e.vm, "5.2#1"), on ? 2 : 0);
+		assert_int_equal(nx_caught(e.vm, "invariant 1:"), on ? 2 : 0);
 		/* the stale count makes the next pass take 2, not 1 */
 		nxsim_clock_advance(nxsim_host_clock(e.host), PERIOD_NS);
 		assert_rc(nxsim_vm_mmu_counters(e.vm, &c), 0);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The recovery pass (kvm-nx-spec.md 2.3) driven by the worker on the
+ * The recovery pass (kvm_recover_nx_huge_pages()) driven by the worker on the
  * virtual clock: ceil(n / ratio) for ratios 1, 7, 60 and odd counts,
  * oldest first, dirty-logged slots only unaccounted from 6.2 (zapped by
  * 6.1), TLB flushes only when something was zapped, one pass per MMU type
