@@ -86,7 +86,10 @@ static void test_sweep_load(void **state)
 	}
 }
 
-/* 65 axes of 2 values: the 64th from the end (line 2) makes 2^64 jobs. */
+/*
+ * 65 axes of 2 values: the 64th from the end (line 2) makes 2^64 jobs;
+ * 62 values fill an axis line, 63 are too many.
+ */
 static void test_sweep_too_many_jobs(void **state)
 {
 	char *text = malloc(65 * 20 + 65 * 8 + 16), msg[256];
@@ -103,6 +106,19 @@ static void test_sweep_too_many_jobs(void **state)
 	sprintf(text + n, "\n");
 	assert_rc(load(&s, text, msg, sizeof(msg)), -EINVAL);
 	assert_string_equal(msg, "t.sweep:2: too many jobs\n");
+
+	/* one line holds 64 words: "axis", a name and 62 values */
+	n = sprintf(text, "axis a");
+	for (i = 0; i < 62; i++)
+		n += sprintf(text + n, " %d", i);
+	sprintf(text + n, "\nrun x ${a}\n");
+	assert_rc(load(&s, text, msg, sizeof(msg)), 0);
+	assert_int_equal(s.nr_jobs, 62);
+	nxsim__sweep_free(&s);
+	sprintf(text + n, " 62\nrun x ${a}\n");
+	assert_rc(load(&s, text, msg, sizeof(msg)), -EINVAL);
+	assert_string_equal(msg, "t.sweep:1: too many words (an axis holds at "
+				 "most 62 values)\n");
 	free(text);
 }
 
