@@ -285,6 +285,17 @@ NXSIM_API void nxsim_xpfo_costs_default(struct nxsim_xpfo_costs *c);
 NXSIM_API int nxsim_xpfo_cost_info(unsigned int idx, const char **name,
 				   uint32_t *cycles, const char **source);
 
+/**
+ * nxsim_xpfo_costs_set() - set the cost named @name in @c to @cycles
+ * @c: a cost table (nxsim_xpfo_costs_default() fills one)
+ * @name: a field name, as nxsim_xpfo_cost_info() answers it ("invlpg")
+ * @cycles: its new value
+ *
+ * Return: 0, or -ENOENT for a name the table does not have (@c unchanged).
+ */
+NXSIM_API int nxsim_xpfo_costs_set(struct nxsim_xpfo_costs *c,
+				   const char *name, uint32_t cycles);
+
 /** nxsim_xpfo_policy_name() - the @idx-th policy, NULL past the last. */
 NXSIM_API const char *nxsim_xpfo_policy_name(unsigned int idx);
 

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 #include <nxsim/xpfo.h>
 
@@ -104,4 +105,18 @@ int nxsim_xpfo_cost_info(unsigned int idx, const char **name, uint32_t *cycles,
 	if (source)
 		*source = cost_table[idx].source;
 	return 0;
+}
+
+int nxsim_xpfo_costs_set(struct nxsim_xpfo_costs *c, const char *name,
+			 uint32_t cycles)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cost_table); i++) {
+		if (strcmp(cost_table[i].name, name))
+			continue;
+		*(uint32_t *)((char *)c + cost_table[i].off) = cycles;
+		return 0;
+	}
+	return -ENOENT;
 }

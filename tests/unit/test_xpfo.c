@@ -389,6 +389,43 @@ static void test_xpfo_cost_table(void **state)
 	assert_rc(nxsim_xpfo_cost_info(i, &name, &cyc, &src), -ENOENT);
 }
 
+/* nxsim_xpfo_costs_set() writes the named field, and only it. */
+static void test_xpfo_costs_set(void **state)
+{
+	static const struct {
+		const char *name;
+		int rc;
+		size_t off; /* the field written when rc is 0 */
+	} cases[] = {
+		{ "invlpg", 0, offsetof(struct nxsim_xpfo_costs, invlpg) },
+		{ "stlb_hit", 0, offsetof(struct nxsim_xpfo_costs, stlb_hit) },
+		{ "kernel_entry", 0,
+		  offsetof(struct nxsim_xpfo_costs, kernel_entry) },
+		{ "ipi_recv", 0, offsetof(struct nxsim_xpfo_costs, ipi_recv) },
+		{ "INVLPG", -ENOENT, 0 },
+		{ "invlpg ", -ENOENT, 0 },
+		{ "", -ENOENT, 0 },
+	};
+	struct nxsim_xpfo_costs def, c;
+	size_t i;
+
+	nxsim_xpfo_costs_default(&def);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		c = def;
+		assert_rc(nxsim_xpfo_costs_set(&c, cases[i].name, 12345),
+			  cases[i].rc);
+		if (cases[i].rc) {
+			assert_memory_equal(&c, &def, sizeof(c));
+			continue;
+		}
+		assert_int_equal(*(uint32_t *)((char *)&c + cases[i].off),
+				 12345);
+		*(uint32_t *)((char *)&c + cases[i].off) =
+			*(uint32_t *)((char *)&def + cases[i].off);
+		assert_memory_equal(&c, &def, sizeof(c));
+	}
+}
+
 /* Reuse hazard (v9 + no flush): stale entry, frame to another domain. */
 static void test_xpfo_reuse_hazard(void **state)
 {
@@ -759,6 +796,7 @@ int main(void)
 		cmocka_unit_test(test_xpfo_disabled_baseline),
 		cmocka_unit_test(test_xpfo_policy_table),
 		cmocka_unit_test(test_xpfo_cost_table),
+		cmocka_unit_test(test_xpfo_costs_set),
 		cmocka_unit_test(test_xpfo_reuse_hazard),
 		cmocka_unit_test(test_xpfo_bad_input),
 		cmocka_unit_test(test_xpfo_asid_cache),

@@ -812,6 +812,47 @@ static int xpfo_result(struct nxsim__drv *d, int argc,
 	return rc;
 }
 
+/*
+ * cost.NAME=N sets a cost to N cycles, cost.NAME=P% to P percent of its
+ * default (rounded to the nearest cycle).
+ */
+static int cost_option(const struct nxsim__drv_tok *t,
+		       struct nxsim_xpfo_costs *c, struct nxsim__drv_reply *r)
+{
+	const char *eq = strchr(t->s, '='), *name;
+	char key[64], num[32];
+	uint32_t def = 0;
+	unsigned int i;
+	size_t len;
+	uint64_t n;
+	int rc;
+
+	len = eq ? (size_t)(eq - t->s) - 5 : 0;
+	if (!eq || len >= sizeof(key) || strlen(eq + 1) >= sizeof(num))
+		return nxsim__drv_fail(r, -EINVAL, "bad cost option \"%s\"",
+				       t->s);
+	memcpy(key, t->s + 5, len);
+	key[len] = '\0';
+	for (i = 0; !nxsim_xpfo_cost_info(i, &name, &def, NULL); i++)
+		if (!strcmp(name, key))
+			break;
+	if (nxsim_xpfo_cost_info(i, NULL, NULL, NULL))
+		return nxsim__drv_fail(r, -EINVAL,
+				       "unknown cost \"%s\" (xpfo costs)", key);
+	len = strlen(eq + 1);
+	memcpy(num, eq + 1, len + 1);
+	if (len && num[len - 1] == '%')
+		num[len - 1] = '\0';
+	rc = nxsim__drv_opt_u64(num, UINT32_MAX, &n, r);
+	if (!rc && eq[len] == '%') {
+		n = (def * n + 50) / 100;
+		if (n > UINT32_MAX)
+			return nxsim__drv_fail(
+				r, -ERANGE, "cost out of range: \"%s\"", t->s);
+	}
+	return rc ? rc : nxsim_xpfo_costs_set(c, key, (uint32_t)n);
+}
+
 static int xpfo_workload(struct nxsim__drv *d, int argc,
 			 struct nxsim__drv_tok *argv,
 			 struct nxsim__drv_reply *r)
@@ -820,13 +861,20 @@ static int xpfo_workload(struct nxsim__drv *d, int argc,
 		.workload = argv[0].s, .nr_cpus = 1, .events = 1000, .seed = 1
 	};
 	struct nxsim_xpfo_result res;
+	struct nxsim_xpfo_costs costs;
 	uint64_t n;
 	bool m;
 	int i, rc = 0;
 
+	nxsim_xpfo_costs_default(&costs);
 	for (i = 1; !rc && i < argc; i++) {
 		const char *v;
 
+		if (!strncmp(argv[i].s, "cost.", 5)) {
+			rc = cost_option(&argv[i], &costs, r);
+			run.costs = &costs;
+			continue;
+		}
 		if ((v = nxsim__drv_opt(&argv[i], "policy"))) {
 			run.policy = v;
 			continue;
@@ -940,12 +988,13 @@ const struct nxsim__drv_verb nxsim__drv_xpfo_verbs[] = {
 	  "answers the benchmark figures: events= ownership_changes= "
 	  "flushes and IPIs per 1000 changes, cycles, oracle counts",
 	  xpfo_result },
-	{ "xpfo", "workload", 1, 6,
+	{ "xpfo", "workload", 1, -1,
 	  "WORKLOAD [policy=P] [version=6|7|8|9] [cpus=N] [events=N] "
-	  "[seed=N]",
+	  "[seed=N] [cost.NAME=N|P%...]",
 	  "nxsim_xpfo_run_workload() (default 1 CPU, 1000 events, seed 1): "
-	  "with XPFO and without; answers as xpfo result plus system_ratio= "
-	  "wall_ratio=",
+	  "with XPFO and without; cost.NAME= sets a cost of the table (xpfo "
+	  "costs) in cycles or in percent of its default; answers as xpfo "
+	  "result plus system_ratio= wall_ratio=",
 	  xpfo_workload },
 	{ NULL },
 };
