@@ -144,6 +144,7 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 	rc = nxsim__gate_enter(&host->gate);
 	if (rc)
 		return rc;
+	nxsim__host_charge(host, NXSIM__LC_CREATE_VM, 0);
 	vm = nxsim__zalloc(sizeof(*vm));
 	if (!vm) {
 		rc = -ENOMEM;
@@ -212,6 +213,7 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 	TAILQ_REMOVE(&host->vm_list, vm, vm_list);
 	TAILQ_INSERT_TAIL(&host->dead_vms, vm, vm_list);
 	pthread_mutex_unlock(&host->kvm_lock);
+	nxsim__host_charge(host, NXSIM__LC_DESTROY_VM, 0);
 	/* kvm_arch_pre_destroy_vm(), then the MMU teardown. */
 	nxsim__worker_stop(vm);
 	nxsim__mmu_uninit_vm(vm);
@@ -346,6 +348,7 @@ int nxsim_vcpu_create(struct nxsim_vm *vm, unsigned int id,
 		rc = -EINVAL;
 		goto out;
 	}
+	nxsim__host_charge(vm->host, NXSIM__LC_CREATE_VCPU, 0);
 	pthread_mutex_lock(&vm->lock);
 	if (vm->created_vcpus >= KVM_MAX_VCPUS) {
 		rc = -EINVAL;
@@ -386,6 +389,7 @@ int nxsim_vcpu_run(struct nxsim_vcpu *vcpu)
 	rc = vm_enter(vm);
 	if (rc)
 		return rc;
+	nxsim__host_charge(vm->host, NXSIM__LC_VCPU_RUN, 0);
 	if (!worker_at_create(vm->host))
 		rc = post_init_vm_first_run(vm);
 	vm_exit(vm);

@@ -140,7 +140,13 @@ static void worker_free(struct nxsim__worker *w)
 	nxsim__free(w, sizeof(*w));
 }
 
-int nxsim__worker_create(struct nxsim_vm *vm)
+/* The task of the worker kind of @vm's profile, for the cost model. */
+static bool worker_is_kthread(struct nxsim_vm *vm)
+{
+	return vm->host->prof->worker == NXSIM__WORKER_KTHREAD_AT_CREATE;
+}
+
+static int worker_create_task(struct nxsim_vm *vm)
 {
 	struct nxsim__worker *w;
 	pthread_condattr_t attr;
@@ -178,6 +184,17 @@ int nxsim__worker_create(struct nxsim_vm *vm)
 	/* Published like rcu_assign_pointer(): the task is complete first. */
 	__atomic_store_n(&vm->worker, w, __ATOMIC_RELEASE);
 	return 0;
+}
+
+int nxsim__worker_create(struct nxsim_vm *vm)
+{
+	int rc = worker_create_task(vm);
+
+	nxsim__host_charge(vm->host,
+			   worker_is_kthread(vm) ? NXSIM__LC_KTHREAD_WORKER :
+						   NXSIM__LC_VHOST_WORKER,
+			   rc);
+	return rc;
 }
 
 void nxsim__worker_wake(struct nxsim_vm *vm)
@@ -234,8 +251,13 @@ void nxsim__worker_stop(struct nxsim_vm *vm)
 {
 	struct nxsim__worker *w = vm->worker;
 
-	if (w)
-		worker_end(w, NXSIM_WORKER_STOPPED);
+	if (!w || READ_ONCE(w->state) != NXSIM_WORKER_RUNNING)
+		return;
+	nxsim__host_charge(vm->host,
+			   worker_is_kthread(vm) ? NXSIM__LC_KTHREAD_STOP :
+						   NXSIM__LC_VHOST_STOP,
+			   0);
+	worker_end(w, NXSIM_WORKER_STOPPED);
 }
 
 void nxsim__worker_release(struct nxsim_vm *vm)
@@ -249,7 +271,7 @@ int nxsim__worker_kill(struct nxsim_vm *vm)
 {
 	struct nxsim__worker *w = worker_of(vm);
 
-	if (vm->host->prof->worker == NXSIM__WORKER_KTHREAD_AT_CREATE)
+	if (worker_is_kthread(vm))
 		return -EOPNOTSUPP;
 	if (!w || READ_ONCE(w->state) != NXSIM_WORKER_RUNNING)
 		return -ESRCH;

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Driver verbs for the bring-up lab (include/nxsim/bringup.h): VM creation
+ * and first-run latency in modelled kernel time under each recovery-worker
+ * policy, and its cost table.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "numarg.h"
+
+static int bringup_costs(struct nxsim__drv *d, int argc,
+			 struct nxsim__drv_tok *argv,
+			 struct nxsim__drv_reply *r)
+{
+	const char *name;
+	unsigned int i;
+	double v;
+
+	for (i = 0; !nxsim_bringup_cost_info(i, &name, &v, NULL); i++)
+		nxsim__drv_add(r, " %s=%g", name, v);
+	return 0;
+}
+
+static int parse_policy(const char *s, struct nxsim_bringup_config *cfg,
+			struct nxsim__drv_reply *r)
+{
+	const char *name;
+
+	for (unsigned int p = 0; (name = nxsim_bringup_policy_name(p)); p++) {
+		if (!strcmp(s, name)) {
+			cfg->policy = p;
+			return 0;
+		}
+	}
+	return nxsim__drv_fail(
+		r, -EINVAL, "policy is kthread, vhost or never, not \"%s\"", s);
+}
+
+static void add_stats(struct nxsim__drv_reply *r, const char *what,
+		      const struct nxsim_bringup_stats *st)
+{
+	nxsim__drv_add(r,
+		       " %s_p50_us=%.1f %s_p95_us=%.1f %s_p99_us=%.1f "
+		       "%s_max_us=%.1f",
+		       what, st->p50 / 1e3, what, st->p95 / 1e3, what,
+		       st->p99 / 1e3, what, st->max / 1e3);
+}
+
+/* One key=N option of the run verb: where it goes and its limit. */
+struct num_opt {
+	const char *key;
+	uint64_t max;
+	uint64_t mult;
+};
+
+static const struct num_opt num_opts[] = {
+	{ "cpus", 65536, 1 },
+	{ "hz", 1000, 1 },
+	{ "per_cpu", 100000, 1 },
+	{ "creators", 100000, 1 },
+	{ "vms", 10000000, 1 },
+	{ "hold_ms", 1000000, 1000000 },
+	{ "jitter_ms", 1000000, 1000000 },
+	{ "favordynmods", 1, 1 },
+	{ "fail_nth", UINT32_MAX, 1 },
+	{ "seed", UINT64_MAX, 1 },
+};
+
+static int bringup_run(struct nxsim__drv *d, int argc,
+		       struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_bringup_config cfg = {
+		.cpus = 1, .creators = 1, .vms = 1, .seed = 1
+	};
+	uint64_t val[NXSIM__DRV_NELEM(num_opts)] = { 1, 0, 0, 1, 1,
+						     0, 0, 0, 0, 1 };
+	struct nxsim_bringup_costs costs;
+	struct nxsim_bringup_result res = { 0 };
+	char err[160];
+	const char *s;
+	size_t k;
+	int i, rc = 0;
+
+	nxsim_bringup_costs_default(&costs);
+	for (i = 0; !rc && i < argc; i++) {
+		if ((s = nxsim__drv_opt(&argv[i], "policy"))) {
+			rc = parse_policy(s, &cfg, r);
+			continue;
+		}
+		if ((s = nxsim__drv_opt(&argv[i], "costs"))) {
+			rc = nxsim_bringup_costs_parse(&costs, s, err,
+						       sizeof(err));
+			if (rc)
+				rc = nxsim__drv_fail(r, rc, "%s", err);
+			continue;
+		}
+		for (k = 0; k < NXSIM__DRV_NELEM(num_opts); k++)
+			if ((s = nxsim__drv_opt(&argv[i], num_opts[k].key)))
+				break;
+		if (k == NXSIM__DRV_NELEM(num_opts))
+			return nxsim__drv_fail(r, -EINVAL,
+					       "unknown bringup option \"%s\"",
+					       argv[i].s);
+		rc = nxsim__drv_opt_u64(s, num_opts[k].max, &val[k], r);
+		val[k] *= num_opts[k].mult;
+	}
+	if (rc)
+		return rc;
+	cfg.cpus = val[0];
+	cfg.hz = val[1];
+	cfg.bg_vms = val[0] * val[2];
+	cfg.creators = val[3];
+	cfg.vms = val[4];
+	cfg.hold_ns = val[5];
+	cfg.hold_jitter_ns = val[6];
+	cfg.favordynmods = val[7];
+	cfg.worker_fail_nth = val[8];
+	cfg.seed = val[9];
+	cfg.costs = &costs;
+	rc = nxsim_bringup_run(&cfg, &res);
+	if (rc)
+		return nxsim__drv_fail(r, rc,
+				       "bad lab (cpus, creators and vms are at "
+				       "least 1; hz is 100, 250, 300 or 1000)");
+	add_stats(r, "create", &res.create);
+	if (res.worker.n)
+		add_stats(r, "worker", &res.worker);
+	add_stats(r, "first_run", &res.first_run);
+	nxsim__drv_add(r,
+		       " vms_per_s=%.1f grace_periods=%llu "
+		       "attach_waits=%llu worker_failures=%llu",
+		       res.vms_per_s, (unsigned long long)res.grace_periods,
+		       (unsigned long long)res.attach_waits,
+		       (unsigned long long)res.worker_failures);
+	return 0;
+}
+
+const struct nxsim__drv_verb nxsim__drv_bringup_verbs[] = {
+	{ "bringup", "run", 0, 12,
+	  "[policy=kthread|vhost|never] [cpus=N] [hz=N] [per_cpu=N] "
+	  "[creators=K] [vms=M] [hold_ms=N] [jitter_ms=N] "
+	  "[favordynmods=0|1] [fail_nth=N] [seed=N] [costs=\"NAME=V,...\"]",
+	  "nxsim_bringup_run(): M VMs brought up by K creators on N CPUs "
+	  "with per_cpu idle VMs per CPU (default 1 of each, kthread, "
+	  "HZ=250, seed 1); answers create_, worker_ (kthread) and "
+	  "first_run_ p50/p95/p99/max in us, vms_per_s, grace_periods, "
+	  "attach_waits, worker_failures",
+	  bringup_run },
+	{ "bringup", "costs", 0, 0, "",
+	  "answers the default lifecycle cost table, NAME=value",
+	  bringup_costs },
+	{ NULL },
+};
