@@ -511,6 +511,67 @@ static void test_buckets(void **state)
 			 NXSIM_BRINGUP_HIST - 1);
 }
 
+/*
+ * The published shapes with the default table (modelled values, never
+ * timings): one VM with the kthread at HZ=250 within 2x of Capitulino's
+ * 76.7 ms median, never at 0.5 ms; under 900 idle VMs the worker's p50 in
+ * the funclatency bucket of the histogram's (64-127 us) or a neighbour;
+ * favordynmods and the 6.14 vhost task leave no grace period in
+ * KVM_CREATE_VM, and the orderings never <= vhost < kthread.
+ */
+static void test_published_shapes(void **state)
+{
+	struct nxsim_bringup_config one = {
+		.cpus = 8, .hz = 250, .creators = 1, .vms = 1
+	};
+	struct nxsim_bringup_config hist = {
+		.cpus = 96,
+		.hz = 1000,
+		.bg_vms = 900,
+		.creators = 20,
+		.vms = 400,
+		.hold_ns = 400 * MS,
+		.hold_jitter_ns = 50 * MS,
+		.seed = 1,
+	};
+	struct nxsim_bringup_result res = { 0 }, fav = { 0 }, vh = { 0 },
+				    nev = { 0 };
+	uint64_t k[11], tmp;
+
+	(void)state;
+	for (unsigned int i = 0; i < ARRAY_SIZE(k); i++) {
+		one.seed = i + 1;
+		assert_rc(nxsim_bringup_run(&one, &res), 0);
+		k[i] = res.create.p50;
+		for (unsigned int j = i; j > 0 && k[j - 1] > k[j]; j--) {
+			tmp = k[j];
+			k[j] = k[j - 1];
+			k[j - 1] = tmp;
+		}
+	}
+	assert_in_range(k[5], 76700 * US / 2, 76700 * US * 2);
+	one.policy = NXSIM_BRINGUP_NEVER;
+	assert_rc(nxsim_bringup_run(&one, &res), 0);
+	assert_in_range(res.create.p50, 505 * US / 2, 505 * US * 2);
+
+	assert_rc(nxsim_bringup_run(&hist, &res), 0);
+	assert_in_range(nxsim_bringup_bucket(res.worker.p50), 5, 7);
+	assert_true(res.create.max > 4 * MS); /* someone waited a GP */
+	hist.favordynmods = true;
+	assert_rc(nxsim_bringup_run(&hist, &fav), 0);
+	hist.favordynmods = false;
+	hist.policy = NXSIM_BRINGUP_VHOST;
+	assert_rc(nxsim_bringup_run(&hist, &vh), 0);
+	hist.policy = NXSIM_BRINGUP_NEVER;
+	assert_rc(nxsim_bringup_run(&hist, &nev), 0);
+	assert_true(fav.create.max < 4 * MS && vh.create.max < 4 * MS);
+	assert_int_equal(vh.create.p99, nev.create.p99);
+	assert_true(nev.first_run.p50 < vh.first_run.p50);
+	assert_true(vh.create.p99 < res.create.p99);
+	assert_true(nxsim_bringup_bucket(nev.create.p50) <
+		    nxsim_bringup_bucket(res.create.max));
+}
+
 static int alloc_op(void *ctx)
 {
 	struct nxsim_bringup_config *cfg = ctx;
@@ -549,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_buckets),
+		cmocka_unit_test(test_published_shapes),
 		cmocka_unit_test(test_lab_alloc_failures),
 	};
 
