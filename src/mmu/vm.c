@@ -213,9 +213,9 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 	TAILQ_REMOVE(&host->vm_list, vm, vm_list);
 	TAILQ_INSERT_TAIL(&host->dead_vms, vm, vm_list);
 	pthread_mutex_unlock(&host->kvm_lock);
-	nxsim__host_charge(host, NXSIM__LC_DESTROY_VM, 0);
 	/* kvm_arch_pre_destroy_vm(), then the MMU teardown. */
 	nxsim__worker_stop(vm);
+	nxsim__host_charge(host, NXSIM__LC_DESTROY_VM, 0);
 	nxsim__mmu_uninit_vm(vm);
 	ATOMIC_INC(host->counters.vms_destroyed);
 	return 0;

@@ -344,7 +344,6 @@ static void test_path_kthread(void **state)
 	};
 	static const enum nxsim__lc_step run[] = { CPU, DONE };
 	static const enum nxsim__lc_step destroy[] = {
-		CPU,
 		WAKE,
 		NXSIM__ST_MUTEX_LOCK,
 		NXSIM__ST_RSS_ENTER,
@@ -354,6 +353,7 @@ static void test_path_kthread(void **state)
 		NXSIM__ST_MUTEX_UNLOCK,
 		CPU,
 		WAKE,
+		CPU,
 		DONE,
 	};
 	static struct trace_log log;
@@ -385,7 +385,7 @@ static void test_path_vhost(void **state)
 						     CPU, NXSIM__ST_READ_LOCK,
 						     CPU, NXSIM__ST_READ_UNLOCK,
 						     DONE };
-	static const enum nxsim__lc_step destroy[] = { CPU, WAKE, CPU, WAKE,
+	static const enum nxsim__lc_step destroy[] = { WAKE, CPU, WAKE, CPU,
 						       DONE };
 	static struct trace_log log;
 	struct nxsim_bringup_result res;
