@@ -135,7 +135,8 @@ static void *worker_thread(void *arg)
 
 static void worker_free(struct nxsim__worker *w)
 {
-	pthread_cond_destroy(&w->cond);
+	if (!is_virtual(w))
+		pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	nxsim__free(w, sizeof(*w));
 }
@@ -150,20 +151,17 @@ static int worker_create_task(struct nxsim_vm *vm)
 {
 	struct nxsim__worker *w;
 	pthread_condattr_t attr;
-	int err = __atomic_exchange_n(&vm->inject_worker_err, 0,
-				      __ATOMIC_RELAXED);
+	/* The locked exchange only when an error was injected. */
+	int err = READ_ONCE(vm->inject_worker_err);
 
-	if (err)
+	if (unlikely(err) && (err = __atomic_exchange_n(&vm->inject_worker_err,
+							0, __ATOMIC_RELAXED)))
 		return err;
 	w = nxsim__zalloc(sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	w->vm = vm;
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&w->cond, &attr);
-	pthread_condattr_destroy(&attr);
 	nxsim__timer_init(&w->timer, worker_timer_fn);
 	w->state = NXSIM_WORKER_RUNNING;
 	w->created_ns = nxsim_clock_now(worker_clock(w));
@@ -177,9 +175,16 @@ static int worker_create_task(struct nxsim_vm *vm)
 		if (w->deadline_ns != NXSIM_NEVER)
 			nxsim__timer_mod(worker_clock(w), &w->timer,
 					 w->deadline_ns);
-	} else if (pthread_create(&w->thread, NULL, worker_thread, w)) {
-		worker_free(w);
-		return -ENOMEM;
+	} else {
+		/* Real clock: a thread sleeping on its wait queue. */
+		pthread_condattr_init(&attr);
+		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+		pthread_cond_init(&w->cond, &attr);
+		pthread_condattr_destroy(&attr);
+		if (pthread_create(&w->thread, NULL, worker_thread, w)) {
+			worker_free(w);
+			return -ENOMEM;
+		}
 	}
 	/* Published like rcu_assign_pointer(): the task is complete first. */
 	__atomic_store_n(&vm->worker, w, __ATOMIC_RELEASE);
@@ -239,7 +244,8 @@ static void worker_end(struct nxsim__worker *w, enum nxsim_worker_state state)
 	}
 	WRITE_ONCE(w->state, state);
 	w->deadline_ns = NXSIM_NEVER;
-	pthread_cond_signal(&w->cond);
+	if (!is_virtual(w))
+		pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
 	if (is_virtual(w))
 		nxsim__timer_del_sync(worker_clock(w), &w->timer);
