@@ -306,6 +306,16 @@ static void expect_steps(const struct trace_log *log, enum nxsim__lc_op op,
 	assert_memory_equal(got, want, n * sizeof(*want));
 }
 
+/* The steps of KVM_CREATE_VM, the first KVM_RUN and the destroy. */
+#define EXPECT_PATHS(log, create, run, destroy)                         \
+	do {                                                            \
+		expect_steps(log, NXSIM__OP_CREATE, create,             \
+			     ARRAY_SIZE(create));                       \
+		expect_steps(log, NXSIM__OP_RUN, run, ARRAY_SIZE(run)); \
+		expect_steps(log, NXSIM__OP_DESTROY, destroy,           \
+			     ARRAY_SIZE(destroy));                      \
+	} while (0)
+
 static void run_policy(enum nxsim_bringup_policy p, unsigned int fail_nth,
 		       uint64_t hold, struct trace_log *log,
 		       struct nxsim_bringup_result *res)
@@ -363,9 +373,7 @@ static void test_path_kthread(void **state)
 	(void)state;
 	nxsim_bringup_costs_default(&c);
 	run_policy(NXSIM_BRINGUP_KTHREAD, 1, MS, &log, &res);
-	expect_steps(&log, NXSIM__OP_CREATE, create, ARRAY_SIZE(create));
-	expect_steps(&log, NXSIM__OP_RUN, run, ARRAY_SIZE(run));
-	expect_steps(&log, NXSIM__OP_DESTROY, destroy, ARRAY_SIZE(destroy));
+	EXPECT_PATHS(&log, create, run, destroy);
 	assert_int_equal(res.worker.n, 1);
 	assert_int_equal(res.worker_failures, 0); /* fail_nth is vhost's */
 	assert_true(res.create.p50 > 1 * MS);	  /* a grace period */
@@ -394,9 +402,7 @@ static void test_path_vhost(void **state)
 	(void)state;
 	nxsim_bringup_costs_default(&c);
 	run_policy(NXSIM_BRINGUP_VHOST, 0, MS, &log, &res);
-	expect_steps(&log, NXSIM__OP_CREATE, create, ARRAY_SIZE(create));
-	expect_steps(&log, NXSIM__OP_RUN, run, ARRAY_SIZE(run));
-	expect_steps(&log, NXSIM__OP_DESTROY, destroy, ARRAY_SIZE(destroy));
+	EXPECT_PATHS(&log, create, run, destroy);
 	assert_int_equal(res.create.p50, c.create_vm_us * US);
 	assert_int_equal(res.first_run.p50,
 			 (c.kvm_run_us + c.vhost_create_us) * US);
@@ -423,9 +429,7 @@ static void test_path_never(void **state)
 	(void)state;
 	nxsim_bringup_costs_default(&c);
 	run_policy(NXSIM_BRINGUP_NEVER, 1, MS, &log, &res);
-	expect_steps(&log, NXSIM__OP_CREATE, create, ARRAY_SIZE(create));
-	expect_steps(&log, NXSIM__OP_RUN, run, ARRAY_SIZE(run));
-	expect_steps(&log, NXSIM__OP_DESTROY, destroy, ARRAY_SIZE(destroy));
+	EXPECT_PATHS(&log, create, run, destroy);
 	assert_int_equal(res.create.p50, c.create_vm_us * US);
 	assert_int_equal(res.first_run.p50, c.kvm_run_us * US);
 	assert_int_equal(res.worker_failures, 0);
