@@ -328,6 +328,42 @@ static void rcu_sync_exit(struct lab *lab, uint64_t now)
 }
 
 /*
+ * rcu_sync_enter() of @t at t->now: true when it passes at once; false
+ * when it waits, for its own grace period (the rcu_sync was idle) or for
+ * the one another writer started.
+ */
+static bool rcu_sync_enter(struct task *t)
+{
+	struct lab *lab = t->lab;
+
+	lab->gp_count++;
+	if (lab->gp_state == GP_IDLE) {
+		lab->gp_state = GP_ENTER;
+		task_arm(t, synchronize_rcu(lab, t->now), RESUME_GP_DONE);
+		return false;
+	}
+	if (lab->gp_state == GP_ENTER) {
+		TAILQ_INSERT_TAIL(&lab->gp_q, t, wait);
+		return false;
+	}
+	return true;
+}
+
+/* percpu_up_write(): readers may go on; then rcu_sync_exit(). */
+static void percpu_up_write(struct lab *lab, uint64_t now)
+{
+	struct task *w;
+
+	lab->block = false;
+	while ((w = TAILQ_FIRST(&lab->read_q))) {
+		TAILQ_REMOVE(&lab->read_q, w, wait);
+		lab->readers++;
+		task_wake(w, now);
+	}
+	rcu_sync_exit(lab, now);
+}
+
+/*
  * Run @t's program from its current step at t->now until it must wait.
  * Return true when the op's program is finished.
  */
@@ -383,18 +419,8 @@ static bool task_advance(struct task *t)
 			}
 			break;
 		case NXSIM__ST_RSS_ENTER:
-			/* rcu_sync_enter() */
-			lab->gp_count++;
-			if (lab->gp_state == GP_IDLE) {
-				lab->gp_state = GP_ENTER;
-				task_arm(t, synchronize_rcu(lab, t->now),
-					 RESUME_GP_DONE);
+			if (!rcu_sync_enter(t))
 				return false;
-			}
-			if (lab->gp_state == GP_ENTER) {
-				TAILQ_INSERT_TAIL(&lab->gp_q, t, wait);
-				return false;
-			}
 			break;
 		case NXSIM__ST_WRITE_LOCK:
 			WARN_ON(lab->block);
@@ -405,13 +431,7 @@ static bool task_advance(struct task *t)
 			}
 			break;
 		case NXSIM__ST_WRITE_UNLOCK:
-			lab->block = false;
-			while ((w = TAILQ_FIRST(&lab->read_q))) {
-				TAILQ_REMOVE(&lab->read_q, w, wait);
-				lab->readers++;
-				task_wake(w, t->now);
-			}
-			rcu_sync_exit(lab, t->now);
+			percpu_up_write(lab, t->now);
 			break;
 		case NXSIM__ST_READ_LOCK:
 			if (lab->block) {
