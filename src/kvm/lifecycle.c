@@ -60,14 +60,13 @@
 #include "params/nx_params.h"
 
 #define MAX_STEPS 64
-#define CHUNK_NS (100 * NSEC_PER_MSEC) /* virtual time per advance */
 
 struct step {
 	enum nxsim__lc_step op;
 	uint64_t ns; /* CPU and SLEEP: how long */
 };
 
-/* What a task does when its timer fires. */
+/* What a task does when its event comes. */
 enum resume {
 	RESUME_NEXT,	 /* the step it waited in is done */
 	RESUME_CPU_DONE, /* its CPU work is done: give the CPU back */
@@ -80,11 +79,11 @@ struct lab;
 /**
  * struct task - one creator thread (and the kernel threads it waits for)
  * @lab: its lab
- * @timer: its next event
+ * @seq: arming order of its event, breaks ties between equal times
  * @idx: creator index
  * @vm_idx: the VM it brings up
  * @op: what it is doing
- * @resume: what its timer means
+ * @resume: what its event means
  * @now: its own time, ahead of the clock while it runs ahead
  * @op_start: when the op started
  * @worker_begin: when kvm_vm_create_worker_thread() was entered, or 0
@@ -94,12 +93,11 @@ struct lab;
  * @pc: the step it is at
  * @vm: the VM
  * @vcpu: its vCPU
- * @done: no VM left
  * @wait: link on the queue it waits in
  */
 struct task {
 	struct lab *lab;
-	struct nxsim__timer timer;
+	uint64_t seq;
 	unsigned int idx;
 	unsigned int vm_idx;
 	enum nxsim__lc_op op;
@@ -111,7 +109,6 @@ struct task {
 	unsigned int nsteps, pc;
 	struct nxsim_vm *vm;
 	struct nxsim_vcpu *vcpu;
-	bool done;
 	TAILQ_ENTRY(task) wait;
 };
 
@@ -131,6 +128,9 @@ enum gp_state { GP_IDLE, GP_ENTER, GP_PASSED, GP_EXIT, GP_REPLAY };
  * @jiffy_ns: one jiffy
  * @first_fqs: jiffies_till_first_fqs
  * @horizon: no event of another task comes before this time
+ * @events: tasks with an event, a binary heap by (time, seq)
+ * @nr_events: how many
+ * @seq: events armed so far
  * @cur: the task whose library call is running, or NULL
  * @err: the first error, which ends the run
  * @cpus_busy: CPUs running a task's work
@@ -166,6 +166,9 @@ struct lab {
 	uint64_t jiffy_ns;
 	unsigned int first_fqs;
 	uint64_t horizon;
+	struct task **events;
+	unsigned int nr_events;
+	uint64_t seq;
 	struct task *cur;
 	int err;
 	unsigned int cpus_busy;
@@ -245,16 +248,45 @@ static void trace_step(struct task *t, enum nxsim__lc_step step)
 		t->lab->trace(t->lab->trace_arg, &ev);
 }
 
-/* Arm @t to resume at @when. */
+static bool event_before(const struct task *a, const struct task *b)
+{
+	return a->now < b->now || (a->now == b->now && a->seq < b->seq);
+}
+
+/* Arm @t to resume at @when: push it on the event heap. */
 static void task_arm(struct task *t, uint64_t when, enum resume resume)
 {
 	struct lab *lab = t->lab;
+	unsigned int i = lab->nr_events++, up;
 
 	t->resume = resume;
 	t->now = when;
+	t->seq = lab->seq++;
 	if (when < lab->horizon)
 		lab->horizon = when;
-	nxsim__timer_mod(lab->clock, &t->timer, when);
+	for (; i && event_before(t, lab->events[up = (i - 1) / 2]); i = up)
+		lab->events[i] = lab->events[up];
+	lab->events[i] = t;
+}
+
+/* Pop the earliest event's task. */
+static struct task *event_pop(struct lab *lab)
+{
+	struct task *first = lab->events[0];
+	struct task *last = lab->events[--lab->nr_events];
+	unsigned int i = 0, c, n = lab->nr_events;
+
+	for (; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n &&
+		    event_before(lab->events[c + 1], lab->events[c]))
+			c++;
+		if (!event_before(lab->events[c], last))
+			break;
+		lab->events[i] = lab->events[c];
+	}
+	if (n)
+		lab->events[i] = last;
+	return first;
 }
 
 /* Wake @t, which slept in a queue, at @now: its step is done. */
@@ -654,15 +686,15 @@ static void op_record(struct lab *lab, struct task *t)
 	}
 }
 
-static void task_timer_fn(struct nxsim__timer *timer)
+/*
+ * @t's event at t->now, the clock's time: finish the step it waited in,
+ * run on, and start its next ops until it must wait.  Called from
+ * lab_burst(), never from a clock callback, so it may advance the clock.
+ */
+static void task_resume(struct task *t)
 {
-	struct task *t = container_of(timer, struct task, timer);
 	struct lab *lab = t->lab;
 
-	if (lab->err)
-		return;
-	t->now = nxsim_clock_now(lab->clock);
-	lab->horizon = nxsim_clock_next_event(lab->clock);
 	switch (t->resume) {
 	case RESUME_CPU_DONE:
 		cpu_release(lab, t->now);
@@ -683,20 +715,25 @@ static void task_timer_fn(struct nxsim__timer *timer)
 	for (;;) {
 		if (t->resume != RESUME_OP) {
 			op_record(lab, t);
-			if (!op_next(lab, t)) {
-				t->done = true;
-				return;
-			}
-			/* the next op's library call runs at the clock's time */
-			if (t->now > nxsim_clock_now(lab->clock)) {
+			if (!op_next(lab, t))
+				return; /* no VM left */
+			/* the next op's library call runs at the clock's
+			 * time: move the clock there if nothing comes first */
+			if (t->now >= lab->horizon) {
 				task_arm(t, t->now, RESUME_OP);
 				return;
 			}
+			nxsim_clock_advance(
+				lab->clock,
+				t->now - nxsim_clock_now(lab->clock));
 		}
 		t->resume = RESUME_NEXT;
 		t->nsteps = t->pc = 0;
 		t->op_start = t->now;
 		lab->err = op_call(lab, t);
+		/* the call may have armed a timer (a worker's sleep) */
+		lab->horizon =
+			MIN(lab->horizon, nxsim_clock_next_event(lab->clock));
 		if (lab->err || !task_advance(t))
 			return;
 	}
@@ -809,26 +846,37 @@ static void stats(struct nxsim_bringup_stats *st, uint64_t *v, size_t n,
 	st->max = v[n - 1];
 }
 
-/* Run the burst on the clock until every creator is done. */
+/*
+ * Run the burst until every creator is done: the creators' events and the
+ * clock's timers (the rcu_sync's call_rcu(), the workers' sleeps) in one
+ * time order, a timer first at equal times.
+ */
 static int lab_burst(struct lab *lab)
 {
 	const struct nxsim_bringup_config *cfg = lab->cfg;
-	unsigned int i, left;
-	int64_t ran;
+	uint64_t now, next, top;
+	struct task *t;
 
-	for (i = 0; i < MIN(cfg->creators, cfg->vms); i++) {
-		struct task *t = &lab->tasks[i];
-
+	for (unsigned int i = 0; i < MIN(cfg->creators, cfg->vms); i++) {
+		t = &lab->tasks[i];
 		t->lab = lab;
 		t->idx = t->vm_idx = i;
-		nxsim__timer_init(&t->timer, task_timer_fn);
 		task_arm(t, 0, RESUME_OP);
 	}
-	do {
-		ran = nxsim_clock_advance(lab->clock, CHUNK_NS);
-		for (left = 0, i = 0; i < MIN(cfg->creators, cfg->vms); i++)
-			left += !lab->tasks[i].done;
-	} while (left && !lab->err && ran >= 0);
+	while (lab->nr_events && !lab->err) {
+		now = nxsim_clock_now(lab->clock);
+		next = nxsim_clock_next_event(lab->clock);
+		top = lab->events[0]->now;
+		if (next <= top) {
+			nxsim_clock_advance(lab->clock, next - now);
+			continue;
+		}
+		t = event_pop(lab);
+		nxsim_clock_advance(lab->clock, top - now);
+		lab->horizon = lab->nr_events ? MIN(next, lab->events[0]->now) :
+						next;
+		task_resume(t);
+	}
 	return lab->err;
 }
 
@@ -841,8 +889,6 @@ static void lab_free(struct lab *lab, struct nxsim_vm **bg)
 	lab->cur = NULL;
 	if (!lab->clock)
 		return;
-	for (i = 0; lab->tasks && i < cfg->creators; i++)
-		nxsim__timer_del_sync(lab->clock, &lab->tasks[i].timer);
 	for (i = 0; lab->vms && i < cfg->vms; i++)
 		if (lab->vms[i])
 			nxsim_vm_destroy(lab->vms[i]);
@@ -855,6 +901,7 @@ static void lab_free(struct lab *lab, struct nxsim_vm **bg)
 		nxsim_clock_destroy(lab->clock);
 	nxsim__free(bg, (cfg->bg_vms ? cfg->bg_vms : 1) * sizeof(*bg));
 	nxsim__free(lab->tasks, cfg->creators * sizeof(*lab->tasks));
+	nxsim__free(lab->events, cfg->creators * sizeof(*lab->events));
 	nxsim__free(lab->vms, cfg->vms * sizeof(*lab->vms));
 	nxsim__free(lab->create, 3 * cfg->vms * sizeof(uint64_t));
 }
@@ -900,9 +947,10 @@ int nxsim__bringup_run_traced(const struct nxsim_bringup_config *cfg,
 	if (rc)
 		goto out;
 	lab.tasks = nxsim__calloc(cfg->creators, sizeof(*lab.tasks));
+	lab.events = nxsim__calloc(cfg->creators, sizeof(*lab.events));
 	lab.vms = nxsim__calloc(cfg->vms, sizeof(*lab.vms));
 	lab.create = nxsim__calloc(3 * (size_t)cfg->vms, sizeof(uint64_t));
-	if (!lab.tasks || !lab.vms || !lab.create) {
+	if (!lab.tasks || !lab.events || !lab.vms || !lab.create) {
 		rc = -ENOMEM;
 		goto out;
 	}
