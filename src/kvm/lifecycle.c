@@ -74,6 +74,13 @@ enum resume {
 	RESUME_OP,	 /* start the next op */
 };
 
+/* The time costs of the table, in ns. */
+struct costs_ns {
+	uint64_t create_vm, create_vcpu, kvm_run, destroy_vm;
+	uint64_t kthread_create, kthread_fork, kthread_exit;
+	uint64_t wakeup, cgroup_attach, vhost_create, vhost_exit;
+};
+
 struct lab;
 
 /**
@@ -121,6 +128,7 @@ enum gp_state { GP_IDLE, GP_ENTER, GP_PASSED, GP_EXIT, GP_REPLAY };
  * struct lab - one run
  * @cfg: its configuration
  * @c: the cost table
+ * @ns: its times in ns
  * @rng: every random draw
  * @clock: the virtual clock
  * @host: kvm.ko
@@ -147,10 +155,12 @@ enum gp_state { GP_IDLE, GP_ENTER, GP_PASSED, GP_EXIT, GP_REPLAY };
  * @rss_cb: the call_rcu() of rcu_sync_exit()
  * @tasks: the creators
  * @worker_made: worker creations so far (for worker_fail_nth)
+ * @worker_made_now: the running library call made a worker
  * @vms: the creators' VMs, by index, until destroyed
  * @create: per-VM latencies, ns (@worker: 0 for none)
  * @worker:
  * @first_run:
+ * @scratch: room for sorting one of them
  * @last_done: when the last bring-up finished
  * @res: counters of the result
  * @trace: test hook, or NULL
@@ -159,6 +169,7 @@ enum gp_state { GP_IDLE, GP_ENTER, GP_PASSED, GP_EXIT, GP_REPLAY };
 struct lab {
 	const struct nxsim_bringup_config *cfg;
 	struct nxsim_bringup_costs c;
+	struct costs_ns ns;
 	struct nxsim__rng rng;
 	struct nxsim_clock *clock;
 	struct nxsim_host *host;
@@ -185,8 +196,9 @@ struct lab {
 	struct nxsim__timer rss_cb;
 	struct task *tasks;
 	unsigned int worker_made;
+	bool worker_made_now;
 	struct nxsim_vm **vms;
-	uint64_t *create, *worker, *first_run;
+	uint64_t *create, *worker, *first_run, *scratch;
 	uint64_t last_done;
 	struct nxsim_bringup_result *res;
 	nxsim__lc_trace_fn trace;
@@ -215,7 +227,7 @@ static double normal(struct lab *lab)
 /* How long a woken task takes to run (try_to_wake_up() to running). */
 static uint64_t wakeup_latency(struct lab *lab)
 {
-	uint64_t ns = us(lab->c.wakeup_us);
+	uint64_t ns = lab->ns.wakeup;
 
 	if (lab->load > 0 && uniform(lab) <= lab->load)
 		ns += us(-lab->c.wakeup_busy_us * log(uniform(lab)));
@@ -242,10 +254,12 @@ static uint64_t synchronize_rcu(struct lab *lab, uint64_t now)
 
 static void trace_step(struct task *t, enum nxsim__lc_step step)
 {
-	struct nxsim__lc_trace ev = { t->idx, t->vm_idx, t->op, step, t->now };
+	if (unlikely(t->lab->trace)) {
+		struct nxsim__lc_trace ev = { t->idx, t->vm_idx, t->op, step,
+					      t->now };
 
-	if (t->lab->trace)
 		t->lab->trace(t->lab->trace_arg, &ev);
+	}
 }
 
 static bool event_before(const struct task *a, const struct task *b)
@@ -500,13 +514,12 @@ static void push(struct task *t, enum nxsim__lc_step op, uint64_t ns)
 }
 
 /* The kernel side of kthread_run() up to the new thread's first run. */
-static void kthread_run(struct task *t, const struct nxsim_bringup_costs *c,
-			int rc)
+static void kthread_run(struct task *t, const struct costs_ns *n, int rc)
 {
-	push(t, NXSIM__ST_CPU, us(c->kthread_create_us));
+	push(t, NXSIM__ST_CPU, n->kthread_create);
 	push(t, NXSIM__ST_WAKE, 0); /* kthreadd */
 	push(t, NXSIM__ST_READ_LOCK, 0);
-	push(t, NXSIM__ST_CPU, us(c->kthread_fork_us));
+	push(t, NXSIM__ST_CPU, n->kthread_fork);
 	push(t, NXSIM__ST_READ_UNLOCK, 0);
 	push(t, NXSIM__ST_WAKE, 0); /* the creator, from kthread_create() */
 	if (rc < 0)
@@ -515,13 +528,12 @@ static void kthread_run(struct task *t, const struct nxsim_bringup_costs *c,
 }
 
 /* cgroup_attach_task_all(): cgroup_lock(), cgroup_attach_lock(true). */
-static void cgroup_attach_task_all(struct task *t,
-				   const struct nxsim_bringup_costs *c)
+static void cgroup_attach_task_all(struct task *t, const struct costs_ns *n)
 {
 	push(t, NXSIM__ST_MUTEX_LOCK, 0);
 	push(t, NXSIM__ST_RSS_ENTER, 0);
 	push(t, NXSIM__ST_WRITE_LOCK, 0);
-	push(t, NXSIM__ST_CPU, us(c->cgroup_attach_us));
+	push(t, NXSIM__ST_CPU, n->cgroup_attach);
 	push(t, NXSIM__ST_WRITE_UNLOCK, 0);
 	push(t, NXSIM__ST_MUTEX_UNLOCK, 0);
 }
@@ -530,31 +542,31 @@ static void cgroup_attach_task_all(struct task *t,
 static void lc_charge(void *model, enum nxsim__lc_event ev, int rc)
 {
 	struct lab *lab = model;
-	const struct nxsim_bringup_costs *c = &lab->c;
+	const struct costs_ns *n = &lab->ns;
 	struct task *t = lab->cur;
 
 	if (!t)
 		return; /* background set-up and teardown are not timed */
 	switch (ev) {
 	case NXSIM__LC_CREATE_VM:
-		push(t, NXSIM__ST_CPU, us(c->create_vm_us));
+		push(t, NXSIM__ST_CPU, n->create_vm);
 		break;
 	case NXSIM__LC_CREATE_VCPU:
-		push(t, NXSIM__ST_CPU, us(c->create_vcpu_us));
+		push(t, NXSIM__ST_CPU, n->create_vcpu);
 		break;
 	case NXSIM__LC_VCPU_RUN:
-		push(t, NXSIM__ST_CPU, us(c->kvm_run_us));
+		push(t, NXSIM__ST_CPU, n->kvm_run);
 		break;
 	case NXSIM__LC_DESTROY_VM:
-		push(t, NXSIM__ST_CPU, us(c->destroy_vm_us));
+		push(t, NXSIM__ST_CPU, n->destroy_vm);
 		break;
 	case NXSIM__LC_KTHREAD_WORKER:
 		/* kvm_vm_create_worker_thread() */
 		push(t, NXSIM__ST_WORKER_BEGIN, 0);
-		kthread_run(t, c, rc);
+		kthread_run(t, n, rc);
 		if (rc >= 0) {
 			/* kvm_vm_worker_thread() until init_done */
-			cgroup_attach_task_all(t, c);
+			cgroup_attach_task_all(t, n);
 			push(t, NXSIM__ST_WAKE, 0); /* the creator */
 		}
 		push(t, NXSIM__ST_WORKER_END, 0);
@@ -562,26 +574,29 @@ static void lc_charge(void *model, enum nxsim__lc_event ev, int rc)
 	case NXSIM__LC_VHOST_WORKER:
 		/* vhost_task_create(): copy_process() in the vCPU thread */
 		push(t, NXSIM__ST_READ_LOCK, 0);
-		push(t, NXSIM__ST_CPU, us(c->vhost_create_us));
+		push(t, NXSIM__ST_CPU, n->vhost_create);
 		push(t, NXSIM__ST_READ_UNLOCK, 0);
 		break;
 	case NXSIM__LC_KTHREAD_STOP:
 		/* kthread_stop(): the worker moves back to kthreadd's
 		 * cgroups before it exits, and the closer waits for it. */
 		push(t, NXSIM__ST_WAKE, 0);
-		cgroup_attach_task_all(t, c);
-		push(t, NXSIM__ST_CPU, us(c->kthread_exit_us));
+		cgroup_attach_task_all(t, n);
+		push(t, NXSIM__ST_CPU, n->kthread_exit);
 		push(t, NXSIM__ST_WAKE, 0);
 		break;
 	case NXSIM__LC_VHOST_STOP:
 		push(t, NXSIM__ST_WAKE, 0);
-		push(t, NXSIM__ST_CPU, us(c->vhost_exit_us));
+		push(t, NXSIM__ST_CPU, n->vhost_exit);
 		push(t, NXSIM__ST_WAKE, 0);
 		break;
 	}
-	if (rc < 0 &&
-	    (ev == NXSIM__LC_KTHREAD_WORKER || ev == NXSIM__LC_VHOST_WORKER))
-		lab->res->worker_failures++;
+	if (ev == NXSIM__LC_KTHREAD_WORKER || ev == NXSIM__LC_VHOST_WORKER) {
+		if (rc < 0)
+			lab->res->worker_failures++;
+		else
+			lab->worker_made_now = true;
+	}
 }
 
 /*
@@ -731,9 +746,12 @@ static void task_resume(struct task *t)
 		t->nsteps = t->pc = 0;
 		t->op_start = t->now;
 		lab->err = op_call(lab, t);
-		/* the call may have armed a timer (a worker's sleep) */
-		lab->horizon =
-			MIN(lab->horizon, nxsim_clock_next_event(lab->clock));
+		/* a new worker may have armed its sleep's timer */
+		if (lab->worker_made_now) {
+			lab->worker_made_now = false;
+			lab->horizon = MIN(lab->horizon,
+					   nxsim_clock_next_event(lab->clock));
+		}
 		if (lab->err || !task_advance(t))
 			return;
 	}
@@ -793,11 +811,36 @@ static int lab_host(struct lab *lab, struct nxsim_vm ***bgp)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Sort @v (LSD radix, skipping the bytes all values share) via @tmp. */
+static void sort_u64(uint64_t *v, uint64_t *tmp, size_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t all_or = 0, all_and = ~0ull, *src = v, *dst = tmp, *x;
+	size_t i, count[256], pos;
 
-	return x < y ? -1 : x > y;
+	for (i = 0; i < n; i++) {
+		all_or |= v[i];
+		all_and &= v[i];
+	}
+	for (unsigned int shift = 0; shift < 64; shift += 8) {
+		if (!(((all_or ^ all_and) >> shift) & 0xff))
+			continue;
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(src[i] >> shift) & 0xff]++;
+		for (pos = 0, i = 0; i < 256; i++) {
+			size_t c = count[i];
+
+			count[i] = pos;
+			pos += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 0xff]++] = src[i];
+		x = src;
+		src = dst;
+		dst = x;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
 }
 
 unsigned int nxsim_bringup_bucket(uint64_t ns)
@@ -818,15 +861,18 @@ static uint64_t pct(const uint64_t *v, size_t n, unsigned int p)
 	return v[rank ? rank - 1 : 0];
 }
 
-/* Fill @st from @n values (sorted in place); zeros are skipped if @skip0. */
-static void stats(struct nxsim_bringup_stats *st, uint64_t *v, size_t n,
-		  bool skip0)
+/*
+ * Fill @st from @n values (sorted in place, @tmp as scratch); zeros are
+ * skipped if @skip0.
+ */
+static void stats(struct nxsim_bringup_stats *st, uint64_t *v, uint64_t *tmp,
+		  size_t n, bool skip0)
 {
 	double sum = 0;
 	size_t i;
 
 	memset(st, 0, sizeof(*st));
-	qsort(v, n, sizeof(*v), cmp_u64);
+	sort_u64(v, tmp, n);
 	if (skip0)
 		while (n && !*v) {
 			v++;
@@ -903,7 +949,7 @@ static void lab_free(struct lab *lab, struct nxsim_vm **bg)
 	nxsim__free(lab->tasks, cfg->creators * sizeof(*lab->tasks));
 	nxsim__free(lab->events, cfg->creators * sizeof(*lab->events));
 	nxsim__free(lab->vms, cfg->vms * sizeof(*lab->vms));
-	nxsim__free(lab->create, 3 * cfg->vms * sizeof(uint64_t));
+	nxsim__free(lab->create, 4 * cfg->vms * sizeof(uint64_t));
 }
 
 int nxsim__bringup_run_traced(const struct nxsim_bringup_config *cfg,
@@ -927,6 +973,14 @@ int nxsim__bringup_run_traced(const struct nxsim_bringup_config *cfg,
 		lab.c = *cfg->costs;
 	else
 		nxsim_bringup_costs_default(&lab.c);
+	lab.ns = (struct costs_ns){
+		us(lab.c.create_vm_us),	     us(lab.c.create_vcpu_us),
+		us(lab.c.kvm_run_us),	     us(lab.c.destroy_vm_us),
+		us(lab.c.kthread_create_us), us(lab.c.kthread_fork_us),
+		us(lab.c.kthread_exit_us),   us(lab.c.wakeup_us),
+		us(lab.c.cgroup_attach_us),  us(lab.c.vhost_create_us),
+		us(lab.c.vhost_exit_us),
+	};
 	nxsim__rng_seed(&lab.rng, cfg->seed);
 	lab.load = MIN(1.0, (double)cfg->bg_vms / cfg->cpus * lab.c.bg_vm_load);
 	lab.jiffy_ns = NSEC_PER_SEC / hz;
@@ -949,13 +1003,14 @@ int nxsim__bringup_run_traced(const struct nxsim_bringup_config *cfg,
 	lab.tasks = nxsim__calloc(cfg->creators, sizeof(*lab.tasks));
 	lab.events = nxsim__calloc(cfg->creators, sizeof(*lab.events));
 	lab.vms = nxsim__calloc(cfg->vms, sizeof(*lab.vms));
-	lab.create = nxsim__calloc(3 * (size_t)cfg->vms, sizeof(uint64_t));
+	lab.create = nxsim__calloc(4 * (size_t)cfg->vms, sizeof(uint64_t));
 	if (!lab.tasks || !lab.events || !lab.vms || !lab.create) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	lab.worker = lab.create + cfg->vms;
 	lab.first_run = lab.worker + cfg->vms;
+	lab.scratch = lab.first_run + cfg->vms;
 	rc = lab_burst(&lab);
 	if (rc)
 		goto out;
@@ -970,9 +1025,9 @@ int nxsim__bringup_run_traced(const struct nxsim_bringup_config *cfg,
 		       cfg->vms * sizeof(uint64_t));
 	out.create_ns = res->create_ns;
 	out.first_run_ns = res->first_run_ns;
-	stats(&out.create, lab.create, cfg->vms, false);
-	stats(&out.worker, lab.worker, cfg->vms, true);
-	stats(&out.first_run, lab.first_run, cfg->vms, false);
+	stats(&out.create, lab.create, lab.scratch, cfg->vms, false);
+	stats(&out.worker, lab.worker, lab.scratch, cfg->vms, true);
+	stats(&out.first_run, lab.first_run, lab.scratch, cfg->vms, false);
 	*res = out;
 out:
 	lab_free(&lab, bg);
