@@ -29,10 +29,13 @@
  *     plus a seeded log-normal number of jiffies whose median grows with
  *     the load, and ends at a tick.
  *
- * A library call runs when its creator's op starts, at that virtual time;
- * the steps of its program that touch nothing shared run ahead of the
- * clock when no other event can come first.  docs/bringup.md describes the
- * model, its distribution and its sources.
+ * The lab drives the clock: creators' events (a binary heap) and the
+ * clock's timers (the rcu_sync's call_rcu(), the workers' sleeps) run in
+ * one time order.  A library call runs when its creator's op starts, with
+ * the clock moved to that time; the steps of its program that touch
+ * nothing shared run ahead of the clock when no other event can come
+ * first.  docs/bringup.md describes the model, its distribution and its
+ * sources.
  *
  * Left out: readers other than the lab's own forks, CPU affinity and
  * migration, the vhost task's own first run (it runs beside the vCPU, not
@@ -41,7 +44,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <bsd/sys/queue.h>
