@@ -7,7 +7,9 @@
  *   deferred  profile 6.14: a vhost task per VM at the first KVM_RUN
  *   never     kvm.nx_huge_pages=never: no worker at all
  * on a virtual clock (workers are timers) and on the real clock (workers
- * are threads).  References, interleaved with each policy:
+ * are threads: the host's own thread-creation floor, not a model of KVM's
+ * latency, which bench_vm_bringup.c gives in modelled kernel time).
+ * References, interleaved with each policy:
  *   virtual   a no-op loop with the same per-VM timestamps and bookkeeping
  *   real      a raw pthread_create() burst of N parked threads
  *

@@ -6,6 +6,7 @@
 #include "harness.h"
 
 extern const struct bench bench_vm_burst;
+extern const struct bench bench_vm_bringup;
 extern const struct bench bench_worker_wake;
 extern const struct bench bench_vm_memory;
 extern const struct bench bench_xpfo_flush;
@@ -18,6 +19,7 @@ extern const struct bench bench_nx_hugefrac;
 
 const struct bench *const bench_registry[] = {
 	&bench_vm_burst,    /* B3 */
+	&bench_vm_bringup,  /* B3 in modelled kernel time */
 	&bench_worker_wake, /* B7 */
 	&bench_vm_memory,   /* B8 */
 	&bench_xpfo_flush,  /* B5 */

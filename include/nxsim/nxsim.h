@@ -18,5 +18,6 @@
 #include <nxsim/tlb.h>
 #include <nxsim/xpfo.h>
 #include <nxsim/trace.h>
+#include <nxsim/bringup.h>
 
 #endif /* NXSIM_NXSIM_H */

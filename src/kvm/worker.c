@@ -136,29 +136,33 @@ static void *worker_thread(void *arg)
 
 static void worker_free(struct nxsim__worker *w)
 {
-	pthread_cond_destroy(&w->cond);
+	if (!is_virtual(w))
+		pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	nxsim__free(w, sizeof(*w));
 }
 
-int nxsim__worker_create(struct nxsim_vm *vm)
+/* The task of the worker kind of @vm's profile, for the cost model. */
+static bool worker_is_kthread(struct nxsim_vm *vm)
+{
+	return vm->host->prof->worker == NXSIM__WORKER_KTHREAD_AT_CREATE;
+}
+
+static int worker_create_task(struct nxsim_vm *vm)
 {
 	struct nxsim__worker *w;
 	pthread_condattr_t attr;
-	int err = __atomic_exchange_n(&vm->inject_worker_err, 0,
-				      __ATOMIC_RELAXED);
+	/* The locked exchange only when an error was injected. */
+	int err = READ_ONCE(vm->inject_worker_err);
 
-	if (err)
+	if (unlikely(err) && (err = __atomic_exchange_n(&vm->inject_worker_err,
+							0, __ATOMIC_RELAXED)))
 		return err;
 	w = nxsim__zalloc(sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	w->vm = vm;
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&w->cond, &attr);
-	pthread_condattr_destroy(&attr);
 	nxsim__timer_init(&w->timer, worker_timer_fn);
 	w->state = NXSIM_WORKER_RUNNING;
 	w->created_ns = nxsim_clock_now(worker_clock(w));
@@ -172,13 +176,31 @@ int nxsim__worker_create(struct nxsim_vm *vm)
 		if (w->deadline_ns != NXSIM_NEVER)
 			nxsim__timer_mod(worker_clock(w), &w->timer,
 					 w->deadline_ns);
-	} else if (pthread_create(&w->thread, NULL, worker_thread, w)) {
-		worker_free(w);
-		return -ENOMEM;
+	} else {
+		/* Real clock: a thread sleeping on its wait queue. */
+		pthread_condattr_init(&attr);
+		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+		pthread_cond_init(&w->cond, &attr);
+		pthread_condattr_destroy(&attr);
+		if (pthread_create(&w->thread, NULL, worker_thread, w)) {
+			worker_free(w);
+			return -ENOMEM;
+		}
 	}
 	/* Published like rcu_assign_pointer(): the task is complete first. */
 	__atomic_store_n(&vm->worker, w, __ATOMIC_RELEASE);
 	return 0;
+}
+
+int nxsim__worker_create(struct nxsim_vm *vm)
+{
+	int rc = worker_create_task(vm);
+
+	nxsim__host_charge(vm->host,
+			   worker_is_kthread(vm) ? NXSIM__LC_KTHREAD_WORKER :
+						   NXSIM__LC_VHOST_WORKER,
+			   rc);
+	return rc;
 }
 
 void nxsim__kvm_wake_nx_recovery_thread(struct nxsim_vm *vm)
@@ -223,7 +245,8 @@ static void worker_end(struct nxsim__worker *w, enum nxsim_worker_state state)
 	}
 	WRITE_ONCE(w->state, state);
 	w->deadline_ns = NXSIM_NEVER;
-	pthread_cond_signal(&w->cond);
+	if (!is_virtual(w))
+		pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
 	if (is_virtual(w))
 		nxsim__timer_del_sync(worker_clock(w), &w->timer);
@@ -235,8 +258,13 @@ void nxsim__worker_stop(struct nxsim_vm *vm)
 {
 	struct nxsim__worker *w = vm->worker;
 
-	if (w)
-		worker_end(w, NXSIM_WORKER_STOPPED);
+	if (!w || READ_ONCE(w->state) != NXSIM_WORKER_RUNNING)
+		return;
+	nxsim__host_charge(vm->host,
+			   worker_is_kthread(vm) ? NXSIM__LC_KTHREAD_STOP :
+						   NXSIM__LC_VHOST_STOP,
+			   0);
+	worker_end(w, NXSIM_WORKER_STOPPED);
 }
 
 void nxsim__worker_release(struct nxsim_vm *vm)
@@ -250,7 +278,7 @@ int nxsim__worker_kill(struct nxsim_vm *vm)
 {
 	struct nxsim__worker *w = worker_of(vm);
 
-	if (vm->host->prof->worker == NXSIM__WORKER_KTHREAD_AT_CREATE)
+	if (worker_is_kthread(vm))
 		return -EOPNOTSUPP;
 	if (!w || READ_ONCE(w->state) != NXSIM_WORKER_RUNNING)
 		return -ESRCH;

@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The bring-up lab (src/kvm/lifecycle.c): the cost table and its
+ * overrides, cgroup_mutex and cgroup_threadgroup_rwsem queueing with two
+ * and three creators step by step on the virtual clock, the rcu_sync
+ * grace period that later writers share, favordynmods, which kernel path
+ * each policy charges where (KVM_CREATE_VM or the first KVM_RUN, with the
+ * call_once retry), determinism, and allocation failures.
+ */
+#include <string.h>
+
+#include <nxsim/bringup.h>
+
+#include "common/test_util.h"
+#include "kvm/lifecycle.h"
+
+#define US 1000ull
+#define MS 1000000ull
+
+/* --- the cost table ------------------------------------------------- */
+
+static void test_costs_default_table(void **state)
+{
+	struct nxsim_bringup_costs c;
+	const char *name, *source;
+	unsigned int i;
+	double v;
+
+	(void)state;
+	nxsim_bringup_costs_default(&c);
+	for (i = 0; !nxsim_bringup_cost_info(i, &name, &v, &source); i++) {
+		assert_non_null(strstr(source, "calibrated")	   ?:
+					strstr(source, "measured") ?:
+					strstr(source, "assumption"));
+		assert_true(v >= 0);
+	}
+	assert_int_equal(i, sizeof(c) / sizeof(double));
+	assert_rc(nxsim_bringup_cost_info(i, NULL, NULL, NULL), -ENOENT);
+	assert_true(c.create_vm_us == 500 && c.gp_jiffies == 11);
+}
+
+static void test_costs_parse_override(void **state)
+{
+	struct nxsim_bringup_costs c, def;
+	char err[128];
+
+	(void)state;
+	nxsim_bringup_costs_default(&c);
+	def = c;
+	assert_rc(nxsim_bringup_costs_parse(&c,
+					    " gp_jiffies=3, wakeup_us=0.5\t"
+					    "bg_vm_load=1e-3",
+					    err, sizeof(err)),
+		  0);
+	assert_string_equal(err, "");
+	assert_true(c.gp_jiffies == 3 && c.wakeup_us == 0.5 &&
+		    c.bg_vm_load == 0.001);
+	assert_true(c.create_vm_us == def.create_vm_us);
+	assert_rc(nxsim_bringup_costs_parse(&c, "", err, sizeof(err)), 0);
+	assert_true(c.gp_jiffies == 3);
+}
+
+/* Every bad input is rejected with its errno and a text naming it, and
+ * leaves the table as it was, even after good pairs before it. */
+static void test_costs_parse_errors(void **state)
+{
+	static const struct {
+		const char *text;
+		int rc;
+		const char *msg;
+	} cases[] = {
+		{ "gp_jiffies=2,nope=1", -ENOENT, "'nope': no such cost" },
+		{ "create_vm_us", -EINVAL, "'create_vm_us': expected" },
+		{ "wakeup_us=abc", -EINVAL,
+		  "wakeup_us: value 'abc' is not a number" },
+		{ "wakeup_us=", -EINVAL, "wakeup_us: value '' is not" },
+		{ "wakeup_us=1x", -EINVAL, "wakeup_us: value '1x'" },
+		{ "wakeup_us=nan", -EINVAL, "wakeup_us: value 'nan'" },
+		{ "kvm_run_us=-1", -ERANGE, "kvm_run_us: -1 is outside" },
+		{ "bg_vm_load=1.5", -ERANGE, "bg_vm_load: 1.5 is outside" },
+		{ "gp_sigma=4", -ERANGE, "gp_sigma: 4 is outside" },
+	};
+	struct nxsim_bringup_costs c, def;
+	char err[128];
+
+	(void)state;
+	nxsim_bringup_costs_default(&def);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		c = def;
+		assert_rc(nxsim_bringup_costs_parse(&c, cases[i].text, err,
+						    sizeof(err)),
+			  cases[i].rc);
+		assert_non_null(strstr(err, cases[i].msg));
+		assert_memory_equal(&c, &def, sizeof(c));
+	}
+	assert_rc(nxsim_bringup_costs_parse(NULL, "a=1", NULL, 0), -EINVAL);
+	assert_rc(nxsim_bringup_costs_parse(&c, "x", NULL, 0), -EINVAL);
+}
+
+/* --- queueing, step by step ------------------------------------------ */
+
+#define MAX_EV 512
+
+struct trace_log {
+	unsigned int n;
+	struct nxsim__lc_trace ev[MAX_EV];
+};
+
+static void log_step(void *arg, const struct nxsim__lc_trace *t)
+{
+	struct trace_log *log = arg;
+
+	if (log->n < MAX_EV)
+		log->ev[log->n++] = *t;
+}
+
+/* When creator @c first entered @step of @op (or NXSIM_NEVER). */
+static uint64_t when(const struct trace_log *log, unsigned int c,
+		     enum nxsim__lc_op op, enum nxsim__lc_step step)
+{
+	for (unsigned int i = 0; i < log->n; i++)
+		if (log->ev[i].creator == c && log->ev[i].op == op &&
+		    log->ev[i].step == step)
+			return log->ev[i].ns;
+	return NXSIM_NEVER;
+}
+
+/*
+ * Costs where only the cgroup attach (10 us) and a grace period take time:
+ * HZ=1000 gives jiffies_till_first_fqs = 3, plus gp_jiffies = 2, so a
+ * grace period started at t lasts until the first tick at or after t + 5 ms.
+ */
+static struct nxsim_bringup_costs attach_only_costs(void)
+{
+	struct nxsim_bringup_costs c;
+
+	memset(&c, 0, sizeof(c));
+	c.cgroup_attach_us = 10;
+	c.gp_jiffies = 2;
+	return c;
+}
+
+static struct nxsim_bringup_config lab(enum nxsim_bringup_policy p,
+				       unsigned int creators,
+				       const struct nxsim_bringup_costs *c)
+{
+	return (struct nxsim_bringup_config){ .policy = p,
+					      .cpus = 4,
+					      .hz = 1000,
+					      .creators = creators,
+					      .vms = creators,
+					      .seed = 1,
+					      .costs = c };
+}
+
+/*
+ * Creators 0..n-1 start together.  Creator 0 takes cgroup_mutex, finds the
+ * rcu_sync idle and waits a grace period (0 to 5 ms) with the mutex held;
+ * the others queue on the mutex.  Each later writer finds the rcu_sync
+ * entered (GP_EXIT, then GP_REPLAY) and waits no grace period: they
+ * follow at 10 us steps.
+ */
+static void run_queue(unsigned int n)
+{
+	struct nxsim_bringup_costs c = attach_only_costs();
+	struct nxsim_bringup_config cfg = lab(NXSIM_BRINGUP_KTHREAD, n, &c);
+	struct nxsim_bringup_result res = { 0 };
+	uint64_t create[3];
+	static struct trace_log log;
+
+	log.n = 0;
+	res.create_ns = create;
+	assert_rc(nxsim__bringup_run_traced(&cfg, &res, log_step, &log), 0);
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t start = i ? 5 * MS + i * 10 * US : 0;
+
+		assert_int_equal(when(&log, i, NXSIM__OP_CREATE,
+				      NXSIM__ST_MUTEX_LOCK),
+				 0);
+		assert_int_equal(when(&log, i, NXSIM__OP_CREATE,
+				      NXSIM__ST_RSS_ENTER),
+				 start);
+		assert_int_equal(when(&log, i, NXSIM__OP_CREATE,
+				      NXSIM__ST_WRITE_LOCK),
+				 i ? start : 5 * MS);
+		assert_int_equal(when(&log, i, NXSIM__OP_CREATE,
+				      NXSIM__ST_MUTEX_UNLOCK),
+				 5 * MS + (i + 1) * 10 * US);
+		assert_int_equal(create[i], 5 * MS + (i + 1) * 10 * US);
+	}
+	assert_int_equal(res.attach_waits, n - 1);
+	/* creator 0's and rcu_sync_exit()'s; the later writers came in
+	 * GP_EXIT, so the exit's replays after the burst (not counted) */
+	assert_int_equal(res.grace_periods, 2);
+	assert_int_equal(res.worker.n, n);
+	assert_int_equal(res.worker.max, 5 * MS + n * 10 * US);
+	assert_int_equal(res.create.p50, 5 * MS + (n + 1) / 2 * 10 * US);
+}
+
+static void test_queue_two_creators(void **state)
+{
+	(void)state;
+	run_queue(2);
+}
+
+static void test_queue_three_creators(void **state)
+{
+	(void)state;
+	run_queue(3);
+}
+
+/* favordynmods keeps the rcu_sync entered: the writers only queue. */
+static void test_favordynmods(void **state)
+{
+	struct nxsim_bringup_costs c = attach_only_costs();
+	struct nxsim_bringup_config cfg = lab(NXSIM_BRINGUP_KTHREAD, 3, &c);
+	struct nxsim_bringup_result res = { 0 };
+	uint64_t create[3];
+
+	(void)state;
+	cfg.favordynmods = true;
+	res.create_ns = create;
+	assert_rc(nxsim_bringup_run(&cfg, &res), 0);
+	assert_int_equal(create[0], 10 * US);
+	assert_int_equal(create[1], 20 * US);
+	assert_int_equal(create[2], 30 * US);
+	assert_int_equal(res.grace_periods, 0);
+	assert_int_equal(res.attach_waits, 2);
+}
+
+/*
+ * One creator, two VMs, back to back: the first attach pays the grace
+ * period (ending at 5 ms), the second comes 10 us after it, while the
+ * rcu_sync is still in GP_EXIT, and pays none.  With a hold of 20 ms the
+ * rcu_sync is idle again when the destroy detaches the worker (the exit's
+ * grace period ended at 11 ms), so that destroy pays one, and the create
+ * right after it none: three writers' grace periods, three exits', and
+ * one replayed (the create wrote during GP_EXIT, rcu_sync_exit() made it
+ * GP_REPLAY).
+ */
+static void test_rcu_sync_shared_then_idle(void **state)
+{
+	struct nxsim_bringup_costs c = attach_only_costs();
+	struct nxsim_bringup_config cfg = lab(NXSIM_BRINGUP_KTHREAD, 1, &c);
+	struct nxsim_bringup_result res = { 0 };
+	uint64_t create[2];
+
+	(void)state;
+	cfg.vms = 2;
+	res.create_ns = create;
+	assert_rc(nxsim_bringup_run(&cfg, &res), 0);
+	assert_int_equal(create[0], 5 * MS + 10 * US);
+	assert_int_equal(create[1], 10 * US);
+	assert_int_equal(res.makespan_ns, 5 * MS + 20 * US);
+
+	cfg.hold_ns = 20 * MS;
+	assert_rc(nxsim_bringup_run(&cfg, &res), 0);
+	assert_int_equal(create[0], 5 * MS + 10 * US);
+	assert_int_equal(create[1], 10 * US);
+	assert_int_equal(res.grace_periods, 7);
+}
+
+/* A CPU step queues when all CPUs are busy. */
+static void test_cpu_queue(void **state)
+{
+	struct nxsim_bringup_costs c;
+	struct nxsim_bringup_config cfg;
+	struct nxsim_bringup_result res = { 0 };
+	uint64_t create[3];
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.create_vm_us = 100;
+	cfg = lab(NXSIM_BRINGUP_NEVER, 3, &c);
+	cfg.cpus = 2;
+	res.create_ns = create;
+	assert_rc(nxsim_bringup_run(&cfg, &res), 0);
+	assert_int_equal(create[0], 100 * US);
+	assert_int_equal(create[1], 100 * US);
+	assert_int_equal(create[2], 200 * US);
+}
+
+/* --- each policy's path ------------------------------------------------ */
+
+/* The steps of creator 0's @op, in order, up to @max. */
+static unsigned int steps_of(const struct trace_log *log, enum nxsim__lc_op op,
+			     enum nxsim__lc_step *out, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < log->n && n < max; i++)
+		if (log->ev[i].op == op && log->ev[i].vm == 0)
+			out[n++] = log->ev[i].step;
+	return n;
+}
+
+#define CPU NXSIM__ST_CPU
+#define WAKE NXSIM__ST_WAKE
+#define DONE NXSIM__ST_OP_DONE
+
+static void expect_steps(const struct trace_log *log, enum nxsim__lc_op op,
+			 const enum nxsim__lc_step *want, unsigned int n)
+{
+	enum nxsim__lc_step got[64];
+
+	assert_int_equal(steps_of(log, op, got, 64), n);
+	assert_memory_equal(got, want, n * sizeof(*want));
+}
+
+/* The steps of KVM_CREATE_VM, the first KVM_RUN and the destroy. */
+#define EXPECT_PATHS(log, create, run, destroy)                         \
+	do {                                                            \
+		expect_steps(log, NXSIM__OP_CREATE, create,             \
+			     ARRAY_SIZE(create));                       \
+		expect_steps(log, NXSIM__OP_RUN, run, ARRAY_SIZE(run)); \
+		expect_steps(log, NXSIM__OP_DESTROY, destroy,           \
+			     ARRAY_SIZE(destroy));                      \
+	} while (0)
+
+static void run_policy(enum nxsim_bringup_policy p, unsigned int fail_nth,
+		       uint64_t hold, struct trace_log *log,
+		       struct nxsim_bringup_result *res)
+{
+	struct nxsim_bringup_config cfg = lab(p, 1, NULL);
+
+	cfg.worker_fail_nth = fail_nth;
+	cfg.hold_ns = hold;
+	log->n = 0;
+	*res = (struct nxsim_bringup_result){ 0 };
+	assert_rc(nxsim__bringup_run_traced(&cfg, res, log_step, log), 0);
+}
+
+/* 6.1: the kthread and its cgroup attach are in KVM_CREATE_VM. */
+static void test_path_kthread(void **state)
+{
+	static const enum nxsim__lc_step create[] = {
+		CPU,
+		NXSIM__ST_WORKER_BEGIN,
+		CPU,
+		WAKE,
+		NXSIM__ST_READ_LOCK,
+		CPU,
+		NXSIM__ST_READ_UNLOCK,
+		WAKE,
+		WAKE,
+		NXSIM__ST_MUTEX_LOCK,
+		NXSIM__ST_RSS_ENTER,
+		NXSIM__ST_WRITE_LOCK,
+		CPU,
+		NXSIM__ST_WRITE_UNLOCK,
+		NXSIM__ST_MUTEX_UNLOCK,
+		WAKE,
+		NXSIM__ST_WORKER_END,
+		DONE,
+	};
+	static const enum nxsim__lc_step run[] = { CPU, DONE };
+	static const enum nxsim__lc_step destroy[] = {
+		WAKE,
+		NXSIM__ST_MUTEX_LOCK,
+		NXSIM__ST_RSS_ENTER,
+		NXSIM__ST_WRITE_LOCK,
+		CPU,
+		NXSIM__ST_WRITE_UNLOCK,
+		NXSIM__ST_MUTEX_UNLOCK,
+		CPU,
+		WAKE,
+		CPU,
+		DONE,
+	};
+	static struct trace_log log;
+	struct nxsim_bringup_result res;
+	struct nxsim_bringup_costs c;
+
+	(void)state;
+	nxsim_bringup_costs_default(&c);
+	run_policy(NXSIM_BRINGUP_KTHREAD, 1, MS, &log, &res);
+	EXPECT_PATHS(&log, create, run, destroy);
+	assert_int_equal(res.worker.n, 1);
+	assert_int_equal(res.worker_failures, 0); /* fail_nth is vhost's */
+	assert_true(res.create.p50 > 1 * MS);	  /* a grace period */
+	assert_int_equal(res.first_run.p50, c.kvm_run_us * US);
+}
+
+/* 6.14: KVM_CREATE_VM makes no worker; the first KVM_RUN forks it, and a
+ * failed fork is retried by the restarted KVM_RUN. */
+static void test_path_vhost(void **state)
+{
+	static const enum nxsim__lc_step create[] = { CPU, DONE };
+	static const enum nxsim__lc_step run[] = { CPU, NXSIM__ST_READ_LOCK,
+						   CPU, NXSIM__ST_READ_UNLOCK,
+						   DONE };
+	static const enum nxsim__lc_step retry[] = { CPU, NXSIM__ST_READ_LOCK,
+						     CPU, NXSIM__ST_READ_UNLOCK,
+						     CPU, NXSIM__ST_READ_LOCK,
+						     CPU, NXSIM__ST_READ_UNLOCK,
+						     DONE };
+	static const enum nxsim__lc_step destroy[] = { WAKE, CPU, WAKE, CPU,
+						       DONE };
+	static struct trace_log log;
+	struct nxsim_bringup_result res;
+	struct nxsim_bringup_costs c;
+
+	(void)state;
+	nxsim_bringup_costs_default(&c);
+	run_policy(NXSIM_BRINGUP_VHOST, 0, MS, &log, &res);
+	EXPECT_PATHS(&log, create, run, destroy);
+	assert_int_equal(res.create.p50, c.create_vm_us * US);
+	assert_int_equal(res.first_run.p50,
+			 (c.kvm_run_us + c.vhost_create_us) * US);
+	assert_int_equal(res.worker.n, 0);
+	assert_int_equal(res.grace_periods, 0);
+
+	run_policy(NXSIM_BRINGUP_VHOST, 1, 0, &log, &res);
+	expect_steps(&log, NXSIM__OP_RUN, retry, ARRAY_SIZE(retry));
+	assert_int_equal(res.worker_failures, 1);
+	assert_int_equal(res.first_run.p50,
+			 2 * (c.kvm_run_us + c.vhost_create_us) * US);
+}
+
+/* never: no worker anywhere. */
+static void test_path_never(void **state)
+{
+	static const enum nxsim__lc_step create[] = { CPU, DONE };
+	static const enum nxsim__lc_step run[] = { CPU, DONE };
+	static const enum nxsim__lc_step destroy[] = { CPU, DONE };
+	static struct trace_log log;
+	struct nxsim_bringup_result res;
+	struct nxsim_bringup_costs c;
+
+	(void)state;
+	nxsim_bringup_costs_default(&c);
+	run_policy(NXSIM_BRINGUP_NEVER, 1, MS, &log, &res);
+	EXPECT_PATHS(&log, create, run, destroy);
+	assert_int_equal(res.create.p50, c.create_vm_us * US);
+	assert_int_equal(res.first_run.p50, c.kvm_run_us * US);
+	assert_int_equal(res.worker_failures, 0);
+}
+
+/* --- determinism, configuration, allocation failures ------------------ */
+
+static struct nxsim_bringup_config loaded_lab(uint64_t seed)
+{
+	return (struct nxsim_bringup_config){ .policy = NXSIM_BRINGUP_KTHREAD,
+					      .cpus = 8,
+					      .hz = 1000,
+					      .bg_vms = 2000,
+					      .creators = 4,
+					      .vms = 40,
+					      .hold_ns = 30 * MS,
+					      .hold_jitter_ns = 20 * MS,
+					      .seed = seed };
+}
+
+static void test_deterministic(void **state)
+{
+	struct nxsim_bringup_config cfg = loaded_lab(7);
+	struct nxsim_bringup_result a = { 0 }, b = { 0 }, d = { 0 };
+	uint64_t ca[40], cb[40], cd[40];
+
+	(void)state;
+	a.create_ns = ca;
+	b.create_ns = cb;
+	d.create_ns = cd;
+	assert_rc(nxsim_bringup_run(&cfg, &a), 0);
+	assert_rc(nxsim_bringup_run(&cfg, &b), 0);
+	assert_memory_equal(ca, cb, sizeof(ca));
+	assert_int_equal(a.makespan_ns, b.makespan_ns);
+	assert_int_equal(a.grace_periods, b.grace_periods);
+	assert_memory_equal(&a.worker, &b.worker, sizeof(a.worker));
+	cfg.seed = 8;
+	assert_rc(nxsim_bringup_run(&cfg, &d), 0);
+	assert_memory_not_equal(ca, cd, sizeof(ca));
+}
+
+static void test_bad_config(void **state)
+{
+	struct nxsim_bringup_config ok = lab(NXSIM_BRINGUP_NEVER, 1, NULL), cfg;
+	struct nxsim_bringup_result res;
+
+	(void)state;
+	assert_rc(nxsim_bringup_run(NULL, &res), -EINVAL);
+	assert_rc(nxsim_bringup_run(&ok, NULL), -EINVAL);
+	cfg = ok;
+	cfg.cpus = 0;
+	assert_rc(nxsim_bringup_run(&cfg, &res), -EINVAL);
+	cfg = ok;
+	cfg.creators = 0;
+	assert_rc(nxsim_bringup_run(&cfg, &res), -EINVAL);
+	cfg = ok;
+	cfg.vms = 0;
+	assert_rc(nxsim_bringup_run(&cfg, &res), -EINVAL);
+	cfg = ok;
+	cfg.hz = 200;
+	assert_rc(nxsim_bringup_run(&cfg, &res), -EINVAL);
+	cfg = ok;
+	cfg.policy = 3;
+	assert_rc(nxsim_bringup_run(&cfg, &res), -EINVAL);
+	cfg = ok;
+	cfg.profile = "5.15"; /* no "never" before 6.5 and its backports */
+	assert_rc(nxsim_bringup_run(&cfg, &res), -EINVAL);
+	assert_null(nxsim_bringup_policy_name(3));
+	assert_string_equal(nxsim_bringup_policy_name(NXSIM_BRINGUP_VHOST),
+			    "vhost");
+}
+
+static void test_buckets(void **state)
+{
+	(void)state;
+	assert_int_equal(nxsim_bringup_bucket(0), 0);
+	assert_int_equal(nxsim_bringup_bucket(1999), 0);
+	assert_int_equal(nxsim_bringup_bucket(2000), 1);
+	assert_int_equal(nxsim_bringup_bucket(64 * US), 6);
+	assert_int_equal(nxsim_bringup_bucket(127 * US + 999), 6);
+	assert_int_equal(nxsim_bringup_bucket(8192 * US), 13);
+	assert_int_equal(nxsim_bringup_bucket(UINT64_MAX),
+			 NXSIM_BRINGUP_HIST - 1);
+}
+
+/*
+ * The published shapes with the default table (modelled values, never
+ * timings): one VM with the kthread at HZ=250 within 2x of Capitulino's
+ * 76.7 ms median, never at 0.5 ms; under 900 idle VMs the worker's p50 in
+ * the funclatency bucket of the histogram's (64-127 us) or a neighbour;
+ * favordynmods and the 6.14 vhost task leave no grace period in
+ * KVM_CREATE_VM, and the orderings never <= vhost < kthread.
+ */
+static void test_published_shapes(void **state)
+{
+	struct nxsim_bringup_config one = {
+		.cpus = 8, .hz = 250, .creators = 1, .vms = 1
+	};
+	struct nxsim_bringup_config hist = {
+		.cpus = 96,
+		.hz = 1000,
+		.bg_vms = 900,
+		.creators = 20,
+		.vms = 400,
+		.hold_ns = 400 * MS,
+		.hold_jitter_ns = 50 * MS,
+		.seed = 1,
+	};
+	struct nxsim_bringup_result res = { 0 }, fav = { 0 }, vh = { 0 },
+				    nev = { 0 };
+	uint64_t k[11], tmp;
+
+	(void)state;
+	for (unsigned int i = 0; i < ARRAY_SIZE(k); i++) {
+		one.seed = i + 1;
+		assert_rc(nxsim_bringup_run(&one, &res), 0);
+		k[i] = res.create.p50;
+		for (unsigned int j = i; j > 0 && k[j - 1] > k[j]; j--) {
+			tmp = k[j];
+			k[j] = k[j - 1];
+			k[j - 1] = tmp;
+		}
+	}
+	assert_in_range(k[5], 76700 * US / 2, 76700 * US * 2);
+	one.policy = NXSIM_BRINGUP_NEVER;
+	assert_rc(nxsim_bringup_run(&one, &res), 0);
+	assert_in_range(res.create.p50, 505 * US / 2, 505 * US * 2);
+
+	assert_rc(nxsim_bringup_run(&hist, &res), 0);
+	assert_in_range(nxsim_bringup_bucket(res.worker.p50), 5, 7);
+	assert_true(res.create.max > 4 * MS); /* someone waited a GP */
+	hist.favordynmods = true;
+	assert_rc(nxsim_bringup_run(&hist, &fav), 0);
+	hist.favordynmods = false;
+	hist.policy = NXSIM_BRINGUP_VHOST;
+	assert_rc(nxsim_bringup_run(&hist, &vh), 0);
+	hist.policy = NXSIM_BRINGUP_NEVER;
+	assert_rc(nxsim_bringup_run(&hist, &nev), 0);
+	assert_true(fav.create.max < 4 * MS && vh.create.max < 4 * MS);
+	assert_int_equal(vh.create.p99, nev.create.p99);
+	assert_true(nev.first_run.p50 < vh.first_run.p50);
+	assert_true(vh.create.p99 < res.create.p99);
+	assert_true(nxsim_bringup_bucket(nev.create.p50) <
+		    nxsim_bringup_bucket(res.create.max));
+}
+
+static int alloc_op(void *ctx)
+{
+	struct nxsim_bringup_config *cfg = ctx;
+	struct nxsim_bringup_result res = { 0 };
+
+	return nxsim_bringup_run(cfg, &res);
+}
+
+static void test_lab_alloc_failures(void **state)
+{
+	struct nxsim_bringup_config cfg = loaded_lab(3);
+
+	(void)state;
+	cfg.bg_vms = 3;
+	cfg.vms = 6;
+	assert_true(test_alloc_failures(alloc_op, NULL, NULL, &cfg) > 10);
+	cfg.policy = NXSIM_BRINGUP_VHOST;
+	cfg.worker_fail_nth = 2;
+	assert_true(test_alloc_failures(alloc_op, NULL, NULL, &cfg) > 10);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_costs_default_table),
+		cmocka_unit_test(test_costs_parse_override),
+		cmocka_unit_test(test_costs_parse_errors),
+		cmocka_unit_test(test_queue_two_creators),
+		cmocka_unit_test(test_queue_three_creators),
+		cmocka_unit_test(test_favordynmods),
+		cmocka_unit_test(test_rcu_sync_shared_then_idle),
+		cmocka_unit_test(test_cpu_queue),
+		cmocka_unit_test(test_path_kthread),
+		cmocka_unit_test(test_path_vhost),
+		cmocka_unit_test(test_path_never),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_bad_config),
+		cmocka_unit_test(test_buckets),
+		cmocka_unit_test(test_published_shapes),
+		cmocka_unit_test(test_lab_alloc_failures),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
