@@ -18,5 +18,6 @@
 #include <nxsim/tlb.h>
 #include <nxsim/xpfo.h>
 #include <nxsim/trace.h>
+#include <nxsim/stats.h>
 
 #endif /* NXSIM_NXSIM_H */

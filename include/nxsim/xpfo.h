@@ -248,6 +248,31 @@ struct nxsim_xpfo_result {
 };
 
 /**
+ * struct nxsim_xpfo_rates - flush work per 1000 ownership changes
+ * @ownership_changes: allocations and frees, the events that change a
+ *	frame's owner (alloc_kernel + alloc_user + frees)
+ * @shootdowns_per_1k: kernel range or full flushes started
+ * @local_flushes_per_1k: INVLPG, CR3 and global flushes executed on every
+ *	CPU
+ * @ipis_per_1k: shootdowns sent by IPI
+ * @ipi_targets_per_1k: IPIs received
+ * @broadcasts_per_1k: INVLPGB-like broadcasts
+ * @policy_flushes_per_1k: flushes requested of the policy (the same for
+ *	every policy of a version)
+ *
+ * Every rate is NAN when there was no ownership change.
+ */
+struct nxsim_xpfo_rates {
+	uint64_t ownership_changes;
+	double shootdowns_per_1k;
+	double local_flushes_per_1k;
+	double ipis_per_1k;
+	double ipi_targets_per_1k;
+	double broadcasts_per_1k;
+	double policy_flushes_per_1k;
+};
+
+/**
  * struct nxsim_xpfo_run - one workload run for nxsim_xpfo_run_workload()
  * @workload: "compile", "io" or "fork" (nxsim_xpfo_workload_name())
  * @policy: flush policy; NULL: the version's default
@@ -447,6 +472,16 @@ NXSIM_API int nxsim_xpfo_cpu(struct nxsim_xpfo *m, unsigned int cpu,
  */
 NXSIM_API int nxsim_xpfo_result(struct nxsim_xpfo *m,
 				struct nxsim_xpfo_result *res);
+
+/**
+ * nxsim_xpfo_rates() - the rates of a result
+ * @res: what nxsim_xpfo_result() or nxsim_xpfo_run_workload() filled
+ * @rates: receives the rates
+ *
+ * Return: 0 or -EINVAL.
+ */
+NXSIM_API int nxsim_xpfo_rates(const struct nxsim_xpfo_result *res,
+			       struct nxsim_xpfo_rates *rates);
 
 /**
  * nxsim_xpfo_tlb() - the machine's TLB, for reading its counters with

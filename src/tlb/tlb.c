@@ -618,9 +618,23 @@ int nxsim_tlb_pcid(struct nxsim_tlb *tlb, unsigned int cpu)
 	return pcid;
 }
 
+void nxsim__tlb_stats_sum(const struct nxsim_tlb *tlb,
+			  struct nxsim_tlb_stats *st)
+{
+	uint64_t *dst = (uint64_t *)st;
+	unsigned int i, k;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < tlb->nr_cpus; i++) {
+		const uint64_t *src = (const uint64_t *)&tlb->cpu[i].st;
+
+		for (k = 0; k < sizeof(*st) / sizeof(uint64_t); k++)
+			dst[k] += src[k];
+	}
+}
+
 int nxsim_tlb_stats(struct nxsim_tlb *tlb, int cpu, struct nxsim_tlb_stats *st)
 {
-	unsigned int i, k;
 
 	if (!tlb || !st || cpu < -1 ||
 	    (cpu >= 0 && bad_cpu(tlb, (unsigned)cpu)))
@@ -631,14 +645,7 @@ int nxsim_tlb_stats(struct nxsim_tlb *tlb, int cpu, struct nxsim_tlb_stats *st)
 		release_cpu(tlb, (unsigned int)cpu);
 	} else {
 		claim_all(tlb);
-		memset(st, 0, sizeof(*st));
-		for (i = 0; i < tlb->nr_cpus; i++) {
-			const uint64_t *src = (const uint64_t *)&tlb->cpu[i].st;
-			uint64_t *dst = (uint64_t *)st;
-
-			for (k = 0; k < sizeof(*st) / sizeof(uint64_t); k++)
-				dst[k] += src[k];
-		}
+		nxsim__tlb_stats_sum(tlb, st);
 		release_all(tlb);
 	}
 	return 0;

@@ -300,6 +300,10 @@ static inline bool nxsim__tlb_ranged(const struct nxsim_tlb *tlb,
 bool nxsim__tlb_watch(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va,
 		      bool watch);
 
+/* The counters of every CPU summed, without the ownership check. */
+void nxsim__tlb_stats_sum(const struct nxsim_tlb *tlb,
+			  struct nxsim_tlb_stats *st);
+
 /* nxsim_tlb_dump() without checks or lock (dump.c). */
 int nxsim__tlb_dump(const struct nxsim_tlb *tlb, unsigned int cpu,
 		    nxsim_tlb_dump_fn fn, void *ctx);
