@@ -193,13 +193,7 @@ static int host_counters(struct nxsim__drv *d, int argc,
 	if (!host)
 		return -ENOENT;
 	nxsim_host_counters(host, &c);
-	nxsim__drv_add(r,
-		       " param_sets=%llu vms_created=%llu "
-		       "vms_destroyed=%llu oopses=%llu",
-		       (unsigned long long)c.param_sets,
-		       (unsigned long long)c.vms_created,
-		       (unsigned long long)c.vms_destroyed,
-		       (unsigned long long)c.oopses);
+	nxsim__drv_add_stats(r, NXSIM_STATS_HOST, &c, NULL);
 	return 0;
 }
 

@@ -146,7 +146,7 @@ static void add_ns(struct nxsim__drv_reply *r, const char *key, uint64_t ns)
 	if (ns == NXSIM_NEVER)
 		nxsim__drv_add(r, " %s=never", key);
 	else
-		nxsim__drv_add(r, " %s=%llu", key, (unsigned long long)ns);
+		nxsim__drv_add(r, " %s=%" PRIu64, key, ns);
 }
 
 static int vm_worker(struct nxsim__drv *d, int argc,
@@ -161,13 +161,11 @@ static int vm_worker(struct nxsim__drv *d, int argc,
 	rc = nxsim_vm_worker_info(vm, &wi);
 	if (rc)
 		return rc;
-	nxsim__drv_add(r, " state=%s wakes=%llu passes=%llu",
-		       worker_states[wi.state], (unsigned long long)wi.wakes,
-		       (unsigned long long)wi.passes);
+	nxsim__drv_add(r, " state=%s wakes=%" PRIu64 " passes=%" PRIu64,
+		       worker_states[wi.state], wi.wakes, wi.passes);
 	add_ns(r, "created_ns", wi.created_ns);
 	add_ns(r, "deadline_ns", wi.deadline_ns);
-	nxsim__drv_add(r, " last_jiffies=%llu",
-		       (unsigned long long)wi.last_jiffies);
+	nxsim__drv_add(r, " last_jiffies=%" PRIu64, wi.last_jiffies);
 	return 0;
 }
 
@@ -207,12 +205,7 @@ static int vm_counters(struct nxsim__drv *d, int argc,
 	rc = nxsim_vm_counters(vm, &c);
 	if (rc)
 		return rc;
-	nxsim__drv_add(r,
-		       " zap_all=%llu wake_calls=%llu "
-		       "worker_create_failures=%llu",
-		       (unsigned long long)c.zap_all,
-		       (unsigned long long)c.wake_calls,
-		       (unsigned long long)c.worker_create_failures);
+	nxsim__drv_add_stats(r, NXSIM_STATS_VM, &c, NULL);
 	return 0;
 }
 
