@@ -17,6 +17,7 @@
 
 #include "core/alloc.h"
 #include "core/compiler.h"
+#include "core/names.h"
 #include "mmu/host.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
@@ -108,24 +109,21 @@ static const char *const stat_names[] = {
 
 const char *nxsim_vm_stat_name(unsigned int i)
 {
-	return i < ARRAY_SIZE(stat_names) ? stat_names[i] : NULL;
+	return NXSIM__NAME_AT(stat_names, i);
 }
 
 int nxsim_vm_stat_get(struct nxsim_vm *vm, const char *name, uint64_t *val)
 {
-	unsigned int i;
-	int rc;
+	int i, rc;
 
 	if (!name || !val)
 		return -EINVAL;
 	rc = nxsim__mmu_vm_enter(vm);
 	if (rc)
 		return rc;
-	for (i = 0; i < ARRAY_SIZE(stat_names); i++)
-		if (!strcmp(name, stat_names[i]))
-			break;
+	i = nxsim__name_index(nxsim_vm_stat_name, name);
 	pthread_rwlock_rdlock(&vm->mmu_lock);
-	if (i < 3)
+	if (i >= 0 && i < 3)
 		*val = vm->mmu->pages[i];
 	else if (i == 3)
 		*val = vm->mmu->nx_lpage_splits;

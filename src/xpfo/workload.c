@@ -36,6 +36,7 @@
 
 #include "core/alloc.h"
 #include "core/compiler.h"
+#include "core/names.h"
 #include "core/rng.h"
 #include "xpfo/xpfo.h"
 
@@ -433,20 +434,18 @@ const char *nxsim_xpfo_workload_name(unsigned int idx)
 int nxsim_xpfo_run_workload(const struct nxsim_xpfo_run *run,
 			    struct nxsim_xpfo_result *res)
 {
-	const struct workload *w = NULL;
+	const struct workload *w;
 	struct nxsim_xpfo_result base;
-	size_t i;
 	int rc;
 
 	if (!run || !res || !run->workload || !run->nr_cpus ||
 	    run->nr_cpus > NXSIM_TLB_MAX_CPUS || !run->events ||
 	    (unsigned int)run->version > NXSIM_XPFO_V9)
 		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(workloads); i++)
-		if (!strcmp(workloads[i].name, run->workload))
-			w = &workloads[i];
-	if (!w)
+	rc = nxsim__name_index(nxsim_xpfo_workload_name, run->workload);
+	if (rc < 0)
 		return -ENOENT;
+	w = &workloads[rc];
 	rc = run_once(run, w, false, res);
 	if (rc)
 		return rc;
