@@ -10,14 +10,23 @@
  * Input is parsed exactly as the modelled kernel does (sysfs_streq,
  * kstrtobool of the profile's era, kstrtouint with base 0), with the same
  * return codes and side effects.
+ *
+ * Thread safety: as <nxsim/host.h>: every call is safe from many threads
+ * (each setter runs under kvm_lock, as the kernel's do).
  */
 #ifndef NXSIM_PARAM_H
 #define NXSIM_PARAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <nxsim/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 struct nxsim_host;
 
@@ -82,5 +91,9 @@ NXSIM_API const char *nxsim_param_name(const struct nxsim_host *host,
  */
 NXSIM_API int nxsim_param_recovery_period(struct nxsim_host *host,
 					  unsigned int *period_ms);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NXSIM_PARAM_H */

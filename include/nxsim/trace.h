@@ -13,8 +13,14 @@
  *
  * One event struct for all of them, delivered by an iterator, so a replay
  * is a loop over nxsim_trace_next(); nxsim_trace_replay_xpfo() is that loop
- * for page ownership events onto an XPFO machine.  The line parsers are pure functions
- * over a buffer (no allocation, no global state) so they can be fuzzed.
+ * for page ownership events onto an XPFO machine.  The line parsers are pure
+ * functions over a buffer (no allocation, no global state) so they can be
+ * fuzzed.
+ *
+ * Thread safety: the parsers and name functions are safe from any thread.
+ * A struct nxsim_trace has no lock: use each from one thread at a time
+ * (different traces may be read concurrently).  A replay takes the
+ * machine's or the TLB's own rules (<nxsim/xpfo.h>, <nxsim/tlb.h>).
  */
 #ifndef NXSIM_TRACE_H
 #define NXSIM_TRACE_H
@@ -24,6 +30,10 @@
 #include <stdint.h>
 
 #include <nxsim/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 enum nxsim_trace_format {
 	NXSIM_TRACE_AUTO,   /* detect from the contents */
@@ -399,5 +409,9 @@ NXSIM_API int nxsim_trace_replay_tlb(struct nxsim_trace *t,
 				     struct nxsim_tlb *tlb, unsigned int cpu,
 				     uint16_t pcid,
 				     struct nxsim_trace_tlb_replay *rep);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NXSIM_TRACE_H */

@@ -11,7 +11,10 @@
  * the events into cycles per CPU.
  *
  * All calls return 0 or a negative errno and change nothing on failure.
- * Calls on one machine are serialised by the machine's lock.
+ *
+ * Thread safety: every call is safe from many threads; calls on one
+ * machine are serialised by the machine's lock.  Destroying a machine
+ * while another thread uses it is undefined.
  */
 #ifndef NXSIM_XPFO_H
 #define NXSIM_XPFO_H
@@ -22,6 +25,10 @@
 #include <nxsim/clock.h>
 #include <nxsim/common.h>
 #include <nxsim/tlb.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /*
  * Which posting's transitions the frames follow (spec 1.2 and 1.4):
@@ -532,5 +539,9 @@ NXSIM_API int nxsim_xpfo_worst_frames(struct nxsim_xpfo *m,
  */
 NXSIM_API int nxsim_xpfo_run_workload(const struct nxsim_xpfo_run *run,
 				      struct nxsim_xpfo_result *res);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NXSIM_XPFO_H */

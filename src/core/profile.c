@@ -7,7 +7,7 @@
  * switches (enum nxsim_bug).
  */
 
-#include <nxsim/host.h>
+#include <nxsim/profile.h>
 
 #include "core/compiler.h"
 #include "core/names.h"
