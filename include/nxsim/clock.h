@@ -43,7 +43,8 @@ NXSIM_API int nxsim_clock_create(enum nxsim_clock_mode mode,
  * nxsim_clock_destroy() - free a clock
  * @clock: the clock
  *
- * Return: 0, or -EBUSY while a host or machine still uses it.
+ * Return: 0; -EBUSY while a host or machine still uses it; -EINVAL for
+ * NULL.
  */
 NXSIM_API int nxsim_clock_destroy(struct nxsim_clock *clock);
 

@@ -148,7 +148,8 @@ NXSIM_API int nxsim_host_create(const struct nxsim_host_config *cfg,
  * nxsim_host_destroy() - unload kvm.ko
  * @host: the host
  *
- * Return: 0, or -EBUSY while VMs exist (the module is in use).
+ * Return: 0; -EBUSY while VMs exist (the module is in use); -EINVAL for
+ * NULL.
  */
 NXSIM_API int nxsim_host_destroy(struct nxsim_host *host);
 
@@ -171,8 +172,8 @@ NXSIM_API void nxsim_host_counters(struct nxsim_host *host,
  *
  * Return: the length of the text, or -ENOSPC if @buf is too small.
  */
-NXSIM_API int nxsim_host_vulnerability(struct nxsim_host *host, char *buf,
-				       size_t size);
+NXSIM_API int64_t nxsim_host_vulnerability(struct nxsim_host *host, char *buf,
+					   size_t size);
 
 #ifdef __cplusplus
 }

@@ -20,7 +20,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include <nxsim/common.h>
 
@@ -57,7 +56,7 @@ NXSIM_API int nxsim_param_set(struct nxsim_host *host, const char *name,
  *
  * Return: bytes consumed, or the setter's negative errno.
  */
-NXSIM_API ssize_t nxsim_param_write(struct nxsim_host *host, const char *name,
+NXSIM_API int64_t nxsim_param_write(struct nxsim_host *host, const char *name,
 				    const void *buf, size_t len);
 
 /**
@@ -69,7 +68,7 @@ NXSIM_API ssize_t nxsim_param_write(struct nxsim_host *host, const char *name,
  *
  * Return: the text's length; -ENOENT; -ENOSPC if @buf is too small.
  */
-NXSIM_API ssize_t nxsim_param_get(struct nxsim_host *host, const char *name,
+NXSIM_API int64_t nxsim_param_get(struct nxsim_host *host, const char *name,
 				  char *buf, size_t size);
 
 /**
@@ -85,11 +84,13 @@ NXSIM_API const char *nxsim_param_name(const struct nxsim_host *host,
 /**
  * nxsim_param_recovery_period() - calc_nx_huge_pages_recovery_period()
  * @host: the host
- * @period_ms: receives the effective period when recovery is enabled
+ * @enabled: receives whether recovery is enabled
+ * @period_ms: receives the effective period when it is
  *
- * Return: 1 if recovery is enabled, 0 if not.
+ * Return: 0, or -EINVAL for a NULL argument.
  */
 NXSIM_API int nxsim_param_recovery_period(struct nxsim_host *host,
+					  bool *enabled,
 					  unsigned int *period_ms);
 
 #ifdef __cplusplus

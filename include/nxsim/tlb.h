@@ -157,8 +157,12 @@ NXSIM_API void nxsim_tlb_config_default(struct nxsim_tlb_config *cfg,
 NXSIM_API int nxsim_tlb_create(const struct nxsim_tlb_config *cfg,
 			       struct nxsim_tlb **tlbp);
 
-/** nxsim_tlb_destroy() - free a TLB (NULL is fine). */
-NXSIM_API void nxsim_tlb_destroy(struct nxsim_tlb *tlb);
+/**
+ * nxsim_tlb_destroy() - free a TLB
+ *
+ * Return: 0, or -EINVAL for NULL.
+ */
+NXSIM_API int nxsim_tlb_destroy(struct nxsim_tlb *tlb);
 
 /**
  * nxsim_tlb_lookup() - translate @va on @cpu under its current PCID
@@ -286,8 +290,8 @@ typedef int (*nxsim_tlb_dump_fn)(void *ctx, const struct nxsim_tlb_slot *s);
  * Return: the number of entries reported; -EINVAL for a bad @tlb, @cpu or
  * @fn; or the negative value @fn returned to stop.
  */
-NXSIM_API int nxsim_tlb_dump(struct nxsim_tlb *tlb, unsigned int cpu,
-			     nxsim_tlb_dump_fn fn, void *ctx);
+NXSIM_API int64_t nxsim_tlb_dump(struct nxsim_tlb *tlb, unsigned int cpu,
+				 nxsim_tlb_dump_fn fn, void *ctx);
 
 /**
  * nxsim_tlb_pcid() - the PCID @cpu's CR3 holds now

@@ -238,15 +238,13 @@ struct nxsim_trace;
  * @path: the file
  * @fmt: its format, or NXSIM_TRACE_AUTO
  * @tp: receives the trace
- * @err: receives a message when opening fails (may be NULL)
- * @errlen: size of @err
+ * @why: receives a static description when opening fails (may be NULL)
  *
  * Return: 0; -ENOMEM; the negative errno of open/mmap; -EINVAL for a
  * format that cannot be detected or a bad binary header.
  */
 NXSIM_API int nxsim_trace_open(const char *path, enum nxsim_trace_format fmt,
-			       struct nxsim_trace **tp, char *err,
-			       size_t errlen);
+			       struct nxsim_trace **tp, const char **why);
 
 /**
  * nxsim_trace_open_buf() - iterate over a trace held in memory
@@ -254,16 +252,14 @@ NXSIM_API int nxsim_trace_open(const char *path, enum nxsim_trace_format fmt,
  * @len: how many
  * @fmt: their format, or NXSIM_TRACE_AUTO
  * @tp: receives the trace
- * @err: receives a message when the header is bad (may be NULL)
- * @errlen: size of @err
+ * @why: receives a static description when the header is bad (may be NULL)
  *
  * Return: 0, -ENOMEM, or -EINVAL (undetectable format, bad binary header:
  * wrong magic or version, truncated records).
  */
 NXSIM_API int nxsim_trace_open_buf(const void *buf, size_t len,
 				   enum nxsim_trace_format fmt,
-				   struct nxsim_trace **tp, char *err,
-				   size_t errlen);
+				   struct nxsim_trace **tp, const char **why);
 
 /** nxsim_trace_format() - the trace's format (never AUTO). */
 NXSIM_API enum nxsim_trace_format
@@ -294,8 +290,12 @@ NXSIM_API void nxsim_trace_stats(const struct nxsim_trace *t,
 /** nxsim_trace_rewind() - start again from the first event. */
 NXSIM_API void nxsim_trace_rewind(struct nxsim_trace *t);
 
-/** nxsim_trace_close() - release the trace (and unmap its file). */
-NXSIM_API void nxsim_trace_close(struct nxsim_trace *t);
+/**
+ * nxsim_trace_close() - release the trace (and unmap its file)
+ *
+ * Return: 0, or -EINVAL for NULL.
+ */
+NXSIM_API int nxsim_trace_close(struct nxsim_trace *t);
 
 /**
  * nxsim_trace_write_binary() - convert the rest of a trace to binary

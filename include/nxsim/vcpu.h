@@ -48,7 +48,7 @@ NXSIM_API int nxsim_vcpu_create(struct nxsim_vm *vm, unsigned int id,
 NXSIM_API int nxsim_vcpu_run(struct nxsim_vcpu *vcpu);
 
 /** nxsim_vcpu_vm() - the VM a vCPU belongs to. */
-NXSIM_API struct nxsim_vm *nxsim_vcpu_vm(struct nxsim_vcpu *vcpu);
+NXSIM_API struct nxsim_vm *nxsim_vcpu_vm(const struct nxsim_vcpu *vcpu);
 
 /**
  * nxsim_vcpu_access() - a guest access at a guest physical address

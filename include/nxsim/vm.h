@@ -96,7 +96,7 @@ NXSIM_API int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp);
 NXSIM_API int nxsim_vm_destroy(struct nxsim_vm *vm);
 
 /** nxsim_vm_host() - the host a VM belongs to. */
-NXSIM_API struct nxsim_host *nxsim_vm_host(struct nxsim_vm *vm);
+NXSIM_API struct nxsim_host *nxsim_vm_host(const struct nxsim_vm *vm);
 
 /**
  * nxsim_vm_check_extension() - KVM_CHECK_EXTENSION on the VM
@@ -126,10 +126,13 @@ NXSIM_API int nxsim_vm_enable_cap(struct nxsim_vm *vm, unsigned int cap,
 
 /**
  * nxsim_vm_nx_huge_pages_enabled() - is_nx_huge_page_enabled(kvm)
+ * @vm: the VM
+ * @enabled: receives whether the mitigation applies to this VM
  *
- * Return: 1 if the mitigation applies to this VM, 0 if not; -EBADF.
+ * Return: 0; -EINVAL for a NULL @enabled; -EBADF.
  */
-NXSIM_API int nxsim_vm_nx_huge_pages_enabled(struct nxsim_vm *vm);
+NXSIM_API int nxsim_vm_nx_huge_pages_enabled(struct nxsim_vm *vm,
+					     bool *enabled);
 
 /** nxsim_vm_worker_info() - read the recovery worker's state. */
 NXSIM_API int nxsim_vm_worker_info(struct nxsim_vm *vm,
@@ -223,7 +226,7 @@ NXSIM_API int nxsim_vm_mmu_counters(struct nxsim_vm *vm,
  *
  * Return: the count, or a negative errno.
  */
-NXSIM_API long nxsim_vm_nr_mmu_pages(struct nxsim_vm *vm);
+NXSIM_API int64_t nxsim_vm_nr_mmu_pages(struct nxsim_vm *vm);
 
 /**
  * nxsim_vm_check() - verify the invariants of kvm-nx-spec.md 5.2
@@ -240,8 +243,8 @@ NXSIM_API long nxsim_vm_nr_mmu_pages(struct nxsim_vm *vm);
  *
  * Return: the number of violations (0 when all hold); -EBADF; -EINVAL.
  */
-NXSIM_API int nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report,
-			     void *ctx);
+NXSIM_API int64_t nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report,
+				 void *ctx);
 
 /**
  * nxsim_vm_dump() - print the VM's page tables as a tree
@@ -257,7 +260,8 @@ NXSIM_API int nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report,
  *
  * Return: lines emitted; -EBADF; -EINVAL.
  */
-NXSIM_API int nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit, void *ctx);
+NXSIM_API int64_t nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit,
+				void *ctx);
 
 /**
  * nxsim_vm_dump_buf() - nxsim_vm_dump() into a buffer, like snprintf()
@@ -265,7 +269,8 @@ NXSIM_API int nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit, void *ctx);
  * Return: the length the whole dump needs (excluding the NUL); the text in
  * @buf is cut at @size - 1; a negative errno.
  */
-NXSIM_API long nxsim_vm_dump_buf(struct nxsim_vm *vm, char *buf, size_t size);
+NXSIM_API int64_t nxsim_vm_dump_buf(struct nxsim_vm *vm, char *buf,
+				    size_t size);
 
 #ifdef __cplusplus
 }

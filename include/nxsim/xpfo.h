@@ -333,8 +333,12 @@ NXSIM_API const char *nxsim_xpfo_workload_name(unsigned int idx);
 NXSIM_API int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 				struct nxsim_xpfo **mp);
 
-/** nxsim_xpfo_destroy() - free a machine (NULL is fine). */
-NXSIM_API void nxsim_xpfo_destroy(struct nxsim_xpfo *m);
+/**
+ * nxsim_xpfo_destroy() - free a machine
+ *
+ * Return: 0, or -EINVAL for NULL.
+ */
+NXSIM_API int nxsim_xpfo_destroy(struct nxsim_xpfo *m);
 
 /**
  * struct nxsim_xpfo_memory - what a machine's per-frame state takes
@@ -504,8 +508,8 @@ NXSIM_API struct nxsim_tlb *nxsim_xpfo_tlb(struct nxsim_xpfo *m);
  *
  * Return: as nxsim_tlb_dump(); -EINVAL for a bad @m, @cpu or @fn.
  */
-NXSIM_API int nxsim_xpfo_tlb_dump(struct nxsim_xpfo *m, unsigned int cpu,
-				  nxsim_tlb_dump_fn fn, void *ctx);
+NXSIM_API int64_t nxsim_xpfo_tlb_dump(struct nxsim_xpfo *m, unsigned int cpu,
+				      nxsim_tlb_dump_fn fn, void *ctx);
 
 /**
  * nxsim_xpfo_frame_exposure() - exposure windows of frame @pfn (all zero
@@ -523,12 +527,11 @@ NXSIM_API int nxsim_xpfo_frame_exposure(struct nxsim_xpfo *m, uint64_t pfn,
  *	(ties: lower pfn first)
  * @n: room in @x (0 only counts)
  *
- * Return: how many frames have closed windows (may exceed @n; at most
- * INT_MAX); -EINVAL.
+ * Return: how many frames have closed windows (may exceed @n); -EINVAL.
  */
-NXSIM_API int nxsim_xpfo_worst_frames(struct nxsim_xpfo *m,
-				      struct nxsim_xpfo_frame_exposure *x,
-				      unsigned int n);
+NXSIM_API int64_t nxsim_xpfo_worst_frames(struct nxsim_xpfo *m,
+					  struct nxsim_xpfo_frame_exposure *x,
+					  unsigned int n);
 
 /**
  * nxsim_xpfo_run_workload() - run a synthetic workload twice (with XPFO

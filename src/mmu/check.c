@@ -175,7 +175,7 @@ static void check_lists(struct checker *c)
 			  (unsigned long long)total);
 }
 
-int nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report, void *ctx)
+int64_t nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report, void *ctx)
 {
 	struct checker c = { .vm = vm, .report = report, .ctx = ctx };
 	static const char *const names[] = { "4k", "2m", "1g" };

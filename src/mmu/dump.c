@@ -136,7 +136,7 @@ static void dump_lists(struct dumper *d, struct nxsim_vm *vm)
 	}
 }
 
-int nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit, void *ctx)
+int64_t nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit, void *ctx)
 {
 	struct dumper d = { .emit = emit, .ctx = ctx };
 	struct nxsim__mmu_page *root;
@@ -182,13 +182,13 @@ static void buf_emit(void *ctx, const char *text)
 	b->len += n + 1;
 }
 
-long nxsim_vm_dump_buf(struct nxsim_vm *vm, char *buf, size_t size)
+int64_t nxsim_vm_dump_buf(struct nxsim_vm *vm, char *buf, size_t size)
 {
 	struct buf_ctx b = { .buf = buf, .size = size };
-	int rc;
+	int64_t rc;
 
 	if (!buf && size)
 		return -EINVAL;
 	rc = nxsim_vm_dump(vm, buf_emit, &b);
-	return rc < 0 ? rc : (long)b.len;
+	return rc < 0 ? rc : (int64_t)b.len;
 }

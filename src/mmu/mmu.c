@@ -150,15 +150,15 @@ int nxsim_vm_mmu_counters(struct nxsim_vm *vm, struct nxsim_mmu_counters *c)
 	return 0;
 }
 
-long nxsim_vm_nr_mmu_pages(struct nxsim_vm *vm)
+int64_t nxsim_vm_nr_mmu_pages(struct nxsim_vm *vm)
 {
-	long n;
+	int64_t n;
 	int rc = nxsim__mmu_vm_enter(vm);
 
 	if (rc)
 		return rc;
 	pthread_rwlock_rdlock(&vm->mmu_lock);
-	n = (long)(vm->mmu->nr_sps - vm->mmu->nr_cache);
+	n = (int64_t)(vm->mmu->nr_sps - vm->mmu->nr_cache);
 	pthread_rwlock_unlock(&vm->mmu_lock);
 	nxsim__mmu_vm_exit(vm);
 	return n;

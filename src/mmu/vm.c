@@ -219,7 +219,7 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 	return 0;
 }
 
-struct nxsim_host *nxsim_vm_host(struct nxsim_vm *vm)
+struct nxsim_host *nxsim_vm_host(const struct nxsim_vm *vm)
 {
 	return vm->host;
 }
@@ -230,15 +230,16 @@ bool nxsim__vm_nx_huge_page_enabled(struct nxsim_vm *vm)
 	       !READ_ONCE(vm->disable_nx_huge_pages);
 }
 
-int nxsim_vm_nx_huge_pages_enabled(struct nxsim_vm *vm)
+int nxsim_vm_nx_huge_pages_enabled(struct nxsim_vm *vm, bool *enabled)
 {
 	int rc = vm_enter(vm);
 
 	if (rc)
 		return rc;
-	rc = nxsim__vm_nx_huge_page_enabled(vm);
+	if (enabled)
+		*enabled = nxsim__vm_nx_huge_page_enabled(vm);
 	vm_exit(vm);
-	return rc;
+	return enabled ? 0 : -EINVAL;
 }
 
 int nxsim_vm_check_extension(struct nxsim_vm *vm, unsigned int cap)
@@ -392,7 +393,7 @@ int nxsim_vcpu_run(struct nxsim_vcpu *vcpu)
 	return rc;
 }
 
-struct nxsim_vm *nxsim_vcpu_vm(struct nxsim_vcpu *vcpu)
+struct nxsim_vm *nxsim_vcpu_vm(const struct nxsim_vcpu *vcpu)
 {
 	return vcpu->vm;
 }

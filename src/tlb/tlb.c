@@ -451,12 +451,13 @@ fail:
 	return -ENOMEM;
 }
 
-void nxsim_tlb_destroy(struct nxsim_tlb *tlb)
+int nxsim_tlb_destroy(struct nxsim_tlb *tlb)
 {
 	if (!tlb)
-		return;
+		return -EINVAL;
 	free_cpus(tlb, tlb->nr_cpus);
 	nxsim__free(tlb, sizeof(*tlb));
+	return 0;
 }
 
 /*
@@ -593,8 +594,8 @@ int nxsim_tlb_flush_all(struct nxsim_tlb *tlb, unsigned int cpu)
 	return 0;
 }
 
-int nxsim_tlb_dump(struct nxsim_tlb *tlb, unsigned int cpu,
-		   nxsim_tlb_dump_fn fn, void *ctx)
+int64_t nxsim_tlb_dump(struct nxsim_tlb *tlb, unsigned int cpu,
+		       nxsim_tlb_dump_fn fn, void *ctx)
 {
 	int rc;
 
@@ -635,7 +636,6 @@ void nxsim__tlb_stats_sum(const struct nxsim_tlb *tlb,
 
 int nxsim_tlb_stats(struct nxsim_tlb *tlb, int cpu, struct nxsim_tlb_stats *st)
 {
-
 	if (!tlb || !st || cpu < -1 ||
 	    (cpu >= 0 && bad_cpu(tlb, (unsigned)cpu)))
 		return -EINVAL;

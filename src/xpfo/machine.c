@@ -245,14 +245,15 @@ int nxsim_xpfo_memory(struct nxsim_xpfo *m, struct nxsim_xpfo_memory *mem)
 	return 0;
 }
 
-void nxsim_xpfo_destroy(struct nxsim_xpfo *m)
+int nxsim_xpfo_destroy(struct nxsim_xpfo *m)
 {
 	if (!m)
-		return;
+		return -EINVAL;
 	if (m->clock)
 		nxsim__clock_put(m->clock);
 	pthread_mutex_destroy(&m->lock);
 	free_machine(m);
+	return 0;
 }
 
 struct nxsim_tlb *nxsim_xpfo_tlb(struct nxsim_xpfo *m)
@@ -260,8 +261,8 @@ struct nxsim_tlb *nxsim_xpfo_tlb(struct nxsim_xpfo *m)
 	return m ? m->tlb : NULL;
 }
 
-int nxsim_xpfo_tlb_dump(struct nxsim_xpfo *m, unsigned int cpu,
-			nxsim_tlb_dump_fn fn, void *ctx)
+int64_t nxsim_xpfo_tlb_dump(struct nxsim_xpfo *m, unsigned int cpu,
+			    nxsim_tlb_dump_fn fn, void *ctx)
 {
 	int rc;
 
@@ -322,8 +323,8 @@ int nxsim_xpfo_rates(const struct nxsim_xpfo_result *res,
 	ch = res->xpfo.alloc_kernel + res->xpfo.alloc_user + res->xpfo.frees;
 	*rates = (struct nxsim_xpfo_rates){
 		.ownership_changes = ch,
-		.shootdowns_per_1k = per_1k(t->range_flushes + t->full_flushes,
-					    ch),
+		.shootdowns_per_1k =
+			per_1k(t->range_flushes + t->full_flushes, ch),
 		.local_flushes_per_1k =
 			per_1k(t->invlpg + t->cr3_flush + t->global_flush, ch),
 		.ipis_per_1k = per_1k(t->ipis_sent, ch),

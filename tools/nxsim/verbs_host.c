@@ -285,10 +285,12 @@ static int param_period(struct nxsim__drv *d, int argc,
 {
 	struct nxsim_host *host = nxsim__drv_host(d, NULL, r);
 	unsigned int ms;
+	bool enabled;
 
 	if (!host)
 		return -ENOENT;
-	if (nxsim_param_recovery_period(host, &ms))
+	nxsim_param_recovery_period(host, &enabled, &ms);
+	if (enabled)
 		nxsim__drv_add(r, " enabled=1 period_ms=%u", ms);
 	else
 		nxsim__drv_add(r, " enabled=0");

@@ -226,14 +226,14 @@ static int trace_open(const char *path, const char *fmt_name,
 		      struct nxsim_trace **t, struct nxsim__drv_reply *r)
 {
 	enum nxsim_trace_format fmt = NXSIM_TRACE_AUTO;
-	char err[160];
+	const char *why = "";
 	int rc;
 
 	if (fmt_name && (rc = trace_format(fmt_name, &fmt, r)))
 		return rc;
-	rc = nxsim_trace_open(path, fmt, t, err, sizeof(err));
+	rc = nxsim_trace_open(path, fmt, t, &why);
 	if (rc)
-		nxsim__drv_fail(r, rc, "%s: %s", path, err);
+		nxsim__drv_fail(r, rc, "%s: %s", path, why);
 	return rc;
 }
 

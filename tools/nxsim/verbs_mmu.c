@@ -315,7 +315,7 @@ static int mmu_counters(struct nxsim__drv *d, int argc,
 {
 	struct nxsim_vm *vm = nxsim__drv_find(d, argv[0].s, NXSIM__DRV_VM, r);
 	struct nxsim_mmu_counters c;
-	long pages;
+	int64_t pages;
 	int rc;
 
 	if (!vm)
@@ -327,7 +327,7 @@ static int mmu_counters(struct nxsim__drv *d, int argc,
 	if (pages < 0)
 		return pages;
 	nxsim__drv_add_stats(r, NXSIM_STATS_MMU, &c, NULL);
-	nxsim__drv_add(r, " mmu_pages=%ld", pages);
+	nxsim__drv_add(r, " mmu_pages=%" PRId64, pages);
 	return 0;
 }
 

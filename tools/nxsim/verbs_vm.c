@@ -131,13 +131,14 @@ static int vm_nx(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 		 struct nxsim__drv_reply *r)
 {
 	struct nxsim_vm *vm = nxsim__drv_find(d, argv[0].s, NXSIM__DRV_VM, r);
+	bool enabled;
 	int rc;
 
 	if (!vm)
 		return -ENOENT;
-	rc = nxsim_vm_nx_huge_pages_enabled(vm);
-	if (rc >= 0)
-		nxsim__drv_add(r, " %d", rc);
+	rc = nxsim_vm_nx_huge_pages_enabled(vm, &enabled);
+	if (!rc)
+		nxsim__drv_add(r, " %d", enabled);
 	return rc;
 }
 
