@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/compiler.h"
 #include "harness.h"
 #include "nx_env.h"
 

@@ -31,7 +31,6 @@
 
 #include <nxsim/alloc.h>
 
-#include "core/compiler.h"
 #include "harness.h"
 #include "nx_env.h"
 

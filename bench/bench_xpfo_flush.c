@@ -33,7 +33,6 @@
 
 #include <nxsim/xpfo.h>
 
-#include "core/compiler.h"
 #include "harness.h"
 
 static const unsigned int all_cpus[] = { 1, 2, 4, 16, 96 };

@@ -21,6 +21,8 @@
 
 #include <nxsim/stats.h>
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 enum bench_mode {
 	BENCH_TINY,  /* seconds in total: proves every benchmark runs */
 	BENCH_QUICK, /* README command 1: under 3 minutes on 2 cores */

@@ -25,5 +25,7 @@
 #include <nxsim/xpfo.h>
 #include <nxsim/trace.h>
 #include <nxsim/stats.h>
+#include <nxsim/rng.h>
+#include <nxsim/hex.h>
 
 #endif /* NXSIM_NXSIM_H */

@@ -436,8 +436,8 @@ int nxsim_tlb_create(const struct nxsim_tlb_config *cfg,
 		goto fail;
 	for (i = 0; i < cfg->nr_cpus; i++) {
 		/* CPU 0 draws what a one-CPU TLB always drew. */
-		nxsim__rng_seed(&tlb->cpu[i].rng,
-				cfg->seed ^ (i * 0x9e3779b97f4a7c15ull));
+		nxsim_rng_seed(&tlb->cpu[i].rng,
+			       cfg->seed ^ (i * 0x9e3779b97f4a7c15ull));
 		for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++)
 			if (alloc_array(&tlb->cpu[i].lv[l], &cfg->level[l]))
 				goto fail;

@@ -11,8 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <nxsim/rng.h>
+
 #include "common/test_util.h"
-#include "core/rng.h"
 
 static char fixture_dir[512];
 
@@ -282,10 +283,10 @@ static void test_binary_mutations(void **state)
 {
 	uint8_t good[128], buf[128];
 	size_t len = two_events(good, sizeof(good));
-	struct nxsim__rng rng;
+	struct nxsim_rng rng;
 	unsigned int i, opened = 0;
 
-	nxsim__rng_seed(&rng, test_seed());
+	nxsim_rng_seed(&rng, test_seed());
 	for (i = 0; i < 20000; i++) {
 		struct nxsim_trace_event ev;
 		struct nxsim_trace *t;
@@ -293,11 +294,10 @@ static void test_binary_mutations(void **state)
 		int rc;
 
 		memcpy(buf, good, len);
-		for (k = nxsim__rng_below(&rng, 3) + 1; k--;)
-			buf[nxsim__rng_below(&rng, len)] =
-				nxsim__rng_next(&rng);
-		if (nxsim__rng_below(&rng, 8) == 0)
-			n = nxsim__rng_below(&rng, len);
+		for (k = nxsim_rng_below(&rng, 3) + 1; k--;)
+			buf[nxsim_rng_below(&rng, len)] = nxsim_rng_next(&rng);
+		if (nxsim_rng_below(&rng, 8) == 0)
+			n = nxsim_rng_below(&rng, len);
 		rc = nxsim_trace_open_buf(buf, n, NXSIM_TRACE_AUTO, &t, NULL);
 		if (rc) {
 			assert_rc(rc, -EINVAL);

@@ -10,8 +10,9 @@
  */
 #include <string.h>
 
+#include <nxsim/rng.h>
+
 #include "common/test_util.h"
-#include "core/rng.h"
 
 #define HDR "            bash-8601    [000] .....  1211.423192: "
 #define PAGE "page=0000000073deadfd "
@@ -417,31 +418,31 @@ static void check_event_limits(int rc, const struct nxsim_trace_event *ev)
 static void test_mutations(void **state)
 {
 	static const char alphabet[] = "0123456789abcdefx .:=|[]()-/_#\0\n\xff";
-	struct nxsim__rng rng;
+	struct nxsim_rng rng;
 	struct nxsim_trace_event ev;
 	const char *why;
 	char line[512];
 	unsigned int i;
 
-	nxsim__rng_seed(&rng, test_seed());
+	nxsim_rng_seed(&rng, test_seed());
 	for (i = 0; i < 200000; i++) {
-		bool lackey = nxsim__rng_below(&rng, 4) == 0;
+		bool lackey = nxsim_rng_below(&rng, 4) == 0;
 		const struct line_case *c =
-			lackey ? &lackey_cases[nxsim__rng_below(&rng, 5)] :
-				 &kmem_cases[nxsim__rng_below(&rng, 17)];
+			lackey ? &lackey_cases[nxsim_rng_below(&rng, 5)] :
+				 &kmem_cases[nxsim_rng_below(&rng, 17)];
 		size_t len = strlen(c->line), n, k;
 		int rc;
 
 		memcpy(line, c->line, len);
-		for (n = nxsim__rng_below(&rng, 4) + 1; n--;) {
-			size_t at = nxsim__rng_below(&rng, len);
+		for (n = nxsim_rng_below(&rng, 4) + 1; n--;) {
+			size_t at = nxsim_rng_below(&rng, len);
 
-			switch (nxsim__rng_below(&rng, 4)) {
+			switch (nxsim_rng_below(&rng, 4)) {
 			case 0:
-				line[at] ^= 1u << nxsim__rng_below(&rng, 8);
+				line[at] ^= 1u << nxsim_rng_below(&rng, 8);
 				break;
 			case 1:
-				line[at] = alphabet[nxsim__rng_below(
+				line[at] = alphabet[nxsim_rng_below(
 					&rng, sizeof(alphabet) - 1)];
 				break;
 			case 2:
@@ -451,7 +452,7 @@ static void test_mutations(void **state)
 			case 3:
 				if (len + 8 >= sizeof(line))
 					break;
-				k = nxsim__rng_below(&rng, 8) + 1;
+				k = nxsim_rng_below(&rng, 8) + 1;
 				memmove(line + at + k, line + at, len - at);
 				len += k;
 				break;
