@@ -153,11 +153,10 @@ static int report_measure(struct bench_ctx *ctx, const struct shape *sh,
 		snprintf(params, sizeof(params),
 			 "{\"ratio\":%u,\"period_s\":%u,\"regions\":%u,"
 			 "\"execs_per_tick\":%u,\"reads_per_tick\":%u,"
-			 "\"tick_s\":%u,\"run_s\":%u,\"passes\":%llu,"
+			 "\"tick_s\":%u,\"run_s\":%u,\"passes\":%" PRIu64 ","
 			 "\"profile\":\"6.6\"}",
 			 ratios[i], 3600 / ratios[i], sh->regions, sh->execs,
-			 sh->reads, TICK_S, sh->ticks * TICK_S,
-			 (unsigned long long)passes[i]);
+			 sh->reads, TICK_S, sh->ticks * TICK_S, passes[i]);
 		rc = bench_report(ctx, &(struct bench_figure){
 					       .figure = fig,
 					       .unit = "frac",

@@ -233,9 +233,9 @@ static int run_stream(struct bench_ctx *ctx, struct stream *s)
 		snprintf(params, sizeof(params),
 			 "{\"stream\":\"%s\",\"miss_pct\":%u,\"lookups\":%zu,"
 			 "\"warm_pages\":%u,\"hot_pages\":%u,\"geometry\":"
-			 "\"L1D 16x4, L2 128x12, LRU\",\"sink\":%llu}",
+			 "\"L1D 16x4, L2 128x12, LRU\",\"sink\":%" PRIu64 "}",
 			 s->name, s->miss_pct, s->n, WARM_PAGES, HOT_PAGES,
-			 (unsigned long long)((sim.sink ^ bare.sink) & 1));
+			 ((sim.sink ^ bare.sink) & 1));
 		rc = bench_report_pair(
 			ctx, &p,
 			&(struct bench_figure){

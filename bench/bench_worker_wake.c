@@ -262,10 +262,10 @@ static int report(struct bench_ctx *ctx, unsigned int n, struct bench_pair *p,
 		return rc;
 	snprintf(fig, sizeof(fig), "virtual.N%u.one_pass_per_tick", n);
 	snprintf(text, sizeof(text),
-		 "each tick ran exactly one worker loop: %llu events in %llu "
+		 "each tick ran exactly one worker loop: %" PRIu64
+		 " events in %" PRIu64 " "
 		 "ticks",
-		 (unsigned long long)sim->events,
-		 (unsigned long long)sim->ticks_done);
+		 sim->events, sim->ticks_done);
 	return bench_report_check(ctx, fig, text,
 				  sim->events == sim->ticks_done);
 }

@@ -228,11 +228,10 @@ static int run_config(struct bench_ctx *ctx, const struct stream *s,
 		snprintf(params, sizeof(params),
 			 "{\"cpus\":%u,\"frames\":%u,\"events\":%zu,"
 			 "\"version\":\"v%d\",\"policy\":\"%s\","
-			 "\"disabled\":%s,\"sink\":%llu}",
+			 "\"disabled\":%s,\"sink\":%" PRIu64 "}",
 			 NR_CPUS, NR_FRAMES, s->n, 6 + (int)version,
 			 policy ? policy : "default",
-			 disabled ? "true" : "false",
-			 (unsigned long long)(noop.sink & 1));
+			 disabled ? "true" : "false", (noop.sink & 1));
 		rc = bench_report_pair(
 			ctx, &p,
 			&(struct bench_figure){

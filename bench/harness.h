@@ -14,6 +14,7 @@
 #ifndef NXSIM_BENCH_HARNESS_H
 #define NXSIM_BENCH_HARNESS_H
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -17,13 +17,15 @@
 
 #include "core/compiler.h"
 
-#define STAT_TYPE(x)                        \
-	_Generic((x), uint64_t              \
-		 : NXSIM_STAT_U64, uint32_t \
-		 : NXSIM_STAT_U32, uint16_t \
-		 : NXSIM_STAT_U16, bool     \
-		 : NXSIM_STAT_BOOL, double  \
-		 : NXSIM_STAT_DOUBLE)
+/* clang-format off */
+#define STAT_TYPE(x)				\
+	_Generic((x),				\
+		 uint64_t: NXSIM_STAT_U64,	\
+		 uint32_t: NXSIM_STAT_U32,	\
+		 uint16_t: NXSIM_STAT_U16,	\
+		 bool: NXSIM_STAT_BOOL,		\
+		 double: NXSIM_STAT_DOUBLE)
+/* clang-format on */
 
 /* Field @f of struct @s, printed as @name. */
 #define STAT_AS(s, f, name, meaning)                                        \
