@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/compiler.h"
 #include "harness.h"
 #include "nx_env.h"
 
@@ -118,9 +117,8 @@ static int run_kind(struct bench_ctx *ctx, const struct kind *k)
 		snprintf(fig, sizeof(fig), "%s.faults_per_s", k->name);
 		snprintf(params, sizeof(params),
 			 "{\"kind\":\"%s\",\"profile\":\"6.6\",\"faults\":%u,"
-			 "\"host_level\":%d,\"stride\":%llu}",
-			 k->name, n, k->host_level,
-			 (unsigned long long)k->stride);
+			 "\"host_level\":%d,\"stride\":%" PRIu64 "}",
+			 k->name, n, k->host_level, k->stride);
 		rc = bench_report_pair(
 			ctx, &p,
 			&(struct bench_figure){

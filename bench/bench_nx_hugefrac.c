@@ -28,8 +28,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/compiler.h"
-#include "core/rng.h"
+#include <nxsim/rng.h>
+
 #include "harness.h"
 #include "nx_env.h"
 
@@ -70,14 +70,14 @@ static int run_ratio(const struct shape *sh, unsigned int ratio, uint64_t seed,
 {
 	uint64_t bytes = (uint64_t)sh->regions * NX_2M;
 	struct nxsim_worker_info wi;
-	struct nxsim__rng rng;
+	struct nxsim_rng rng;
 	struct nx_env e;
 	int rc;
 
 	rc = nx_env_create(&e, "6.6", (int)ratio, bytes, NXSIM_PG_LEVEL_2M);
 	if (rc)
 		return rc;
-	nxsim__rng_seed(&rng, seed);
+	nxsim_rng_seed(&rng, seed);
 	rc = nx_env_touch(&e, NXSIM_ACCESS_READ, bytes, NX_2M);
 	for (unsigned int t = 0; t < sh->ticks && !rc; t++) {
 		unsigned int c = code_regions(sh, t);
@@ -85,17 +85,16 @@ static int run_ratio(const struct shape *sh, unsigned int ratio, uint64_t seed,
 		for (unsigned int i = 0; i < sh->execs && !rc; i++)
 			rc = nxsim_vcpu_access(
 				e.vcpu, NXSIM_ACCESS_EXEC,
-				NX_GPA_BASE +
-					nxsim__rng_below(&rng, c) * NX_2M +
-					(nxsim__rng_below(&rng, 512) << 12),
+				NX_GPA_BASE + nxsim_rng_below(&rng, c) * NX_2M +
+					(nxsim_rng_below(&rng, 512) << 12),
 				NULL);
 		for (unsigned int i = 0; i < sh->reads && !rc; i++)
 			rc = nxsim_vcpu_access(
 				e.vcpu, NXSIM_ACCESS_READ,
 				NX_GPA_BASE +
-					nxsim__rng_below(&rng, sh->regions) *
+					nxsim_rng_below(&rng, sh->regions) *
 						NX_2M +
-					(nxsim__rng_below(&rng, 512) << 12),
+					(nxsim_rng_below(&rng, 512) << 12),
 				NULL);
 		double p2m = (double)nx_env_stat(&e, "pages_2m");
 		double p4k = (double)nx_env_stat(&e, "pages_4k");
@@ -153,11 +152,10 @@ static int report_measure(struct bench_ctx *ctx, const struct shape *sh,
 		snprintf(params, sizeof(params),
 			 "{\"ratio\":%u,\"period_s\":%u,\"regions\":%u,"
 			 "\"execs_per_tick\":%u,\"reads_per_tick\":%u,"
-			 "\"tick_s\":%u,\"run_s\":%u,\"passes\":%llu,"
+			 "\"tick_s\":%u,\"run_s\":%u,\"passes\":%" PRIu64 ","
 			 "\"profile\":\"6.6\"}",
 			 ratios[i], 3600 / ratios[i], sh->regions, sh->execs,
-			 sh->reads, TICK_S, sh->ticks * TICK_S,
-			 (unsigned long long)passes[i]);
+			 sh->reads, TICK_S, sh->ticks * TICK_S, passes[i]);
 		rc = bench_report(ctx, &(struct bench_figure){
 					       .figure = fig,
 					       .unit = "frac",

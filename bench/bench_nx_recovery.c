@@ -30,7 +30,6 @@
 
 #include <nxsim/alloc.h>
 
-#include "core/compiler.h"
 #include "harness.h"
 #include "nx_env.h"
 
@@ -144,9 +143,8 @@ static int run_recovery(struct bench_ctx *ctx, unsigned int k)
 	if (!rc) {
 		snprintf(params, sizeof(params),
 			 "{\"profile\":\"6.6\",\"ratio\":1,\"sps\":%u,"
-			 "\"passes\":%llu,\"sink\":%llu}",
-			 k, (unsigned long long)rec.passes,
-			 (unsigned long long)(walk.sink & 1));
+			 "\"passes\":%" PRIu64 ",\"sink\":%" PRIu64 "}",
+			 k, rec.passes, (walk.sink & 1));
 		rc = bench_report_pair(
 			ctx, &p,
 			&(struct bench_figure){
@@ -215,10 +213,9 @@ static int run_memory(struct bench_ctx *ctx, uint64_t bytes)
 		snprintf(fig, sizeof(fig), "mem.%s.bytes_per_gib",
 			 sizes[i].name);
 		snprintf(params, sizeof(params),
-			 "{\"level\":\"%s\",\"mapped_bytes\":%llu,"
+			 "{\"level\":\"%s\",\"mapped_bytes\":%" PRIu64 ","
 			 "\"alloc\":\"%s\"}",
-			 sizes[i].name, (unsigned long long)b,
-			 nxsim_alloc_backend());
+			 sizes[i].name, b, nxsim_alloc_backend());
 		rc = bench_report(
 			ctx, &(struct bench_figure){
 				     .figure = fig,

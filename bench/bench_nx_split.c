@@ -142,8 +142,9 @@ static int run_split(struct bench_ctx *ctx, unsigned int n)
 	rc = bench_interleave(ctx, "split", bench_reps(ctx), sides, &p);
 	if (!rc) {
 		snprintf(params, sizeof(params),
-			 "{\"profile\":\"6.6\",\"splits\":%u,\"sink\":%llu}", n,
-			 (unsigned long long)(init.sink & 1));
+			 "{\"profile\":\"6.6\",\"splits\":%u,\"sink\":%" PRIu64
+			 "}",
+			 n, (init.sink & 1));
 		rc = bench_report_pair(
 			ctx, &p,
 			&(struct bench_figure){

@@ -24,10 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <nxsim/rng.h>
 #include <nxsim/tlb.h>
 
-#include "core/compiler.h"
-#include "core/rng.h"
 #include "harness.h"
 
 #define WARM_PAGES 1024
@@ -65,25 +64,25 @@ struct bare_side {
 
 static int stream_make(struct stream *s, size_t n, uint64_t seed)
 {
-	struct nxsim__rng rng;
+	struct nxsim_rng rng;
 	uint64_t fresh = WARM_PAGES;
 
 	s->va = malloc(n * sizeof(*s->va));
 	if (!s->va)
 		return -ENOMEM;
 	s->n = n;
-	nxsim__rng_seed(&rng, seed);
+	nxsim_rng_seed(&rng, seed);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t page;
 
-		if (nxsim__rng_below(&rng, 100) < s->miss_pct)
+		if (nxsim_rng_below(&rng, 100) < s->miss_pct)
 			page = fresh++;
-		else if (nxsim__rng_below(&rng, 10))
-			page = nxsim__rng_below(&rng, HOT_PAGES);
+		else if (nxsim_rng_below(&rng, 10))
+			page = nxsim_rng_below(&rng, HOT_PAGES);
 		else
-			page = nxsim__rng_below(&rng, WARM_PAGES);
+			page = nxsim_rng_below(&rng, WARM_PAGES);
 		s->va[i] = BASE_VA + (page << 12) +
-			   (nxsim__rng_below(&rng, 512) << 3);
+			   (nxsim_rng_below(&rng, 512) << 3);
 	}
 	return 0;
 }
@@ -234,9 +233,9 @@ static int run_stream(struct bench_ctx *ctx, struct stream *s)
 		snprintf(params, sizeof(params),
 			 "{\"stream\":\"%s\",\"miss_pct\":%u,\"lookups\":%zu,"
 			 "\"warm_pages\":%u,\"hot_pages\":%u,\"geometry\":"
-			 "\"L1D 16x4, L2 128x12, LRU\",\"sink\":%llu}",
+			 "\"L1D 16x4, L2 128x12, LRU\",\"sink\":%" PRIu64 "}",
 			 s->name, s->miss_pct, s->n, WARM_PAGES, HOT_PAGES,
-			 (unsigned long long)((sim.sink ^ bare.sink) & 1));
+			 ((sim.sink ^ bare.sink) & 1));
 		rc = bench_report_pair(
 			ctx, &p,
 			&(struct bench_figure){

@@ -16,9 +16,9 @@
 
 #include <nxsim/bringup.h>
 #include <nxsim/host.h>
+#include <nxsim/vcpu.h>
 #include <nxsim/vm.h>
 
-#include "core/compiler.h"
 #include "harness.h"
 #include "nx_env.h"
 

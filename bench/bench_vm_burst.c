@@ -30,7 +30,6 @@
 #include <nxsim/host.h>
 #include <nxsim/vm.h>
 
-#include "core/compiler.h"
 #include "harness.h"
 #include "nx_env.h"
 

@@ -232,10 +232,10 @@ static int frame_bytes(struct bench_ctx *ctx)
 	if (rc)
 		return rc;
 	snprintf(params, sizeof(params),
-		 "{\"frames\":[%llu,%llu],\"live_bytes\":[%.0f,%.0f],"
+		 "{\"frames\":[%" PRIu64 ",%" PRIu64
+		 "],\"live_bytes\":[%.0f,%.0f],"
 		 "\"alloc\":\"%s\"}",
-		 (unsigned long long)small, (unsigned long long)big, b_small,
-		 b_big, nxsim_alloc_backend());
+		 small, big, b_small, b_big, nxsim_alloc_backend());
 	rc = bench_report(
 		ctx, &(struct bench_figure){ .figure = "frame.bytes",
 					     .unit = "B",

@@ -24,10 +24,9 @@
 #include <stdlib.h>
 
 #include <nxsim/host.h>
+#include <nxsim/rng.h>
 #include <nxsim/vm.h>
 
-#include "core/compiler.h"
-#include "core/rng.h"
 #include "harness.h"
 
 /* HZ=250: one jiffy. */
@@ -57,7 +56,7 @@ struct cv_worker {
 struct cv_side {
 	unsigned int n, ticks;
 	struct cv_worker *w;
-	struct nxsim__rng rng;
+	struct nxsim_rng rng;
 	uint64_t signalled;	   /* wakes sent, by the measuring thread */
 	_Atomic uint64_t woken;	   /* wakes completed */
 	_Atomic uint64_t last_lat; /* latency of the last wake, ns */
@@ -147,7 +146,7 @@ static void *cv_thread(void *arg)
 
 static int cv_setup(struct cv_side *s, uint64_t seed)
 {
-	nxsim__rng_seed(&s->rng, seed);
+	nxsim_rng_seed(&s->rng, seed);
 	s->w = calloc(s->n, sizeof(*s->w));
 	if (!s->w)
 		return -ENOMEM;
@@ -191,7 +190,7 @@ static int cv_rep(void *arg, double *value, struct bench_samples *lat)
 	int rc = 0;
 
 	for (unsigned int k = 0; k < s->ticks && !rc; k++) {
-		struct cv_worker *w = &s->w[nxsim__rng_below(&s->rng, s->n)];
+		struct cv_worker *w = &s->w[nxsim_rng_below(&s->rng, s->n)];
 
 		target = ++s->signalled;
 		pthread_mutex_lock(&w->lock);
@@ -263,10 +262,10 @@ static int report(struct bench_ctx *ctx, unsigned int n, struct bench_pair *p,
 		return rc;
 	snprintf(fig, sizeof(fig), "virtual.N%u.one_pass_per_tick", n);
 	snprintf(text, sizeof(text),
-		 "each tick ran exactly one worker loop: %llu events in %llu "
+		 "each tick ran exactly one worker loop: %" PRIu64
+		 " events in %" PRIu64 " "
 		 "ticks",
-		 (unsigned long long)sim->events,
-		 (unsigned long long)sim->ticks_done);
+		 sim->events, sim->ticks_done);
 	return bench_report_check(ctx, fig, text,
 				  sim->events == sim->ticks_done);
 }

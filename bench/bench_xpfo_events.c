@@ -20,10 +20,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <nxsim/rng.h>
 #include <nxsim/xpfo.h>
 
-#include "core/compiler.h"
-#include "core/rng.h"
 #include "harness.h"
 
 #define NR_CPUS 4
@@ -67,7 +66,7 @@ struct noop_side {
 static int stream_make(struct stream *s, size_t n, uint64_t seed)
 {
 	uint32_t *pool = malloc(NR_FRAMES * sizeof(*pool));
-	struct nxsim__rng rng;
+	struct nxsim_rng rng;
 	size_t nr_free = NR_FRAMES, i = 0; /* pool[0..nr_free) are free */
 
 	s->ev = malloc(n * sizeof(*s->ev));
@@ -79,16 +78,16 @@ static int stream_make(struct stream *s, size_t n, uint64_t seed)
 	s->n = n;
 	for (uint32_t f = 0; f < NR_FRAMES; f++)
 		pool[f] = f;
-	nxsim__rng_seed(&rng, seed);
+	nxsim_rng_seed(&rng, seed);
 	while (i < n) {
-		uint8_t cpu = (uint8_t)nxsim__rng_below(&rng, NR_CPUS);
-		unsigned int r = (unsigned int)nxsim__rng_below(&rng, 100);
+		uint8_t cpu = (uint8_t)nxsim_rng_below(&rng, NR_CPUS);
+		unsigned int r = (unsigned int)nxsim_rng_below(&rng, 100);
 		size_t used = NR_FRAMES - nr_free;
 		size_t k;
 
 		if (r < 5) {
 			s->ev[i++] = (struct ev){ EV_SWITCH, cpu,
-						  (uint16_t)nxsim__rng_below(
+						  (uint16_t)nxsim_rng_below(
 							  &rng, NR_DOMAINS + 1),
 						  0 };
 			continue;
@@ -101,14 +100,14 @@ static int stream_make(struct stream *s, size_t n, uint64_t seed)
 			s->ev[i++] = (struct ev){
 				user ? EV_ALLOC_USER : EV_ALLOC_KERNEL, cpu,
 				user ? (uint16_t)(1 +
-						  nxsim__rng_below(
-							  &rng, NR_DOMAINS)) :
+						  nxsim_rng_below(&rng,
+								  NR_DOMAINS)) :
 				       0,
 				pfn
 			};
 			continue;
 		}
-		k = nr_free + nxsim__rng_below(&rng, used);
+		k = nr_free + nxsim_rng_below(&rng, used);
 		if (r < 80 || i + 2 > n) {
 			uint32_t pfn = pool[k];
 
@@ -230,11 +229,10 @@ static int run_config(struct bench_ctx *ctx, const struct stream *s,
 		snprintf(params, sizeof(params),
 			 "{\"cpus\":%u,\"frames\":%u,\"events\":%zu,"
 			 "\"version\":\"v%d\",\"policy\":\"%s\","
-			 "\"disabled\":%s,\"sink\":%llu}",
+			 "\"disabled\":%s,\"sink\":%" PRIu64 "}",
 			 NR_CPUS, NR_FRAMES, s->n, 6 + (int)version,
 			 policy ? policy : "default",
-			 disabled ? "true" : "false",
-			 (unsigned long long)(noop.sink & 1));
+			 disabled ? "true" : "false", (noop.sink & 1));
 		rc = bench_report_pair(
 			ctx, &p,
 			&(struct bench_figure){

@@ -25,6 +25,7 @@
  * the library's synthetic ones.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -32,9 +33,7 @@
 
 #include <nxsim/xpfo.h>
 
-#include "core/compiler.h"
 #include "harness.h"
-#include "xpfo/rates.h"
 
 static const unsigned int all_cpus[] = { 1, 2, 4, 16, 96 };
 static const unsigned int tiny_cpus[] = { 1, 4 };
@@ -46,8 +45,6 @@ static int report_cell(struct bench_ctx *ctx, const char *wl,
 		       const char *policy, unsigned int cpus, uint64_t steps,
 		       const struct nxsim_xpfo_result *r)
 {
-	uint64_t ch = nxsim__xpfo_ownership_changes(r);
-	const struct nxsim_xpfo_oracle *o = &r->oracle;
 	struct bench_figure figs[] = {
 		{ .figure = "system",
 		  .unit = "Mcyc",
@@ -65,45 +62,32 @@ static int report_cell(struct bench_ctx *ctx, const char *wl,
 		  .ref = (double)r->base_makespan_cycles / 1e6,
 		  .reps = 1 },
 	};
-	char fig[96], params[1024];
-	double rate[NR_XPFO_RATES];
+	static const char *const events[] = { "events", NULL };
+	static const char *const ratios[] = { "system_ratio", "wall_ratio",
+					      "flush_cycles", NULL };
+	struct nxsim_xpfo_rates rates;
+	char fig[96], params[2048];
 	int rc = 0;
+	size_t n;
 
-	nxsim__xpfo_rates(r, rate);
-
+	nxsim_xpfo_rates(r, &rates);
 	snprintf(params, sizeof(params),
 		 "{\"workload\":\"%s\",\"policy\":\"%s\",\"version\":\"v7\","
-		 "\"cpus\":%u,\"steps_per_cpu\":%llu,\"events\":%llu,"
-		 "\"ownership_changes\":%llu,"
-		 "\"shootdowns_per_1k\":%.6g,\"local_flushes_per_1k\":%.6g,"
-		 "\"ipis_per_1k\":%.6g,\"ipi_targets_per_1k\":%.6g,"
-		 "\"broadcasts_per_1k\":%.6g,\"policy_flushes_per_1k\":%.6g,"
-		 "\"system_ratio\":%.6g,\"wall_ratio\":%.6g,"
-		 "\"flush_cycles\":%llu,\"oracle\":{\"stale_reads\":%llu,"
-		 "\"stale_writes\":%llu,\"stale_cross_domain\":%llu,"
-		 "\"faults\":%llu,\"exposures\":%llu,\"exposures_open\":%llu,"
-		 "\"exposure_mean_ns\":%llu,\"exposure_max_ns\":%llu,"
-		 "\"exposure_sum_ns\":%llu,\"reuse_hazards\":%llu,"
-		 "\"kmap_windows\":%llu,\"kmap_mean_ns\":%llu}}",
-		 wl, policy, cpus, (unsigned long long)steps,
-		 (unsigned long long)r->events, (unsigned long long)ch,
-		 rate[XPFO_RATE_SHOOTDOWNS], rate[XPFO_RATE_LOCAL_FLUSHES],
-		 rate[XPFO_RATE_IPIS], rate[XPFO_RATE_IPI_TARGETS],
-		 rate[XPFO_RATE_BROADCASTS], rate[XPFO_RATE_POLICY_FLUSHES],
-		 r->system_ratio, r->wall_ratio,
-		 (unsigned long long)r->flush_cycles,
-		 (unsigned long long)o->stale_reads,
-		 (unsigned long long)o->stale_writes,
-		 (unsigned long long)o->stale_cross_domain,
-		 (unsigned long long)o->faults,
-		 (unsigned long long)o->exposures,
-		 (unsigned long long)o->exposures_open,
-		 (unsigned long long)o->exposure_mean_ns,
-		 (unsigned long long)o->exposure_max_ns,
-		 (unsigned long long)o->exposure_sum_ns,
-		 (unsigned long long)o->reuse_hazards,
-		 (unsigned long long)o->kmap_windows,
-		 (unsigned long long)o->kmap_mean_ns);
+		 "\"cpus\":%u,\"steps_per_cpu\":%" PRIu64,
+		 wl, policy, cpus, steps);
+	bench_stats(params, sizeof(params), BENCH_STATS_JSON,
+		    NXSIM_STATS_XPFO_RESULT, r, events);
+	bench_stats(params, sizeof(params), BENCH_STATS_JSON,
+		    NXSIM_STATS_XPFO_RATES, &rates, NULL);
+	bench_stats(params, sizeof(params), BENCH_STATS_JSON,
+		    NXSIM_STATS_XPFO_RESULT, r, ratios);
+	n = strlen(params);
+	n += (size_t)snprintf(params + n, sizeof(params) - n, ",\"oracle\":{");
+	/* (a fresh object: no comma before its first field) */
+	bench_stats(params + n, sizeof(params) - n, BENCH_STATS_JSON,
+		    NXSIM_STATS_XPFO_ORACLE, &r->oracle, NULL);
+	n = strlen(params);
+	snprintf(params + n, sizeof(params) - n, "}}");
 
 	for (size_t i = 0; i < ARRAY_SIZE(figs) && !rc; i++) {
 		snprintf(fig, sizeof(fig), "%s.%s.c%u.%s", wl, policy, cpus,
@@ -115,26 +99,46 @@ static int report_cell(struct bench_ctx *ctx, const char *wl,
 	return rc;
 }
 
-static void csv_row(FILE *f, const char *policy, unsigned int cpus,
-		    const struct nxsim_xpfo_result *r)
-{
-	double rate[NR_XPFO_RATES];
+/* The columns of xpfo_flush_<workload>.csv after policy and cpus. */
+static const char *const csv_result[] = { "events", NULL };
+static const char *const csv_rates[] = { "ownership_changes", NULL };
+static const char *const csv_ratios[] = { "system_ratio", "wall_ratio", NULL };
+static const char *const csv_flushes[] = { "shootdowns_per_1k",
+					   "local_flushes_per_1k",
+					   "ipis_per_1k", "ipi_targets_per_1k",
+					   NULL };
+static const char *const csv_oracle[] = {
+	"stale_reads", "stale_writes",	  "stale_cross_domain",
+	"exposures",   "exposure_sum_ns", "reuse_hazards",
+	NULL
+};
 
-	nxsim__xpfo_rates(r, rate);
-	fprintf(f,
-		"%s,%u,%llu,%llu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%llu,%llu,"
-		"%llu,%llu,%llu,%llu\n",
-		policy, cpus, (unsigned long long)r->events,
-		(unsigned long long)nxsim__xpfo_ownership_changes(r),
-		r->system_ratio, r->wall_ratio, rate[XPFO_RATE_SHOOTDOWNS],
-		rate[XPFO_RATE_LOCAL_FLUSHES], rate[XPFO_RATE_IPIS],
-		rate[XPFO_RATE_IPI_TARGETS],
-		(unsigned long long)r->oracle.stale_reads,
-		(unsigned long long)r->oracle.stale_writes,
-		(unsigned long long)r->oracle.stale_cross_domain,
-		(unsigned long long)r->oracle.exposures,
-		(unsigned long long)r->oracle.exposure_sum_ns,
-		(unsigned long long)r->oracle.reuse_hazards);
+/* The header (@r NULL) or the row of one cell. */
+static void csv_line(FILE *f, const char *policy, unsigned int cpus,
+		     const struct nxsim_xpfo_result *r)
+{
+	enum bench_stats_style st = r ? BENCH_STATS_CSV_ROW :
+					BENCH_STATS_CSV_HEAD;
+	struct nxsim_xpfo_rates rates = { 0 };
+	char line[1024];
+
+	if (r) {
+		nxsim_xpfo_rates(r, &rates);
+		snprintf(line, sizeof(line), "%s,%u", policy, cpus);
+	} else {
+		snprintf(line, sizeof(line), "policy,cpus");
+	}
+	bench_stats(line, sizeof(line), st, NXSIM_STATS_XPFO_RESULT, r,
+		    csv_result);
+	bench_stats(line, sizeof(line), st, NXSIM_STATS_XPFO_RATES, &rates,
+		    csv_rates);
+	bench_stats(line, sizeof(line), st, NXSIM_STATS_XPFO_RESULT, r,
+		    csv_ratios);
+	bench_stats(line, sizeof(line), st, NXSIM_STATS_XPFO_RATES, &rates,
+		    csv_flushes);
+	bench_stats(line, sizeof(line), st, NXSIM_STATS_XPFO_ORACLE,
+		    r ? &r->oracle : NULL, csv_oracle);
+	fprintf(f, "%s\n", line);
 }
 
 static int policy_index(const char *const *pols, size_t n, const char *name)
@@ -275,11 +279,7 @@ static int run_workload(struct bench_ctx *ctx, const char *wl,
 		free(cells);
 		return -errno;
 	}
-	fputs("policy,cpus,events,ownership_changes,system_ratio,wall_ratio,"
-	      "shootdowns_per_1k,local_flushes_per_1k,ipis_per_1k,"
-	      "ipi_targets_per_1k,stale_reads,stale_writes,"
-	      "stale_cross_domain,exposures,exposure_sum_ns,reuse_hazards\n",
-	      csv);
+	csv_line(csv, NULL, 0, NULL);
 	for (size_t p = 0; p < nr_pols && !rc; p++) {
 		for (size_t c = 0; c < nr_cpus && !rc; c++) {
 			struct nxsim_xpfo_run run = {
@@ -298,7 +298,7 @@ static int run_workload(struct bench_ctx *ctx, const char *wl,
 			rc = nxsim_xpfo_run_workload(&run, r);
 			if (rc)
 				break;
-			csv_row(csv, pols[p], cpus[c], r);
+			csv_line(csv, pols[p], cpus[c], r);
 			rc = report_cell(ctx, wl, pols[p], cpus[c], steps, r);
 		}
 	}

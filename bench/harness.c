@@ -444,3 +444,31 @@ void bench_rows_free(struct bench_ctx *ctx)
 	ctx->rows = NULL;
 	ctx->nr_rows = 0;
 }
+
+void bench_stats(char *buf, size_t size, enum bench_stats_style style,
+		 enum nxsim_stats_set set, const void *st,
+		 const char *const *only)
+{
+	const struct nxsim_stat_desc *d;
+	size_t len = strlen(buf);
+	unsigned int i;
+	char val[32];
+
+	for (i = 0; len < size && (d = only ? nxsim_stats_find(set, only[i]) :
+					      nxsim_stats_desc(set, i));
+	     i++) {
+		const char *sep = len ? "," : "";
+		int n;
+
+		if (style != BENCH_STATS_CSV_HEAD)
+			nxsim_stat_format(d, st, val, sizeof(val));
+		if (style == BENCH_STATS_JSON)
+			n = snprintf(buf + len, size - len, "%s\"%s\":%s", sep,
+				     d->name, val);
+		else
+			n = snprintf(buf + len, size - len, "%s%s", sep,
+				     style == BENCH_STATS_CSV_HEAD ? d->name :
+								     val);
+		len += (size_t)n;
+	}
+}

@@ -14,10 +14,15 @@
 #ifndef NXSIM_BENCH_HARNESS_H
 #define NXSIM_BENCH_HARNESS_H
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include <nxsim/stats.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 enum bench_mode {
 	BENCH_TINY,  /* seconds in total: proves every benchmark runs */
@@ -209,6 +214,29 @@ int bench_report_check(struct bench_ctx *ctx, const char *figure,
  */
 int bench_report_published(struct bench_ctx *ctx, const char *figure,
 			   const char *text, const char *source);
+
+enum bench_stats_style {
+	BENCH_STATS_JSON,     /* "name":value */
+	BENCH_STATS_CSV_HEAD, /* name */
+	BENCH_STATS_CSV_ROW,  /* value */
+};
+
+/**
+ * bench_stats() - append fields of a libnxsim counter struct to a buffer
+ * @buf: the buffer, NUL-terminated
+ * @size: its size
+ * @style: how each field is written; fields are separated by commas and
+ *	preceded by one unless @buf is empty
+ * @set: which struct @st is (include/nxsim/stats.h)
+ * @st: the struct (unused, may be NULL, for BENCH_STATS_CSV_HEAD)
+ * @only: the fields to write, NULL-terminated, in this order; NULL: all,
+ *	in struct order
+ *
+ * Counters are written from their descriptors, never field by field.
+ */
+void bench_stats(char *buf, size_t size, enum bench_stats_style style,
+		 enum nxsim_stats_set set, const void *st,
+		 const char *const *only);
 
 /* The summary table of every row. */
 void bench_print_table(const struct bench_ctx *ctx, FILE *f);

@@ -16,6 +16,7 @@
 #include <nxsim/host.h>
 #include <nxsim/mmu.h>
 #include <nxsim/param.h>
+#include <nxsim/vcpu.h>
 #include <nxsim/vm.h>
 
 #define NX_GPA_BASE (4ull << 30)

@@ -114,8 +114,8 @@ void bench_json_str(FILE *f, const char *s)
 
 void bench_runinfo_json(const struct bench_ctx *ctx, FILE *f)
 {
-	fprintf(f, "\"run\":{\"mode\":\"%s\",\"seed\":%llu,\"commit\":",
-		mode_names[ctx->mode], (unsigned long long)ctx->seed);
+	fprintf(f, "\"run\":{\"mode\":\"%s\",\"seed\":%" PRIu64 ",\"commit\":",
+		mode_names[ctx->mode], ctx->seed);
 	bench_json_str(f, info.commit);
 	fprintf(f, ",\"version\":\"%d.%d.%d\",\"build\":", NXSIM_VERSION_MAJOR,
 		NXSIM_VERSION_MINOR, NXSIM_VERSION_PATCH);
@@ -132,9 +132,9 @@ void bench_runinfo_json(const struct bench_ctx *ctx, FILE *f)
 void bench_runinfo_print(const struct bench_ctx *ctx, FILE *f)
 {
 	fprintf(f,
-		"nxsim-bench %s: seed %llu, commit %s, %s build, %s "
+		"nxsim-bench %s: seed %" PRIu64 ", commit %s, %s build, %s "
 		"allocator\nmachine: %ld CPUs, %s, %s\n",
-		mode_names[ctx->mode], (unsigned long long)ctx->seed,
-		info.commit, NXSIM_BENCH_BUILD_TYPE, nxsim_alloc_backend(),
-		info.nproc, info.cpu, info.kernel);
+		mode_names[ctx->mode], ctx->seed, info.commit,
+		NXSIM_BENCH_BUILD_TYPE, nxsim_alloc_backend(), info.nproc,
+		info.cpu, info.kernel);
 }

@@ -2,19 +2,23 @@
 /*
  * The README's example: load kvm.ko on an affected CPU, look at the
  * mitigation, make it sticky-off with "never", and watch what that forbids.
+ * It is C and C++ at once: install.consumer builds it as both.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include <nxsim/nxsim.h>
 
 int main(void)
 {
-	struct nxsim_host_config cfg = { .cpu.itlb_multihit = true };
+	struct nxsim_host_config cfg;
 	struct nxsim_host *host;
 	struct nxsim_vm *vm;
 	char val[16];
 	int rc;
 
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.cpu.itlb_multihit = true;
 	rc = nxsim_host_create(&cfg, &host);
 	if (rc) {
 		fprintf(stderr, "host: %s\n", nxsim_strerror(rc));

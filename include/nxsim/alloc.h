@@ -7,6 +7,11 @@
  * All simulator memory comes from one allocator module: a private jemalloc
  * arena (mallocx/sdallocx) when built with NXSIM_WITH_JEMALLOC, libc
  * otherwise.  The counters are process-wide and exact.
+ *
+ * Thread safety: nxsim_alloc_backend() and nxsim_alloc_stats() are safe
+ * from any thread (the counters are summed over per-thread counters under
+ * a lock).  The failure hook is process-wide: arm it and run the
+ * operation it is for from one thread.
  */
 #ifndef NXSIM_ALLOC_H
 #define NXSIM_ALLOC_H
@@ -16,6 +21,10 @@
 #include <stdint.h>
 
 #include <nxsim/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /**
  * struct nxsim_alloc_stats - what the simulator holds right now
@@ -52,5 +61,9 @@ NXSIM_API void nxsim_alloc_fail_nth(unsigned long nth);
  * made fewer allocations than the armed count: every path has been covered.
  */
 NXSIM_API bool nxsim_alloc_fail_pending(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NXSIM_ALLOC_H */

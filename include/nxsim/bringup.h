@@ -11,7 +11,8 @@
  * grace periods and queueing for CPU time.  docs/bringup.md describes the
  * model and the sources of every cost.
  *
- * The calls are reentrant: a lab owns everything it uses.
+ * Thread safety: every call is reentrant and safe from many threads; a
+ * lab owns everything it uses and shares nothing with other labs.
  */
 #ifndef NXSIM_BRINGUP_H
 #define NXSIM_BRINGUP_H
@@ -21,6 +22,10 @@
 #include <stdint.h>
 
 #include <nxsim/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /**
  * struct nxsim_bringup_costs - the lifecycle cost table
@@ -208,5 +213,9 @@ NXSIM_API int nxsim_bringup_run(const struct nxsim_bringup_config *cfg,
 
 /** nxsim_bringup_bucket() - the funclatency bucket of @ns. */
 NXSIM_API unsigned int nxsim_bringup_bucket(uint64_t ns);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NXSIM_BRINGUP_H */

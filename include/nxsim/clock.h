@@ -5,6 +5,11 @@
  * armed, so the same inputs give the same events) or real (CLOCK_MONOTONIC,
  * with recovery workers as real threads).  A host and an XPFO machine may
  * share one clock.
+ *
+ * Thread safety: every call is safe from many threads.  Advances are
+ * serialised (one at a time; events run in the advancing thread, without
+ * the clock's lock, so they may arm further events).  Destroying a clock
+ * while another thread uses it is undefined.
  */
 #ifndef NXSIM_CLOCK_H
 #define NXSIM_CLOCK_H
@@ -12,6 +17,10 @@
 #include <stdint.h>
 
 #include <nxsim/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 enum nxsim_clock_mode {
 	NXSIM_CLOCK_VIRTUAL, /* deterministic; advanced by the caller */
@@ -34,7 +43,8 @@ NXSIM_API int nxsim_clock_create(enum nxsim_clock_mode mode,
  * nxsim_clock_destroy() - free a clock
  * @clock: the clock
  *
- * Return: 0, or -EBUSY while a host or machine still uses it.
+ * Return: 0; -EBUSY while a host or machine still uses it; -EINVAL for
+ * NULL.
  */
 NXSIM_API int nxsim_clock_destroy(struct nxsim_clock *clock);
 
@@ -63,5 +73,9 @@ NXSIM_API int64_t nxsim_clock_advance(struct nxsim_clock *clock, uint64_t ns);
  * Return: its deadline in ns, or NXSIM_NEVER when none is armed.
  */
 NXSIM_API uint64_t nxsim_clock_next_event(struct nxsim_clock *clock);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NXSIM_CLOCK_H */

@@ -3,12 +3,19 @@
  * Errors.  Every fallible libnxsim call returns 0 (or a non-negative count)
  * on success and a negative errno on failure, as the kernel does; a call that
  * fails changes nothing.  Kernel-internal codes that user space's <errno.h>
- * lacks get an NXSIM_ name with the kernel's number.
+ * lacks get an NXSIM_ name with the kernel's number.  Where a code is not
+ * enough, a call hands back detail text it owns (docs/api.md).
+ *
+ * Thread safety: pure functions over constant tables; safe from any thread.
  */
 #ifndef NXSIM_ERROR_H
 #define NXSIM_ERROR_H
 
 #include <nxsim/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* include/linux/errno.h: a signal interrupted a task creation. */
 #define NXSIM_ERESTARTNOINTR 513
@@ -36,5 +43,9 @@ NXSIM_API const char *nxsim_errname(int err);
  * Return: the negative errno, or 0 when @name names none.
  */
 NXSIM_API int nxsim_errno_parse(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NXSIM_ERROR_H */

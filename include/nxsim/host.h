@@ -5,7 +5,9 @@
  * list.  Creating a host is loading the module; destroying it is unloading
  * it, which is the only way out of nx_huge_pages=never.
  *
- * Every call is safe from many threads.  Calls that arrive while the host is
+ * The profiles themselves are listed by <nxsim/profile.h>.
+ *
+ * Thread safety: every call is safe from many threads.  Calls that arrive while the host is
  * being destroyed return -ENODEV; using a host after nxsim_host_destroy()
  * returned is undefined (debug builds assert on it), as is destroying it
  * from two threads at once.
@@ -19,6 +21,10 @@
 
 #include <nxsim/common.h>
 #include <nxsim/clock.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /**
  * struct nxsim_cpu - the host CPU and boot state that kvm.ko looks at
@@ -142,7 +148,8 @@ NXSIM_API int nxsim_host_create(const struct nxsim_host_config *cfg,
  * nxsim_host_destroy() - unload kvm.ko
  * @host: the host
  *
- * Return: 0, or -EBUSY while VMs exist (the module is in use).
+ * Return: 0; -EBUSY while VMs exist (the module is in use); -EINVAL for
+ * NULL.
  */
 NXSIM_API int nxsim_host_destroy(struct nxsim_host *host);
 
@@ -165,15 +172,11 @@ NXSIM_API void nxsim_host_counters(struct nxsim_host *host,
  *
  * Return: the length of the text, or -ENOSPC if @buf is too small.
  */
-NXSIM_API int nxsim_host_vulnerability(struct nxsim_host *host, char *buf,
-				       size_t size);
+NXSIM_API int64_t nxsim_host_vulnerability(struct nxsim_host *host, char *buf,
+					   size_t size);
 
-/**
- * nxsim_profile_name() - the profiles, newest last
- * @i: index from 0
- *
- * Return: the i-th profile name, or NULL past the end.
- */
-NXSIM_API const char *nxsim_profile_name(unsigned int i);
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NXSIM_HOST_H */

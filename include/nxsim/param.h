@@ -10,14 +10,22 @@
  * Input is parsed exactly as the modelled kernel does (sysfs_streq,
  * kstrtobool of the profile's era, kstrtouint with base 0), with the same
  * return codes and side effects.
+ *
+ * Thread safety: as <nxsim/host.h>: every call is safe from many threads
+ * (each setter runs under kvm_lock, as the kernel's do).
  */
 #ifndef NXSIM_PARAM_H
 #define NXSIM_PARAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
-#include <sys/types.h>
+#include <stdint.h>
 
 #include <nxsim/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 struct nxsim_host;
 
@@ -48,7 +56,7 @@ NXSIM_API int nxsim_param_set(struct nxsim_host *host, const char *name,
  *
  * Return: bytes consumed, or the setter's negative errno.
  */
-NXSIM_API ssize_t nxsim_param_write(struct nxsim_host *host, const char *name,
+NXSIM_API int64_t nxsim_param_write(struct nxsim_host *host, const char *name,
 				    const void *buf, size_t len);
 
 /**
@@ -60,7 +68,7 @@ NXSIM_API ssize_t nxsim_param_write(struct nxsim_host *host, const char *name,
  *
  * Return: the text's length; -ENOENT; -ENOSPC if @buf is too small.
  */
-NXSIM_API ssize_t nxsim_param_get(struct nxsim_host *host, const char *name,
+NXSIM_API int64_t nxsim_param_get(struct nxsim_host *host, const char *name,
 				  char *buf, size_t size);
 
 /**
@@ -76,11 +84,17 @@ NXSIM_API const char *nxsim_param_name(const struct nxsim_host *host,
 /**
  * nxsim_param_recovery_period() - calc_nx_huge_pages_recovery_period()
  * @host: the host
- * @period_ms: receives the effective period when recovery is enabled
+ * @enabled: receives whether recovery is enabled
+ * @period_ms: receives the effective period when it is
  *
- * Return: 1 if recovery is enabled, 0 if not.
+ * Return: 0, or -EINVAL for a NULL argument.
  */
 NXSIM_API int nxsim_param_recovery_period(struct nxsim_host *host,
+					  bool *enabled,
 					  unsigned int *period_ms);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NXSIM_PARAM_H */

@@ -11,7 +11,7 @@
  * -ENOENT, and the caller walks its own tables and fills the entry.  The
  * same module serves XPFO's host CPUs and, later, guest TLBs.
  *
- * Threads: each CPU's TLB belongs to one thread at a time, as a real TLB
+ * Thread safety: each CPU's TLB belongs to one thread at a time, as a real TLB
  * belongs to its CPU (and as QEMU's per-vCPU TLBs belong to their vCPU
  * thread).  Calls on different CPUs may run concurrently; calls on the same
  * CPU must not, and a call that reaches every CPU
@@ -29,6 +29,10 @@
 #include <stdint.h>
 
 #include <nxsim/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 enum nxsim_tlb_level {
 	NXSIM_TLB_L1D, /* L1 data TLB */
@@ -153,8 +157,12 @@ NXSIM_API void nxsim_tlb_config_default(struct nxsim_tlb_config *cfg,
 NXSIM_API int nxsim_tlb_create(const struct nxsim_tlb_config *cfg,
 			       struct nxsim_tlb **tlbp);
 
-/** nxsim_tlb_destroy() - free a TLB (NULL is fine). */
-NXSIM_API void nxsim_tlb_destroy(struct nxsim_tlb *tlb);
+/**
+ * nxsim_tlb_destroy() - free a TLB
+ *
+ * Return: 0, or -EINVAL for NULL.
+ */
+NXSIM_API int nxsim_tlb_destroy(struct nxsim_tlb *tlb);
 
 /**
  * nxsim_tlb_lookup() - translate @va on @cpu under its current PCID
@@ -282,8 +290,8 @@ typedef int (*nxsim_tlb_dump_fn)(void *ctx, const struct nxsim_tlb_slot *s);
  * Return: the number of entries reported; -EINVAL for a bad @tlb, @cpu or
  * @fn; or the negative value @fn returned to stop.
  */
-NXSIM_API int nxsim_tlb_dump(struct nxsim_tlb *tlb, unsigned int cpu,
-			     nxsim_tlb_dump_fn fn, void *ctx);
+NXSIM_API int64_t nxsim_tlb_dump(struct nxsim_tlb *tlb, unsigned int cpu,
+				 nxsim_tlb_dump_fn fn, void *ctx);
 
 /**
  * nxsim_tlb_pcid() - the PCID @cpu's CR3 holds now
@@ -296,5 +304,9 @@ NXSIM_API int nxsim_tlb_pcid(struct nxsim_tlb *tlb, unsigned int cpu);
  * nxsim_tlb_level_name() - "l1d", "l1i" or "l2"; NULL for another value.
  */
 NXSIM_API const char *nxsim_tlb_level_name(enum nxsim_tlb_level level);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NXSIM_TLB_H */

@@ -13,8 +13,14 @@
  *
  * One event struct for all of them, delivered by an iterator, so a replay
  * is a loop over nxsim_trace_next(); nxsim_trace_replay_xpfo() is that loop
- * for page ownership events onto an XPFO machine.  The line parsers are pure functions
- * over a buffer (no allocation, no global state) so they can be fuzzed.
+ * for page ownership events onto an XPFO machine.  The line parsers are pure
+ * functions over a buffer (no allocation, no global state) so they can be
+ * fuzzed.
+ *
+ * Thread safety: the parsers and name functions are safe from any thread.
+ * A struct nxsim_trace has no lock: use each from one thread at a time
+ * (different traces may be read concurrently).  A replay takes the
+ * machine's or the TLB's own rules (<nxsim/xpfo.h>, <nxsim/tlb.h>).
  */
 #ifndef NXSIM_TRACE_H
 #define NXSIM_TRACE_H
@@ -24,6 +30,10 @@
 #include <stdint.h>
 
 #include <nxsim/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 enum nxsim_trace_format {
 	NXSIM_TRACE_AUTO,   /* detect from the contents */
@@ -228,15 +238,13 @@ struct nxsim_trace;
  * @path: the file
  * @fmt: its format, or NXSIM_TRACE_AUTO
  * @tp: receives the trace
- * @err: receives a message when opening fails (may be NULL)
- * @errlen: size of @err
+ * @why: receives a static description when opening fails (may be NULL)
  *
  * Return: 0; -ENOMEM; the negative errno of open/mmap; -EINVAL for a
  * format that cannot be detected or a bad binary header.
  */
 NXSIM_API int nxsim_trace_open(const char *path, enum nxsim_trace_format fmt,
-			       struct nxsim_trace **tp, char *err,
-			       size_t errlen);
+			       struct nxsim_trace **tp, const char **why);
 
 /**
  * nxsim_trace_open_buf() - iterate over a trace held in memory
@@ -244,16 +252,14 @@ NXSIM_API int nxsim_trace_open(const char *path, enum nxsim_trace_format fmt,
  * @len: how many
  * @fmt: their format, or NXSIM_TRACE_AUTO
  * @tp: receives the trace
- * @err: receives a message when the header is bad (may be NULL)
- * @errlen: size of @err
+ * @why: receives a static description when the header is bad (may be NULL)
  *
  * Return: 0, -ENOMEM, or -EINVAL (undetectable format, bad binary header:
  * wrong magic or version, truncated records).
  */
 NXSIM_API int nxsim_trace_open_buf(const void *buf, size_t len,
 				   enum nxsim_trace_format fmt,
-				   struct nxsim_trace **tp, char *err,
-				   size_t errlen);
+				   struct nxsim_trace **tp, const char **why);
 
 /** nxsim_trace_format() - the trace's format (never AUTO). */
 NXSIM_API enum nxsim_trace_format
@@ -284,8 +290,12 @@ NXSIM_API void nxsim_trace_stats(const struct nxsim_trace *t,
 /** nxsim_trace_rewind() - start again from the first event. */
 NXSIM_API void nxsim_trace_rewind(struct nxsim_trace *t);
 
-/** nxsim_trace_close() - release the trace (and unmap its file). */
-NXSIM_API void nxsim_trace_close(struct nxsim_trace *t);
+/**
+ * nxsim_trace_close() - release the trace (and unmap its file)
+ *
+ * Return: 0, or -EINVAL for NULL.
+ */
+NXSIM_API int nxsim_trace_close(struct nxsim_trace *t);
 
 /**
  * nxsim_trace_write_binary() - convert the rest of a trace to binary
@@ -399,5 +409,9 @@ NXSIM_API int nxsim_trace_replay_tlb(struct nxsim_trace *t,
 				     struct nxsim_tlb *tlb, unsigned int cpu,
 				     uint16_t pcid,
 				     struct nxsim_trace_tlb_replay *rep);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NXSIM_TRACE_H */

@@ -11,14 +11,27 @@
  *
  * A destroyed VM's handle stays valid, answering -EBADF like a closed VM fd,
  * until its host is destroyed.
+ *
+ * The VM's memory slots, page tables, stats, checker and dump are here too
+ * (their types in <nxsim/mmu.h>); its vCPUs are in <nxsim/vcpu.h>.
+ *
+ * Thread safety: every call is safe from many threads; each takes the
+ * locks the kernel takes (the host's kvm_lock, the VM's slots_lock,
+ * mmu_lock).  A call racing with nxsim_vm_destroy() returns -EBADF.
  */
 #ifndef NXSIM_VM_H
 #define NXSIM_VM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <nxsim/common.h>
+#include <nxsim/mmu.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 struct nxsim_host;
 struct nxsim_vm;
@@ -83,7 +96,7 @@ NXSIM_API int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp);
 NXSIM_API int nxsim_vm_destroy(struct nxsim_vm *vm);
 
 /** nxsim_vm_host() - the host a VM belongs to. */
-NXSIM_API struct nxsim_host *nxsim_vm_host(struct nxsim_vm *vm);
+NXSIM_API struct nxsim_host *nxsim_vm_host(const struct nxsim_vm *vm);
 
 /**
  * nxsim_vm_check_extension() - KVM_CHECK_EXTENSION on the VM
@@ -113,10 +126,13 @@ NXSIM_API int nxsim_vm_enable_cap(struct nxsim_vm *vm, unsigned int cap,
 
 /**
  * nxsim_vm_nx_huge_pages_enabled() - is_nx_huge_page_enabled(kvm)
+ * @vm: the VM
+ * @enabled: receives whether the mitigation applies to this VM
  *
- * Return: 1 if the mitigation applies to this VM, 0 if not; -EBADF.
+ * Return: 0; -EINVAL for a NULL @enabled; -EBADF.
  */
-NXSIM_API int nxsim_vm_nx_huge_pages_enabled(struct nxsim_vm *vm);
+NXSIM_API int nxsim_vm_nx_huge_pages_enabled(struct nxsim_vm *vm,
+					     bool *enabled);
 
 /** nxsim_vm_worker_info() - read the recovery worker's state. */
 NXSIM_API int nxsim_vm_worker_info(struct nxsim_vm *vm,
@@ -146,29 +162,118 @@ NXSIM_API int nxsim_vm_worker_kill(struct nxsim_vm *vm);
  */
 NXSIM_API int nxsim_vm_inject_worker_error(struct nxsim_vm *vm, int err);
 
+/* ---- memory, page tables, stats, checker and dump ----------------------- */
+
 /**
- * nxsim_vcpu_create() - KVM_CREATE_VCPU
- * @vm: the VM
- * @id: vCPU id
- * @vcpup: receives the vCPU
+ * nxsim_vm_set_memory_region() - KVM_SET_USER_MEMORY_REGION
  *
- * Return: 0; -EEXIST for a used id; -EINVAL for an id >= 4096; -ENOMEM;
+ * As __kvm_set_memory_region(): create, delete (size 0), move (new gpa),
+ * or change flags.  Deleting or moving zaps every mapping of the VM
+ * (kvm_mmu_zap_all_fast(), the kernel's default KVM_X86_QUIRK_SLOT_ZAP_ALL).
+ * Turning dirty logging on write-protects the slot's leaves (huge leaves
+ * only on EPT, which has PML); turning it off zaps collapsible page tables,
+ * or (6.13 on) rebuilds huge SPTEs in place.  Runs under slots_lock.
+ *
+ * Return: 0; -EINVAL (bad flags, alignment, slot id, address space,
+ * overflow, size, deleting an empty slot, changing size/hva/read-only of
+ * a live slot, bad @host_level); -EEXIST (overlaps another slot); -ENOMEM;
  * -EBADF.
  */
-NXSIM_API int nxsim_vcpu_create(struct nxsim_vm *vm, unsigned int id,
-				struct nxsim_vcpu **vcpup);
+NXSIM_API int nxsim_vm_set_memory_region(struct nxsim_vm *vm,
+					 const struct nxsim_memory_region *mr);
 
 /**
- * nxsim_vcpu_run() - enter KVM_RUN
+ * nxsim_vm_set_host_level() - change the host mapping size under a slot
+ * @vm: the VM
+ * @slot: slot id
+ * @offset: byte offset into the slot, page aligned; for
+ *	NXSIM_PG_LEVEL_1G, the hva there must be 1 GiB aligned
+ * @size: bytes, page aligned (a multiple of 1 GiB for NXSIM_PG_LEVEL_1G)
+ * @level: NXSIM_PG_LEVEL_4K (split), _2M or _1G (THP collapse, hugetlb)
  *
- * On 6.14 and later the first KVM_RUN of any vCPU makes the VM's worker;
- * if that fails the error is returned and the next KVM_RUN tries again.
+ * The host's unit is the 2 MiB of hva: every 2 MiB hva region the range
+ * touches gets @level (splitting part of a 1 GiB mapping leaves the rest
+ * of it 2M).  The host page tables change, so the MMU notifier zaps the
+ * leaf SPTEs of those regions (kvm_unmap_gfn_range(), which leaves page
+ * tables in place).
  *
- * Return: 0 or a negative errno.
+ * Return: 0; -EINVAL (unknown slot, bad range or level); -EBADF.
  */
-NXSIM_API int nxsim_vcpu_run(struct nxsim_vcpu *vcpu);
+NXSIM_API int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot,
+				      uint64_t offset, uint64_t size,
+				      int level);
 
-/** nxsim_vcpu_vm() - the VM a vCPU belongs to. */
-NXSIM_API struct nxsim_vm *nxsim_vcpu_vm(struct nxsim_vcpu *vcpu);
+/**
+ * nxsim_vm_stat_get() - read a VM stat by its kernel name
+ * @vm: the VM
+ * @name: "pages_4k", "pages_2m", "pages_1g" or "nx_lpage_splits"
+ * @val: receives the value
+ *
+ * Return: 0; -ENOENT for an unknown name; -EINVAL; -EBADF.
+ */
+NXSIM_API int nxsim_vm_stat_get(struct nxsim_vm *vm, const char *name,
+				uint64_t *val);
+
+/** nxsim_vm_stat_name() - the i-th stat name, NULL past the end. */
+NXSIM_API const char *nxsim_vm_stat_name(unsigned int i);
+
+/** nxsim_vm_mmu_counters() - read them.  Return: 0, -EINVAL, -EBADF. */
+NXSIM_API int nxsim_vm_mmu_counters(struct nxsim_vm *vm,
+				    struct nxsim_mmu_counters *c);
+
+/**
+ * nxsim_vm_nr_mmu_pages() - page-table pages alive (roots included)
+ *
+ * Return: the count, or a negative errno.
+ */
+NXSIM_API int64_t nxsim_vm_nr_mmu_pages(struct nxsim_vm *vm);
+
+/**
+ * nxsim_vm_check() - verify the invariants numbered in docs/mmu.md
+ * @vm: the VM
+ * @report: called with each violation's text (may be NULL)
+ * @ctx: passed to @report
+ *
+ * Checks the page tables (structure, stats, exec bits of huge leaves),
+ * the possible-NX lists and counts, the flags of the SPs, and what the
+ * fault and recovery paths recorded since the last check (a huge leaf
+ * built over a table an exec fault made; a recovery pass zapping an SP in
+ * a dirty-logged slot or more than ceil(n / ratio)).  Those records are
+ * reported once.
+ *
+ * Return: the number of violations (0 when all hold); -EBADF; -EINVAL.
+ */
+NXSIM_API int64_t nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report,
+				 void *ctx);
+
+/**
+ * nxsim_vm_dump() - print the VM's page tables as a tree
+ * @vm: the VM
+ * @emit: called with each line
+ * @ctx: passed to @emit
+ *
+ * A header line with the stats; one line per memory slot; one per root
+ * and per page-table page (level, gfn range, frame, flags:
+ * nx_huge_page_disallowed, tracked), one per non-leaf SPTE, and one per
+ * run of leaf SPTEs with the same bits and consecutive pfns; then the
+ * possible-NX lists, oldest (next to recover) first.
+ *
+ * Return: lines emitted; -EBADF; -EINVAL.
+ */
+NXSIM_API int64_t nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit,
+				void *ctx);
+
+/**
+ * nxsim_vm_dump_buf() - nxsim_vm_dump() into a buffer, like snprintf()
+ *
+ * Return: the length the whole dump needs (excluding the NUL); the text in
+ * @buf is cut at @size - 1; a negative errno.
+ */
+NXSIM_API int64_t nxsim_vm_dump_buf(struct nxsim_vm *vm, char *buf,
+				    size_t size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NXSIM_VM_H */

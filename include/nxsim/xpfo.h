@@ -11,7 +11,10 @@
  * the events into cycles per CPU.
  *
  * All calls return 0 or a negative errno and change nothing on failure.
- * Calls on one machine are serialised by the machine's lock.
+ *
+ * Thread safety: every call is safe from many threads; calls on one
+ * machine are serialised by the machine's lock.  Destroying a machine
+ * while another thread uses it is undefined.
  */
 #ifndef NXSIM_XPFO_H
 #define NXSIM_XPFO_H
@@ -22,6 +25,10 @@
 #include <nxsim/clock.h>
 #include <nxsim/common.h>
 #include <nxsim/tlb.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /*
  * Which posting's transitions the frames follow (docs/xpfo.md):
@@ -248,6 +255,31 @@ struct nxsim_xpfo_result {
 };
 
 /**
+ * struct nxsim_xpfo_rates - flush work per 1000 ownership changes
+ * @ownership_changes: allocations and frees, the events that change a
+ *	frame's owner (alloc_kernel + alloc_user + frees)
+ * @shootdowns_per_1k: kernel range or full flushes started
+ * @local_flushes_per_1k: INVLPG, CR3 and global flushes executed on every
+ *	CPU
+ * @ipis_per_1k: shootdowns sent by IPI
+ * @ipi_targets_per_1k: IPIs received
+ * @broadcasts_per_1k: INVLPGB-like broadcasts
+ * @policy_flushes_per_1k: flushes requested of the policy (the same for
+ *	every policy of a version)
+ *
+ * Every rate is NAN when there was no ownership change.
+ */
+struct nxsim_xpfo_rates {
+	uint64_t ownership_changes;
+	double shootdowns_per_1k;
+	double local_flushes_per_1k;
+	double ipis_per_1k;
+	double ipi_targets_per_1k;
+	double broadcasts_per_1k;
+	double policy_flushes_per_1k;
+};
+
+/**
  * struct nxsim_xpfo_run - one workload run for nxsim_xpfo_run_workload()
  * @workload: "compile", "io" or "fork" (nxsim_xpfo_workload_name())
  * @policy: flush policy; NULL: the version's default
@@ -312,8 +344,12 @@ NXSIM_API const char *nxsim_xpfo_workload_name(unsigned int idx);
 NXSIM_API int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 				struct nxsim_xpfo **mp);
 
-/** nxsim_xpfo_destroy() - free a machine (NULL is fine). */
-NXSIM_API void nxsim_xpfo_destroy(struct nxsim_xpfo *m);
+/**
+ * nxsim_xpfo_destroy() - free a machine
+ *
+ * Return: 0, or -EINVAL for NULL.
+ */
+NXSIM_API int nxsim_xpfo_destroy(struct nxsim_xpfo *m);
 
 /**
  * struct nxsim_xpfo_memory - what a machine's per-frame state takes
@@ -460,6 +496,16 @@ NXSIM_API int nxsim_xpfo_result(struct nxsim_xpfo *m,
 				struct nxsim_xpfo_result *res);
 
 /**
+ * nxsim_xpfo_rates() - the rates of a result
+ * @res: what nxsim_xpfo_result() or nxsim_xpfo_run_workload() filled
+ * @rates: receives the rates
+ *
+ * Return: 0 or -EINVAL.
+ */
+NXSIM_API int nxsim_xpfo_rates(const struct nxsim_xpfo_result *res,
+			       struct nxsim_xpfo_rates *rates);
+
+/**
  * nxsim_xpfo_tlb() - the machine's TLB, for reading its counters with
  * nxsim_tlb_stats().  Valid until the machine is destroyed.  The machine
  * drives it under the machine's lock, not the TLB's: read it while no
@@ -473,8 +519,8 @@ NXSIM_API struct nxsim_tlb *nxsim_xpfo_tlb(struct nxsim_xpfo *m);
  *
  * Return: as nxsim_tlb_dump(); -EINVAL for a bad @m, @cpu or @fn.
  */
-NXSIM_API int nxsim_xpfo_tlb_dump(struct nxsim_xpfo *m, unsigned int cpu,
-				  nxsim_tlb_dump_fn fn, void *ctx);
+NXSIM_API int64_t nxsim_xpfo_tlb_dump(struct nxsim_xpfo *m, unsigned int cpu,
+				      nxsim_tlb_dump_fn fn, void *ctx);
 
 /**
  * nxsim_xpfo_frame_exposure() - exposure windows of frame @pfn (all zero
@@ -492,12 +538,11 @@ NXSIM_API int nxsim_xpfo_frame_exposure(struct nxsim_xpfo *m, uint64_t pfn,
  *	(ties: lower pfn first)
  * @n: room in @x (0 only counts)
  *
- * Return: how many frames have closed windows (may exceed @n; at most
- * INT_MAX); -EINVAL.
+ * Return: how many frames have closed windows (may exceed @n); -EINVAL.
  */
-NXSIM_API int nxsim_xpfo_worst_frames(struct nxsim_xpfo *m,
-				      struct nxsim_xpfo_frame_exposure *x,
-				      unsigned int n);
+NXSIM_API int64_t nxsim_xpfo_worst_frames(struct nxsim_xpfo *m,
+					  struct nxsim_xpfo_frame_exposure *x,
+					  unsigned int n);
 
 /**
  * nxsim_xpfo_run_workload() - run a synthetic workload twice (with XPFO
@@ -508,5 +553,9 @@ NXSIM_API int nxsim_xpfo_worst_frames(struct nxsim_xpfo *m,
  */
 NXSIM_API int nxsim_xpfo_run_workload(const struct nxsim_xpfo_run *run,
 				      struct nxsim_xpfo_result *res);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NXSIM_XPFO_H */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * xoshiro256** (Blackman and Vigna), seeded with splitmix64 so that any
- * 64-bit seed, 0 included, gives a good state.
+ * 64-bit seed, 0 included, gives a good state (include/nxsim/rng.h).
+ * Models no kernel code.
  */
-#include "core/rng.h"
+#include <nxsim/rng.h>
 
 static uint64_t splitmix64(uint64_t *x)
 {
@@ -19,7 +20,7 @@ static inline uint64_t rotl(uint64_t x, int k)
 	return (x << k) | (x >> (64 - k));
 }
 
-void nxsim__rng_seed(struct nxsim__rng *r, uint64_t seed)
+void nxsim_rng_seed(struct nxsim_rng *r, uint64_t seed)
 {
 	int i;
 
@@ -27,7 +28,7 @@ void nxsim__rng_seed(struct nxsim__rng *r, uint64_t seed)
 		r->s[i] = splitmix64(&seed);
 }
 
-uint64_t nxsim__rng_next(struct nxsim__rng *r)
+uint64_t nxsim_rng_next(struct nxsim_rng *r)
 {
 	uint64_t *s = r->s;
 	uint64_t result = rotl(s[1] * 5, 7) * 9;
@@ -42,16 +43,16 @@ uint64_t nxsim__rng_next(struct nxsim__rng *r)
 	return result;
 }
 
-uint64_t nxsim__rng_below(struct nxsim__rng *r, uint64_t bound)
+uint64_t nxsim_rng_below(struct nxsim_rng *r, uint64_t bound)
 {
-	unsigned __int128 m = (unsigned __int128)nxsim__rng_next(r) * bound;
+	unsigned __int128 m = (unsigned __int128)nxsim_rng_next(r) * bound;
 	uint64_t low = (uint64_t)m;
 
 	if (low < bound) {
 		uint64_t threshold = -bound % bound;
 
 		while (low < threshold) {
-			m = (unsigned __int128)nxsim__rng_next(r) * bound;
+			m = (unsigned __int128)nxsim_rng_next(r) * bound;
 			low = (uint64_t)m;
 		}
 	}

@@ -221,7 +221,8 @@ void nxsim_host_counters(struct nxsim_host *host, struct nxsim_host_counters *c)
 }
 
 /* itlb_multihit_show_state() of arch/x86/kernel/cpu/bugs.c */
-int nxsim_host_vulnerability(struct nxsim_host *host, char *buf, size_t size)
+int64_t nxsim_host_vulnerability(struct nxsim_host *host, char *buf,
+				 size_t size)
 {
 	const char *text;
 	size_t len;

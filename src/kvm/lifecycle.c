@@ -51,12 +51,13 @@
 #include <nxsim/bringup.h>
 #include <nxsim/error.h>
 #include <nxsim/host.h>
+#include <nxsim/rng.h>
+#include <nxsim/vcpu.h>
 #include <nxsim/vm.h>
 
 #include "core/alloc.h"
 #include "core/clock.h"
 #include "core/compiler.h"
-#include "core/rng.h"
 #include "kvm/lifecycle.h"
 #include "kvm/host.h"
 #include "kvm/nx_params.h"
@@ -172,7 +173,7 @@ struct lab {
 	const struct nxsim_bringup_config *cfg;
 	struct nxsim_bringup_costs c;
 	struct costs_ns ns;
-	struct nxsim__rng rng;
+	struct nxsim_rng rng;
 	struct nxsim_clock *clock;
 	struct nxsim_host *host;
 	double load;
@@ -215,7 +216,7 @@ static uint64_t us(double v)
 /* Uniform in (0, 1]. */
 static double uniform(struct lab *lab)
 {
-	return (double)((nxsim__rng_next(&lab->rng) >> 11) + 1) * 0x1.0p-53;
+	return (double)((nxsim_rng_next(&lab->rng) >> 11) + 1) * 0x1.0p-53;
 }
 
 /* Standard normal (Box-Muller). */
@@ -646,7 +647,7 @@ static int op_call(struct lab *lab, struct task *t)
 		push(t, NXSIM__ST_SLEEP,
 		     lab->cfg->hold_ns +
 			     (lab->cfg->hold_jitter_ns ?
-				      nxsim__rng_below(
+				      nxsim_rng_below(
 					      &lab->rng,
 					      lab->cfg->hold_jitter_ns) :
 				      0));
@@ -983,7 +984,7 @@ int nxsim__bringup_run_traced(const struct nxsim_bringup_config *cfg,
 		us(lab.c.cgroup_attach_us),  us(lab.c.vhost_create_us),
 		us(lab.c.vhost_exit_us),
 	};
-	nxsim__rng_seed(&lab.rng, cfg->seed);
+	nxsim_rng_seed(&lab.rng, cfg->seed);
 	lab.load = MIN(1.0, (double)cfg->bg_vms / cfg->cpus * lab.c.bg_vm_load);
 	lab.jiffy_ns = NSEC_PER_SEC / hz;
 	/* rcu_init_geometry(): RCU_JIFFIES_TILL_FORCE_QS + CPUs / 256 */

@@ -295,7 +295,7 @@ int nxsim_param_set(struct nxsim_host *host, const char *name, const char *val)
 	return rc;
 }
 
-ssize_t nxsim_param_write(struct nxsim_host *host, const char *name,
+int64_t nxsim_param_write(struct nxsim_host *host, const char *name,
 			  const void *buf, size_t len)
 {
 	char page[PAGE_SIZE + 1];
@@ -322,7 +322,7 @@ out:
 	return rc ? rc : (ssize_t)len;
 }
 
-ssize_t nxsim_param_get(struct nxsim_host *host, const char *name, char *buf,
+int64_t nxsim_param_get(struct nxsim_host *host, const char *name, char *buf,
 			size_t size)
 {
 	const struct nx_param *p;
@@ -366,16 +366,15 @@ const char *nxsim_param_name(const struct nxsim_host *host, unsigned int i)
 	return NULL;
 }
 
-int nxsim_param_recovery_period(struct nxsim_host *host,
+int nxsim_param_recovery_period(struct nxsim_host *host, bool *enabled,
 				unsigned int *period_ms)
 {
 	unsigned int period;
-	bool enabled;
 
-	if (!host || !period_ms)
+	if (!host || !enabled || !period_ms)
 		return -EINVAL;
-	enabled = nxsim__calc_nx_huge_pages_recovery_period(host, &period);
-	if (enabled)
+	*enabled = nxsim__calc_nx_huge_pages_recovery_period(host, &period);
+	if (*enabled)
 		*period_ms = period;
-	return enabled;
+	return 0;
 }

@@ -6,11 +6,11 @@
  * changes).  Historical bugs are not part of a profile; they are separate
  * switches (enum nxsim_bug).
  */
-#include <string.h>
 
-#include <nxsim/host.h>
+#include <nxsim/profile.h>
 
 #include "core/compiler.h"
+#include "core/names.h"
 #include "kvm/profile.h"
 
 /*
@@ -86,19 +86,17 @@ static const struct nxsim__profile profiles[] = {
 	},
 };
 
-const struct nxsim__profile *nxsim__profile_find(const char *name)
-{
-	size_t i;
-
-	if (!name)
-		return &profiles[ARRAY_SIZE(profiles) - 1];
-	for (i = 0; i < ARRAY_SIZE(profiles); i++)
-		if (!strcmp(profiles[i].name, name))
-			return &profiles[i];
-	return NULL;
-}
-
 const char *nxsim_profile_name(unsigned int i)
 {
 	return i < ARRAY_SIZE(profiles) ? profiles[i].name : NULL;
+}
+
+const struct nxsim__profile *nxsim__profile_find(const char *name)
+{
+	int i;
+
+	if (!name)
+		return &profiles[ARRAY_SIZE(profiles) - 1];
+	i = nxsim__name_index(nxsim_profile_name, name);
+	return i < 0 ? NULL : &profiles[i];
 }

@@ -232,20 +232,23 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 	return 0;
 }
 
-struct nxsim_host *nxsim_vm_host(struct nxsim_vm *vm)
+struct nxsim_host *nxsim_vm_host(const struct nxsim_vm *vm)
 {
 	return vm->host;
 }
 
-int nxsim_vm_nx_huge_pages_enabled(struct nxsim_vm *vm)
+int nxsim_vm_nx_huge_pages_enabled(struct nxsim_vm *vm, bool *enabled)
 {
-	int rc = nxsim__vm_enter(vm);
+	int rc;
 
+	if (!enabled)
+		return -EINVAL;
+	rc = nxsim__vm_enter(vm);
 	if (rc)
 		return rc;
-	rc = nxsim__is_nx_huge_page_enabled(vm->mmu);
+	*enabled = nxsim__is_nx_huge_page_enabled(vm->mmu);
 	nxsim__vm_exit(vm);
-	return rc;
+	return 0;
 }
 
 int nxsim_vm_check_extension(struct nxsim_vm *vm, unsigned int cap)
@@ -401,7 +404,7 @@ int nxsim_vcpu_run(struct nxsim_vcpu *vcpu)
 	return rc;
 }
 
-struct nxsim_vm *nxsim_vcpu_vm(struct nxsim_vcpu *vcpu)
+struct nxsim_vm *nxsim_vcpu_vm(const struct nxsim_vcpu *vcpu)
 {
 	return vcpu->vm;
 }

@@ -11,6 +11,7 @@
 
 #include <bsd/sys/queue.h>
 
+#include <nxsim/vcpu.h>
 #include <nxsim/vm.h>
 
 #include "core/gate.h"

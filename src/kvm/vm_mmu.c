@@ -114,9 +114,9 @@ int nxsim_vm_mmu_counters(struct nxsim_vm *vm, struct nxsim_mmu_counters *c)
 	return 0;
 }
 
-long nxsim_vm_nr_mmu_pages(struct nxsim_vm *vm)
+int64_t nxsim_vm_nr_mmu_pages(struct nxsim_vm *vm)
 {
-	long n;
+	int64_t n;
 	int rc = nxsim__vm_enter(vm);
 
 	if (rc)
@@ -126,9 +126,10 @@ long nxsim_vm_nr_mmu_pages(struct nxsim_vm *vm)
 	return n;
 }
 
-int nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report, void *ctx)
+int64_t nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report,
+		       void *ctx)
 {
-	int rc = nxsim__vm_enter(vm);
+	int64_t rc = nxsim__vm_enter(vm);
 
 	if (rc)
 		return rc;
@@ -137,9 +138,9 @@ int nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report, void *ctx)
 	return rc;
 }
 
-int nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit, void *ctx)
+int64_t nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit, void *ctx)
 {
-	int rc;
+	int64_t rc;
 
 	if (!emit)
 		return -EINVAL;
@@ -167,13 +168,13 @@ static void buf_emit(void *ctx, const char *text)
 	b->len += n + 1;
 }
 
-long nxsim_vm_dump_buf(struct nxsim_vm *vm, char *buf, size_t size)
+int64_t nxsim_vm_dump_buf(struct nxsim_vm *vm, char *buf, size_t size)
 {
 	struct buf_ctx b = { .buf = buf, .size = size };
-	int rc;
+	int64_t rc;
 
 	if (!buf && size)
 		return -EINVAL;
 	rc = nxsim_vm_dump(vm, buf_emit, &b);
-	return rc < 0 ? rc : (long)b.len;
+	return rc < 0 ? rc : (int64_t)b.len;
 }

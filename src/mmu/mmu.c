@@ -43,6 +43,7 @@
 
 #include "core/alloc.h"
 #include "core/compiler.h"
+#include "core/names.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
 
@@ -133,20 +134,17 @@ static const char *const stat_names[] = {
 
 const char *nxsim_vm_stat_name(unsigned int i)
 {
-	return i < ARRAY_SIZE(stat_names) ? stat_names[i] : NULL;
+	return NXSIM__NAME_AT(stat_names, i);
 }
 
 int nxsim__mmu_stat_get(struct nxsim__vm_mmu *mmu, const char *name,
 			uint64_t *val)
 {
-	unsigned int i;
+	int i = nxsim__name_index(nxsim_vm_stat_name, name);
 	int rc = 0;
 
-	for (i = 0; i < ARRAY_SIZE(stat_names); i++)
-		if (!strcmp(name, stat_names[i]))
-			break;
 	pthread_rwlock_rdlock(&mmu->mmu_lock);
-	if (i < 3)
+	if (i >= 0 && i < 3)
 		*val = mmu->pages[i];
 	else if (i == 3)
 		*val = mmu->nx_lpage_splits;

@@ -19,7 +19,8 @@
 
 #include <bsd/sys/queue.h>
 
-#include <nxsim/mmu.h>
+#include <nxsim/vcpu.h>
+#include <nxsim/vm.h>
 
 #include "mmu/memslot.h"
 #include "mmu/mmu.h"

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include <nxsim/mmu.h>
+#include <nxsim/spte.h>
 
 #define SPTE_ENT_PER_PAGE 512
 #define PT_WRITABLE_MASK (1ull << 1)

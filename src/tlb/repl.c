@@ -4,8 +4,8 @@
  * src/tlb/repl_<name>.c defining a struct nxsim__tlb_repl_ops, plus its
  * extern and one table line here.
  */
-#include <string.h>
-
+#include "core/compiler.h"
+#include "core/names.h"
 #include "tlb/tlb.h"
 
 extern const struct nxsim__tlb_repl_ops nxsim__tlb_repl_lru;
@@ -18,12 +18,14 @@ static const struct nxsim__tlb_repl_ops *const tlb_repl_table[] = {
 	&nxsim__tlb_repl_plru,
 };
 
+static const char *repl_name(unsigned int i)
+{
+	return i < ARRAY_SIZE(tlb_repl_table) ? tlb_repl_table[i]->name : NULL;
+}
+
 const struct nxsim__tlb_repl_ops *nxsim__tlb_repl_find(const char *name)
 {
-	size_t i;
+	int i = nxsim__name_index(repl_name, name);
 
-	for (i = 0; i < sizeof(tlb_repl_table) / sizeof(tlb_repl_table[0]); i++)
-		if (!strcmp(tlb_repl_table[i]->name, name))
-			return tlb_repl_table[i];
-	return NULL;
+	return i < 0 ? NULL : tlb_repl_table[i];
 }

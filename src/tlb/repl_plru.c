@@ -27,7 +27,7 @@ static void plru_touch(uint32_t *state, unsigned int way, unsigned int ways)
 }
 
 static unsigned int plru_victim(const uint64_t *age, uint32_t *state,
-				unsigned int ways, struct nxsim__rng *rng)
+				unsigned int ways, struct nxsim_rng *rng)
 {
 	unsigned int node = 0, half = ways / 2, lo = 0;
 

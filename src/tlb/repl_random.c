@@ -5,9 +5,9 @@
 #include "tlb/tlb.h"
 
 static unsigned int random_victim(const uint64_t *age, uint32_t *state,
-				  unsigned int ways, struct nxsim__rng *rng)
+				  unsigned int ways, struct nxsim_rng *rng)
 {
-	return (unsigned int)nxsim__rng_below(rng, ways);
+	return (unsigned int)nxsim_rng_below(rng, ways);
 }
 
 const struct nxsim__tlb_repl_ops nxsim__tlb_repl_random = {

@@ -436,8 +436,8 @@ int nxsim_tlb_create(const struct nxsim_tlb_config *cfg,
 		goto fail;
 	for (i = 0; i < cfg->nr_cpus; i++) {
 		/* CPU 0 draws what a one-CPU TLB always drew. */
-		nxsim__rng_seed(&tlb->cpu[i].rng,
-				cfg->seed ^ (i * 0x9e3779b97f4a7c15ull));
+		nxsim_rng_seed(&tlb->cpu[i].rng,
+			       cfg->seed ^ (i * 0x9e3779b97f4a7c15ull));
 		for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++)
 			if (alloc_array(&tlb->cpu[i].lv[l], &cfg->level[l]))
 				goto fail;
@@ -451,12 +451,13 @@ fail:
 	return -ENOMEM;
 }
 
-void nxsim_tlb_destroy(struct nxsim_tlb *tlb)
+int nxsim_tlb_destroy(struct nxsim_tlb *tlb)
 {
 	if (!tlb)
-		return;
+		return -EINVAL;
 	free_cpus(tlb, tlb->nr_cpus);
 	nxsim__free(tlb, sizeof(*tlb));
+	return 0;
 }
 
 /*
@@ -593,8 +594,8 @@ int nxsim_tlb_flush_all(struct nxsim_tlb *tlb, unsigned int cpu)
 	return 0;
 }
 
-int nxsim_tlb_dump(struct nxsim_tlb *tlb, unsigned int cpu,
-		   nxsim_tlb_dump_fn fn, void *ctx)
+int64_t nxsim_tlb_dump(struct nxsim_tlb *tlb, unsigned int cpu,
+		       nxsim_tlb_dump_fn fn, void *ctx)
 {
 	int rc;
 
@@ -618,10 +619,23 @@ int nxsim_tlb_pcid(struct nxsim_tlb *tlb, unsigned int cpu)
 	return pcid;
 }
 
-int nxsim_tlb_stats(struct nxsim_tlb *tlb, int cpu, struct nxsim_tlb_stats *st)
+void nxsim__tlb_stats_sum(const struct nxsim_tlb *tlb,
+			  struct nxsim_tlb_stats *st)
 {
+	uint64_t *dst = (uint64_t *)st;
 	unsigned int i, k;
 
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < tlb->nr_cpus; i++) {
+		const uint64_t *src = (const uint64_t *)&tlb->cpu[i].st;
+
+		for (k = 0; k < sizeof(*st) / sizeof(uint64_t); k++)
+			dst[k] += src[k];
+	}
+}
+
+int nxsim_tlb_stats(struct nxsim_tlb *tlb, int cpu, struct nxsim_tlb_stats *st)
+{
 	if (!tlb || !st || cpu < -1 ||
 	    (cpu >= 0 && bad_cpu(tlb, (unsigned)cpu)))
 		return -EINVAL;
@@ -631,14 +645,7 @@ int nxsim_tlb_stats(struct nxsim_tlb *tlb, int cpu, struct nxsim_tlb_stats *st)
 		release_cpu(tlb, (unsigned int)cpu);
 	} else {
 		claim_all(tlb);
-		memset(st, 0, sizeof(*st));
-		for (i = 0; i < tlb->nr_cpus; i++) {
-			const uint64_t *src = (const uint64_t *)&tlb->cpu[i].st;
-			uint64_t *dst = (uint64_t *)st;
-
-			for (k = 0; k < sizeof(*st) / sizeof(uint64_t); k++)
-				dst[k] += src[k];
-		}
+		nxsim__tlb_stats_sum(tlb, st);
 		release_all(tlb);
 	}
 	return 0;

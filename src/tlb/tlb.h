@@ -12,9 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <nxsim/rng.h>
 #include <nxsim/tlb.h>
-
-#include "core/rng.h"
 
 /*
  * Tag word of a way: 0 is an empty way.
@@ -52,7 +51,7 @@ struct nxsim__tlb_repl_ops {
 	bool pow2_ways;
 	void (*touch)(uint32_t *state, unsigned int way, unsigned int ways);
 	unsigned int (*victim)(const uint64_t *age, uint32_t *state,
-			       unsigned int ways, struct nxsim__rng *rng);
+			       unsigned int ways, struct nxsim_rng *rng);
 };
 
 /* The first way of least age: the LRU victim.  Conditional moves only. */
@@ -117,7 +116,7 @@ struct nxsim__tlb_cpu {
 	uint16_t missed_pcid;
 	enum nxsim_tlb_level missed_l1;
 	uint64_t missed_va;
-	struct nxsim__rng rng;
+	struct nxsim_rng rng;
 	struct nxsim_tlb_stats st;
 };
 
@@ -299,6 +298,10 @@ static inline bool nxsim__tlb_ranged(const struct nxsim_tlb *tlb,
  */
 bool nxsim__tlb_watch(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va,
 		      bool watch);
+
+/* The counters of every CPU summed, without the ownership check. */
+void nxsim__tlb_stats_sum(const struct nxsim_tlb *tlb,
+			  struct nxsim_tlb_stats *st);
 
 /* nxsim_tlb_dump() without checks or lock (dump.c). */
 int nxsim__tlb_dump(const struct nxsim_tlb *tlb, unsigned int cpu,

@@ -114,37 +114,37 @@ enum nxsim_trace_format nxsim_trace_detect(const void *buf, size_t len)
 	return NXSIM_TRACE_AUTO;
 }
 
-static void set_msg(char *msg, size_t size, const char *why)
+static void set_why(const char **why, const char *text)
 {
-	if (msg && size)
-		snprintf(msg, size, "%s", why);
+	if (why)
+		*why = text;
 }
 
 int nxsim_trace_open_buf(const void *buf, size_t len,
 			 enum nxsim_trace_format fmt, struct nxsim_trace **tp,
-			 char *err, size_t errlen)
+			 const char **why)
 {
 	struct nxsim__trace_header h = { 0 };
 	struct nxsim_trace *t;
-	const char *why;
+	const char *bad;
 	int rc;
 
 	if (fmt == NXSIM_TRACE_AUTO)
 		fmt = nxsim_trace_detect(buf, len);
 	if (fmt == NXSIM_TRACE_AUTO || (unsigned int)fmt > NXSIM_TRACE_BINARY) {
-		set_msg(err, errlen, "cannot tell the trace format");
+		set_why(why, "cannot tell the trace format");
 		return -EINVAL;
 	}
 	if (fmt == NXSIM_TRACE_BINARY) {
-		rc = nxsim__trace_get_header(buf, len, &h, &why);
+		rc = nxsim__trace_get_header(buf, len, &h, &bad);
 		if (rc) {
-			set_msg(err, errlen, why);
+			set_why(why, bad);
 			return rc;
 		}
 	}
 	t = nxsim__zalloc(sizeof(*t));
 	if (!t) {
-		set_msg(err, errlen, "out of memory");
+		set_why(why, "out of memory");
 		return -ENOMEM;
 	}
 	t->buf = buf;
@@ -158,7 +158,7 @@ int nxsim_trace_open_buf(const void *buf, size_t len,
 }
 
 int nxsim_trace_open(const char *path, enum nxsim_trace_format fmt,
-		     struct nxsim_trace **tp, char *err, size_t errlen)
+		     struct nxsim_trace **tp, const char **why)
 {
 	void *map = NULL;
 	struct stat stbuf;
@@ -167,13 +167,13 @@ int nxsim_trace_open(const char *path, enum nxsim_trace_format fmt,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &stbuf)) {
 		rc = -errno;
-		set_msg(err, errlen, strerror(errno));
+		set_why(why, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return rc;
 	}
 	if (!S_ISREG(stbuf.st_mode)) {
-		set_msg(err, errlen, "not a regular file");
+		set_why(why, "not a regular file");
 		close(fd);
 		return -EINVAL;
 	}
@@ -181,13 +181,13 @@ int nxsim_trace_open(const char *path, enum nxsim_trace_format fmt,
 		map = mmap(NULL, stbuf.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (map == MAP_FAILED) {
 			rc = -errno;
-			set_msg(err, errlen, strerror(errno));
+			set_why(why, strerror(errno));
 			close(fd);
 			return rc;
 		}
 	}
 	close(fd);
-	rc = nxsim_trace_open_buf(map, stbuf.st_size, fmt, tp, err, errlen);
+	rc = nxsim_trace_open_buf(map, stbuf.st_size, fmt, tp, why);
 	if (rc) {
 		if (map)
 			munmap(map, stbuf.st_size);
@@ -199,13 +199,14 @@ int nxsim_trace_open(const char *path, enum nxsim_trace_format fmt,
 	return 0;
 }
 
-void nxsim_trace_close(struct nxsim_trace *t)
+int nxsim_trace_close(struct nxsim_trace *t)
 {
 	if (!t)
-		return;
+		return -EINVAL;
 	if (t->map)
 		munmap(t->map, t->len);
 	nxsim__free(t, sizeof(*t));
+	return 0;
 }
 
 enum nxsim_trace_format nxsim_trace_format(const struct nxsim_trace *t)

@@ -16,7 +16,6 @@
  * Models no kernel code; the kernel keeps no such statistics.
  */
 #include <errno.h>
-#include <limits.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -126,12 +125,13 @@ static bool worse(const struct nxsim_xpfo_frame_exposure *a,
 	       (a->sum_ns == b->sum_ns && a->pfn < b->pfn);
 }
 
-int nxsim_xpfo_worst_frames(struct nxsim_xpfo *m,
-			    struct nxsim_xpfo_frame_exposure *x, unsigned int n)
+int64_t nxsim_xpfo_worst_frames(struct nxsim_xpfo *m,
+				struct nxsim_xpfo_frame_exposure *x,
+				unsigned int n)
 {
 	struct nxsim__frame_exp *e;
 	unsigned int k = 0, i;
-	int total = 0;
+	int64_t total = 0;
 
 	if (!m || (n && !x))
 		return -EINVAL;
@@ -141,7 +141,7 @@ int nxsim_xpfo_worst_frames(struct nxsim_xpfo *m,
 
 		if (!e->windows)
 			continue;
-		total += total < INT_MAX;
+		total++;
 		out(m, e->pfn, e, &cur);
 		/* Insertion into the sorted top @n (x[0..k) filled). */
 		for (i = k < n ? k++ : n; i && worse(&cur, &x[i - 1]); i--)

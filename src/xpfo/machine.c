@@ -15,6 +15,7 @@
  * unmap as mm/xpfo.c does, and is never contended under it).
  */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include <nxsim/xpfo.h>
@@ -244,14 +245,15 @@ int nxsim_xpfo_memory(struct nxsim_xpfo *m, struct nxsim_xpfo_memory *mem)
 	return 0;
 }
 
-void nxsim_xpfo_destroy(struct nxsim_xpfo *m)
+int nxsim_xpfo_destroy(struct nxsim_xpfo *m)
 {
 	if (!m)
-		return;
+		return -EINVAL;
 	if (m->clock)
 		nxsim__clock_put(m->clock);
 	pthread_mutex_destroy(&m->lock);
 	free_machine(m);
+	return 0;
 }
 
 struct nxsim_tlb *nxsim_xpfo_tlb(struct nxsim_xpfo *m)
@@ -259,8 +261,8 @@ struct nxsim_tlb *nxsim_xpfo_tlb(struct nxsim_xpfo *m)
 	return m ? m->tlb : NULL;
 }
 
-int nxsim_xpfo_tlb_dump(struct nxsim_xpfo *m, unsigned int cpu,
-			nxsim_tlb_dump_fn fn, void *ctx)
+int64_t nxsim_xpfo_tlb_dump(struct nxsim_xpfo *m, unsigned int cpu,
+			    nxsim_tlb_dump_fn fn, void *ctx)
 {
 	int rc;
 
@@ -276,19 +278,16 @@ int nxsim_xpfo_tlb_dump(struct nxsim_xpfo *m, unsigned int cpu,
 
 void nxsim__xpfo_result(struct nxsim_xpfo *m, struct nxsim_xpfo_result *res)
 {
-	unsigned int i, k;
+	unsigned int i;
 
 	memset(res, 0, sizeof(*res));
 	res->xpfo = m->st;
 	nxsim__oracle_fill(m, &res->oracle);
 	res->events = m->events;
+	nxsim__tlb_stats_sum(m->tlb, &res->tlb);
 	for (i = 0; i < m->nr_cpus; i++) {
 		const struct nxsim__xpfo_cpu *c = &m->cpu[i];
-		const uint64_t *src = (const uint64_t *)&m->tlb->cpu[i].st;
-		uint64_t *dst = (uint64_t *)&res->tlb;
 
-		for (k = 0; k < sizeof(res->tlb) / sizeof(uint64_t); k++)
-			dst[k] += src[k];
 		res->kernel_cycles += c->kcycles;
 		res->user_cycles += c->cycles - c->kcycles;
 		res->flush_cycles += c->flush_cycles;
@@ -303,6 +302,36 @@ int nxsim_xpfo_result(struct nxsim_xpfo *m, struct nxsim_xpfo_result *res)
 	pthread_mutex_lock(&m->lock);
 	nxsim__xpfo_result(m, res);
 	pthread_mutex_unlock(&m->lock);
+	return 0;
+}
+
+/* Events per 1000 ownership changes; NAN without changes. */
+static double per_1k(uint64_t n, uint64_t changes)
+{
+	return changes ? 1000.0 * (double)n / (double)changes : NAN;
+}
+
+int nxsim_xpfo_rates(const struct nxsim_xpfo_result *res,
+		     struct nxsim_xpfo_rates *rates)
+{
+	const struct nxsim_tlb_stats *t;
+	uint64_t ch;
+
+	if (!res || !rates)
+		return -EINVAL;
+	t = &res->tlb;
+	ch = res->xpfo.alloc_kernel + res->xpfo.alloc_user + res->xpfo.frees;
+	*rates = (struct nxsim_xpfo_rates){
+		.ownership_changes = ch,
+		.shootdowns_per_1k =
+			per_1k(t->range_flushes + t->full_flushes, ch),
+		.local_flushes_per_1k =
+			per_1k(t->invlpg + t->cr3_flush + t->global_flush, ch),
+		.ipis_per_1k = per_1k(t->ipis_sent, ch),
+		.ipi_targets_per_1k = per_1k(t->ipi_targets, ch),
+		.broadcasts_per_1k = per_1k(t->broadcasts, ch),
+		.policy_flushes_per_1k = per_1k(res->xpfo.policy_flushes, ch),
+	};
 	return 0;
 }
 

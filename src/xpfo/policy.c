@@ -5,10 +5,8 @@
  * line here; nxsim_xpfo_create() then accepts its name, and an unknown
  * name is -ENOENT.
  */
-#include <errno.h>
-#include <string.h>
-
 #include "core/compiler.h"
+#include "core/names.h"
 #include "xpfo/xpfo.h"
 
 extern const struct nxsim__xpfo_policy nxsim__xpfo_policy_eager;
@@ -35,19 +33,16 @@ static const struct nxsim__xpfo_policy *const xpfo_policy_table[] = {
 	&nxsim__xpfo_policy_broadcast,	    /* P7 */
 };
 
-const struct nxsim__xpfo_policy *nxsim__xpfo_policy_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(xpfo_policy_table); i++)
-		if (!strcmp(xpfo_policy_table[i]->name, name))
-			return xpfo_policy_table[i];
-	return NULL;
-}
-
 const char *nxsim_xpfo_policy_name(unsigned int idx)
 {
 	return idx < ARRAY_SIZE(xpfo_policy_table) ?
 		       xpfo_policy_table[idx]->name :
 		       NULL;
+}
+
+const struct nxsim__xpfo_policy *nxsim__xpfo_policy_find(const char *name)
+{
+	int i = nxsim__name_index(nxsim_xpfo_policy_name, name);
+
+	return i < 0 ? NULL : xpfo_policy_table[i];
 }

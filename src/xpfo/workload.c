@@ -34,9 +34,11 @@
 #include <errno.h>
 #include <string.h>
 
+#include <nxsim/rng.h>
+
 #include "core/alloc.h"
 #include "core/compiler.h"
-#include "core/rng.h"
+#include "core/names.h"
 #include "xpfo/xpfo.h"
 
 #define KFRAMES 512
@@ -97,7 +99,7 @@ struct wl_domain {
 };
 
 struct wl_cpu {
-	struct nxsim__rng rng;
+	struct nxsim_rng rng;
 	uint64_t *free; /* LIFO of free frames */
 	uint64_t nfree;
 	uint64_t batch[64]; /* refilled, unmapped frames (P4c) */
@@ -176,7 +178,7 @@ static int fault_in(struct wl_run *r, unsigned int cpu, struct wl_domain *d,
 
 	if (d->n == DOMAIN_PAGES) {
 		rc = free_page(r, cpu, d,
-			       (unsigned int)nxsim__rng_below(&c->rng, d->n));
+			       (unsigned int)nxsim_rng_below(&c->rng, d->n));
 		if (rc)
 			return rc;
 	}
@@ -215,7 +217,7 @@ static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
 		if (!d->n)
 			return 0;
 		return free_page(r, cpu, d,
-				 (unsigned int)nxsim__rng_below(&c->rng, d->n));
+				 (unsigned int)nxsim_rng_below(&c->rng, d->n));
 	case S_PROBE: {
 		/*
 		 * The attacker of [S17] (ret2dir spraying [S0]): read, through
@@ -226,11 +228,11 @@ static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
 		 * the other CPUs' state.
 		 */
 		unsigned int oc =
-			(unsigned int)(nxsim__rng_next(&c->rng) % r->nr_cpus);
+			(unsigned int)(nxsim_rng_next(&c->rng) % r->nr_cpus);
 		const struct wl_cpu *o = &r->cpu[oc];
 		const struct wl_domain *od =
-			&o->dom[nxsim__rng_next(&c->rng) % DOMAINS];
-		uint64_t x = nxsim__rng_next(&c->rng);
+			&o->dom[nxsim_rng_next(&c->rng) % DOMAINS];
+		uint64_t x = nxsim_rng_next(&c->rng);
 
 		if (x & 1) {
 			if (o->nfree)
@@ -249,12 +251,12 @@ static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
 		for (i = 0; i < 3; i++)
 			CALL(r, nxsim__xpfo_kernel_access(
 					r->m, cpu,
-					c->kframe[nxsim__rng_below(&c->rng,
-								   KFRAMES)],
+					c->kframe[nxsim_rng_below(&c->rng,
+								  KFRAMES)],
 					i == 2, NULL));
 		return 0;
 	case S_KCHURN:
-		i = (unsigned int)nxsim__rng_below(&c->rng, KFRAMES);
+		i = (unsigned int)nxsim_rng_below(&c->rng, KFRAMES);
 		if (!c->nfree)
 			return -ENOSPC;
 		pfn = c->free[--c->nfree];
@@ -267,16 +269,15 @@ static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
 	case S_READ:
 		if (!d->n)
 			return 0;
-		pfn = d->page[nxsim__rng_below(&c->rng, d->n)];
+		pfn = d->page[nxsim_rng_below(&c->rng, d->n)];
 		CALL(r, nxsim__xpfo_kmap(r->m, cpu, pfn));
 		CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, pfn, true, NULL));
 		CALL(r, nxsim__xpfo_kunmap(r->m, cpu, pfn));
 		return 0;
 	case S_SWITCH:
-		c->cur =
-			(c->cur + 1 +
-			 (unsigned int)nxsim__rng_below(&c->rng, DOMAINS - 1)) %
-			DOMAINS;
+		c->cur = (c->cur + 1 +
+			  (unsigned int)nxsim_rng_below(&c->rng, DOMAINS - 1)) %
+			 DOMAINS;
 		CALL(r, nxsim__xpfo_context_switch(r->m, cpu,
 						   domain_id(cpu, c->cur)));
 		return 0;
@@ -284,7 +285,7 @@ static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
 		unsigned int child = (c->cur + 1) % DOMAINS;
 
 		for (i = 0; i < FORK_PAGES && d->n; i++) {
-			uint64_t src = d->page[nxsim__rng_below(&c->rng, d->n)];
+			uint64_t src = d->page[nxsim_rng_below(&c->rng, d->n)];
 
 			rc = fault_in(r, cpu, &c->dom[child],
 				      domain_id(cpu, child), &src);
@@ -305,9 +306,9 @@ static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
 	}
 }
 
-static enum step pick(const struct workload *w, struct nxsim__rng *rng)
+static enum step pick(const struct workload *w, struct nxsim_rng *rng)
 {
-	unsigned int x = (unsigned int)nxsim__rng_below(rng, 100), s;
+	unsigned int x = (unsigned int)nxsim_rng_below(rng, 100), s;
 
 	for (s = 0; s < NR_STEPS - 1; s++) {
 		if (x < w->mix[s])
@@ -327,11 +328,10 @@ static int step(struct wl_run *r, unsigned int cpu)
 	c->left--;
 	if (s == S_USER) {
 		if (d->n)
-			CALL(r,
-			     nxsim__xpfo_user_access(
-				     r->m, cpu,
-				     d->page[nxsim__rng_below(&c->rng, d->n)],
-				     nxsim__rng_below(&c->rng, 2)));
+			CALL(r, nxsim__xpfo_user_access(
+					r->m, cpu,
+					d->page[nxsim_rng_below(&c->rng, d->n)],
+					nxsim_rng_below(&c->rng, 2)));
 		nxsim__xpfo_user_work(r->m, cpu, r->m->cost.user_work);
 		return 0;
 	}
@@ -349,7 +349,7 @@ static int setup_cpu(struct wl_run *r, unsigned int cpu, uint64_t seed,
 	struct wl_cpu *c = &r->cpu[cpu];
 	uint64_t i, base = cpu * r->per_cpu;
 
-	nxsim__rng_seed(&c->rng, seed ^ (0x9e3779b97f4a7c15ull * (cpu + 1)));
+	nxsim_rng_seed(&c->rng, seed ^ (0x9e3779b97f4a7c15ull * (cpu + 1)));
 	c->free = nxsim__calloc(r->per_cpu, sizeof(uint64_t));
 	if (!c->free)
 		return -ENOMEM;
@@ -434,20 +434,18 @@ const char *nxsim_xpfo_workload_name(unsigned int idx)
 int nxsim_xpfo_run_workload(const struct nxsim_xpfo_run *run,
 			    struct nxsim_xpfo_result *res)
 {
-	const struct workload *w = NULL;
+	const struct workload *w;
 	struct nxsim_xpfo_result base;
-	size_t i;
 	int rc;
 
 	if (!run || !res || !run->workload || !run->nr_cpus ||
 	    run->nr_cpus > NXSIM_TLB_MAX_CPUS || !run->events ||
 	    (unsigned int)run->version > NXSIM_XPFO_V9)
 		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(workloads); i++)
-		if (!strcmp(workloads[i].name, run->workload))
-			w = &workloads[i];
-	if (!w)
+	rc = nxsim__name_index(nxsim_xpfo_workload_name, run->workload);
+	if (rc < 0)
 		return -ENOENT;
+	w = &workloads[rc];
 	rc = run_once(run, w, false, res);
 	if (rc)
 		return rc;

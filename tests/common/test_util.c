@@ -42,6 +42,14 @@ uint64_t test_seed(void)
 	return seed;
 }
 
+int test_vm_nx_enabled(struct nxsim_vm *vm)
+{
+	bool enabled;
+	int rc = nxsim_vm_nx_huge_pages_enabled(vm, &enabled);
+
+	return rc ? rc : enabled;
+}
+
 uint64_t test_live_allocs(void)
 {
 	struct nxsim_alloc_stats st;

@@ -40,6 +40,12 @@ const char *test_param(struct nxsim_host *host, const char *name);
 /* NXSIM_TEST_SEED or a fixed default, printed so a run can be repeated. */
 uint64_t test_seed(void);
 
+/*
+ * nxsim_vm_nx_huge_pages_enabled() as one value: 1 or 0, or the negative
+ * errno of the call.
+ */
+int test_vm_nx_enabled(struct nxsim_vm *vm);
+
 /* Live allocations of the simulator right now. */
 uint64_t test_live_allocs(void);
 

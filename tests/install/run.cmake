@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Install the build tree to a fresh prefix, then build and run the README
-# example against it twice: with find_package(nxsim) and with pkg-config.
-# Inputs: SRC, BUILD, WORK, SHARED, CC, SANITIZE.
+# example against it three times: with find_package(nxsim) as C and as
+# C++, and with pkg-config.
+# Inputs: SRC, BUILD, WORK, SHARED, CC, CXX, SANITIZE.
 function(run)
 	execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc)
 	if(NOT rc EQUAL 0)
@@ -22,10 +23,12 @@ endif()
 # find_package()
 run(${CMAKE_COMMAND} -S ${SRC}/tests/install/consumer -B ${WORK}/cmake
 	-DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${CC}
-	-DCMAKE_C_FLAGS=${flags} -DCMAKE_EXE_LINKER_FLAGS=${flags}
+	-DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_C_FLAGS=${flags}
+	-DCMAKE_CXX_FLAGS=${flags} -DCMAKE_EXE_LINKER_FLAGS=${flags}
 	-DEXAMPLE=${SRC}/examples/quickstart.c)
 run(${CMAKE_COMMAND} --build ${WORK}/cmake)
 run(${WORK}/cmake/quickstart)
+run(${WORK}/cmake/quickstart-cxx)
 
 # pkg-config
 file(GLOB_RECURSE pcfile ${prefix}/*/nxsim.pc)
@@ -52,4 +55,4 @@ endif()
 run(${CC} ${flags} ${SRC}/examples/quickstart.c ${pcflags} ${rpath}
 	-o ${WORK}/quickstart-pc)
 run(${WORK}/quickstart-pc)
-message(STATUS "find_package and pkg-config consumers built and ran")
+message(STATUS "find_package (C, C++) and pkg-config consumers built and ran")

@@ -107,7 +107,7 @@ static void run_case(const struct scase *c)
 
 		if (!c->reboot) {
 			assert_rc(rc, -EPERM);
-			assert_rc(nxsim_vm_nx_huge_pages_enabled(vm), 1);
+			assert_rc(test_vm_nx_enabled(vm), 1);
 			goto out;
 		}
 		assert_rc(rc, 0);

@@ -9,8 +9,9 @@
  */
 #include <pthread.h>
 
+#include <nxsim/rng.h>
+
 #include "../integration/nx_test.h"
-#include "core/rng.h"
 
 #define ROUNDS 1500
 #define REGIONS 16
@@ -31,13 +32,13 @@ struct vcpu_arg {
 static void *vcpu_thread(void *p)
 {
 	struct vcpu_arg *a = p;
-	struct nxsim__rng rng;
+	struct nxsim_rng rng;
 	unsigned int i;
 
-	nxsim__rng_seed(&rng, a->seed);
+	nxsim_rng_seed(&rng, a->seed);
 	for (i = 0; i < ROUNDS; i++) {
-		uint64_t gpa = 4 * GIB + nxsim__rng_below(&rng, REGIONS * MIB2);
-		int kind = (int)nxsim__rng_below(&rng, 3);
+		uint64_t gpa = 4 * GIB + nxsim_rng_below(&rng, REGIONS * MIB2);
+		int kind = (int)nxsim_rng_below(&rng, 3);
 
 		if (nxsim_vcpu_access(a->vcpu, kind, gpa & ~4095ull, NULL))
 			return (void *)1;

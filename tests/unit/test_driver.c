@@ -14,8 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <nxsim/rng.h>
+
 #include "common/test_util.h"
-#include "core/rng.h"
 #include "driver.h"
 
 struct lex_case {
@@ -486,21 +487,21 @@ static void test_one_answer_a_line(void **state)
 		"trace",    "stat",   "alloc",
 		"stats",    "\\",     "=",
 	};
-	struct nxsim__rng rng;
+	struct nxsim_rng rng;
 	char *script = malloc(1 << 20), *p = script;
 	unsigned int i, commands = 0, lines = 0;
 	struct run r;
 
-	nxsim__rng_seed(&rng, test_seed());
+	nxsim_rng_seed(&rng, test_seed());
 	p += sprintf(p, "host create h0\nvm create v1\n");
 	commands = 2;
 	for (i = 0; i < 3000; i++) {
-		unsigned int n = nxsim__rng_below(&rng, 6) + 1, j;
+		unsigned int n = nxsim_rng_below(&rng, 6) + 1, j;
 		char *start = p;
 
 		for (j = 0; j < n; j++)
 			p += sprintf(p, "%s%s", j ? " " : "",
-				     words[nxsim__rng_below(
+				     words[nxsim_rng_below(
 					     &rng, sizeof(words) /
 							   sizeof(words[0]))]);
 		*p++ = '\n';

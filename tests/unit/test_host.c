@@ -113,7 +113,7 @@ static void test_host_dead_vm(void **state)
 	assert_rc(nxsim_vcpu_run(vcpu), -EBADF);
 	assert_rc(nxsim_vm_check_extension(vm, 220), -EBADF);
 	assert_rc(nxsim_vm_enable_cap(vm, 220, 0, NULL, true), -EBADF);
-	assert_rc(nxsim_vm_nx_huge_pages_enabled(vm), -EBADF);
+	assert_rc(test_vm_nx_enabled(vm), -EBADF);
 	assert_rc(nxsim_vm_worker_info(vm, &wi), 0);
 	assert_int_equal(wi.state, NXSIM_WORKER_STOPPED);
 	/* the host no longer counts it */
@@ -156,31 +156,32 @@ static void test_host_disable_nx_cap(void **state)
 	assert_rc(nxsim_vm_create(host, &vm), 0);
 	assert_rc(nxsim_vm_check_extension(vm, 220), 1);
 	assert_rc(nxsim_vm_check_extension(vm, 219), 0);
-	assert_rc(nxsim_vm_nx_huge_pages_enabled(vm), 1);
+	assert_rc(test_vm_nx_enabled(vm), 1);
+	assert_rc(nxsim_vm_nx_huge_pages_enabled(vm, NULL), -EINVAL);
 	/* flags first, then the capability, then args[0] */
 	assert_rc(nxsim_vm_enable_cap(vm, 220, 1, zero, false), -EINVAL);
 	assert_rc(nxsim_vm_enable_cap(vm, 220, 0, zero, false), -EPERM);
 	assert_rc(nxsim_vm_enable_cap(vm, 220, 0, one, false), -EPERM);
 	assert_rc(nxsim_vm_enable_cap(vm, 220, 0, one, true), -EINVAL);
 	assert_rc(nxsim_vm_enable_cap(vm, 219, 0, zero, true), -EINVAL);
-	assert_rc(nxsim_vm_nx_huge_pages_enabled(vm), 1);
+	assert_rc(test_vm_nx_enabled(vm), 1);
 	/* only args[0] is looked at */
 	assert_rc(nxsim_vm_enable_cap(vm, 220, 0, other, true), 0);
-	assert_rc(nxsim_vm_nx_huge_pages_enabled(vm), 0);
+	assert_rc(test_vm_nx_enabled(vm), 0);
 	assert_rc(nxsim_vm_enable_cap(vm, 220, 0, NULL, true), 0);
 	assert_rc(nxsim_vcpu_create(vm, 0, &vcpu), 0);
 	assert_rc(nxsim_vm_enable_cap(vm, 220, 0, NULL, true), -EINVAL);
 	/* no way back; the global parameter still rules the worker */
 	assert_rc(nxsim_param_set(host, "nx_huge_pages", "off"), 0);
 	assert_rc(nxsim_param_set(host, "nx_huge_pages", "on"), 0);
-	assert_rc(nxsim_vm_nx_huge_pages_enabled(vm), 0);
+	assert_rc(test_vm_nx_enabled(vm), 0);
 	assert_rc(nxsim_vm_destroy(vm), 0);
 
 	/* after a vCPU exists it is too late */
 	assert_rc(nxsim_vm_create(host, &vm), 0);
 	assert_rc(nxsim_vcpu_create(vm, 0, &vcpu), 0);
 	assert_rc(nxsim_vm_enable_cap(vm, 220, 0, NULL, true), -EINVAL);
-	assert_rc(nxsim_vm_nx_huge_pages_enabled(vm), 1);
+	assert_rc(test_vm_nx_enabled(vm), 1);
 	assert_rc(nxsim_vm_destroy(vm), 0);
 	assert_rc(nxsim_host_destroy(host), 0);
 

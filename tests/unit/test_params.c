@@ -275,10 +275,14 @@ static void test_params_recovery_period(void **state)
 		struct nxsim_host *host =
 			test_host(cases[i].profile, false, cases[i].cmdline, 0);
 		unsigned int period = 0;
+		bool enabled;
 
-		assert_rc(nxsim_param_recovery_period(host, &period),
-			  cases[i].enabled);
+		assert_rc(nxsim_param_recovery_period(host, &enabled, &period),
+			  0);
+		assert_int_equal(enabled, cases[i].enabled);
 		assert_int_equal(period, cases[i].period);
+		assert_rc(nxsim_param_recovery_period(host, NULL, &period),
+			  -EINVAL);
 		assert_rc(nxsim_host_destroy(host), 0);
 	}
 }

@@ -7,9 +7,10 @@
  */
 #include <stdio.h>
 
+#include <nxsim/rng.h>
+
 #include "common/test_util.h"
 #include "core/compiler.h"
-#include "core/rng.h"
 #include "mmu/spte.h"
 
 struct made {
@@ -106,15 +107,15 @@ static void test_split(void **state)
 
 static void test_round_trip(void **state)
 {
-	struct nxsim__rng rng;
+	struct nxsim_rng rng;
 	enum nxsim_spte_format f;
 	unsigned int i;
 
 	(void)state;
-	nxsim__rng_seed(&rng, test_seed());
+	nxsim_rng_seed(&rng, test_seed());
 	for (f = NXSIM_SPTE_EPT; f <= NXSIM_SPTE_LEGACY; f++) {
 		for (i = 0; i < 20000; i++) {
-			uint64_t v = nxsim__rng_next(&rng), back = 0;
+			uint64_t v = nxsim_rng_next(&rng), back = 0;
 			struct nxsim_spte_bits b, b2;
 
 			if (i < ARRAY_SIZE(made))

@@ -79,7 +79,8 @@ static void test_tlb_invlpg_removes_global(void **state)
 	assert_int_equal(stats(tlb, 0).hits[NXSIM_TLB_L1D], 2);
 	assert_int_equal(stats(tlb, 0).misses, 1);
 	assert_int_equal(stats(tlb, 0).walks, 2);
-	nxsim_tlb_destroy(tlb);
+	assert_rc(nxsim_tlb_destroy(tlb), 0);
+	assert_rc(nxsim_tlb_destroy(NULL), -EINVAL);
 }
 
 static void test_tlb_cr3_keeps_global(void **state)

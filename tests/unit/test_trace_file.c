@@ -11,8 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <nxsim/rng.h>
+
 #include "common/test_util.h"
-#include "core/rng.h"
 
 static char fixture_dir[512];
 
@@ -125,10 +126,10 @@ static void test_fixtures(void **state)
 		const struct fixture_case *c = &fixtures[i];
 		struct nxsim_trace_stats st;
 		struct nxsim_trace *t;
-		char err[128];
+		const char *err = "";
 
 		assert_rc(nxsim_trace_open(fixture(c->name), NXSIM_TRACE_AUTO,
-					   &t, err, sizeof(err)),
+					   &t, &err),
 			  0);
 		assert_int_equal(nxsim_trace_format(t), c->fmt);
 		drain(t);
@@ -139,8 +140,9 @@ static void test_fixtures(void **state)
 		drain(t);
 		nxsim_trace_stats(t, &st);
 		assert_stats(&st, &c->st);
-		nxsim_trace_close(t);
+		assert_rc(nxsim_trace_close(t), 0);
 	}
+	assert_rc(nxsim_trace_close(NULL), -EINVAL);
 }
 
 static bool same_event(const struct nxsim_trace_event *a,
@@ -164,13 +166,13 @@ static void test_round_trip(void **state)
 		int ra, rb;
 
 		assert_rc(nxsim_trace_open(fixture(c->name), NXSIM_TRACE_AUTO,
-					   &text, NULL, 0),
+					   &text, NULL),
 			  0);
 		assert_rc(nxsim_trace_write_binary(text, tmp_path()),
 			  c->st.events);
 		nxsim_trace_rewind(text);
 		assert_rc(nxsim_trace_open(tmp_path(), NXSIM_TRACE_AUTO, &bin,
-					   NULL, 0),
+					   NULL),
 			  0);
 		assert_int_equal(nxsim_trace_format(bin), NXSIM_TRACE_BINARY);
 		assert_rc(nxsim_trace_write_binary(bin, "/dev/null"), -EINVAL);
@@ -207,7 +209,7 @@ static size_t two_events(uint8_t *buf, size_t size)
 	FILE *f;
 
 	assert_rc(nxsim_trace_open_buf(text, sizeof(text) - 1, NXSIM_TRACE_AUTO,
-				       &t, NULL, 0),
+				       &t, NULL),
 		  0);
 	assert_rc(nxsim_trace_write_binary(t, tmp_path()), 2);
 	nxsim_trace_close(t);
@@ -252,7 +254,7 @@ static void test_binary_garbage(void **state)
 		struct nxsim_trace_event ev;
 		struct nxsim_trace *t;
 		size_t n = len;
-		char err[128] = "";
+		const char *err = "";
 		int rc;
 
 		memcpy(buf, good, len);
@@ -260,8 +262,7 @@ static void test_binary_garbage(void **state)
 			n = c->off;
 		else
 			buf[c->off] = c->val;
-		rc = nxsim_trace_open_buf(buf, n, NXSIM_TRACE_BINARY, &t, err,
-					  sizeof(err));
+		rc = nxsim_trace_open_buf(buf, n, NXSIM_TRACE_BINARY, &t, &err);
 		assert_rc(rc, c->open_rc);
 		if (rc) {
 			if (!strstr(err, c->msg))
@@ -282,10 +283,10 @@ static void test_binary_mutations(void **state)
 {
 	uint8_t good[128], buf[128];
 	size_t len = two_events(good, sizeof(good));
-	struct nxsim__rng rng;
+	struct nxsim_rng rng;
 	unsigned int i, opened = 0;
 
-	nxsim__rng_seed(&rng, test_seed());
+	nxsim_rng_seed(&rng, test_seed());
 	for (i = 0; i < 20000; i++) {
 		struct nxsim_trace_event ev;
 		struct nxsim_trace *t;
@@ -293,13 +294,11 @@ static void test_binary_mutations(void **state)
 		int rc;
 
 		memcpy(buf, good, len);
-		for (k = nxsim__rng_below(&rng, 3) + 1; k--;)
-			buf[nxsim__rng_below(&rng, len)] =
-				nxsim__rng_next(&rng);
-		if (nxsim__rng_below(&rng, 8) == 0)
-			n = nxsim__rng_below(&rng, len);
-		rc = nxsim_trace_open_buf(buf, n, NXSIM_TRACE_AUTO, &t, NULL,
-					  0);
+		for (k = nxsim_rng_below(&rng, 3) + 1; k--;)
+			buf[nxsim_rng_below(&rng, len)] = nxsim_rng_next(&rng);
+		if (nxsim_rng_below(&rng, 8) == 0)
+			n = nxsim_rng_below(&rng, len);
+		rc = nxsim_trace_open_buf(buf, n, NXSIM_TRACE_AUTO, &t, NULL);
 		if (rc) {
 			assert_rc(rc, -EINVAL);
 			continue;
@@ -356,11 +355,11 @@ static void test_text_errors(void **state)
 		const struct text_case *c = &text_cases[i];
 		struct nxsim_trace_event ev;
 		struct nxsim_trace *t;
-		char err[128] = "";
+		const char *err = "";
 		int n = 0, rc;
 
 		rc = nxsim_trace_open_buf(c->text, strlen(c->text), c->fmt, &t,
-					  err, sizeof(err));
+					  &err);
 		if (rc != c->open_rc)
 			fail_msg("case %zu: open: %d \"%s\"", i, rc, err);
 		if (rc) {
@@ -391,7 +390,7 @@ static void test_lost_and_convert_errors(void **state)
 	FILE *f;
 
 	assert_rc(nxsim_trace_open_buf(text, sizeof(text) - 1, NXSIM_TRACE_AUTO,
-				       &t, NULL, 0),
+				       &t, NULL),
 		  0);
 	assert_rc(nxsim_trace_write_binary(t, tmp_path()), -EINVAL);
 	assert_string_equal(nxsim_trace_error(t),
@@ -406,16 +405,15 @@ static void test_lost_and_convert_errors(void **state)
 	assert_rc(nxsim_trace_write_binary(t, "/nonexistent/dir/x"), -ENOENT);
 	nxsim_trace_close(t);
 	assert_rc(nxsim_trace_open("/nonexistent/trace", NXSIM_TRACE_AUTO, &t,
-				   NULL, 0),
+				   NULL),
 		  -ENOENT);
-	assert_rc(nxsim_trace_open("/tmp", NXSIM_TRACE_AUTO, &t, NULL, 0),
+	assert_rc(nxsim_trace_open("/tmp", NXSIM_TRACE_AUTO, &t, NULL),
 		  -EINVAL);
 	/* converting a file onto itself is refused, the input kept */
 	f = fopen(tmp_path(), "w");
 	fputs("I  0401ab70,3\n", f);
 	fclose(f);
-	assert_rc(nxsim_trace_open(tmp_path(), NXSIM_TRACE_AUTO, &t, NULL, 0),
-		  0);
+	assert_rc(nxsim_trace_open(tmp_path(), NXSIM_TRACE_AUTO, &t, NULL), 0);
 	assert_rc(nxsim_trace_write_binary(t, tmp_path()), -EINVAL);
 	assert_string_equal(nxsim_trace_error(t) +
 				    strlen(nxsim_trace_error(t)) - 19,
@@ -435,7 +433,7 @@ static int open_op(void *arg)
 {
 	struct open_ctx *ctx = arg;
 
-	return nxsim_trace_open(ctx->path, NXSIM_TRACE_AUTO, &ctx->t, NULL, 0);
+	return nxsim_trace_open(ctx->path, NXSIM_TRACE_AUTO, &ctx->t, NULL);
 }
 
 static int convert_op(void *arg)
@@ -445,7 +443,7 @@ static int convert_op(void *arg)
 	int64_t n;
 	int rc;
 
-	rc = nxsim_trace_open(ctx->path, NXSIM_TRACE_AUTO, &t, NULL, 0);
+	rc = nxsim_trace_open(ctx->path, NXSIM_TRACE_AUTO, &t, NULL);
 	if (rc)
 		return rc;
 	n = nxsim_trace_write_binary(t, tmp_path());

@@ -10,8 +10,9 @@
  */
 #include <string.h>
 
+#include <nxsim/rng.h>
+
 #include "common/test_util.h"
-#include "core/rng.h"
 
 #define HDR "            bash-8601    [000] .....  1211.423192: "
 #define PAGE "page=0000000073deadfd "
@@ -413,23 +414,23 @@ static void check_event_limits(int rc, const struct nxsim_trace_event *ev)
  * bytes flipped, replaced by digits, blanks, separators, dropped or
  * duplicated.  An empty line first gets one byte.
  */
-static void mutate(struct nxsim__rng *rng, char *line, size_t *len, size_t cap)
+static void mutate(struct nxsim_rng *rng, char *line, size_t *len, size_t cap)
 {
 	static const char alphabet[] = "0123456789abcdefx .:=|[]()-/_#\0\n\xff";
 	size_t n, k;
 
 	if (!*len)
 		line[(*len)++] =
-			alphabet[nxsim__rng_below(rng, sizeof(alphabet) - 1)];
-	for (n = nxsim__rng_below(rng, 4) + 1; n-- && *len;) {
-		size_t at = nxsim__rng_below(rng, *len);
+			alphabet[nxsim_rng_below(rng, sizeof(alphabet) - 1)];
+	for (n = nxsim_rng_below(rng, 4) + 1; n-- && *len;) {
+		size_t at = nxsim_rng_below(rng, *len);
 
-		switch (nxsim__rng_below(rng, 4)) {
+		switch (nxsim_rng_below(rng, 4)) {
 		case 0:
-			line[at] ^= 1u << nxsim__rng_below(rng, 8);
+			line[at] ^= 1u << nxsim_rng_below(rng, 8);
 			break;
 		case 1:
-			line[at] = alphabet[nxsim__rng_below(
+			line[at] = alphabet[nxsim_rng_below(
 				rng, sizeof(alphabet) - 1)];
 			break;
 		case 2:
@@ -439,7 +440,7 @@ static void mutate(struct nxsim__rng *rng, char *line, size_t *len, size_t cap)
 		case 3:
 			if (*len + 8 >= cap)
 				break;
-			k = nxsim__rng_below(rng, 8) + 1;
+			k = nxsim_rng_below(rng, 8) + 1;
 			memmove(line + at + k, line + at, *len - at);
 			*len += k;
 			break;
@@ -464,7 +465,7 @@ static void test_mutations(void **state)
 		{ kmem_cases, ARRAY_SIZE(kmem_cases), false },
 		{ lackey_cases, ARRAY_SIZE(lackey_cases), true },
 	};
-	struct nxsim__rng rng;
+	struct nxsim_rng rng;
 	struct nxsim_trace_event ev;
 	const char *why;
 	char line[512];
@@ -472,7 +473,7 @@ static void test_mutations(void **state)
 	unsigned int i;
 	int rc;
 
-	nxsim__rng_seed(&rng, test_seed());
+	nxsim_rng_seed(&rng, test_seed());
 	for (t = 0; t < ARRAY_SIZE(tables); t++) {
 		for (r = 0; r < tables[t].n; r++) {
 			const struct line_case *c = &tables[t].rows[r];
@@ -497,12 +498,12 @@ static void test_mutations(void **state)
 /* Every row of the GFP table mutated: 0, or -EINVAL leaving *gfp alone. */
 static void test_gfp_mutations(void **state)
 {
-	struct nxsim__rng rng;
+	struct nxsim_rng rng;
 	char text[128];
 	size_t r, len;
 	unsigned int i;
 
-	nxsim__rng_seed(&rng, test_seed());
+	nxsim_rng_seed(&rng, test_seed());
 	for (r = 0; r < ARRAY_SIZE(gfp_cases); r++) {
 		size_t clen = strlen(gfp_cases[r].text);
 

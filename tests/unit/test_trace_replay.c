@@ -169,7 +169,7 @@ static void test_cases(void **state)
 
 		print_message("# %s\n", c->name);
 		assert_rc(nxsim_trace_open_buf(buf, len, NXSIM_TRACE_FTRACE, &t,
-					       NULL, 0),
+					       NULL),
 			  0);
 		assert_rc(nxsim_trace_replay_xpfo(t, m, &rep), 0);
 		assert_memory_equal(&rep, &c->rep, sizeof(rep));
@@ -207,8 +207,7 @@ static void test_bad_line(void **state)
 			HDR "mm_page_alloc: page=1 pfn=0xzz order=0\n", 1, 0,
 			0);
 	len += line(buf + len, sizeof(buf) - len, "kernel", 0, 0, 4, 0);
-	assert_rc(nxsim_trace_open_buf(buf, len, NXSIM_TRACE_FTRACE, &t, NULL,
-				       0),
+	assert_rc(nxsim_trace_open_buf(buf, len, NXSIM_TRACE_FTRACE, &t, NULL),
 		  0);
 	assert_rc(nxsim_trace_replay_xpfo(t, m, &rep), -EINVAL);
 	assert_non_null(strstr(nxsim_trace_error(t), "line 2"));
@@ -238,7 +237,7 @@ static void test_lackey(void **state)
 	unsigned int cpus = 7;
 
 	assert_rc(nxsim_trace_open_buf(lk, strlen(lk), NXSIM_TRACE_LACKEY, &t,
-				       NULL, 0),
+				       NULL),
 		  0);
 	assert_int_equal(nxsim_trace_frames(t, &cpus), 0);
 	assert_int_equal(cpus, 0);
@@ -277,15 +276,14 @@ static void test_frames_binary(void **state)
 		uint64_t live;
 
 		if (i == 0) {
-			assert_rc(nxsim_trace_open_buf(buf, len,
-						       NXSIM_TRACE_AUTO, &t,
-						       NULL, 0),
+			assert_rc(nxsim_trace_open_buf(
+					  buf, len, NXSIM_TRACE_AUTO, &t, NULL),
 				  0);
 		} else {
 			assert_int_equal(nxsim_trace_write_binary(t, path), 3);
 			nxsim_trace_close(t);
 			assert_rc(nxsim_trace_open(path, NXSIM_TRACE_AUTO, &t,
-						   NULL, 0),
+						   NULL),
 				  0);
 			assert_int_equal(nxsim_trace_format(t),
 					 NXSIM_TRACE_BINARY);
@@ -338,7 +336,7 @@ static void test_tlb(void **state)
 	nxsim_tlb_config_default(&cfg, 2);
 	assert_rc(nxsim_tlb_create(&cfg, &tlb), 0);
 	assert_rc(nxsim_trace_open_buf(lk, strlen(lk), NXSIM_TRACE_AUTO, &t,
-				       NULL, 0),
+				       NULL),
 		  0);
 	assert_rc(nxsim_trace_replay_tlb(t, tlb, 1, 5, &rep), 0);
 	assert_int_equal(rep.accesses, 5);
@@ -376,8 +374,7 @@ static void test_tlb(void **state)
 	/* page events are counted and skipped */
 	len = line(buf, sizeof(buf), "kernel", 0, 0, 8, 1);
 	len += line(buf + len, sizeof(buf) - len, "free", 0, 0, 8, 1);
-	assert_rc(nxsim_trace_open_buf(buf, len, NXSIM_TRACE_FTRACE, &t, NULL,
-				       0),
+	assert_rc(nxsim_trace_open_buf(buf, len, NXSIM_TRACE_FTRACE, &t, NULL),
 		  0);
 	assert_rc(nxsim_trace_replay_tlb(t, tlb, 0, 1, &rep), 0);
 	assert_int_equal(rep.page_events, 2);

@@ -516,7 +516,8 @@ static void test_xpfo_bad_input(void **state)
 		if (pfn == 3)
 			assert_int_equal(fb.kmap_count, 1);
 	}
-	nxsim_xpfo_destroy(m);
+	assert_rc(nxsim_xpfo_destroy(m), 0);
+	assert_rc(nxsim_xpfo_destroy(NULL), -EINVAL);
 
 	m = mk(NXSIM_XPFO_V8, NULL, 64);
 	assert_rc(nxsim_xpfo_alloc_kernel(m, 0, 1), 0);

@@ -17,6 +17,7 @@
 #define NXSIM_TOOLS_DRIVER_H
 
 #include <stdbool.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -162,9 +163,12 @@ void nxsim__drv_add_result(struct nxsim__drv_reply *r,
 int nxsim__drv_tlb_option(const struct nxsim__drv_tok *t,
 			  struct nxsim_tlb_config *tlb, bool *matched,
 			  struct nxsim__drv_reply *r);
-/* hits_l1d= ... broadcasts= */
-void nxsim__drv_add_tlb(struct nxsim__drv_reply *r,
-			const struct nxsim_tlb_stats *st);
+/*
+ * " name=value" for each field of @st, a struct of @set, in struct order;
+ * only the fields @only names (NULL-terminated) when @only is not NULL.
+ */
+void nxsim__drv_add_stats(struct nxsim__drv_reply *r, enum nxsim_stats_set set,
+			  const void *st, const char *const *only);
 /* Where the driver writes diagnostics (stderr for the program). */
 FILE *nxsim__drv_errf(struct nxsim__drv *d);
 int nxsim__drv_u64(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,

@@ -249,8 +249,9 @@ int nxsim__drv_u64(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,
 				       t->s);
 	if (errno == ERANGE || *v > max)
 		return nxsim__drv_fail(r, -ERANGE,
-				       "number out of range: %s (max %llu)",
-				       t->s, (unsigned long long)max);
+				       "number out of range: %s (max %" PRIu64
+				       ")",
+				       t->s, max);
 	return 0;
 }
 

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/hex.h"
 #include "driver.h"
 
 /* One escape after a backslash at line[*i]; the byte goes to *out. */
@@ -37,10 +36,10 @@ static int unescape(const char *line, size_t len, size_t *i, char *out)
 		*out = (char)v;
 		return 0;
 	}
-	if (c == 'x' && *i < len && nxsim__hex_to_bin(line[*i]) >= 0) {
-		v = nxsim__hex_to_bin(line[(*i)++]);
-		if (*i < len && nxsim__hex_to_bin(line[*i]) >= 0)
-			v = v * 16 + nxsim__hex_to_bin(line[(*i)++]);
+	if (c == 'x' && *i < len && nxsim_hex_to_bin(line[*i]) >= 0) {
+		v = nxsim_hex_to_bin(line[(*i)++]);
+		if (*i < len && nxsim_hex_to_bin(line[*i]) >= 0)
+			v = v * 16 + nxsim_hex_to_bin(line[(*i)++]);
 		*out = (char)v;
 		return 0;
 	}

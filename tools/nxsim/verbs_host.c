@@ -193,13 +193,7 @@ static int host_counters(struct nxsim__drv *d, int argc,
 	if (!host)
 		return -ENOENT;
 	nxsim_host_counters(host, &c);
-	nxsim__drv_add(r,
-		       " param_sets=%llu vms_created=%llu "
-		       "vms_destroyed=%llu oopses=%llu",
-		       (unsigned long long)c.param_sets,
-		       (unsigned long long)c.vms_created,
-		       (unsigned long long)c.vms_destroyed,
-		       (unsigned long long)c.oopses);
+	nxsim__drv_add_stats(r, NXSIM_STATS_HOST, &c, NULL);
 	return 0;
 }
 
@@ -291,10 +285,12 @@ static int param_period(struct nxsim__drv *d, int argc,
 {
 	struct nxsim_host *host = nxsim__drv_host(d, NULL, r);
 	unsigned int ms;
+	bool enabled;
 
 	if (!host)
 		return -ENOENT;
-	if (nxsim_param_recovery_period(host, &ms))
+	nxsim_param_recovery_period(host, &enabled, &ms);
+	if (enabled)
 		nxsim__drv_add(r, " enabled=1 period_ms=%u", ms);
 	else
 		nxsim__drv_add(r, " enabled=0");

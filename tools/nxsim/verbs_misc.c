@@ -116,8 +116,8 @@ static int clock_advance(struct nxsim__drv *d, int argc,
 	n = nxsim_clock_advance(clock, ns);
 	if (n < 0)
 		return n;
-	nxsim__drv_add(r, " events=%lld now=%llu", (long long)n,
-		       (unsigned long long)nxsim_clock_now(clock));
+	nxsim__drv_add(r, " events=%" PRId64 " now=%" PRIu64, n,
+		       nxsim_clock_now(clock));
 	return 0;
 }
 
@@ -128,7 +128,7 @@ static int clock_now(struct nxsim__drv *d, int argc,
 
 	if (!clock)
 		return -ENOENT;
-	nxsim__drv_add(r, " %llu", (unsigned long long)nxsim_clock_now(clock));
+	nxsim__drv_add(r, " %" PRIu64, nxsim_clock_now(clock));
 	return 0;
 }
 
@@ -144,7 +144,7 @@ static int clock_next(struct nxsim__drv *d, int argc,
 	if (next == NXSIM_NEVER)
 		nxsim__drv_add(r, " never");
 	else
-		nxsim__drv_add(r, " %llu", (unsigned long long)next);
+		nxsim__drv_add(r, " %" PRIu64, next);
 	return 0;
 }
 
@@ -167,14 +167,9 @@ static int alloc_stats(struct nxsim__drv *d, int argc,
 	struct nxsim_alloc_stats st;
 
 	nxsim_alloc_stats(&st);
-	nxsim__drv_add(r,
-		       " allocs=%llu live=%llu live_bytes=%llu failed=%llu "
-		       "pending=%d backend=%s",
-		       (unsigned long long)st.allocs,
-		       (unsigned long long)st.live,
-		       (unsigned long long)st.live_bytes,
-		       (unsigned long long)st.failed,
-		       nxsim_alloc_fail_pending(), nxsim_alloc_backend());
+	nxsim__drv_add_stats(r, NXSIM_STATS_ALLOC, &st, NULL);
+	nxsim__drv_add(r, " pending=%d backend=%s", nxsim_alloc_fail_pending(),
+		       nxsim_alloc_backend());
 	return 0;
 }
 
@@ -231,14 +226,14 @@ static int trace_open(const char *path, const char *fmt_name,
 		      struct nxsim_trace **t, struct nxsim__drv_reply *r)
 {
 	enum nxsim_trace_format fmt = NXSIM_TRACE_AUTO;
-	char err[160];
+	const char *why = "";
 	int rc;
 
 	if (fmt_name && (rc = trace_format(fmt_name, &fmt, r)))
 		return rc;
-	rc = nxsim_trace_open(path, fmt, t, err, sizeof(err));
+	rc = nxsim_trace_open(path, fmt, t, &why);
 	if (rc)
-		nxsim__drv_fail(r, rc, "%s: %s", path, err);
+		nxsim__drv_fail(r, rc, "%s: %s", path, why);
 	return rc;
 }
 
@@ -262,22 +257,23 @@ static int trace_stat(struct nxsim__drv *d, int argc,
 		return rc;
 	}
 	nxsim_trace_stats(t, &st);
-	nxsim__drv_add(
-		r,
-		" format=%s lines=%llu events=%llu allocs=%llu "
-		"frees=%llu user=%llu pages=%llu ifetch=%llu loads=%llu "
-		"stores=%llu modifies=%llu other=%llu failed=%llu "
-		"lost=%llu",
-		nxsim_trace_format_name(nxsim_trace_format(t)),
-		(unsigned long long)st.lines, (unsigned long long)st.events,
-		(unsigned long long)st.allocs, (unsigned long long)st.frees,
-		(unsigned long long)st.user, (unsigned long long)st.pages,
-		(unsigned long long)st.ifetch, (unsigned long long)st.loads,
-		(unsigned long long)st.stores, (unsigned long long)st.modifies,
-		(unsigned long long)st.other, (unsigned long long)st.failed,
-		(unsigned long long)st.lost);
+	nxsim__drv_add(r, " format=%s",
+		       nxsim_trace_format_name(nxsim_trace_format(t)));
+	nxsim__drv_add_stats(r, NXSIM_STATS_TRACE, &st, NULL);
 	nxsim_trace_close(t);
 	return 0;
+}
+
+static void add_records(struct nxsim__drv_reply *r, int64_t n,
+			const struct nxsim_trace *t,
+			const struct nxsim_trace_stats *st)
+{
+	static const char *const skipped[] = { "other", "failed", "lost",
+					       NULL };
+
+	nxsim__drv_add(r, " records=%" PRId64 " format=%s", n,
+		       nxsim_trace_format_name(nxsim_trace_format(t)));
+	nxsim__drv_add_stats(r, NXSIM_STATS_TRACE, st, skipped);
 }
 
 static int trace_convert(struct nxsim__drv *d, int argc,
@@ -298,14 +294,7 @@ static int trace_convert(struct nxsim__drv *d, int argc,
 	if (n < 0)
 		nxsim__drv_fail(r, n, "%s: %s", in, nxsim_trace_error(t));
 	else /* and what the binary file does not hold: skipped lines */
-		nxsim__drv_add(r,
-			       " records=%lld format=%s other=%llu failed=%llu "
-			       "lost=%llu",
-			       (long long)n,
-			       nxsim_trace_format_name(nxsim_trace_format(t)),
-			       (unsigned long long)st.other,
-			       (unsigned long long)st.failed,
-			       (unsigned long long)st.lost);
+		add_records(r, n, t, &st);
 	nxsim_trace_close(t);
 	return n < 0 ? (int)n : 0;
 }
@@ -343,6 +332,14 @@ static int replay_once(struct nxsim_trace *t, struct nxsim_xpfo_config *cfg,
 	nxsim_xpfo_destroy(m);
 	return rc;
 }
+
+/* The replay counts and TLB counters the replay answers show. */
+static const char *const replay_shown[] = { "switches", "unmatched_frees",
+					    "double_allocs", NULL };
+static const char *const tlb_replay_shown[] = { "accesses", "lookups", "misses",
+						"crossings", NULL };
+static const char *const tlb_shown[] = { "hits_l1d", "hits_l1i", "hits_l2",
+					 "evictions", NULL };
 
 static int trace_replay(struct nxsim__drv *d, int argc,
 			struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
@@ -406,14 +403,9 @@ static int trace_replay(struct nxsim__drv *d, int argc,
 	res.wall_ratio =
 		(double)res.makespan_cycles / (double)base.makespan_cycles;
 	/* (the baseline's replay counts are the same) */
-	nxsim__drv_add(r,
-		       " cpus=%u frames=%lld replayed=%llu switches=%llu "
-		       "unmatched_frees=%llu double_allocs=%llu",
-		       cfg.nr_cpus, (long long)frames,
-		       (unsigned long long)rep.events,
-		       (unsigned long long)rep.switches,
-		       (unsigned long long)rep.unmatched_frees,
-		       (unsigned long long)rep.double_allocs);
+	nxsim__drv_add(r, " cpus=%u frames=%" PRId64 " replayed=%" PRIu64,
+		       cfg.nr_cpus, frames, rep.events);
+	nxsim__drv_add_stats(r, NXSIM_STATS_TRACE_REPLAY, &rep, replay_shown);
 	nxsim__drv_add_result(r, &res);
 	return 0;
 }
@@ -458,22 +450,12 @@ static int trace_replay_tlb(struct nxsim__drv *d, int argc,
 				     argv[0].s);
 	if (!rc) {
 		nxsim_tlb_stats(tlb, 0, &st);
-		nxsim__drv_add(r,
-			       " accesses=%llu lookups=%llu misses=%llu "
-			       "crossings=%llu misses_per_1k=%.6g",
-			       (unsigned long long)rep.accesses,
-			       (unsigned long long)rep.lookups,
-			       (unsigned long long)rep.misses,
-			       (unsigned long long)rep.crossings,
+		nxsim__drv_add_stats(r, NXSIM_STATS_TRACE_TLB_REPLAY, &rep,
+				     tlb_replay_shown);
+		nxsim__drv_add(r, " misses_per_1k=%.6g",
 			       1000.0 * (double)rep.misses /
 				       (double)rep.lookups);
-		nxsim__drv_add(r,
-			       " hits_l1d=%llu hits_l1i=%llu hits_l2=%llu "
-			       "evictions=%llu",
-			       (unsigned long long)st.hits[NXSIM_TLB_L1D],
-			       (unsigned long long)st.hits[NXSIM_TLB_L1I],
-			       (unsigned long long)st.hits[NXSIM_TLB_L2],
-			       (unsigned long long)st.evictions);
+		nxsim__drv_add_stats(r, NXSIM_STATS_TLB, &st, tlb_shown);
 	}
 	nxsim_trace_close(t);
 out:

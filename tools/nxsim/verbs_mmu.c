@@ -298,14 +298,14 @@ static int stat_verb(struct nxsim__drv *d, int argc,
 			return nxsim__drv_fail(r, rc, "no VM stat \"%s\"",
 					       argv[1].s);
 		if (!rc)
-			nxsim__drv_add(r, " %llu", (unsigned long long)v);
+			nxsim__drv_add(r, " %" PRIu64, v);
 		return rc;
 	}
 	for (i = 0; (name = nxsim_vm_stat_name(i)); i++) {
 		rc = nxsim_vm_stat_get(vm, name, &v);
 		if (rc)
 			return rc;
-		nxsim__drv_add(r, " %s=%llu", name, (unsigned long long)v);
+		nxsim__drv_add(r, " %s=%" PRIu64, name, v);
 	}
 	return 0;
 }
@@ -315,7 +315,7 @@ static int mmu_counters(struct nxsim__drv *d, int argc,
 {
 	struct nxsim_vm *vm = nxsim__drv_find(d, argv[0].s, NXSIM__DRV_VM, r);
 	struct nxsim_mmu_counters c;
-	long pages;
+	int64_t pages;
 	int rc;
 
 	if (!vm)
@@ -326,20 +326,8 @@ static int mmu_counters(struct nxsim__drv *d, int argc,
 	pages = nxsim_vm_nr_mmu_pages(vm);
 	if (pages < 0)
 		return pages;
-	nxsim__drv_add(r,
-		       " faults=%llu emulated=%llu splits=%llu huge_zaps=%llu "
-		       "recovery_passes=%llu recovery_zapped=%llu "
-		       "recovery_unaccounted=%llu tlb_flushes=%llu "
-		       "zap_all=%llu mmu_pages=%ld",
-		       (unsigned long long)c.faults,
-		       (unsigned long long)c.emulated,
-		       (unsigned long long)c.splits,
-		       (unsigned long long)c.huge_zaps,
-		       (unsigned long long)c.recovery_passes,
-		       (unsigned long long)c.recovery_zapped,
-		       (unsigned long long)c.recovery_unaccounted,
-		       (unsigned long long)c.tlb_flushes,
-		       (unsigned long long)c.zap_all, pages);
+	nxsim__drv_add_stats(r, NXSIM_STATS_MMU, &c, NULL);
+	nxsim__drv_add(r, " mmu_pages=%" PRId64, pages);
 	return 0;
 }
 

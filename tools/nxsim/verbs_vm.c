@@ -131,13 +131,14 @@ static int vm_nx(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 		 struct nxsim__drv_reply *r)
 {
 	struct nxsim_vm *vm = nxsim__drv_find(d, argv[0].s, NXSIM__DRV_VM, r);
+	bool enabled;
 	int rc;
 
 	if (!vm)
 		return -ENOENT;
-	rc = nxsim_vm_nx_huge_pages_enabled(vm);
-	if (rc >= 0)
-		nxsim__drv_add(r, " %d", rc);
+	rc = nxsim_vm_nx_huge_pages_enabled(vm, &enabled);
+	if (!rc)
+		nxsim__drv_add(r, " %d", enabled);
 	return rc;
 }
 
@@ -146,7 +147,7 @@ static void add_ns(struct nxsim__drv_reply *r, const char *key, uint64_t ns)
 	if (ns == NXSIM_NEVER)
 		nxsim__drv_add(r, " %s=never", key);
 	else
-		nxsim__drv_add(r, " %s=%llu", key, (unsigned long long)ns);
+		nxsim__drv_add(r, " %s=%" PRIu64, key, ns);
 }
 
 static int vm_worker(struct nxsim__drv *d, int argc,
@@ -161,13 +162,11 @@ static int vm_worker(struct nxsim__drv *d, int argc,
 	rc = nxsim_vm_worker_info(vm, &wi);
 	if (rc)
 		return rc;
-	nxsim__drv_add(r, " state=%s wakes=%llu passes=%llu",
-		       worker_states[wi.state], (unsigned long long)wi.wakes,
-		       (unsigned long long)wi.passes);
+	nxsim__drv_add(r, " state=%s wakes=%" PRIu64 " passes=%" PRIu64,
+		       worker_states[wi.state], wi.wakes, wi.passes);
 	add_ns(r, "created_ns", wi.created_ns);
 	add_ns(r, "deadline_ns", wi.deadline_ns);
-	nxsim__drv_add(r, " last_jiffies=%llu",
-		       (unsigned long long)wi.last_jiffies);
+	nxsim__drv_add(r, " last_jiffies=%" PRIu64, wi.last_jiffies);
 	return 0;
 }
 
@@ -207,12 +206,7 @@ static int vm_counters(struct nxsim__drv *d, int argc,
 	rc = nxsim_vm_counters(vm, &c);
 	if (rc)
 		return rc;
-	nxsim__drv_add(r,
-		       " zap_all=%llu wake_calls=%llu "
-		       "worker_create_failures=%llu",
-		       (unsigned long long)c.zap_all,
-		       (unsigned long long)c.wake_calls,
-		       (unsigned long long)c.worker_create_failures);
+	nxsim__drv_add_stats(r, NXSIM_STATS_VM, &c, NULL);
 	return 0;
 }
 

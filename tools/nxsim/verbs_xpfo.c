@@ -17,7 +17,6 @@
 
 #include "driver.h"
 #include "numarg.h"
-#include "xpfo/rates.h"
 
 static const char *const versions[] = {
 	[NXSIM_XPFO_V6] = "6",
@@ -268,8 +267,8 @@ static int machine_cpu(struct nxsim__drv *d, struct nxsim__drv_tok *argv,
 		return 0;
 	rc = nxsim__drv_u64(&argv[1], UINT32_MAX, &v, r);
 	if (!rc && nxsim_xpfo_cpu(*mp, v, &ci))
-		rc = nxsim__drv_fail(r, -EINVAL, "%s has no CPU %llu",
-				     argv[0].s, (unsigned long long)v);
+		rc = nxsim__drv_fail(r, -EINVAL, "%s has no CPU %" PRIu64,
+				     argv[0].s, v);
 	*cpu = v;
 	return rc;
 }
@@ -511,22 +510,7 @@ static int xpfo_cpu(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 	if (rc)
 		return rc;
 	nxsim_xpfo_cpu(m, cpu, &ci);
-	nxsim__drv_add(
-		r,
-		" domain=%u user_mode=%d pending_flush=%d "
-		"context_switches=%llu kernel_entries=%llu pending_set=%llu "
-		"pending_done=%llu cycles=%llu kernel_cycles=%llu "
-		"exposures=%llu exposure_max_ns=%llu exposure_sum_ns=%llu",
-		ci.domain, ci.user_mode, ci.pending_flush,
-		(unsigned long long)ci.context_switches,
-		(unsigned long long)ci.kernel_entries,
-		(unsigned long long)ci.pending_set,
-		(unsigned long long)ci.pending_done,
-		(unsigned long long)ci.cycles,
-		(unsigned long long)ci.kernel_cycles,
-		(unsigned long long)ci.exposures,
-		(unsigned long long)ci.exposure_max_ns,
-		(unsigned long long)ci.exposure_sum_ns);
+	nxsim__drv_add_stats(r, NXSIM_STATS_XPFO_CPU, &ci, NULL);
 	return 0;
 }
 
@@ -547,61 +531,12 @@ static int xpfo_stats(struct nxsim__drv *d, int argc,
 		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
 	struct nxsim_xpfo_result res;
-	const struct nxsim_xpfo_stats *s = &res.xpfo;
 	int rc = machine_result(d, argv, &res, r);
 
 	if (rc)
 		return rc;
-	nxsim__drv_add(
-		r,
-		" alloc_kernel=%llu alloc_user=%llu frees=%llu kmaps=%llu "
-		"kunmaps=%llu refills=%llu pte_clear=%llu pte_set=%llu "
-		"splits_1g=%llu splits_2m=%llu policy_flushes=%llu "
-		"kernel_accesses=%llu user_accesses=%llu "
-		"context_switches=%llu kernel_entries=%llu",
-		(unsigned long long)s->alloc_kernel,
-		(unsigned long long)s->alloc_user, (unsigned long long)s->frees,
-		(unsigned long long)s->kmaps, (unsigned long long)s->kunmaps,
-		(unsigned long long)s->refills,
-		(unsigned long long)s->pte_clear,
-		(unsigned long long)s->pte_set,
-		(unsigned long long)s->splits_1g,
-		(unsigned long long)s->splits_2m,
-		(unsigned long long)s->policy_flushes,
-		(unsigned long long)s->kernel_accesses,
-		(unsigned long long)s->user_accesses,
-		(unsigned long long)s->context_switches,
-		(unsigned long long)s->kernel_entries);
+	nxsim__drv_add_stats(r, NXSIM_STATS_XPFO, &res.xpfo, NULL);
 	return 0;
-}
-
-static void add_oracle(struct nxsim__drv_reply *r,
-		       const struct nxsim_xpfo_oracle *o)
-{
-	nxsim__drv_add(r,
-		       " stale_reads=%llu stale_writes=%llu "
-		       "stale_cross_domain=%llu faults=%llu exposures=%llu "
-		       "exposures_open=%llu exposure_mean_ns=%llu "
-		       "exposure_max_ns=%llu exposure_sum_ns=%llu "
-		       "reuse_hazards=%llu kmap_windows=%llu kmap_mean_ns=%llu "
-		       "kmap_max_ns=%llu kmap_sum_ns=%llu exposed_frames=%llu "
-		       "frame_windows_dropped=%llu",
-		       (unsigned long long)o->stale_reads,
-		       (unsigned long long)o->stale_writes,
-		       (unsigned long long)o->stale_cross_domain,
-		       (unsigned long long)o->faults,
-		       (unsigned long long)o->exposures,
-		       (unsigned long long)o->exposures_open,
-		       (unsigned long long)o->exposure_mean_ns,
-		       (unsigned long long)o->exposure_max_ns,
-		       (unsigned long long)o->exposure_sum_ns,
-		       (unsigned long long)o->reuse_hazards,
-		       (unsigned long long)o->kmap_windows,
-		       (unsigned long long)o->kmap_mean_ns,
-		       (unsigned long long)o->kmap_max_ns,
-		       (unsigned long long)o->kmap_sum_ns,
-		       (unsigned long long)o->exposed_frames,
-		       (unsigned long long)o->frame_windows_dropped);
 }
 
 static int xpfo_oracle(struct nxsim__drv *d, int argc,
@@ -611,20 +546,9 @@ static int xpfo_oracle(struct nxsim__drv *d, int argc,
 	int rc = machine_result(d, argv, &res, r);
 
 	if (!rc)
-		add_oracle(r, &res.oracle);
+		nxsim__drv_add_stats(r, NXSIM_STATS_XPFO_ORACLE, &res.oracle,
+				     NULL);
 	return rc;
-}
-
-static void add_frame_exposure(struct nxsim__drv_reply *r,
-			       const struct nxsim_xpfo_frame_exposure *x)
-{
-	nxsim__drv_add(
-		r,
-		" pfn=%llu windows=%llu open=%llu mean_ns=%llu "
-		"max_ns=%llu sum_ns=%llu",
-		(unsigned long long)x->pfn, (unsigned long long)x->windows,
-		(unsigned long long)x->open, (unsigned long long)x->mean_ns,
-		(unsigned long long)x->max_ns, (unsigned long long)x->sum_ns);
 }
 
 static int xpfo_frame_exposure(struct nxsim__drv *d, int argc,
@@ -639,7 +563,7 @@ static int xpfo_frame_exposure(struct nxsim__drv *d, int argc,
 	if (rc)
 		return rc;
 	nxsim_xpfo_frame_exposure(m, pfn, &x);
-	add_frame_exposure(r, &x);
+	nxsim__drv_add_stats(r, NXSIM_STATS_XPFO_EXPOSURE, &x, NULL);
 	return 0;
 }
 
@@ -664,36 +588,8 @@ static int xpfo_worst_frames(struct nxsim__drv *d, int argc,
 		return rc;
 	nxsim__drv_add(r, " frames=%d", rc);
 	for (i = 0; i < rc && i < (int)n; i++)
-		add_frame_exposure(r, &x[i]);
+		nxsim__drv_add_stats(r, NXSIM_STATS_XPFO_EXPOSURE, &x[i], NULL);
 	return 0;
-}
-
-void nxsim__drv_add_tlb(struct nxsim__drv_reply *r,
-			const struct nxsim_tlb_stats *st)
-{
-	nxsim__drv_add(r,
-		       " hits_l1d=%llu hits_l1i=%llu hits_l2=%llu misses=%llu "
-		       "walks=%llu fills=%llu evictions=%llu invlpg=%llu "
-		       "cr3_flush=%llu cr3_noflush=%llu global_flush=%llu "
-		       "range_flushes=%llu full_flushes=%llu ipis_sent=%llu "
-		       "ipi_targets=%llu ipis_received=%llu broadcasts=%llu",
-		       (unsigned long long)st->hits[NXSIM_TLB_L1D],
-		       (unsigned long long)st->hits[NXSIM_TLB_L1I],
-		       (unsigned long long)st->hits[NXSIM_TLB_L2],
-		       (unsigned long long)st->misses,
-		       (unsigned long long)st->walks,
-		       (unsigned long long)st->fills,
-		       (unsigned long long)st->evictions,
-		       (unsigned long long)st->invlpg,
-		       (unsigned long long)st->cr3_flush,
-		       (unsigned long long)st->cr3_noflush,
-		       (unsigned long long)st->global_flush,
-		       (unsigned long long)st->range_flushes,
-		       (unsigned long long)st->full_flushes,
-		       (unsigned long long)st->ipis_sent,
-		       (unsigned long long)st->ipi_targets,
-		       (unsigned long long)st->ipis_received,
-		       (unsigned long long)st->broadcasts);
 }
 
 static int xpfo_tlb(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
@@ -707,7 +603,7 @@ static int xpfo_tlb(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 	if (rc)
 		return rc;
 	nxsim_tlb_stats(nxsim_xpfo_tlb(m), argc > 1 ? (int)cpu : -1, &st);
-	nxsim__drv_add_tlb(r, &st);
+	nxsim__drv_add_stats(r, NXSIM_STATS_TLB, &st, NULL);
 	return 0;
 }
 
@@ -723,11 +619,10 @@ static int tlb_dump_line(void *ctx, const struct nxsim_tlb_slot *s)
 	struct tlb_dump_ctx *dc = ctx;
 
 	if (fprintf(dc->f,
-		    "%s set=%u way=%u va=0x%llx pfn=%llu size=%s pcid=%u "
-		    "global=%d recency=%u\n",
-		    nxsim_tlb_level_name(s->e.level), s->set, s->way,
-		    (unsigned long long)s->e.va, (unsigned long long)s->e.pfn,
-		    sizes[s->e.page_shift], s->e.pcid, s->e.global,
+		    "%s set=%u way=%u va=0x%" PRIx64 " pfn=%" PRIu64
+		    " size=%s pcid=%u global=%d recency=%u\n",
+		    nxsim_tlb_level_name(s->e.level), s->set, s->way, s->e.va,
+		    s->e.pfn, sizes[s->e.page_shift], s->e.pcid, s->e.global,
 		    s->recency) < 0)
 		return errno ? -errno : -EIO;
 	return 0;
@@ -769,36 +664,26 @@ static int xpfo_tlb_dump(struct nxsim__drv *d, int argc,
 void nxsim__drv_add_result(struct nxsim__drv_reply *r,
 			   const struct nxsim_xpfo_result *res)
 {
-	double rate[NR_XPFO_RATES];
-	unsigned int i;
+	static const char *const events[] = { "events", NULL };
+	static const char *const cycles[] = { "kernel_cycles", "user_cycles",
+					      "makespan_cycles", "flush_cycles",
+					      NULL };
+	static const char *const ratios[] = { "system_ratio", "wall_ratio",
+					      NULL };
+	static const char *const oracle[] = {
+		"stale_reads", "stale_writes", "stale_cross_domain",
+		"faults",      "exposures",    "reuse_hazards",
+		NULL
+	};
+	struct nxsim_xpfo_rates rates;
 
-	nxsim__drv_add(r, " events=%llu ownership_changes=%llu",
-		       (unsigned long long)res->events,
-		       (unsigned long long)nxsim__xpfo_ownership_changes(res));
-	nxsim__xpfo_rates(res, rate);
-	for (i = 0; i < NR_XPFO_RATES; i++)
-		nxsim__drv_add(r, " %s=%.6g", nxsim__xpfo_rate_name(i),
-			       rate[i]);
-	nxsim__drv_add(r,
-		       " kernel_cycles=%llu user_cycles=%llu "
-		       "makespan_cycles=%llu flush_cycles=%llu",
-		       (unsigned long long)res->kernel_cycles,
-		       (unsigned long long)res->user_cycles,
-		       (unsigned long long)res->makespan_cycles,
-		       (unsigned long long)res->flush_cycles);
+	nxsim_xpfo_rates(res, &rates);
+	nxsim__drv_add_stats(r, NXSIM_STATS_XPFO_RESULT, res, events);
+	nxsim__drv_add_stats(r, NXSIM_STATS_XPFO_RATES, &rates, NULL);
+	nxsim__drv_add_stats(r, NXSIM_STATS_XPFO_RESULT, res, cycles);
 	if (res->base_kernel_cycles)
-		nxsim__drv_add(r, " system_ratio=%.6g wall_ratio=%.6g",
-			       res->system_ratio, res->wall_ratio);
-	nxsim__drv_add(r,
-		       " stale_reads=%llu stale_writes=%llu "
-		       "stale_cross_domain=%llu faults=%llu exposures=%llu "
-		       "reuse_hazards=%llu",
-		       (unsigned long long)res->oracle.stale_reads,
-		       (unsigned long long)res->oracle.stale_writes,
-		       (unsigned long long)res->oracle.stale_cross_domain,
-		       (unsigned long long)res->oracle.faults,
-		       (unsigned long long)res->oracle.exposures,
-		       (unsigned long long)res->oracle.reuse_hazards);
+		nxsim__drv_add_stats(r, NXSIM_STATS_XPFO_RESULT, res, ratios);
+	nxsim__drv_add_stats(r, NXSIM_STATS_XPFO_ORACLE, &res->oracle, oracle);
 }
 
 static int xpfo_result(struct nxsim__drv *d, int argc,

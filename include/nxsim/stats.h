@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Counters as data.  Every statistics struct of the public API has a table
+ * of descriptors, one per field, in the struct's order: the field's name
+ * (as the driver and the benchmarks print it), its type, its offset and
+ * what it counts.  A program prints, exports or compares any of them with
+ * one loop and no knowledge of the fields:
+ *
+ *	const struct nxsim_stat_desc *d;
+ *	char val[32];
+ *
+ *	for (unsigned int i = 0; (d = nxsim_stats_desc(NXSIM_STATS_TLB, i));
+ *	     i++) {
+ *		nxsim_stat_format(d, &st, val, sizeof(val));
+ *		printf("%s=%s\n", d->name, val);
+ *	}
+ *
+ * Left out: nested structs (struct nxsim_xpfo_result holds three) are
+ * their own sets; enum fields (a worker's state) have no descriptor.
+ *
+ * Thread safety: the tables are constant; every call is safe from any
+ * thread.  Reading a struct while another thread fills it is the caller's
+ * race.
+ */
+#ifndef NXSIM_STATS_H
+#define NXSIM_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <nxsim/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The statistics structs that have descriptors. */
+enum nxsim_stats_set {
+	NXSIM_STATS_ALLOC,	      /* struct nxsim_alloc_stats */
+	NXSIM_STATS_HOST,	      /* struct nxsim_host_counters */
+	NXSIM_STATS_VM,		      /* struct nxsim_vm_counters */
+	NXSIM_STATS_MMU,	      /* struct nxsim_mmu_counters */
+	NXSIM_STATS_TLB,	      /* struct nxsim_tlb_stats */
+	NXSIM_STATS_XPFO,	      /* struct nxsim_xpfo_stats */
+	NXSIM_STATS_XPFO_ORACLE,      /* struct nxsim_xpfo_oracle */
+	NXSIM_STATS_XPFO_CPU,	      /* struct nxsim_xpfo_cpu_info */
+	NXSIM_STATS_XPFO_EXPOSURE,    /* struct nxsim_xpfo_frame_exposure */
+	NXSIM_STATS_XPFO_RESULT,      /* struct nxsim_xpfo_result */
+	NXSIM_STATS_XPFO_RATES,	      /* struct nxsim_xpfo_rates */
+	NXSIM_STATS_TRACE,	      /* struct nxsim_trace_stats */
+	NXSIM_STATS_TRACE_REPLAY,     /* struct nxsim_trace_replay */
+	NXSIM_STATS_TRACE_TLB_REPLAY, /* struct nxsim_trace_tlb_replay */
+	NXSIM_STATS_NR_SETS,
+};
+
+enum nxsim_stat_type {
+	NXSIM_STAT_U64,
+	NXSIM_STAT_U32,
+	NXSIM_STAT_U16,
+	NXSIM_STAT_BOOL,
+	NXSIM_STAT_DOUBLE,
+};
+
+/**
+ * struct nxsim_stat_desc - one field of a statistics struct
+ * @name: its name, unique in its set ("hits_l1d" for hits[NXSIM_TLB_L1D])
+ * @type: its C type
+ * @offset: offsetof() the field in the struct
+ * @meaning: what it counts, one line
+ */
+struct nxsim_stat_desc {
+	const char *name;
+	enum nxsim_stat_type type;
+	size_t offset;
+	const char *meaning;
+};
+
+/**
+ * nxsim_stats_set_name() - the struct a set describes, e.g.
+ *			    "nxsim_tlb_stats"; NULL for an unknown @set.
+ */
+NXSIM_API const char *nxsim_stats_set_name(enum nxsim_stats_set set);
+
+/**
+ * nxsim_stats_desc() - iterate over the fields of a set
+ * @set: the set
+ * @i: index from 0, in the struct's field order
+ *
+ * Return: the @i-th descriptor, or NULL past the last (or for an unknown
+ * @set).
+ */
+NXSIM_API const struct nxsim_stat_desc *
+nxsim_stats_desc(enum nxsim_stats_set set, unsigned int i);
+
+/**
+ * nxsim_stats_find() - the descriptor of field @name of @set
+ *
+ * Return: the descriptor, or NULL when @set has no such field.
+ */
+NXSIM_API const struct nxsim_stat_desc *
+nxsim_stats_find(enum nxsim_stats_set set, const char *name);
+
+/**
+ * nxsim_stat_u64() - the value of an integer or bool field
+ * @d: the descriptor
+ * @st: the struct @d describes a field of
+ *
+ * Return: the value; a double field is truncated (NAN and values out of
+ * range give 0).
+ */
+NXSIM_API uint64_t nxsim_stat_u64(const struct nxsim_stat_desc *d,
+				  const void *st);
+
+/**
+ * nxsim_stat_double() - the value of any field as a double
+ */
+NXSIM_API double nxsim_stat_double(const struct nxsim_stat_desc *d,
+				   const void *st);
+
+/**
+ * nxsim_stat_format() - the value of a field as text, like snprintf()
+ * @d: the descriptor
+ * @st: the struct
+ * @buf: receives the text: decimal for integers, 0 or 1 for a bool,
+ *	"%.6g" for a double
+ * @size: size of @buf
+ *
+ * Return: the length of the whole text (excluding the NUL).
+ */
+NXSIM_API int nxsim_stat_format(const struct nxsim_stat_desc *d, const void *st,
+				char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NXSIM_STATS_H */

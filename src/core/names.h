@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Name <-> value tables.  Every table of named things (flush policies,
+ * TLB replacement policies, kernel profiles, workloads, VM stats) has one
+ * function from index to name, NULL past the last, which the public API
+ * exports as nxsim_<thing>_name(); nxsim__name_index() is the way back,
+ * for every table.  Left out: a hash; the tables have at most a dozen
+ * entries and are searched when an object is made, never per event.
+ */
+#ifndef NXSIM_CORE_NAMES_H
+#define NXSIM_CORE_NAMES_H
+
+/* A table's index -> name function: NULL past the last entry. */
+typedef const char *(*nxsim__name_fn)(unsigned int i);
+
+/**
+ * nxsim__name_index() - the index whose name is @key
+ * @name_of: the table's index -> name function
+ * @key: the name looked for; NULL finds nothing
+ *
+ * Return: the first index with that name, or -1.
+ */
+int nxsim__name_index(nxsim__name_fn name_of, const char *key);
+
+/* @names[@i] of an array of names, NULL past its end. */
+#define NXSIM__NAME_AT(names, i) \
+	((size_t)(i) < ARRAY_SIZE(names) ? (names)[i] : NULL)
+
+#endif /* NXSIM_CORE_NAMES_H */

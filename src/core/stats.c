@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The descriptor tables of every public statistics struct
+ * (include/nxsim/stats.h) and their iterator.  A field's type is taken
+ * from the struct by _Generic, so a table cannot disagree with its struct
+ * about types; tests/unit/test_stats.c checks that every table covers its
+ * struct whole, in order.
+ *
+ * Left out: nothing is counted here; the tables only describe.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <nxsim/nxsim.h>
+
+#include "core/compiler.h"
+
+/* clang-format off */
+#define STAT_TYPE(x)				\
+	_Generic((x),				\
+		 uint64_t: NXSIM_STAT_U64,	\
+		 uint32_t: NXSIM_STAT_U32,	\
+		 uint16_t: NXSIM_STAT_U16,	\
+		 bool: NXSIM_STAT_BOOL,		\
+		 double: NXSIM_STAT_DOUBLE)
+/* clang-format on */
+
+/* Field @f of struct @s, printed as @name. */
+#define STAT_AS(s, f, name, meaning)                                        \
+	{                                                                   \
+		name, STAT_TYPE(((struct s *)0)->f), offsetof(struct s, f), \
+			meaning                                             \
+	}
+#define STAT(s, f, meaning) STAT_AS(s, f, #f, meaning)
+
+static const struct nxsim_stat_desc alloc_descs[] = {
+#define S(f, m) STAT(nxsim_alloc_stats, f, m)
+	S(allocs, "allocations made since the process started"),
+	S(live, "allocations not yet freed"),
+	S(live_bytes, "bytes requested by the live allocations"),
+	S(failed, "allocations that failed (injected or real)"),
+#undef S
+};
+
+static const struct nxsim_stat_desc host_descs[] = {
+#define S(f, m) STAT(nxsim_host_counters, f, m)
+	S(param_sets, "parameter writes that reached a setter"),
+	S(vms_created, "VMs created since load"),
+	S(vms_destroyed, "VMs destroyed since load"),
+	S(oopses, "kernel oopses a re-enabled bug would have caused"),
+#undef S
+};
+
+static const struct nxsim_stat_desc vm_descs[] = {
+#define S(f, m) STAT(nxsim_vm_counters, f, m)
+	S(zap_all, "kvm_mmu_zap_all_fast() calls (nx_huge_pages changes)"),
+	S(wake_calls, "recovery-worker wake requests, worker or not"),
+	S(worker_create_failures, "recovery-worker creations that failed"),
+#undef S
+};
+
+static const struct nxsim_stat_desc mmu_descs[] = {
+#define S(f, m) STAT(nxsim_mmu_counters, f, m)
+	S(faults, "page faults handled"),
+	S(emulated, "faults answered with emulation"),
+	S(splits, "huge SPTEs split in place on a fault"),
+	S(huge_zaps, "huge SPTEs zapped on a fault (pre-6.2 TDP MMU)"),
+	S(recovery_passes, "kvm_recover_nx_huge_pages() calls"),
+	S(recovery_zapped, "shadow pages zapped by recovery"),
+	S(recovery_unaccounted, "shadow pages only unaccounted (dirty log)"),
+	S(tlb_flushes, "remote TLB flushes requested by recovery passes"),
+	S(zap_all, "kvm_mmu_zap_all_fast() calls"),
+#undef S
+};
+
+static const struct nxsim_stat_desc tlb_descs[] = {
+#define S(f, m) STAT(nxsim_tlb_stats, f, m)
+	STAT_AS(nxsim_tlb_stats, hits[NXSIM_TLB_L1D], "hits_l1d",
+		"lookups that hit in the L1 dTLB"),
+	STAT_AS(nxsim_tlb_stats, hits[NXSIM_TLB_L1I], "hits_l1i",
+		"lookups that hit in the L1 iTLB"),
+	STAT_AS(nxsim_tlb_stats, hits[NXSIM_TLB_L2], "hits_l2",
+		"lookups that hit in the second-level TLB"),
+	S(misses, "lookups that missed every level"),
+	S(walks, "page walks reported through nxsim_tlb_fill()"),
+	S(fills, "entries written at any level"),
+	S(evictions, "valid entries pushed out by a fill"),
+	S(invlpg, "INVLPG executed"),
+	S(cr3_flush, "CR3 writes that dropped the PCID's entries"),
+	S(cr3_noflush, "CR3 writes with NOFLUSH"),
+	S(global_flush, "flushes of everything, global entries included"),
+	S(range_flushes, "kernel range flushes started, page by page"),
+	S(full_flushes, "kernel flushes started that flushed everything"),
+	S(ipis_sent, "shootdowns started by IPI"),
+	S(ipi_targets, "CPUs those IPIs went to"),
+	S(ipis_received, "shootdown IPIs handled"),
+	S(broadcasts, "INVLPGB-like broadcasts issued"),
+#undef S
+};
+
+static const struct nxsim_stat_desc xpfo_descs[] = {
+#define S(f, m) STAT(nxsim_xpfo_stats, f, m)
+	S(alloc_kernel, "frames allocated to the kernel"),
+	S(alloc_user, "frames allocated to user space"),
+	S(frees, "frames freed"),
+	S(kmaps, "xpfo_kmap() calls"),
+	S(kunmaps, "xpfo_kunmap() calls"),
+	S(refills, "batched per-CPU freelist refills"),
+	S(pte_clear, "physmap PTEs made not present"),
+	S(pte_set, "physmap PTEs made present again"),
+	S(splits_1g, "1G physmap mappings split to 2M"),
+	S(splits_2m, "2M physmap mappings split to 4K"),
+	S(policy_flushes, "flushes requested of the flush policy"),
+	S(kernel_accesses, "kernel accesses through the physmap"),
+	S(user_accesses, "user accesses to own frames"),
+	S(context_switches, "context switches"),
+	S(kernel_entries, "user-to-kernel entries"),
+#undef S
+};
+
+static const struct nxsim_stat_desc oracle_descs[] = {
+#define S(f, m) STAT(nxsim_xpfo_oracle, f, m)
+	S(stale_reads, "kernel reads through a stale physmap alias"),
+	S(stale_writes, "kernel writes through a stale physmap alias"),
+	S(stale_cross_domain, "of those, by a CPU of another domain"),
+	S(faults, "physmap accesses to unmapped frames that faulted"),
+	S(exposures, "closed (frame, CPU) stale-alias windows"),
+	S(exposures_open, "stale-alias windows open now"),
+	S(exposure_mean_ns, "mean length of the closed windows"),
+	S(exposure_max_ns, "longest closed window"),
+	S(exposure_sum_ns, "sum of the closed windows (CPU-ns exposed)"),
+	S(reuse_hazards, "frames handed on while a stale alias lived"),
+	S(kmap_windows, "closed kmaps of user frames"),
+	S(kmap_mean_ns, "mean kmap window"),
+	S(kmap_max_ns, "longest kmap window"),
+	S(kmap_sum_ns, "sum of the kmap windows"),
+	S(exposed_frames, "frames with per-frame statistics"),
+	S(frame_windows_dropped, "windows missing from per-frame statistics"),
+#undef S
+};
+
+static const struct nxsim_stat_desc cpu_descs[] = {
+#define S(f, m) STAT(nxsim_xpfo_cpu_info, f, m)
+	S(domain, "current domain; 0 is no user domain"),
+	S(user_mode, "the CPU runs in user mode"),
+	S(pending_flush, "a deferred flush waits for this CPU"),
+	S(context_switches, "context switches"),
+	S(kernel_entries, "user-to-kernel entries"),
+	S(pending_set, "times a deferred flush was queued"),
+	S(pending_done, "deferred flushes executed"),
+	S(cycles, "this CPU's timeline"),
+	S(kernel_cycles, "of which in the kernel"),
+	S(exposures, "closed stale windows on this CPU"),
+	S(exposure_max_ns, "longest of them"),
+	S(exposure_sum_ns, "sum of them"),
+#undef S
+};
+
+static const struct nxsim_stat_desc exposure_descs[] = {
+#define S(f, m) STAT(nxsim_xpfo_frame_exposure, f, m)
+	S(pfn, "the frame"),
+	S(windows, "closed (frame, CPU) stale-alias windows"),
+	S(open, "windows open now"),
+	S(mean_ns, "mean closed window"),
+	S(max_ns, "longest closed window"),
+	S(sum_ns, "sum of the closed windows (CPU-ns exposed)"),
+#undef S
+};
+
+static const struct nxsim_stat_desc result_descs[] = {
+#define S(f, m) STAT(nxsim_xpfo_result, f, m)
+	S(events, "ownership events executed"),
+	S(kernel_cycles, "kernel cycles, summed over CPUs"),
+	S(user_cycles, "user cycles, summed over CPUs"),
+	S(makespan_cycles, "the largest CPU timeline"),
+	S(flush_cycles, "of kernel_cycles: flushes, IPIs, splits"),
+	S(base_kernel_cycles, "kernel cycles without XPFO"),
+	S(base_user_cycles, "user cycles without XPFO"),
+	S(base_makespan_cycles, "makespan without XPFO"),
+	S(system_ratio, "kernel_cycles / base_kernel_cycles"),
+	S(wall_ratio, "makespan_cycles / base_makespan_cycles"),
+#undef S
+};
+
+static const struct nxsim_stat_desc rates_descs[] = {
+#define S(f, m) STAT(nxsim_xpfo_rates, f, m)
+	S(ownership_changes, "allocations and frees (owner changes)"),
+	S(shootdowns_per_1k, "kernel range or full flushes started"),
+	S(local_flushes_per_1k, "INVLPG, CR3 and global flushes executed"),
+	S(ipis_per_1k, "shootdowns sent by IPI"),
+	S(ipi_targets_per_1k, "IPIs received"),
+	S(broadcasts_per_1k, "INVLPGB-like broadcasts"),
+	S(policy_flushes_per_1k, "flushes requested of the policy"),
+#undef S
+};
+
+static const struct nxsim_stat_desc trace_descs[] = {
+#define S(f, m) STAT(nxsim_trace_stats, f, m)
+	S(lines, "text lines (binary records) read"),
+	S(events, "events delivered"),
+	S(allocs, "allocation events"),
+	S(frees, "free events"),
+	S(user, "allocations of user pages"),
+	S(pages, "frames allocated (sum of 2^order)"),
+	S(ifetch, "instruction fetches"),
+	S(loads, "loads"),
+	S(stores, "stores"),
+	S(modifies, "modifies"),
+	S(other, "lines of other tracepoints, skipped"),
+	S(failed, "allocations that got no page, skipped"),
+	S(lost, "events ftrace says it lost"),
+#undef S
+};
+
+static const struct nxsim_stat_desc replay_descs[] = {
+#define S(f, m) STAT(nxsim_trace_replay, f, m)
+	S(events, "page events replayed"),
+	S(frames, "frame allocations and frees executed"),
+	S(switches, "context switches between a CPU's tasks"),
+	S(unmatched_frees, "frees of frames not allocated: skipped"),
+	S(double_allocs, "allocations of allocated frames: freed first"),
+	S(out_of_range, "frames beyond the machine: skipped"),
+	S(accesses, "memory-access records: skipped"),
+#undef S
+};
+
+static const struct nxsim_stat_desc tlb_replay_descs[] = {
+#define S(f, m) STAT(nxsim_trace_tlb_replay, f, m)
+	S(accesses, "access records replayed"),
+	S(lookups, "TLB lookups, one per page touched"),
+	S(misses, "lookups that missed every level"),
+	S(crossings, "accesses that crossed a page boundary"),
+	S(page_events, "page ownership records: skipped"),
+#undef S
+};
+
+#define SET(name, t)                    \
+	{                               \
+#name, t, ARRAY_SIZE(t) \
+	}
+
+static const struct {
+	const char *name;
+	const struct nxsim_stat_desc *desc;
+	unsigned int n;
+} sets[NXSIM_STATS_NR_SETS] = {
+	[NXSIM_STATS_ALLOC] = SET(nxsim_alloc_stats, alloc_descs),
+	[NXSIM_STATS_HOST] = SET(nxsim_host_counters, host_descs),
+	[NXSIM_STATS_VM] = SET(nxsim_vm_counters, vm_descs),
+	[NXSIM_STATS_MMU] = SET(nxsim_mmu_counters, mmu_descs),
+	[NXSIM_STATS_TLB] = SET(nxsim_tlb_stats, tlb_descs),
+	[NXSIM_STATS_XPFO] = SET(nxsim_xpfo_stats, xpfo_descs),
+	[NXSIM_STATS_XPFO_ORACLE] = SET(nxsim_xpfo_oracle, oracle_descs),
+	[NXSIM_STATS_XPFO_CPU] = SET(nxsim_xpfo_cpu_info, cpu_descs),
+	[NXSIM_STATS_XPFO_EXPOSURE] =
+		SET(nxsim_xpfo_frame_exposure, exposure_descs),
+	[NXSIM_STATS_XPFO_RESULT] = SET(nxsim_xpfo_result, result_descs),
+	[NXSIM_STATS_XPFO_RATES] = SET(nxsim_xpfo_rates, rates_descs),
+	[NXSIM_STATS_TRACE] = SET(nxsim_trace_stats, trace_descs),
+	[NXSIM_STATS_TRACE_REPLAY] = SET(nxsim_trace_replay, replay_descs),
+	[NXSIM_STATS_TRACE_TLB_REPLAY] =
+		SET(nxsim_trace_tlb_replay, tlb_replay_descs),
+};
+
+const char *nxsim_stats_set_name(enum nxsim_stats_set set)
+{
+	return (unsigned int)set < NXSIM_STATS_NR_SETS ? sets[set].name : NULL;
+}
+
+const struct nxsim_stat_desc *nxsim_stats_desc(enum nxsim_stats_set set,
+					       unsigned int i)
+{
+	if ((unsigned int)set >= NXSIM_STATS_NR_SETS || i >= sets[set].n)
+		return NULL;
+	return &sets[set].desc[i];
+}
+
+const struct nxsim_stat_desc *nxsim_stats_find(enum nxsim_stats_set set,
+					       const char *name)
+{
+	const struct nxsim_stat_desc *d;
+	unsigned int i;
+
+	for (i = 0; name && (d = nxsim_stats_desc(set, i)); i++)
+		if (!strcmp(d->name, name))
+			return d;
+	return NULL;
+}
+
+uint64_t nxsim_stat_u64(const struct nxsim_stat_desc *d, const void *st)
+{
+	const char *p = (const char *)st + d->offset;
+	union {
+		uint64_t u64;
+		uint32_t u32;
+		uint16_t u16;
+		bool b;
+		double dbl;
+	} v;
+
+	switch (d->type) {
+	case NXSIM_STAT_U32:
+		memcpy(&v.u32, p, sizeof(v.u32));
+		return v.u32;
+	case NXSIM_STAT_U16:
+		memcpy(&v.u16, p, sizeof(v.u16));
+		return v.u16;
+	case NXSIM_STAT_BOOL:
+		memcpy(&v.b, p, sizeof(v.b));
+		return v.b;
+	case NXSIM_STAT_DOUBLE:
+		memcpy(&v.dbl, p, sizeof(v.dbl));
+		/* NAN and out-of-range values have no integer: 0 */
+		return v.dbl >= 0 && v.dbl < 0x1p64 ? (uint64_t)v.dbl : 0;
+	case NXSIM_STAT_U64:
+	default:
+		memcpy(&v.u64, p, sizeof(v.u64));
+		return v.u64;
+	}
+}
+
+double nxsim_stat_double(const struct nxsim_stat_desc *d, const void *st)
+{
+	double v;
+
+	if (d->type != NXSIM_STAT_DOUBLE)
+		return (double)nxsim_stat_u64(d, st);
+	memcpy(&v, (const char *)st + d->offset, sizeof(v));
+	return v;
+}
+
+int nxsim_stat_format(const struct nxsim_stat_desc *d, const void *st,
+		      char *buf, size_t size)
+{
+	if (d->type == NXSIM_STAT_DOUBLE)
+		return snprintf(buf, size, "%.6g", nxsim_stat_double(d, st));
+	return snprintf(buf, size, "%" PRIu64, nxsim_stat_u64(d, st));
+}

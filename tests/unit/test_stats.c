@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Counters as data (include/nxsim/stats.h): every descriptor table covers
+ * its struct whole, in field order, with unique names; values read through
+ * a descriptor are the struct's; nxsim_xpfo_rates() computes each rate
+ * from the counters it names.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "common/test_util.h"
+
+static const size_t set_size[NXSIM_STATS_NR_SETS] = {
+	[NXSIM_STATS_ALLOC] = sizeof(struct nxsim_alloc_stats),
+	[NXSIM_STATS_HOST] = sizeof(struct nxsim_host_counters),
+	[NXSIM_STATS_VM] = sizeof(struct nxsim_vm_counters),
+	[NXSIM_STATS_MMU] = sizeof(struct nxsim_mmu_counters),
+	[NXSIM_STATS_TLB] = sizeof(struct nxsim_tlb_stats),
+	[NXSIM_STATS_XPFO] = sizeof(struct nxsim_xpfo_stats),
+	[NXSIM_STATS_XPFO_ORACLE] = sizeof(struct nxsim_xpfo_oracle),
+	[NXSIM_STATS_XPFO_CPU] = sizeof(struct nxsim_xpfo_cpu_info),
+	[NXSIM_STATS_XPFO_EXPOSURE] = sizeof(struct nxsim_xpfo_frame_exposure),
+	[NXSIM_STATS_XPFO_RESULT] = sizeof(struct nxsim_xpfo_result),
+	[NXSIM_STATS_XPFO_RATES] = sizeof(struct nxsim_xpfo_rates),
+	[NXSIM_STATS_TRACE] = sizeof(struct nxsim_trace_stats),
+	[NXSIM_STATS_TRACE_REPLAY] = sizeof(struct nxsim_trace_replay),
+	[NXSIM_STATS_TRACE_TLB_REPLAY] = sizeof(struct nxsim_trace_tlb_replay),
+};
+
+static size_t type_size(enum nxsim_stat_type t)
+{
+	switch (t) {
+	case NXSIM_STAT_U64:
+	case NXSIM_STAT_DOUBLE:
+		return 8;
+	case NXSIM_STAT_U32:
+		return 4;
+	case NXSIM_STAT_U16:
+		return 2;
+	case NXSIM_STAT_BOOL:
+		return 1;
+	}
+	fail_msg("unknown type %d", t);
+	return 0;
+}
+
+/*
+ * Each table: fields in increasing offset order, no overlap, and every
+ * byte of the struct a described field or the padding that aligns the
+ * next one.  The struct of the result set holds three nested sets; they are
+ * left out of it and counted here as covered.
+ */
+static void test_stats_cover_structs(void **state)
+{
+	for (unsigned int s = 0; s < NXSIM_STATS_NR_SETS; s++) {
+		const struct nxsim_stat_desc *d;
+		size_t end = 0;
+		unsigned int i, j;
+
+		assert_non_null(nxsim_stats_set_name(s));
+		if (s == NXSIM_STATS_XPFO_RESULT)
+			end = offsetof(struct nxsim_xpfo_result, events);
+		for (i = 0; (d = nxsim_stats_desc(s, i)); i++) {
+			size_t sz = type_size(d->type);
+
+			/* no gap but the alignment padding */
+			assert_int_equal(d->offset, (end + sz - 1) / sz * sz);
+			end = d->offset + sz;
+			assert_non_null(d->meaning);
+			assert_true(strlen(d->meaning) > 0);
+			for (j = 0; j < i; j++)
+				assert_string_not_equal(
+					nxsim_stats_desc(s, j)->name, d->name);
+			assert_ptr_equal(nxsim_stats_find(s, d->name), d);
+		}
+		assert_true(i > 0);
+		assert_int_equal(set_size[s], (end + 7) / 8 * 8);
+		assert_null(nxsim_stats_find(s, "no_such_field"));
+	}
+	assert_null(nxsim_stats_desc(NXSIM_STATS_NR_SETS, 0));
+	assert_null(nxsim_stats_set_name(NXSIM_STATS_NR_SETS));
+}
+
+/* Reading through a descriptor gives the field, for every type. */
+static void test_stats_values(void **state)
+{
+	struct nxsim_tlb_stats t = { .hits = { 1, 2, 3 }, .broadcasts = 99 };
+	struct nxsim_xpfo_cpu_info ci = { .domain = 65535,
+					  .pending_flush = true,
+					  .exposure_sum_ns = UINT64_MAX };
+	struct nxsim_xpfo_result res = { .system_ratio = 2.5,
+					 .wall_ratio = NAN };
+	char buf[32];
+
+	assert_int_equal(
+		nxsim_stat_u64(nxsim_stats_find(NXSIM_STATS_TLB, "hits_l1i"),
+			       &t),
+		2);
+	assert_int_equal(
+		nxsim_stat_u64(nxsim_stats_find(NXSIM_STATS_TLB, "hits_l2"),
+			       &t),
+		3);
+	assert_int_equal(
+		nxsim_stat_u64(nxsim_stats_find(NXSIM_STATS_TLB, "broadcasts"),
+			       &t),
+		99);
+	assert_int_equal(
+		nxsim_stat_u64(nxsim_stats_desc(NXSIM_STATS_XPFO_CPU, 0), &ci),
+		65535);
+	assert_int_equal(nxsim_stat_u64(nxsim_stats_find(NXSIM_STATS_XPFO_CPU,
+							 "pending_flush"),
+					&ci),
+			 1);
+	assert_int_equal(
+		nxsim_stat_format(nxsim_stats_find(NXSIM_STATS_XPFO_CPU,
+						   "exposure_sum_ns"),
+				  &ci, buf, sizeof(buf)),
+		20);
+	assert_string_equal(buf, "18446744073709551615");
+	nxsim_stat_format(nxsim_stats_find(NXSIM_STATS_XPFO_RESULT,
+					   "system_ratio"),
+			  &res, buf, sizeof(buf));
+	assert_string_equal(buf, "2.5");
+	assert_true(nxsim_stat_double(nxsim_stats_find(NXSIM_STATS_XPFO_RESULT,
+						       "system_ratio"),
+				      &res) == 2.5);
+	assert_int_equal(
+		nxsim_stat_u64(nxsim_stats_find(NXSIM_STATS_XPFO_RESULT,
+						"system_ratio"),
+			       &res),
+		2);
+	/* NAN has no integer value */
+	assert_int_equal(
+		nxsim_stat_u64(nxsim_stats_find(NXSIM_STATS_XPFO_RESULT,
+						"wall_ratio"),
+			       &res),
+		0);
+	nxsim_stat_format(nxsim_stats_find(NXSIM_STATS_XPFO_RESULT,
+					   "wall_ratio"),
+			  &res, buf, sizeof(buf));
+	assert_string_equal(buf, "nan");
+}
+
+/* Each rate is its counters per 1000 allocations and frees. */
+static void test_xpfo_rates(void **state)
+{
+	struct nxsim_xpfo_result res = {
+		.xpfo = { .alloc_kernel = 100,
+			  .alloc_user = 150,
+			  .frees = 250,
+			  .policy_flushes = 40 },
+		.tlb = { .range_flushes = 7,
+			 .full_flushes = 3,
+			 .invlpg = 20,
+			 .cr3_flush = 4,
+			 .global_flush = 1,
+			 .ipis_sent = 9,
+			 .ipi_targets = 27,
+			 .broadcasts = 5 },
+	};
+	struct nxsim_xpfo_rates r;
+
+	assert_rc(nxsim_xpfo_rates(&res, &r), 0);
+	assert_int_equal(r.ownership_changes, 500);
+	assert_true(r.shootdowns_per_1k == 20.0);
+	assert_true(r.local_flushes_per_1k == 50.0);
+	assert_true(r.ipis_per_1k == 18.0);
+	assert_true(r.ipi_targets_per_1k == 54.0);
+	assert_true(r.broadcasts_per_1k == 10.0);
+	assert_true(r.policy_flushes_per_1k == 80.0);
+
+	memset(&res.xpfo, 0, sizeof(res.xpfo));
+	assert_rc(nxsim_xpfo_rates(&res, &r), 0);
+	assert_int_equal(r.ownership_changes, 0);
+	assert_true(isnan(r.shootdowns_per_1k));
+	assert_true(isnan(r.policy_flushes_per_1k));
+
+	assert_rc(nxsim_xpfo_rates(NULL, &r), -EINVAL);
+	assert_rc(nxsim_xpfo_rates(&res, NULL), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stats_cover_structs),
+		cmocka_unit_test(test_stats_values),
+		cmocka_unit_test(test_xpfo_rates),
+	};
+
+	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
+}
