@@ -301,6 +301,19 @@ static const struct {
 	  "  got:  ERR -EINVAL line 1: unknown verb \"bogus\" (nxsim --help)\n" },
 	{ "errno 1\nexpect OK \"unterminated\n",
 	  "t.nxs:2: bad expect line: unterminated string\n" },
+	/* quoted and bare parts join: these spell "expect" too */
+	{ "errno 1\nexp\"\"ect ERR\n",
+	  "t.nxs:2: expectation failed\n"
+	  "  want: ERR\n"
+	  "  got:  OK -EPERM -1 \"Operation not permitted\"\n" },
+	{ "errno 1\n\"expect\" OK  \"-EPERM\"  -2\n",
+	  "t.nxs:2: expectation failed\n"
+	  "  want: OK  \"-EPERM\"  -2\n"
+	  "  got:  OK -EPERM -1 \"Operation not permitted\"\n" },
+	{ "errno 1\nex\"pect\" OK \"unterminated\n",
+	  "t.nxs:2: bad expect line: unterminated string\n" },
+	{ "errno 1\ne\"x\\x70\"ect\n",
+	  "t.nxs:2: expect needs OK or ERR\n" },
 };
 
 static void test_bad_expects(void **state)

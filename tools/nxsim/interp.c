@@ -439,13 +439,30 @@ static bool expect_holds(struct nxsim__drv *d, int n,
 	return m == n || !strcmp(want[0].s, "ERR");
 }
 
+/*
+ * The raw text after a line's first word: quoted parts (with their
+ * escapes) belong to the word, so exp""ect ends where expect would.
+ */
+static const char *after_first_word(const char *line)
+{
+	bool quoted = false;
+
+	line += strspn(line, " \t");
+	for (; *line && (quoted || (*line != ' ' && *line != '\t')); line++) {
+		if (quoted && *line == '\\' && line[1])
+			line++;
+		else if (*line == '"')
+			quoted = !quoted;
+	}
+	return line;
+}
+
 static bool expect(struct nxsim__drv *d, const char *line, int n,
 		   struct nxsim__drv_tok *toks)
 {
-	const char *what = strstr(line, "expect") + 6;
+	const char *what = after_first_word(line);
 
-	while (*what == ' ' || *what == '\t')
-		what++;
+	what += strspn(what, " \t");
 	if (n < 2 || (strcmp(toks[1].s, "OK") && strcmp(toks[1].s, "ERR"))) {
 		fprintf(d->err, "%s:%lu: expect needs OK or ERR\n", d->file,
 			d->line);
@@ -463,12 +480,19 @@ static bool expect(struct nxsim__drv *d, const char *line, int n,
 	return false;
 }
 
-/* A line whose first word is "expect", even if it does not split. */
+/* A line whose first word is "expect", even if the rest does not split. */
 static bool is_expect(const char *line)
 {
-	line += strspn(line, " \t");
-	return !strncmp(line, "expect", 6) &&
-	       (line[6] == ' ' || line[6] == '\t' || !line[6]);
+	size_t len = after_first_word(line) - line;
+	char *buf = malloc(2 * len + 1);
+	struct nxsim__drv_tok tok[1];
+	const char *why;
+	bool yes;
+
+	yes = buf && nxsim__drv_lex(line, len, tok, buf, &why) == 1 &&
+	      !strcmp(tok[0].s, "expect");
+	free(buf);
+	return yes;
 }
 
 int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name)
