@@ -415,6 +415,50 @@ static void test_objects(void **state)
 }
 
 /*
+ * A name is printed back bare in answers and messages, so it must be a
+ * bare word: NUL, blanks, quotes, backslashes, control and non-ASCII
+ * bytes and a leading '#' are refused, as is an empty or overlong name.
+ */
+static void test_names(void **state)
+{
+	static const char *const bad[] = {
+		"\"a\\0b\"", "\"a b\"", "\"\"", "\"\\x01\"",
+		"\"\\xff\"", "\"#x\"", "\"a\\\"b\"", "\"a\\\\b\"",
+	};
+	char script[700], name[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct run r;
+
+		snprintf(script, sizeof(script),
+			 "host create h\nvm create %s\n"
+			 "expect ERR -EINVAL line 2: a name is 1 to 255 "
+			 "printable ASCII bytes, without blanks, quotes or "
+			 "backslashes, not starting with '#'\n"
+			 "vm create a\nexpect OK\n",
+			 bad[i]);
+		r = run_script(script, 0);
+		if (r.rc)
+			fail_msg("%s: %s", bad[i], r.err);
+		free_run(&r);
+	}
+	memset(name, 'n', 255);
+	name[255] = '\0';
+	snprintf(script, sizeof(script),
+		 "clock create %s\nexpect OK\nclock create %sn\n"
+		 "expect ERR -ENAMETOOLONG\n",
+		 name, name);
+	{
+		struct run r = run_script(script, 0);
+
+		if (r.rc)
+			fail_msg("%s", r.err);
+		free_run(&r);
+	}
+}
+
+/*
  * Seeded garbage: every line that is not blank, a comment or an expect
  * gets exactly one answer line, whatever it holds.
  */
@@ -851,6 +895,7 @@ int main(void)
 		cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_keep_going),
 		cmocka_unit_test(test_objects),
+		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_one_answer_a_line),
 		cmocka_unit_test(test_help_lists_every_verb),
 		cmocka_unit_test(test_mmu_verbs),

@@ -108,14 +108,27 @@ void *nxsim__drv_find(struct nxsim__drv *d, const char *name,
 	return o->ptr;
 }
 
-int nxsim__drv_name_free(struct nxsim__drv *d, const char *name,
+int nxsim__drv_name_free(struct nxsim__drv *d,
+			 const struct nxsim__drv_tok *name,
 			 struct nxsim__drv_reply *r)
 {
-	struct object *o = lookup(d, name);
+	struct object *o;
 
+	if (name->len > NXSIM__DRV_NAME_MAX)
+		return nxsim__drv_fail(r, -ENAMETOOLONG,
+				       "a name is at most %d bytes",
+				       NXSIM__DRV_NAME_MAX);
+	/* answers and messages print names bare */
+	if (!nxsim__drv_bare(name->s, name->len))
+		return nxsim__drv_fail(r, -EINVAL,
+				       "a name is 1 to %d printable ASCII bytes, "
+				       "without blanks, quotes or backslashes, "
+				       "not starting with '#'",
+				       NXSIM__DRV_NAME_MAX);
+	o = lookup(d, name->s);
 	if (o)
 		return nxsim__drv_fail(r, -EEXIST, "\"%s\" already names a %s",
-				       name, kind_names[o->kind]);
+				       name->s, kind_names[o->kind]);
 	return 0;
 }
 

@@ -28,7 +28,7 @@ static int vm_create(struct nxsim__drv *d, int argc,
 
 	if (!host)
 		return -ENOENT;
-	rc = nxsim__drv_name_free(d, argv[0].s, r);
+	rc = nxsim__drv_name_free(d, &argv[0], r);
 	if (!rc)
 		rc = nxsim_vm_create(host, &vm);
 	if (rc)
@@ -226,7 +226,7 @@ static int vcpu_create(struct nxsim__drv *d, int argc,
 
 	if (!vm)
 		return -ENOENT;
-	rc = nxsim__drv_name_free(d, argv[0].s, r);
+	rc = nxsim__drv_name_free(d, &argv[0], r);
 	if (!rc)
 		rc = nxsim__drv_u64(&argv[2], UINT32_MAX, &id, r);
 	if (!rc)

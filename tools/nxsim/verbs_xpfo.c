@@ -183,7 +183,7 @@ static int xpfo_create(struct nxsim__drv *d, int argc,
 	int i, rc;
 
 	nxsim_tlb_config_default(&cfg.tlb, 1);
-	rc = nxsim__drv_name_free(d, argv[0].s, r);
+	rc = nxsim__drv_name_free(d, &argv[0], r);
 	for (i = 1; !rc && i < argc; i++)
 		rc = machine_option(d, &argv[i], &cfg, r);
 	if (rc)
