@@ -303,6 +303,11 @@ typedef void (*nxsim_text_fn)(void *ctx, const char *line);
  * a dirty-logged slot or more than ceil(n / ratio)).  Those records are
  * reported once.
  *
+ * Safe while other threads fault, recover and write parameters: the
+ * check sees one consistent state (never a parameter write whose zap is
+ * still under way).  @report runs under the VM's mmu_lock and must not
+ * call into the VM.
+ *
  * Return: the number of violations (0 when all hold); -EBADF; -EINVAL.
  */
 NXSIM_API int nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report,

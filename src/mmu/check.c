@@ -26,6 +26,8 @@ struct checker {
 	nxsim_text_fn report;
 	void *ctx;
 	int violations;
+	bool nx;	   /* the VM's nx_huge_pages, read once */
+	bool hard_off_nx; /* "never" and nx_huge_pages both set */
 	uint64_t leaves[3];
 	uint64_t sps;
 };
@@ -49,7 +51,7 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 {
 	struct nxsim_vm *vm = c->vm;
 	struct nxsim__vm_mmu *mmu = vm->mmu;
-	bool nx = nxsim__vm_nx_huge_page_enabled(vm);
+	bool nx = c->nx;
 	bool tag = vm->host->prof->nx_tag_untracked;
 	unsigned long long gfn = sp->gfn;
 	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level);
@@ -187,7 +189,18 @@ int nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report, void *ctx)
 	if (rc)
 		return rc;
 	mmu = vm->mmu;
+	/*
+	 * A consistent snapshot: a parameter write holds param_lock until its
+	 * zap of every root is done, so the value read under it matches the
+	 * tables; once mmu_lock is held, a later write cannot zap (nor a
+	 * fault map) before the walk ends.
+	 */
+	pthread_mutex_lock(&vm->host->param_lock);
+	c.nx = nxsim__vm_nx_huge_page_enabled(vm);
+	c.hard_off_nx = nxsim__nx_hard_disabled(vm->host) &&
+			nxsim__nx_huge_pages(vm->host);
 	pthread_rwlock_wrlock(&vm->mmu_lock);
+	pthread_mutex_unlock(&vm->host->param_lock);
 	TAILQ_FOREACH(root, &mmu->roots, link) {
 		if (root->invalid || root != mmu->root)
 			violation(&c, "5.2#7: invalid or stale root %u left",
@@ -206,7 +219,7 @@ int nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report, void *ctx)
 		violation(&c, "%llu page-table pages alive, %llu reachable",
 			  (unsigned long long)mmu->nr_sps,
 			  (unsigned long long)(c.sps + mmu->nr_cache));
-	if (nxsim__nx_hard_disabled(vm->host) && nxsim__nx_huge_pages(vm->host))
+	if (c.hard_off_nx)
 		violation(&c, "5.2#8: hard-disabled but nx_huge_pages set");
 	for (i = 0; i < mmu->nr_events; i++) {
 		if (i < NXSIM__MAX_EVENTS)
