@@ -10,7 +10,7 @@
  * clock it is a thread that sleeps and wakes like the kernel's.
  *
  * A destroyed VM's handle stays valid, answering -EBADF like a closed VM fd,
- * until its host is destroyed.
+ * until nxsim_vm_release() or the destruction of its host frees it.
  */
 #ifndef NXSIM_VM_H
 #define NXSIM_VM_H
@@ -81,6 +81,19 @@ NXSIM_API int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp);
  * Return: 0, or -EBADF if already destroyed.
  */
 NXSIM_API int nxsim_vm_destroy(struct nxsim_vm *vm);
+
+/**
+ * nxsim_vm_release() - free a destroyed VM's handle and its vCPUs' now
+ * @vm: a VM whose nxsim_vm_destroy() has returned
+ *
+ * Without it, destroyed VMs are freed with their host; a program that
+ * makes and destroys many VMs on one host releases each.  The handles
+ * must not be used again, nor this be called while another thread uses
+ * them.
+ *
+ * Return: 0; -EBUSY if @vm is not destroyed; -EINVAL.
+ */
+NXSIM_API int nxsim_vm_release(struct nxsim_vm *vm);
 
 /** nxsim_vm_host() - the host a VM belongs to. */
 NXSIM_API struct nxsim_host *nxsim_vm_host(struct nxsim_vm *vm);

@@ -219,6 +219,23 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 	return 0;
 }
 
+int nxsim_vm_release(struct nxsim_vm *vm)
+{
+	struct nxsim_host *host;
+
+	if (!vm)
+		return -EINVAL;
+	assert(vm->magic == NXSIM_VM_MAGIC);
+	if (!nxsim__gate_is_closed(&vm->gate))
+		return -EBUSY;
+	host = vm->host;
+	pthread_mutex_lock(&host->kvm_lock);
+	TAILQ_REMOVE(&host->dead_vms, vm, vm_list);
+	pthread_mutex_unlock(&host->kvm_lock);
+	nxsim__vm_free(vm);
+	return 0;
+}
+
 struct nxsim_host *nxsim_vm_host(struct nxsim_vm *vm)
 {
 	return vm->host;

@@ -41,6 +41,7 @@ struct nxsim__drv_reply {
 	char buf[NXSIM__DRV_REPLY]; /* " value value ..." */
 	size_t len;
 	char err[NXSIM__DRV_REPLY]; /* message of an ERR; "" for default */
+	int rc; /* the errno of a failed lookup or script error; 0: none */
 };
 
 struct nxsim__drv;
@@ -133,6 +134,11 @@ int nxsim__drv_name_free(struct nxsim__drv *d,
 			 struct nxsim__drv_reply *r);
 int nxsim__drv_add_object(struct nxsim__drv *d, const char *name,
 			  enum nxsim__drv_kind kind, void *ptr);
+/* Adds vCPU @name of the VM named @vm. */
+int nxsim__drv_add_vcpu(struct nxsim__drv *d, const char *name,
+			const char *vm, struct nxsim_vcpu *vcpu);
+/* nxsim_vm_destroy() and release the VM named @name; its names stay. */
+int nxsim__drv_vm_destroy(struct nxsim__drv *d, const char *name);
 void nxsim__drv_forget_host(struct nxsim__drv *d, struct nxsim_host *host);
 void nxsim__drv_forget(struct nxsim__drv *d, const char *name);
 /* The host named, or the current one (the last created or used). */

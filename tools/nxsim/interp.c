@@ -19,21 +19,38 @@
 #include <string.h>
 
 #include <bsd/sys/queue.h>
+#include <bsd/sys/tree.h>
 
 #include "driver.h"
 
+/*
+ * A named object.  A destroyed VM keeps its name with @ptr NULL, and so do
+ * its vCPUs: the library has freed them, the script gets -EBADF.
+ */
 struct object {
-	LIST_ENTRY(object) link;
+	RB_ENTRY(object) node;
 	SLIST_HEAD(, nxsim__drv_slot) slots; /* a VM's memslots */
+	LIST_HEAD(, object) vcpus;	     /* a VM's vCPUs */
+	LIST_ENTRY(object) vcpu_link;	     /* on its VM's vcpus */
+	struct object *vm;		     /* a vCPU's VM */
 	char *name;
 	enum nxsim__drv_kind kind;
 	void *ptr;
 	struct nxsim_host *host; /* the host it belongs to; NULL: a clock */
 };
 
+static int object_cmp(const struct object *a, const struct object *b)
+{
+	return strcmp(a->name, b->name);
+}
+
+RB_HEAD(nxsim__drv_objects, object);
+RB_PROTOTYPE(nxsim__drv_objects, object, node, object_cmp);
+RB_GENERATE(nxsim__drv_objects, object, node, object_cmp);
+
 /**
  * struct nxsim__drv - one interpreter
- * @objects: what the script named
+ * @objects: what the script named, by name
  * @cur: the current host (last created or used)
  * @out: where answers go
  * @err: where failed expectations and -x echo go
@@ -44,7 +61,7 @@ struct object {
  * @failures: expectations that failed
  */
 struct nxsim__drv {
-	LIST_HEAD(, object) objects;
+	struct nxsim__drv_objects objects;
 	struct nxsim_host *cur;
 	FILE *out;
 	FILE *err;
@@ -82,17 +99,15 @@ int nxsim__drv_fail(struct nxsim__drv_reply *r, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(r->err, sizeof(r->err), fmt, ap);
 	va_end(ap);
+	r->rc = err;
 	return err;
 }
 
 static struct object *lookup(struct nxsim__drv *d, const char *name)
 {
-	struct object *o;
+	struct object key = { .name = (char *)name };
 
-	LIST_FOREACH(o, &d->objects, link)
-		if (!strcmp(o->name, name))
-			return o;
-	return NULL;
+	return RB_FIND(nxsim__drv_objects, &d->objects, &key);
 }
 
 void *nxsim__drv_find(struct nxsim__drv *d, const char *name,
@@ -105,6 +120,8 @@ void *nxsim__drv_find(struct nxsim__drv *d, const char *name,
 				kind_names[kind], name);
 		return NULL;
 	}
+	if (!o->ptr)
+		r->rc = -EBADF; /* a closed VM fd; the API's message */
 	return o->ptr;
 }
 
@@ -144,6 +161,7 @@ int nxsim__drv_add_object(struct nxsim__drv *d, const char *name,
 	o->kind = kind;
 	o->ptr = ptr;
 	SLIST_INIT(&o->slots);
+	LIST_INIT(&o->vcpus);
 	switch (kind) {
 	case NXSIM__DRV_HOST:
 		o->host = ptr;
@@ -158,19 +176,56 @@ int nxsim__drv_add_object(struct nxsim__drv *d, const char *name,
 	case NXSIM__DRV_XPFO:
 		break;
 	}
-	LIST_INSERT_HEAD(&d->objects, o, link);
+	RB_INSERT(nxsim__drv_objects, &d->objects, o);
 	return 0;
 }
 
-static void drop(struct object *o)
+int nxsim__drv_add_vcpu(struct nxsim__drv *d, const char *name,
+			const char *vm, struct nxsim_vcpu *vcpu)
+{
+	int rc = nxsim__drv_add_object(d, name, NXSIM__DRV_VCPU, vcpu);
+	struct object *o, *parent;
+
+	if (rc)
+		return rc;
+	o = lookup(d, name);
+	parent = lookup(d, vm);
+	o->vm = parent;
+	LIST_INSERT_HEAD(&parent->vcpus, o, vcpu_link);
+	return 0;
+}
+
+int nxsim__drv_vm_destroy(struct nxsim__drv *d, const char *name)
+{
+	struct object *o = lookup(d, name), *vcpu;
+	int rc = nxsim_vm_destroy(o->ptr);
+
+	if (rc)
+		return rc;
+	/* the names stay; the handles go (nxsim_vm_release()) */
+	LIST_FOREACH(vcpu, &o->vcpus, vcpu_link)
+		vcpu->ptr = NULL;
+	rc = nxsim_vm_release(o->ptr);
+	o->ptr = NULL;
+	return rc;
+}
+
+static void drop(struct nxsim__drv *d, struct object *o)
 {
 	struct nxsim__drv_slot *s;
+	struct object *vcpu;
 
 	while ((s = SLIST_FIRST(&o->slots))) {
 		SLIST_REMOVE_HEAD(&o->slots, link);
 		free(s);
 	}
-	LIST_REMOVE(o, link);
+	while ((vcpu = LIST_FIRST(&o->vcpus))) {
+		LIST_REMOVE(vcpu, vcpu_link);
+		vcpu->vm = NULL;
+	}
+	if (o->vm)
+		LIST_REMOVE(o, vcpu_link);
+	RB_REMOVE(nxsim__drv_objects, &d->objects, o);
 	free(o->name);
 	free(o);
 }
@@ -179,9 +234,9 @@ void nxsim__drv_forget_host(struct nxsim__drv *d, struct nxsim_host *host)
 {
 	struct object *o, *tmp;
 
-	LIST_FOREACH_SAFE(o, &d->objects, link, tmp)
+	RB_FOREACH_SAFE(o, nxsim__drv_objects, &d->objects, tmp)
 		if (o->host == host)
-			drop(o);
+			drop(d, o);
 	if (d->cur == host)
 		d->cur = NULL;
 }
@@ -191,7 +246,7 @@ void nxsim__drv_forget(struct nxsim__drv *d, const char *name)
 	struct object *o = lookup(d, name);
 
 	if (o)
-		drop(o);
+		drop(d, o);
 }
 
 struct nxsim__drv_slot *nxsim__drv_slot(struct nxsim__drv *d, const char *vm,
@@ -278,7 +333,7 @@ struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err, unsigned int flags)
 
 	if (!d)
 		return NULL;
-	LIST_INIT(&d->objects);
+	RB_INIT(&d->objects);
 	d->out = out;
 	d->err = err;
 	d->flags = flags;
@@ -297,8 +352,8 @@ void nxsim__drv_destroy(struct nxsim__drv *d)
 	size_t i;
 
 	for (i = 0; i < NXSIM__DRV_NELEM(order); i++) {
-		LIST_FOREACH(o, &d->objects, link) {
-			if (o->kind != order[i])
+		RB_FOREACH(o, nxsim__drv_objects, &d->objects) {
+			if (o->kind != order[i] || !o->ptr)
 				continue;
 			if (o->kind == NXSIM__DRV_VM)
 				nxsim_vm_destroy(o->ptr);
@@ -310,8 +365,8 @@ void nxsim__drv_destroy(struct nxsim__drv *d)
 				nxsim_clock_destroy(o->ptr);
 		}
 	}
-	while (!LIST_EMPTY(&d->objects))
-		drop(LIST_FIRST(&d->objects));
+	while (!RB_EMPTY(&d->objects))
+		drop(d, RB_ROOT(&d->objects));
 	free(d);
 }
 
@@ -382,7 +437,7 @@ static int dispatch(struct nxsim__drv *d, int n, struct nxsim__drv_tok *toks,
 		    struct nxsim__drv_reply *r)
 {
 	const struct nxsim__drv_verb *v;
-	int words, argc;
+	int words, argc, rc;
 
 	v = find_verb(n, toks, &words);
 	if (!v)
@@ -395,7 +450,9 @@ static int dispatch(struct nxsim__drv *d, int n, struct nxsim__drv_tok *toks,
 		return nxsim__drv_fail(r, -EINVAL, "usage: %s%s%s %s", v->group,
 				       v->name ? " " : "",
 				       v->name ? v->name : "", v->usage);
-	return v->fn(d, argc, toks + words, r);
+	rc = v->fn(d, argc, toks + words, r);
+	/* a failed lookup's errno stands: -ENOENT, or -EBADF for a closed VM */
+	return rc < 0 && r->rc ? r->rc : rc;
 }
 
 /* An ERR message is free text; one that does not lex splits at blanks. */
