@@ -195,12 +195,12 @@ int nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report, void *ctx)
 	 * tables; once mmu_lock is held, a later write cannot zap (nor a
 	 * fault map) before the walk ends.
 	 */
-	pthread_mutex_lock(&vm->host->param_lock);
+	nxsim__mutex_lock(&vm->host->param_lock, NXSIM__LOCK_PARAM);
 	c.nx = nxsim__vm_nx_huge_page_enabled(vm);
 	c.hard_off_nx = nxsim__nx_hard_disabled(vm->host) &&
 			nxsim__nx_huge_pages(vm->host);
-	pthread_rwlock_wrlock(&vm->mmu_lock);
-	pthread_mutex_unlock(&vm->host->param_lock);
+	nxsim__write_lock(&vm->mmu_lock);
+	nxsim__mutex_unlock(&vm->host->param_lock, NXSIM__LOCK_PARAM);
 	TAILQ_FOREACH(root, &mmu->roots, link) {
 		if (root->invalid || root != mmu->root)
 			violation(&c, "5.2#7: invalid or stale root %u left",
@@ -228,7 +228,7 @@ int nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report, void *ctx)
 			violation(&c, "(more events not kept)");
 	}
 	mmu->nr_events = 0;
-	pthread_rwlock_unlock(&vm->mmu_lock);
+	nxsim__rw_unlock(&vm->mmu_lock);
 	nxsim__mmu_vm_exit(vm);
 	return c.violations;
 }

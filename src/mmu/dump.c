@@ -148,7 +148,7 @@ int nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit, void *ctx)
 	if (rc)
 		return rc;
 	d.mmu = vm->mmu;
-	pthread_rwlock_rdlock(&vm->mmu_lock);
+	nxsim__read_lock(&vm->mmu_lock);
 	line(&d, 0,
 	     "%s, %d-level roots, pages_4k %llu pages_2m %llu "
 	     "pages_1g %llu nx_lpage_splits %llu",
@@ -161,7 +161,7 @@ int nxsim_vm_dump(struct nxsim_vm *vm, nxsim_text_fn emit, void *ctx)
 	TAILQ_FOREACH(root, &d.mmu->roots, link)
 		dump_sp(&d, root, 1);
 	dump_lists(&d, vm);
-	pthread_rwlock_unlock(&vm->mmu_lock);
+	nxsim__rw_unlock(&vm->mmu_lock);
 	nxsim__mmu_vm_exit(vm);
 	return d.lines;
 }

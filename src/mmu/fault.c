@@ -365,9 +365,9 @@ int nxsim_vcpu_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind,
 		goto out;
 	}
 	local = (struct nxsim_access_info){ 0 };
-	pthread_rwlock_wrlock(&vm->mmu_lock);
+	nxsim__write_lock(&vm->mmu_lock);
 	rc = handle_access(vm, kind, gpa >> 12, &local);
-	pthread_rwlock_unlock(&vm->mmu_lock);
+	nxsim__rw_unlock(&vm->mmu_lock);
 	if (!rc && info)
 		*info = local;
 out:

@@ -141,15 +141,15 @@ int nxsim_host_destroy(struct nxsim_host *host)
 	if (!host)
 		return -EINVAL;
 	assert(host->magic == NXSIM_HOST_MAGIC);
-	pthread_mutex_lock(&host->kvm_lock);
+	nxsim__mutex_lock(&host->kvm_lock, NXSIM__LOCK_KVM);
 	if (host->unloading || !TAILQ_EMPTY(&host->vm_list)) {
 		int rc = host->unloading ? -ENODEV : -EBUSY;
 
-		pthread_mutex_unlock(&host->kvm_lock);
+		nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
 		return rc;
 	}
 	host->unloading = true;
-	pthread_mutex_unlock(&host->kvm_lock);
+	nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
 
 	/* Let calls already inside finish; later ones get -ENODEV. */
 	nxsim__gate_close(&host->gate);
@@ -168,25 +168,25 @@ void nxsim__host_zap_all_and_wake(struct nxsim_host *host)
 {
 	struct nxsim_vm *vm;
 
-	pthread_mutex_lock(&host->kvm_lock);
+	nxsim__mutex_lock(&host->kvm_lock, NXSIM__LOCK_KVM);
 	TAILQ_FOREACH(vm, &host->vm_list, vm_list) {
-		pthread_mutex_lock(&vm->slots_lock);
+		nxsim__mutex_lock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
 		nxsim__mmu_zap_all_fast(vm);
 		ATOMIC_INC(vm->counters.zap_all);
-		pthread_mutex_unlock(&vm->slots_lock);
+		nxsim__mutex_unlock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
 		nxsim__worker_wake(vm);
 	}
-	pthread_mutex_unlock(&host->kvm_lock);
+	nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
 }
 
 void nxsim__host_wake_all(struct nxsim_host *host)
 {
 	struct nxsim_vm *vm;
 
-	pthread_mutex_lock(&host->kvm_lock);
+	nxsim__mutex_lock(&host->kvm_lock, NXSIM__LOCK_KVM);
 	TAILQ_FOREACH(vm, &host->vm_list, vm_list)
 		nxsim__worker_wake(vm);
-	pthread_mutex_unlock(&host->kvm_lock);
+	nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
 }
 
 void nxsim__host_oops(struct nxsim_host *host, const char *what)

@@ -14,6 +14,7 @@
 #include <nxsim/host.h>
 
 #include "core/gate.h"
+#include "core/lockdep.h"
 #include "params/nx_params.h"
 
 struct nxsim_vm;

@@ -228,9 +228,9 @@ static int set_memory_region(struct nxsim_vm *vm,
 			return -EINVAL;
 		/* KVM_MR_DELETE */
 		nxsim__mmu_zap_all_fast(vm);
-		pthread_rwlock_wrlock(&vm->mmu_lock);
+		nxsim__write_lock(&vm->mmu_lock);
 		slot_remove(vm, old);
-		pthread_rwlock_unlock(&vm->mmu_lock);
+		nxsim__rw_unlock(&vm->mmu_lock);
 		slot_free(old);
 		return 0;
 	}
@@ -243,13 +243,13 @@ static int set_memory_region(struct nxsim_vm *vm,
 			if (mr->flags == old->flags)
 				return 0;
 			/* KVM_MR_FLAGS_ONLY */
-			pthread_rwlock_wrlock(&vm->mmu_lock);
+			nxsim__write_lock(&vm->mmu_lock);
 			old_flags = old->flags;
 			slot_remove(vm, old);
 			old->flags = mr->flags;
 			slot_insert(vm, old);
 			apply_flags(vm, old, old_flags);
-			pthread_rwlock_unlock(&vm->mmu_lock);
+			nxsim__rw_unlock(&vm->mmu_lock);
 			return 0;
 		}
 	}
@@ -266,11 +266,11 @@ static int set_memory_region(struct nxsim_vm *vm,
 		memcpy(new->host_level, old->host_level, old->nr_host);
 		nxsim__mmu_zap_all_fast(vm);
 	}
-	pthread_rwlock_wrlock(&vm->mmu_lock);
+	nxsim__write_lock(&vm->mmu_lock);
 	if (old)
 		slot_remove(vm, old);
 	slot_insert(vm, new);
-	pthread_rwlock_unlock(&vm->mmu_lock);
+	nxsim__rw_unlock(&vm->mmu_lock);
 	if (old)
 		slot_free(old);
 	return 0;
@@ -288,9 +288,9 @@ int nxsim_vm_set_memory_region(struct nxsim_vm *vm,
 		return rc;
 	rc = check_region(mr);
 	if (!rc) {
-		pthread_mutex_lock(&vm->slots_lock);
+		nxsim__mutex_lock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
 		rc = set_memory_region(vm, mr);
-		pthread_mutex_unlock(&vm->slots_lock);
+		nxsim__mutex_unlock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
 	}
 	nxsim__mmu_vm_exit(vm);
 	return rc;
@@ -348,7 +348,7 @@ int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot_id,
 	rc = nxsim__mmu_vm_enter(vm);
 	if (rc)
 		return rc;
-	pthread_mutex_lock(&vm->slots_lock);
+	nxsim__mutex_lock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
 	s = slot_id >> 16 ? NULL : id_to_memslot(vm, (uint16_t)slot_id);
 	rc = -EINVAL;
 	if (!s)
@@ -363,13 +363,13 @@ int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot_id,
 	end = start + (size >> 12);
 	first = host_chunk(s, start);
 	last = host_chunk(s, end - 1);
-	pthread_rwlock_wrlock(&vm->mmu_lock);
+	nxsim__write_lock(&vm->mmu_lock);
 	set_host_chunks(s, first, last, level);
 	zap_host_chunks(vm, s, first, last);
-	pthread_rwlock_unlock(&vm->mmu_lock);
+	nxsim__rw_unlock(&vm->mmu_lock);
 	rc = 0;
 out:
-	pthread_mutex_unlock(&vm->slots_lock);
+	nxsim__mutex_unlock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
 	nxsim__mmu_vm_exit(vm);
 	return rc;
 }

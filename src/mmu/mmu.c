@@ -77,14 +77,14 @@ void nxsim__mmu_uninit_vm(struct nxsim_vm *vm)
 {
 	struct nxsim__vm_mmu *mmu = vm->mmu;
 
-	pthread_rwlock_wrlock(&vm->mmu_lock);
+	nxsim__write_lock(&vm->mmu_lock);
 	nxsim__tdp_mmu_zap_all_roots(vm);
 	while (mmu->nr_cache)
 		nxsim__tdp_mmu_free_sp(mmu, mmu->cache[--mmu->nr_cache]);
 	nxsim__tdp_mmu_trim_reserve(mmu, 0);
 	nxsim__memslots_free(vm);
 	nxsim__tdp_mmu_release(mmu);
-	pthread_rwlock_unlock(&vm->mmu_lock);
+	nxsim__rw_unlock(&vm->mmu_lock);
 	pthread_mutex_destroy(&mmu->tdp_mmu_pages_lock);
 	nxsim__free(mmu, sizeof(*mmu));
 	vm->mmu = NULL;
@@ -92,11 +92,11 @@ void nxsim__mmu_uninit_vm(struct nxsim_vm *vm)
 
 void nxsim__mmu_zap_all_fast(struct nxsim_vm *vm)
 {
-	pthread_rwlock_wrlock(&vm->mmu_lock);
+	nxsim__write_lock(&vm->mmu_lock);
 	vm->mmu->mmu_valid_gen ^= 1;
 	nxsim__tdp_mmu_zap_all_roots(vm);
 	vm->mmu->counters.zap_all++;
-	pthread_rwlock_unlock(&vm->mmu_lock);
+	nxsim__rw_unlock(&vm->mmu_lock);
 }
 
 static const char *const stat_names[] = {
@@ -124,14 +124,14 @@ int nxsim_vm_stat_get(struct nxsim_vm *vm, const char *name, uint64_t *val)
 	for (i = 0; i < ARRAY_SIZE(stat_names); i++)
 		if (!strcmp(name, stat_names[i]))
 			break;
-	pthread_rwlock_rdlock(&vm->mmu_lock);
+	nxsim__read_lock(&vm->mmu_lock);
 	if (i < 3)
 		*val = vm->mmu->pages[i];
 	else if (i == 3)
 		*val = vm->mmu->nx_lpage_splits;
 	else
 		rc = -ENOENT;
-	pthread_rwlock_unlock(&vm->mmu_lock);
+	nxsim__rw_unlock(&vm->mmu_lock);
 	nxsim__mmu_vm_exit(vm);
 	return rc;
 }
@@ -145,9 +145,9 @@ int nxsim_vm_mmu_counters(struct nxsim_vm *vm, struct nxsim_mmu_counters *c)
 	rc = nxsim__mmu_vm_enter(vm);
 	if (rc)
 		return rc;
-	pthread_rwlock_rdlock(&vm->mmu_lock);
+	nxsim__read_lock(&vm->mmu_lock);
 	*c = vm->mmu->counters;
-	pthread_rwlock_unlock(&vm->mmu_lock);
+	nxsim__rw_unlock(&vm->mmu_lock);
 	nxsim__mmu_vm_exit(vm);
 	return 0;
 }
@@ -159,9 +159,9 @@ long nxsim_vm_nr_mmu_pages(struct nxsim_vm *vm)
 
 	if (rc)
 		return rc;
-	pthread_rwlock_rdlock(&vm->mmu_lock);
+	nxsim__read_lock(&vm->mmu_lock);
 	n = (long)(vm->mmu->nr_sps - vm->mmu->nr_cache);
-	pthread_rwlock_unlock(&vm->mmu_lock);
+	nxsim__rw_unlock(&vm->mmu_lock);
 	nxsim__mmu_vm_exit(vm);
 	return n;
 }

@@ -144,9 +144,9 @@ static void recover(struct nxsim_vm *vm, enum nxsim__mmu_type type)
 
 void nxsim__mmu_recover_nx_huge_pages(struct nxsim_vm *vm)
 {
-	pthread_rwlock_wrlock(&vm->mmu_lock);
+	nxsim__write_lock(&vm->mmu_lock);
 	if (vm->host->prof->per_type_lists)
 		recover(vm, NXSIM__SHADOW_MMU);
 	recover(vm, NXSIM__TDP_MMU);
-	pthread_rwlock_unlock(&vm->mmu_lock);
+	nxsim__rw_unlock(&vm->mmu_lock);
 }

@@ -110,9 +110,9 @@ done:
 
 static void vm_unlist(struct nxsim_vm *vm)
 {
-	pthread_mutex_lock(&vm->host->kvm_lock);
+	nxsim__mutex_lock(&vm->host->kvm_lock, NXSIM__LOCK_KVM);
 	TAILQ_REMOVE(&vm->host->vm_list, vm, vm_list);
-	pthread_mutex_unlock(&vm->host->kvm_lock);
+	nxsim__mutex_unlock(&vm->host->kvm_lock, NXSIM__LOCK_KVM);
 }
 
 void nxsim__vm_free(struct nxsim_vm *vm)
@@ -167,14 +167,14 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 			goto uninit;
 	}
 
-	pthread_mutex_lock(&host->kvm_lock);
+	nxsim__mutex_lock(&host->kvm_lock, NXSIM__LOCK_KVM);
 	if (host->unloading) {
-		pthread_mutex_unlock(&host->kvm_lock);
+		nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
 		rc = -ENODEV;
 		goto stop;
 	}
 	TAILQ_INSERT_HEAD(&host->vm_list, vm, vm_list);
-	pthread_mutex_unlock(&host->kvm_lock);
+	nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
 
 	if (!race_order && worker_at_create(host)) {
 		rc = post_init_vm_at_create(vm);
@@ -208,10 +208,10 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 	if (!nxsim__gate_close(&vm->gate))
 		return -EBADF;
 	host = vm->host;
-	pthread_mutex_lock(&host->kvm_lock);
+	nxsim__mutex_lock(&host->kvm_lock, NXSIM__LOCK_KVM);
 	TAILQ_REMOVE(&host->vm_list, vm, vm_list);
 	TAILQ_INSERT_TAIL(&host->dead_vms, vm, vm_list);
-	pthread_mutex_unlock(&host->kvm_lock);
+	nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
 	/* kvm_arch_pre_destroy_vm(), then the MMU teardown. */
 	nxsim__worker_stop(vm);
 	nxsim__mmu_uninit_vm(vm);
@@ -229,9 +229,9 @@ int nxsim_vm_release(struct nxsim_vm *vm)
 	if (!nxsim__gate_is_closed(&vm->gate))
 		return -EBUSY;
 	host = vm->host;
-	pthread_mutex_lock(&host->kvm_lock);
+	nxsim__mutex_lock(&host->kvm_lock, NXSIM__LOCK_KVM);
 	TAILQ_REMOVE(&host->dead_vms, vm, vm_list);
-	pthread_mutex_unlock(&host->kvm_lock);
+	nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
 	nxsim__vm_free(vm);
 	return 0;
 }
