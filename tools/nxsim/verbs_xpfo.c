@@ -68,7 +68,7 @@ static int geometry(const char *s, struct nxsim_tlb_geometry *g,
 {
 	struct nxsim__drv_tok t;
 	const char *x = strchr(s, 'x');
-	uint64_t sets, ways;
+	uint64_t sets = 0, ways = 0;
 	int rc;
 
 	if (!x)
