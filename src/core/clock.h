@@ -65,8 +65,8 @@ static inline uint64_t nxsim__jiffies_to_ns(uint64_t j, unsigned int hz)
 	uint64_t ns;
 
 	if (__builtin_mul_overflow(j / hz, NSEC_PER_SEC, &ns) ||
-	    __builtin_add_overflow(ns,
-				   (j % hz * NSEC_PER_SEC + hz - 1) / hz, &ns))
+	    __builtin_add_overflow(ns, (j % hz * NSEC_PER_SEC + hz - 1) / hz,
+				   &ns))
 		return NXSIM_NEVER;
 	return ns;
 }

@@ -21,7 +21,7 @@ static const char *const names[N] = {
 	[NXSIM__LOCK_MMU] = "mmu_lock",
 };
 
-static _Atomic bool edge[N][N];	   /* held [a] while taking [b] */
+static _Atomic bool edge[N][N]; /* held [a] while taking [b] */
 static _Thread_local unsigned int held[N];
 static _Atomic unsigned int reports;
 bool nxsim__lockdep_fatal = true;

@@ -26,7 +26,7 @@ struct checker {
 	nxsim_text_fn report;
 	void *ctx;
 	int violations;
-	bool nx;	   /* the VM's nx_huge_pages, read once */
+	bool nx;	  /* the VM's nx_huge_pages, read once */
 	bool hard_off_nx; /* "never" and nx_huge_pages both set */
 	uint64_t leaves[3];
 	uint64_t sps;

@@ -86,8 +86,9 @@ int nxsim_host_create(const struct nxsim_host_config *cfg,
 		cfg = &defaults;
 	prof = nxsim__profile_find(cfg->profile);
 	if (!prof || (cfg->cpu.hz && !valid_hz(cfg->cpu.hz)) ||
-	    (cfg->cpu.phys_bits && (cfg->cpu.phys_bits < NXSIM_PHYS_BITS_MIN ||
-				    cfg->cpu.phys_bits > NXSIM_PHYS_BITS_MAX)) ||
+	    (cfg->cpu.phys_bits &&
+	     (cfg->cpu.phys_bits < NXSIM_PHYS_BITS_MIN ||
+	      cfg->cpu.phys_bits > NXSIM_PHYS_BITS_MAX)) ||
 	    (cfg->cpu.amd && cfg->cpu.itlb_multihit) ||
 	    (cfg->time != NXSIM_CLOCK_VIRTUAL && cfg->time != NXSIM_CLOCK_REAL))
 		return -EINVAL;

@@ -77,13 +77,14 @@ static const char *const cmdlines[] = {
 };
 static const unsigned int phys_bits[] = { 0, 32, 36, 46, 52, 53 };
 static const char *const values[] = {
-	"Y",	"N",	  "never", "force", "auto",	  "off",
-	"0",	"1",	  "60",	   "100",   "4294967295", "4294967296",
-	"",	"junk\n", "0x10",  "010",
+	"Y", "N",      "never", "force", "auto",       "off",
+	"0", "1",      "60",	"100",	 "4294967295", "4294967296",
+	"",  "junk\n", "0x10",	"010",
 };
 static const uint64_t durations[] = {
-	0, 1000000, 100000000, 1000000000, 60000000000ull,
-	NXSIM_CLOCK_MAX, UINT64_MAX,
+	0,	    1000000,	    100000000,
+	1000000000, 60000000000ull, NXSIM_CLOCK_MAX,
+	UINT64_MAX,
 };
 static const uint64_t sizes[] = { 0, 4096, MIB2, 4 * MIB2, GIB, 3 };
 
@@ -187,8 +188,8 @@ static int memslot_op(struct state *s, struct input *in)
 		return -ENOENT;
 	if (c & 0x20)
 		return nxsim_vm_set_host_level(s->vm[v], mr.slot,
-					       (b >> 5) * MIB2,
-					       sizes[c % 6], mr.host_level);
+					       (b >> 5) * MIB2, sizes[c % 6],
+					       mr.host_level);
 	return nxsim_vm_set_memory_region(s->vm[v], &mr);
 }
 
@@ -201,8 +202,9 @@ static int clock_op(struct state *s, struct input *in)
 {
 	unsigned int h = get8(in) % HOSTS, v;
 	uint8_t b = get8(in);
-	uint64_t ns = b < 7 ? durations[b] :
-		      b < 128 ? b * 1000000ull : get64(in);
+	uint64_t ns = b < 7   ? durations[b] :
+		      b < 128 ? b * 1000000ull :
+				get64(in);
 
 	if (!s->host[h])
 		return -ENODEV;
@@ -258,7 +260,8 @@ static int xpfo_op(struct state *s, struct input *in)
 		return nxsim_xpfo_alloc_kernel(s->m, cpu, pfn);
 	case 1:
 		return nxsim_xpfo_alloc_user(s->m, cpu, pfn, 1 + (op >> 4),
-					     op & 0x10 ? NXSIM_XPFO_WILL_MAP : 0);
+					     op & 0x10 ? NXSIM_XPFO_WILL_MAP :
+							 0);
 	case 2:
 		return nxsim_xpfo_free(s->m, cpu, pfn);
 	case 3:
@@ -283,8 +286,10 @@ static int tlb_op(struct state *s, struct input *in)
 {
 	uint8_t op = get8(in), cpu = get8(in) % 3;
 	uint64_t va = 0xffff888000000000ull + (get8(in) << 12);
-	struct nxsim_tlb_entry e = { .va = va, .pfn = va >> 12 & 0xfffff,
-				     .page_shift = 12, .global = op & 0x10 };
+	struct nxsim_tlb_entry e = { .va = va,
+				     .pfn = va >> 12 & 0xfffff,
+				     .page_shift = 12,
+				     .global = op & 0x10 };
 	struct nxsim_tlb_config cfg;
 
 	if (!s->tlb || op == 0xff) {

@@ -21,17 +21,21 @@
 #include "params/kstrtox.h"
 
 /* kstrtobool(): the first character decides, "on"/"of" the second. */
-static int oracle_bool(const struct nxsim__profile *p, const char *s,
-		       bool *res)
+static int oracle_bool(const struct nxsim__profile *p, const char *s, bool *res)
 {
 	switch (s[0]) {
-	case 'y': case 'Y': case '1':
+	case 'y':
+	case 'Y':
+	case '1':
 		*res = true;
 		return 0;
-	case 'n': case 'N': case '0':
+	case 'n':
+	case 'N':
+	case '0':
 		*res = false;
 		return 0;
-	case 'o': case 'O':
+	case 'o':
+	case 'O':
 		if (s[1] == 'n' || s[1] == 'N') {
 			*res = true;
 			return 0;
@@ -41,22 +45,26 @@ static int oracle_bool(const struct nxsim__profile *p, const char *s,
 			return 0;
 		}
 		return -EINVAL;
-	case 't': case 'T':
+	case 't':
+	case 'T':
 		if (!p->kstrtobool_tf)
 			return -EINVAL;
 		*res = true;
 		return 0;
-	case 'f': case 'F':
+	case 'f':
+	case 'F':
 		if (!p->kstrtobool_tf)
 			return -EINVAL;
 		*res = false;
 		return 0;
-	case 'e': case 'E':
+	case 'e':
+	case 'E':
 		if (!p->kstrtobool_ed)
 			return -EINVAL;
 		*res = true;
 		return 0;
-	case 'd': case 'D':
+	case 'd':
+	case 'D':
 		if (!p->kstrtobool_ed)
 			return -EINVAL;
 		*res = false;

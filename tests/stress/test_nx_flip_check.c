@@ -61,8 +61,8 @@ static void test_flip_while_checking(void **state)
 	void *rc;
 
 	(void)state;
-	nx_slot(s.e.vm, 1, 4 * GIB, REGIONS * MIB2, HVA_BASE,
-		NXSIM_PG_LEVEL_2M, 0);
+	nx_slot(s.e.vm, 1, 4 * GIB, REGIONS * MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M,
+		0);
 	assert_int_equal(pthread_create(&vcpu, NULL, vcpu_thread, &s), 0);
 	assert_int_equal(pthread_create(&flip, NULL, flip_thread, &s), 0);
 	while (pthread_tryjoin_np(flip, &rc)) {

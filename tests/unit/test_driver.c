@@ -312,8 +312,7 @@ static const struct {
 	  "  got:  OK -EPERM -1 \"Operation not permitted\"\n" },
 	{ "errno 1\nex\"pect\" OK \"unterminated\n",
 	  "t.nxs:2: bad expect line: unterminated string\n" },
-	{ "errno 1\ne\"x\\x70\"ect\n",
-	  "t.nxs:2: expect needs OK or ERR\n" },
+	{ "errno 1\ne\"x\\x70\"ect\n", "t.nxs:2: expect needs OK or ERR\n" },
 };
 
 static void test_bad_expects(void **state)
@@ -422,8 +421,8 @@ static void test_objects(void **state)
 static void test_names(void **state)
 {
 	static const char *const bad[] = {
-		"\"a\\0b\"", "\"a b\"", "\"\"", "\"\\x01\"",
-		"\"\\xff\"", "\"#x\"", "\"a\\\"b\"", "\"a\\\\b\"",
+		"\"a\\0b\"", "\"a b\"", "\"\"",	      "\"\\x01\"",
+		"\"\\xff\"", "\"#x\"",	"\"a\\\"b\"", "\"a\\\\b\"",
 	};
 	char script[700], name[256];
 	size_t i;

@@ -77,8 +77,8 @@ static void test_host_phys_bits(void **state)
 		unsigned int bits;
 		int rc;
 	} cases[] = {
-		{ 0, 0 },	  { 31, -EINVAL }, { 32, 0 },
-		{ 52, 0 },	  { 53, -EINVAL }, { 80, -EINVAL },
+		{ 0, 0 },	{ 31, -EINVAL },       { 32, 0 },
+		{ 52, 0 },	{ 53, -EINVAL },       { 80, -EINVAL },
 		{ 5, -EINVAL }, { UINT_MAX, -EINVAL },
 	};
 	uint64_t live = test_live_allocs();

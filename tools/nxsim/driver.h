@@ -135,8 +135,8 @@ int nxsim__drv_name_free(struct nxsim__drv *d,
 int nxsim__drv_add_object(struct nxsim__drv *d, const char *name,
 			  enum nxsim__drv_kind kind, void *ptr);
 /* Adds vCPU @name of the VM named @vm. */
-int nxsim__drv_add_vcpu(struct nxsim__drv *d, const char *name,
-			const char *vm, struct nxsim_vcpu *vcpu);
+int nxsim__drv_add_vcpu(struct nxsim__drv *d, const char *name, const char *vm,
+			struct nxsim_vcpu *vcpu);
 /* nxsim_vm_destroy() and release the VM named @name; its names stay. */
 int nxsim__drv_vm_destroy(struct nxsim__drv *d, const char *name);
 void nxsim__drv_forget_host(struct nxsim__drv *d, struct nxsim_host *host);

@@ -137,11 +137,12 @@ int nxsim__drv_name_free(struct nxsim__drv *d,
 				       NXSIM__DRV_NAME_MAX);
 	/* answers and messages print names bare */
 	if (!nxsim__drv_bare(name->s, name->len))
-		return nxsim__drv_fail(r, -EINVAL,
-				       "a name is 1 to %d printable ASCII bytes, "
-				       "without blanks, quotes or backslashes, "
-				       "not starting with '#'",
-				       NXSIM__DRV_NAME_MAX);
+		return nxsim__drv_fail(
+			r, -EINVAL,
+			"a name is 1 to %d printable ASCII bytes, "
+			"without blanks, quotes or backslashes, "
+			"not starting with '#'",
+			NXSIM__DRV_NAME_MAX);
 	o = lookup(d, name->s);
 	if (o)
 		return nxsim__drv_fail(r, -EEXIST, "\"%s\" already names a %s",
@@ -180,8 +181,8 @@ int nxsim__drv_add_object(struct nxsim__drv *d, const char *name,
 	return 0;
 }
 
-int nxsim__drv_add_vcpu(struct nxsim__drv *d, const char *name,
-			const char *vm, struct nxsim_vcpu *vcpu)
+int nxsim__drv_add_vcpu(struct nxsim__drv *d, const char *name, const char *vm,
+			struct nxsim_vcpu *vcpu)
 {
 	int rc = nxsim__drv_add_object(d, name, NXSIM__DRV_VCPU, vcpu);
 	struct object *o, *parent;
