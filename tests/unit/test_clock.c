@@ -58,18 +58,27 @@ static void test_clock_order(void **state)
 	assert_rc(nxsim_clock_destroy(c), 0);
 }
 
-static void test_clock_del_and_rearm(void **state)
+/* A new virtual clock with one unarmed event @e (number @id) for it. */
+static struct nxsim_clock *one_event(struct ev *e, int id, int *log, int *n,
+				     uint64_t *when)
 {
 	struct nxsim_clock *c;
+
+	assert_rc(nxsim_clock_create(NXSIM_CLOCK_VIRTUAL, &c), 0);
+	*e = (struct ev){
+		.clock = c, .id = id, .log = log, .n = n, .when = when
+	};
+	nxsim__timer_init(&e->t, ev_fn);
+	return c;
+}
+
+static void test_clock_del_and_rearm(void **state)
+{
 	struct ev e;
 	int log[4], n = 0;
 	uint64_t when[4];
+	struct nxsim_clock *c = one_event(&e, 7, log, &n, when);
 
-	assert_rc(nxsim_clock_create(NXSIM_CLOCK_VIRTUAL, &c), 0);
-	e = (struct ev){
-		.clock = c, .id = 7, .log = log, .n = &n, .when = when
-	};
-	nxsim__timer_init(&e.t, ev_fn);
 	nxsim__timer_mod(c, &e.t, 50);
 	nxsim__timer_mod(c, &e.t, 80);
 	assert_rc(nxsim_clock_advance(c, 60), 0);
@@ -120,16 +129,11 @@ static void test_clock_jiffies(void **state)
  */
 static void test_clock_end_of_time(void **state)
 {
-	struct nxsim_clock *c;
 	struct ev e;
 	int log[4], n = 0;
 	uint64_t when[4];
+	struct nxsim_clock *c = one_event(&e, 1, log, &n, when);
 
-	assert_rc(nxsim_clock_create(NXSIM_CLOCK_VIRTUAL, &c), 0);
-	e = (struct ev){
-		.clock = c, .id = 1, .log = log, .n = &n, .when = when
-	};
-	nxsim__timer_init(&e.t, ev_fn);
 	nxsim__timer_mod(c, &e.t, NXSIM_CLOCK_MAX);
 	assert_rc(nxsim_clock_advance(c, UINT64_MAX), -ERANGE);
 	assert_int_equal(nxsim_clock_now(c), 0);
