@@ -10,7 +10,9 @@
  *
  * Time ends at NXSIM_CLOCK_MAX: an advance past it is refused (-ERANGE)
  * rather than wrapped or cut short, and a deadline past it (NXSIM_NEVER)
- * is never reached.
+ * is never reached.  A timer armed for a time another thread's advance
+ * has just passed runs at the next advance, at the clock's time: time
+ * never goes back for it.
  *
  * Left out: timer slack and HZ-granular timer wheels; a virtual timer
  * fires exactly at its deadline.
@@ -135,8 +137,6 @@ void nxsim__timer_mod(struct nxsim_clock *c, struct nxsim__timer *t,
 {
 	assert(c->mode == NXSIM_CLOCK_VIRTUAL);
 	pthread_mutex_lock(&c->lock);
-	/* no timer fires in the past; NXSIM_NEVER is never reached */
-	assert(expires >= atomic_load(&c->now));
 	if (t->armed)
 		RB_REMOVE(nxsim__timer_tree, &c->timers, t);
 	t->expires = expires;
