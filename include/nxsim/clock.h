@@ -27,6 +27,9 @@ enum nxsim_clock_mode {
 	NXSIM_CLOCK_REAL,    /* CLOCK_MONOTONIC; workers are threads */
 };
 
+/* The last nanosecond a virtual clock reaches; NXSIM_NEVER is never. */
+#define NXSIM_CLOCK_MAX (NXSIM_NEVER - 1)
+
 struct nxsim_clock;
 
 /**
@@ -63,7 +66,8 @@ NXSIM_API uint64_t nxsim_clock_now(const struct nxsim_clock *clock);
  * Runs every event due on the way, in order, each at its own deadline, in
  * the calling thread.  Events may arm further events, which run too if due.
  *
- * Return: the number of events run, or -EINVAL for a real clock.
+ * Return: the number of events run; -EINVAL for a real clock; -ERANGE,
+ * with nothing run, if it would go past NXSIM_CLOCK_MAX.
  */
 NXSIM_API int64_t nxsim_clock_advance(struct nxsim_clock *clock, uint64_t ns);
 

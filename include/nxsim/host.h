@@ -36,11 +36,15 @@ extern "C" {
  * @no_tdp_mmu: kvm.tdp_mmu=0: TDP through the legacy (shadow) MMU
  * @no_gbpages: no 1 GiB pages: the largest huge page is 2 MiB
  * @la57: 5-level paging available (TDP roots may have 5 levels)
- * @phys_bits: MAXPHYADDR; 0 means 46
+ * @phys_bits: MAXPHYADDR; 0 means 46, else NXSIM_PHYS_BITS_MIN (a CPU
+ *	without PAE) to NXSIM_PHYS_BITS_MAX (the x86 architectural limit)
  * @hz: CONFIG_HZ, jiffies per second; 0 means 250 (Debian's)
  *
  * A zeroed struct is an unaffected Intel CPU with EPT and the TDP MMU.
  */
+#define NXSIM_PHYS_BITS_MIN 32
+#define NXSIM_PHYS_BITS_MAX 52
+
 struct nxsim_cpu {
 	bool itlb_multihit;
 	bool mitigations_off;
@@ -137,8 +141,8 @@ struct nxsim_host;
  * resolves nx_huge_pages=auto (-1) from the CPU, as kvm_mmu_x86_module_init()
  * does.  As with modprobe, one failing parameter fails the load.
  *
- * Return: 0; -EINVAL (bad profile, bad parameter value, a kvm.* parameter
- * without a value); -EPERM (a parameter written after "never");
+ * Return: 0; -EINVAL (bad profile, HZ or phys_bits, bad parameter value,
+ * a kvm.* parameter without a value); -EPERM (a parameter written after "never");
  * -ERANGE; -ENOMEM.
  */
 NXSIM_API int nxsim_host_create(const struct nxsim_host_config *cfg,

@@ -55,10 +55,13 @@ enum nxsim_tlb_access {
 #define NXSIM_TLB_FLUSH_CEILING 33
 #define NXSIM_TLB_MAX_CPUS 1024
 #define NXSIM_TLB_MAX_WAYS 32
+#define NXSIM_TLB_MAX_SETS 65536 /* per level */
+/* entries of every level of every CPU together (about 100 MB) */
+#define NXSIM_TLB_MAX_ENTRIES (1u << 22)
 #define NXSIM_TLB_NR_PCIDS 4096 /* 12 CR3 bits */
 
 struct nxsim_tlb_geometry {
-	uint32_t sets; /* a power of two, > 0 */
+	uint32_t sets; /* a power of two, 1 .. NXSIM_TLB_MAX_SETS */
 	uint32_t ways; /* 1 .. NXSIM_TLB_MAX_WAYS */
 };
 
@@ -151,8 +154,10 @@ NXSIM_API void nxsim_tlb_config_default(struct nxsim_tlb_config *cfg,
  * @cfg: geometry and policy
  * @tlbp: receives the TLB; every CPU starts empty on PCID 0
  *
- * Return: 0; -EINVAL for a bad CPU count, zero or non-power-of-two sets,
- * zero or too many ways; -ENOENT for an unknown replacement name; -ENOMEM.
+ * Return: 0; -EINVAL for a bad CPU count, zero, too many or
+ * non-power-of-two sets, zero or too many ways, more than
+ * NXSIM_TLB_MAX_ENTRIES entries in all; -ENOENT for an unknown replacement
+ * name; -ENOMEM.
  */
 NXSIM_API int nxsim_tlb_create(const struct nxsim_tlb_config *cfg,
 			       struct nxsim_tlb **tlbp);

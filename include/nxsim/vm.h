@@ -10,7 +10,7 @@
  * clock it is a thread that sleeps and wakes like the kernel's.
  *
  * A destroyed VM's handle stays valid, answering -EBADF like a closed VM fd,
- * until its host is destroyed.
+ * until nxsim_vm_release() or the destruction of its host frees it.
  *
  * The VM's memory slots, page tables, stats, checker and dump are here too
  * (their types in <nxsim/mmu.h>); its vCPUs are in <nxsim/vcpu.h>.
@@ -94,6 +94,19 @@ NXSIM_API int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp);
  * Return: 0, or -EBADF if already destroyed.
  */
 NXSIM_API int nxsim_vm_destroy(struct nxsim_vm *vm);
+
+/**
+ * nxsim_vm_release() - free a destroyed VM's handle and its vCPUs' now
+ * @vm: a VM whose nxsim_vm_destroy() has returned
+ *
+ * Without it, destroyed VMs are freed with their host; a program that
+ * makes and destroys many VMs on one host releases each.  The handles
+ * must not be used again, nor this be called while another thread uses
+ * them.
+ *
+ * Return: 0; -EBUSY if @vm is not destroyed; -EINVAL.
+ */
+NXSIM_API int nxsim_vm_release(struct nxsim_vm *vm);
 
 /** nxsim_vm_host() - the host a VM belongs to. */
 NXSIM_API struct nxsim_host *nxsim_vm_host(const struct nxsim_vm *vm);
@@ -240,6 +253,11 @@ NXSIM_API int64_t nxsim_vm_nr_mmu_pages(struct nxsim_vm *vm);
  * built over a table an exec fault made; a recovery pass zapping an SP in
  * a dirty-logged slot or more than ceil(n / ratio)).  Those records are
  * reported once.
+ *
+ * Safe while other threads fault, recover and write parameters: the
+ * check sees one consistent state (never a parameter write whose zap is
+ * still under way).  @report runs under the VM's mmu_lock and must not
+ * call into the VM.
  *
  * Return: the number of violations (0 when all hold); -EBADF; -EINVAL.
  */

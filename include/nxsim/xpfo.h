@@ -55,6 +55,7 @@ enum nxsim_xpfo_owner {
 /* Physmap base, as x86-64's __PAGE_OFFSET_BASE_L4. */
 #define NXSIM_XPFO_PAGE_OFFSET 0xffff888000000000ull
 #define NXSIM_XPFO_MAX_FRAMES (1ull << 32)
+#define NXSIM_XPFO_MAX_EVENTS (1ull << 32) /* workload steps per CPU */
 
 /* nxsim_xpfo_alloc_user() flag: the kernel will write the page now (v9). */
 #define NXSIM_XPFO_WILL_MAP 1u
@@ -285,7 +286,7 @@ struct nxsim_xpfo_rates {
  * @policy: flush policy; NULL: the version's default
  * @version: transitions
  * @nr_cpus: CPUs, each running its own seeded stream
- * @events: steps per CPU
+ * @events: steps per CPU, 1 .. NXSIM_XPFO_MAX_EVENTS
  * @seed: seeds every stream
  * @costs: NULL for the defaults
  * @tlb: NULL for the default geometry
@@ -548,8 +549,8 @@ NXSIM_API int64_t nxsim_xpfo_worst_frames(struct nxsim_xpfo *m,
  * nxsim_xpfo_run_workload() - run a synthetic workload twice (with XPFO
  * and without) and fill @res, ratios included.
  *
- * Return: 0; -EINVAL for a bad CPU count, zero events or version;
- * -ENOENT for an unknown workload or policy; -ENOMEM.
+ * Return: 0; -EINVAL for a bad CPU count, zero or too many events, a bad
+ * version; -ENOENT for an unknown workload or policy; -ENOMEM.
  */
 NXSIM_API int nxsim_xpfo_run_workload(const struct nxsim_xpfo_run *run,
 				      struct nxsim_xpfo_result *res);

@@ -8,6 +8,12 @@
  * running callback like del_timer_sync().  A real clock reads
  * CLOCK_MONOTONIC and has no timers: its users sleep in real threads.
  *
+ * Time ends at NXSIM_CLOCK_MAX: an advance past it is refused (-ERANGE)
+ * rather than wrapped or cut short, and a deadline past it (NXSIM_NEVER)
+ * is never reached.  A timer armed for a time another thread's advance
+ * has just passed runs at the next advance, at the clock's time: time
+ * never goes back for it.
+ *
  * Left out: timer slack and HZ-granular timer wheels; a virtual timer
  * fires exactly at its deadline.
  */
@@ -163,7 +169,12 @@ int64_t nxsim_clock_advance(struct nxsim_clock *c, uint64_t ns)
 	pthread_mutex_lock(&c->advance_lock);
 	pthread_mutex_lock(&c->lock);
 	target = atomic_load(&c->now);
-	target = target + ns < target ? NXSIM_NEVER - 1 : target + ns;
+	if (ns > NXSIM_CLOCK_MAX - target) {
+		pthread_mutex_unlock(&c->lock);
+		pthread_mutex_unlock(&c->advance_lock);
+		return -ERANGE;
+	}
+	target += ns;
 	while ((t = RB_MIN(nxsim__timer_tree, &c->timers)) &&
 	       t->expires <= target) {
 		RB_REMOVE(nxsim__timer_tree, &c->timers, t);

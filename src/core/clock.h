@@ -56,10 +56,19 @@ static inline uint64_t nxsim__ns_to_jiffies(uint64_t ns, unsigned int hz)
 	return ns / NSEC_PER_SEC * hz + ns % NSEC_PER_SEC * hz / NSEC_PER_SEC;
 }
 
-/* The first clock time at which jiffies reads @j. */
+/*
+ * The first clock time at which jiffies reads @j; NXSIM_NEVER when that is
+ * past the end of time.
+ */
 static inline uint64_t nxsim__jiffies_to_ns(uint64_t j, unsigned int hz)
 {
-	return j / hz * NSEC_PER_SEC + (j % hz * NSEC_PER_SEC + hz - 1) / hz;
+	uint64_t ns;
+
+	if (__builtin_mul_overflow(j / hz, NSEC_PER_SEC, &ns) ||
+	    __builtin_add_overflow(ns, (j % hz * NSEC_PER_SEC + hz - 1) / hz,
+				   &ns))
+		return NXSIM_NEVER;
+	return ns;
 }
 
 /* msecs_to_jiffies(): rounds up, as the kernel does for every HZ. */

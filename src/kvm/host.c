@@ -87,6 +87,9 @@ int nxsim_host_create(const struct nxsim_host_config *cfg,
 		cfg = &defaults;
 	prof = nxsim__profile_find(cfg->profile);
 	if (!prof || (cfg->cpu.hz && !valid_hz(cfg->cpu.hz)) ||
+	    (cfg->cpu.phys_bits &&
+	     (cfg->cpu.phys_bits < NXSIM_PHYS_BITS_MIN ||
+	      cfg->cpu.phys_bits > NXSIM_PHYS_BITS_MAX)) ||
 	    (cfg->cpu.amd && cfg->cpu.itlb_multihit) ||
 	    (cfg->time != NXSIM_CLOCK_VIRTUAL && cfg->time != NXSIM_CLOCK_REAL))
 		return -EINVAL;
@@ -139,15 +142,15 @@ int nxsim_host_destroy(struct nxsim_host *host)
 	if (!host)
 		return -EINVAL;
 	assert(host->magic == NXSIM_HOST_MAGIC);
-	pthread_mutex_lock(&host->kvm_lock);
+	nxsim__mutex_lock(&host->kvm_lock, NXSIM__LOCK_KVM);
 	if (host->unloading || !TAILQ_EMPTY(&host->vm_list)) {
 		int rc = host->unloading ? -ENODEV : -EBUSY;
 
-		pthread_mutex_unlock(&host->kvm_lock);
+		nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
 		return rc;
 	}
 	host->unloading = true;
-	pthread_mutex_unlock(&host->kvm_lock);
+	nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
 
 	/* Let calls already inside finish; later ones get -ENODEV. */
 	nxsim__gate_close(&host->gate);
@@ -166,25 +169,25 @@ void nxsim__host_zap_all_and_wake(struct nxsim_host *host)
 {
 	struct nxsim_vm *vm;
 
-	pthread_mutex_lock(&host->kvm_lock);
+	nxsim__mutex_lock(&host->kvm_lock, NXSIM__LOCK_KVM);
 	TAILQ_FOREACH(vm, &host->vm_list, vm_list) {
-		pthread_mutex_lock(&vm->slots_lock);
+		nxsim__mutex_lock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
 		nxsim__kvm_mmu_zap_all_fast(vm->mmu);
 		ATOMIC_INC(vm->counters.zap_all);
-		pthread_mutex_unlock(&vm->slots_lock);
+		nxsim__mutex_unlock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
 		nxsim__kvm_wake_nx_recovery_thread(vm);
 	}
-	pthread_mutex_unlock(&host->kvm_lock);
+	nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
 }
 
 void nxsim__host_wake_all(struct nxsim_host *host)
 {
 	struct nxsim_vm *vm;
 
-	pthread_mutex_lock(&host->kvm_lock);
+	nxsim__mutex_lock(&host->kvm_lock, NXSIM__LOCK_KVM);
 	TAILQ_FOREACH(vm, &host->vm_list, vm_list)
 		nxsim__kvm_wake_nx_recovery_thread(vm);
-	pthread_mutex_unlock(&host->kvm_lock);
+	nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
 }
 
 void nxsim__host_set_create_window(struct nxsim_host *host,

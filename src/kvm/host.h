@@ -15,6 +15,7 @@
 
 #include "core/compiler.h"
 #include "core/gate.h"
+#include "core/lockdep.h"
 #include "kvm/nx_params.h"
 
 struct nxsim_vm;

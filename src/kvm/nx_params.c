@@ -99,13 +99,13 @@ static int set_nx_huge_pages(struct nxsim_host *host, const struct nx_param *p,
 		new_val = get_nx_auto_mode(host);
 	} else if (host->prof->never && nxsim__sysfs_streq(val, "never")) {
 		new_val = false;
-		pthread_mutex_lock(&host->kvm_lock);
+		nxsim__mutex_lock(&host->kvm_lock, NXSIM__LOCK_KVM);
 		if (!nxsim__host_no_vms_locked(host)) {
-			pthread_mutex_unlock(&host->kvm_lock);
+			nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
 			return -EBUSY;
 		}
 		WRITE_ONCE(host->nx.hard_disabled, true);
-		pthread_mutex_unlock(&host->kvm_lock);
+		nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
 	} else if (nxsim__kstrtobool(&host->prof->kstrtox, val, &new_val) < 0) {
 		return -EINVAL;
 	}
@@ -263,9 +263,9 @@ int nxsim__nx_param_store(struct nxsim_host *host, const char *name,
 	/* parse_one(): these ops lack KERNEL_PARAM_OPS_FL_NOARG. */
 	if (!val)
 		return -EINVAL;
-	pthread_mutex_lock(&host->param_lock);
+	nxsim__mutex_lock(&host->param_lock, NXSIM__LOCK_PARAM);
 	rc = p->set(host, p, val);
-	pthread_mutex_unlock(&host->param_lock);
+	nxsim__mutex_unlock(&host->param_lock, NXSIM__LOCK_PARAM);
 	ATOMIC_INC(host->counters.param_sets);
 	return rc;
 }
@@ -339,9 +339,9 @@ int64_t nxsim_param_get(struct nxsim_host *host, const char *name, char *buf,
 		rc = -ENOENT;
 		goto out;
 	}
-	pthread_mutex_lock(&host->param_lock);
+	nxsim__mutex_lock(&host->param_lock, NXSIM__LOCK_PARAM);
 	len = p->get(host, p, text);
-	pthread_mutex_unlock(&host->param_lock);
+	nxsim__mutex_unlock(&host->param_lock, NXSIM__LOCK_PARAM);
 	if ((size_t)len >= size) {
 		rc = -ENOSPC;
 		goto out;

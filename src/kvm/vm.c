@@ -112,9 +112,9 @@ done:
 
 static void vm_unlist(struct nxsim_vm *vm)
 {
-	pthread_mutex_lock(&vm->host->kvm_lock);
+	nxsim__mutex_lock(&vm->host->kvm_lock, NXSIM__LOCK_KVM);
 	TAILQ_REMOVE(&vm->host->vm_list, vm, vm_list);
-	pthread_mutex_unlock(&vm->host->kvm_lock);
+	nxsim__mutex_unlock(&vm->host->kvm_lock, NXSIM__LOCK_KVM);
 }
 
 void nxsim__vm_free(struct nxsim_vm *vm)
@@ -176,14 +176,14 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 		nxsim__host_create_window(host);
 	}
 
-	pthread_mutex_lock(&host->kvm_lock);
+	nxsim__mutex_lock(&host->kvm_lock, NXSIM__LOCK_KVM);
 	if (host->unloading) {
-		pthread_mutex_unlock(&host->kvm_lock);
+		nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
 		rc = -ENODEV;
 		goto stop;
 	}
 	TAILQ_INSERT_HEAD(&host->vm_list, vm, vm_list);
-	pthread_mutex_unlock(&host->kvm_lock);
+	nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
 
 	if (!race_order && worker_at_create(host)) {
 		nxsim__host_create_window(host);
@@ -219,16 +219,33 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 	if (!nxsim__gate_close(&vm->gate))
 		return -EBADF;
 	host = vm->host;
-	pthread_mutex_lock(&host->kvm_lock);
+	nxsim__mutex_lock(&host->kvm_lock, NXSIM__LOCK_KVM);
 	TAILQ_REMOVE(&host->vm_list, vm, vm_list);
 	TAILQ_INSERT_TAIL(&host->dead_vms, vm, vm_list);
-	pthread_mutex_unlock(&host->kvm_lock);
+	nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
 	/* kvm_arch_pre_destroy_vm(), then the MMU teardown. */
 	nxsim__worker_stop(vm);
 	nxsim__host_charge(host, NXSIM__LC_DESTROY_VM, 0);
 	nxsim__kvm_mmu_uninit_vm(vm->mmu);
 	vm->mmu = NULL;
 	ATOMIC_INC(host->counters.vms_destroyed);
+	return 0;
+}
+
+int nxsim_vm_release(struct nxsim_vm *vm)
+{
+	struct nxsim_host *host;
+
+	if (!vm)
+		return -EINVAL;
+	assert(vm->magic == NXSIM_VM_MAGIC);
+	if (!nxsim__gate_is_closed(&vm->gate))
+		return -EBUSY;
+	host = vm->host;
+	nxsim__mutex_lock(&host->kvm_lock, NXSIM__LOCK_KVM);
+	TAILQ_REMOVE(&host->dead_vms, vm, vm_list);
+	nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
+	nxsim__vm_free(vm);
 	return 0;
 }
 

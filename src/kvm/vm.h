@@ -15,6 +15,7 @@
 #include <nxsim/vm.h>
 
 #include "core/gate.h"
+#include "core/lockdep.h"
 
 struct nxsim_host;
 struct nxsim__worker;

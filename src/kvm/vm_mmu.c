@@ -32,9 +32,9 @@ int nxsim_vm_set_memory_region(struct nxsim_vm *vm,
 	rc = nxsim__vm_enter(vm);
 	if (rc)
 		return rc;
-	pthread_mutex_lock(&vm->slots_lock);
+	nxsim__mutex_lock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
 	rc = nxsim__kvm_set_memory_region(vm->mmu, mr);
-	pthread_mutex_unlock(&vm->slots_lock);
+	nxsim__mutex_unlock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
 	nxsim__vm_exit(vm);
 	return rc;
 }
@@ -49,9 +49,9 @@ int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot_id,
 	rc = nxsim__vm_enter(vm);
 	if (rc)
 		return rc;
-	pthread_mutex_lock(&vm->slots_lock);
+	nxsim__mutex_lock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
 	rc = nxsim__mmu_set_host_level(vm->mmu, slot_id, offset, size, level);
-	pthread_mutex_unlock(&vm->slots_lock);
+	nxsim__mutex_unlock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
 	nxsim__vm_exit(vm);
 	return rc;
 }
@@ -133,7 +133,13 @@ int64_t nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report,
 
 	if (rc)
 		return rc;
+	/*
+	 * A parameter write holds param_lock until its zap of every root is
+	 * done, so the checker's one read of nx_huge_pages matches the tables.
+	 */
+	nxsim__mutex_lock(&vm->host->param_lock, NXSIM__LOCK_PARAM);
 	rc = nxsim__mmu_check(vm->mmu, report, ctx);
+	nxsim__mutex_unlock(&vm->host->param_lock, NXSIM__LOCK_PARAM);
 	nxsim__vm_exit(vm);
 	return rc;
 }

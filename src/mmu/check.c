@@ -23,6 +23,8 @@ struct checker {
 	nxsim_text_fn report;
 	void *ctx;
 	int violations;
+	bool nx;	  /* the VM's nx_huge_pages, read once */
+	bool hard_off_nx; /* "never" and nx_huge_pages both set */
 	uint64_t leaves[3];
 	uint64_t sps;
 };
@@ -45,7 +47,7 @@ violation(struct checker *c, const char *fmt, ...)
 static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 {
 	struct nxsim__vm_mmu *mmu = c->mmu;
-	bool nx = nxsim__is_nx_huge_page_enabled(mmu);
+	bool nx = c->nx;
 	bool tag = mmu->prof->nx_tag_untracked;
 	unsigned long long gfn = sp->gfn;
 	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level);
@@ -182,7 +184,16 @@ int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report, void *ctx)
 	struct nxsim__mmu_page *root;
 	unsigned int i;
 
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	/*
+	 * One consistent snapshot: the caller holds param_lock, which a
+	 * parameter write keeps until its zap of every root is done, so the
+	 * values read once here match the tables; under mmu_lock no fault or
+	 * zap changes them during the walk.
+	 */
+	nxsim__write_lock(&mmu->mmu_lock);
+	c.nx = nxsim__is_nx_huge_page_enabled(mmu);
+	c.hard_off_nx = READ_ONCE(mmu->params->hard_disabled) &&
+			READ_ONCE(mmu->params->nx_huge_pages);
 	TAILQ_FOREACH(root, &mmu->roots, link) {
 		if (root->invalid || root != mmu->root)
 			violation(&c,
@@ -203,8 +214,7 @@ int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report, void *ctx)
 		violation(&c, "%llu page-table pages alive, %llu reachable",
 			  (unsigned long long)mmu->nr_sps,
 			  (unsigned long long)(c.sps + mmu->nr_cache));
-	if (READ_ONCE(mmu->params->hard_disabled) &&
-	    READ_ONCE(mmu->params->nx_huge_pages))
+	if (c.hard_off_nx)
 		violation(&c, "invariant 8: "
 			      "hard-disabled but nx_huge_pages set");
 	for (i = 0; i < mmu->nr_events; i++) {
@@ -214,6 +224,6 @@ int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report, void *ctx)
 			violation(&c, "(more events not kept)");
 	}
 	mmu->nr_events = 0;
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	return c.violations;
 }

@@ -137,7 +137,7 @@ int nxsim__mmu_dump(struct nxsim__vm_mmu *mmu, nxsim_text_fn emit, void *ctx)
 	struct dumper d = { .mmu = mmu, .emit = emit, .ctx = ctx };
 	struct nxsim__mmu_page *root;
 
-	pthread_rwlock_rdlock(&mmu->mmu_lock);
+	nxsim__read_lock(&mmu->mmu_lock);
 	line(&d, 0,
 	     "%s, %d-level roots, pages_4k %llu pages_2m %llu "
 	     "pages_1g %llu nx_lpage_splits %llu",
@@ -150,6 +150,6 @@ int nxsim__mmu_dump(struct nxsim__vm_mmu *mmu, nxsim_text_fn emit, void *ctx)
 	TAILQ_FOREACH(root, &d.mmu->roots, link)
 		dump_sp(&d, root, 1);
 	dump_lists(&d);
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	return d.lines;
 }

@@ -233,9 +233,9 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 			return -EINVAL;
 		/* KVM_MR_DELETE */
 		nxsim__kvm_mmu_zap_all_fast(mmu);
-		pthread_rwlock_wrlock(&mmu->mmu_lock);
+		nxsim__write_lock(&mmu->mmu_lock);
 		slot_remove(mmu, old);
-		pthread_rwlock_unlock(&mmu->mmu_lock);
+		nxsim__rw_unlock(&mmu->mmu_lock);
 		kvm_free_memslot(old);
 		return 0;
 	}
@@ -248,13 +248,13 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 			if (mr->flags == old->flags)
 				return 0;
 			/* KVM_MR_FLAGS_ONLY */
-			pthread_rwlock_wrlock(&mmu->mmu_lock);
+			nxsim__write_lock(&mmu->mmu_lock);
 			old_flags = old->flags;
 			slot_remove(mmu, old);
 			old->flags = mr->flags;
 			slot_insert(mmu, old);
 			kvm_mmu_slot_apply_flags(mmu, old, old_flags);
-			pthread_rwlock_unlock(&mmu->mmu_lock);
+			nxsim__rw_unlock(&mmu->mmu_lock);
 			return 0;
 		}
 	}
@@ -271,11 +271,11 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 		memcpy(new->host_level, old->host_level, old->nr_host);
 		nxsim__kvm_mmu_zap_all_fast(mmu);
 	}
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	if (old)
 		slot_remove(mmu, old);
 	slot_insert(mmu, new);
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	if (old)
 		kvm_free_memslot(old);
 	return 0;
@@ -341,10 +341,10 @@ int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,
 	end = start + (size >> 12);
 	first = host_chunk(s, start);
 	last = host_chunk(s, end - 1);
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	set_host_chunks(s, first, last, level);
 	zap_host_chunks(mmu, s, first, last);
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	return 0;
 }
 

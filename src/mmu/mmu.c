@@ -92,14 +92,14 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 
 void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu)
 {
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	nxsim__tdp_mmu_zap_all_roots(mmu);
 	while (mmu->nr_cache)
 		nxsim__tdp_mmu_free_sp(mmu, mmu->cache[--mmu->nr_cache]);
 	nxsim__tdp_mmu_trim_reserve(mmu, 0);
 	nxsim__kvm_free_memslots(mmu);
 	nxsim__tdp_mmu_release(mmu);
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	pthread_mutex_destroy(&mmu->tdp_mmu_pages_lock);
 	pthread_rwlock_destroy(&mmu->mmu_lock);
 	nxsim__free(mmu, sizeof(*mmu));
@@ -107,11 +107,11 @@ void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu)
 
 void nxsim__kvm_mmu_zap_all_fast(struct nxsim__vm_mmu *mmu)
 {
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	mmu->mmu_valid_gen ^= 1;
 	nxsim__tdp_mmu_zap_all_roots(mmu);
 	mmu->counters.zap_all++;
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
 bool nxsim__is_nx_huge_page_enabled(struct nxsim__vm_mmu *mmu)
@@ -143,32 +143,32 @@ int nxsim__mmu_stat_get(struct nxsim__vm_mmu *mmu, const char *name,
 	int i = nxsim__name_index(nxsim_vm_stat_name, name);
 	int rc = 0;
 
-	pthread_rwlock_rdlock(&mmu->mmu_lock);
+	nxsim__read_lock(&mmu->mmu_lock);
 	if (i >= 0 && i < 3)
 		*val = mmu->pages[i];
 	else if (i == 3)
 		*val = mmu->nx_lpage_splits;
 	else
 		rc = -ENOENT;
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	return rc;
 }
 
 void nxsim__mmu_counters(struct nxsim__vm_mmu *mmu,
 			 struct nxsim_mmu_counters *c)
 {
-	pthread_rwlock_rdlock(&mmu->mmu_lock);
+	nxsim__read_lock(&mmu->mmu_lock);
 	*c = mmu->counters;
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
 long nxsim__mmu_nr_pages(struct nxsim__vm_mmu *mmu)
 {
 	long n;
 
-	pthread_rwlock_rdlock(&mmu->mmu_lock);
+	nxsim__read_lock(&mmu->mmu_lock);
 	n = (long)(mmu->nr_sps - mmu->nr_cache);
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	return n;
 }
 
@@ -344,7 +344,7 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
 
 	if (gpa >> mmu->phys_bits)
 		return -ERANGE;
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	sptep = find_leaf(mmu, gfn, &level);
 	if (sptep && permits(mmu->fmt, *sptep, kind)) {
 		info->outcome = NXSIM_ACCESS_HIT;
@@ -352,7 +352,7 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
 	} else {
 		rc = kvm_tdp_page_fault(mmu, kind, gfn, sptep, level, info);
 	}
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	return rc;
 }
 
@@ -479,9 +479,9 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 
 void nxsim__mmu_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu)
 {
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	if (mmu->prof->per_type_lists)
 		kvm_recover_nx_huge_pages(mmu, NXSIM__SHADOW_MMU);
 	kvm_recover_nx_huge_pages(mmu, NXSIM__TDP_MMU);
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 }

@@ -16,6 +16,8 @@
 #include <nxsim/host.h>
 #include <nxsim/mmu.h>
 
+#include "core/lockdep.h"
+
 /**
  * struct nxsim__mmu_profile - one kernel tree's MMU behaviours
  * @tdp_mmu: the TDP MMU exists (5.10)

@@ -407,6 +407,7 @@ int nxsim_tlb_create(const struct nxsim_tlb_config *cfg,
 	const struct nxsim__tlb_repl_ops *repl;
 	struct nxsim_tlb *tlb;
 	unsigned int i, l;
+	uint64_t entries;
 
 	if (!cfg || !tlbp || !cfg->nr_cpus || cfg->nr_cpus > NXSIM_TLB_MAX_CPUS)
 		return -EINVAL;
@@ -414,14 +415,18 @@ int nxsim_tlb_create(const struct nxsim_tlb_config *cfg,
 						       "lru");
 	if (!repl)
 		return -ENOENT;
-	for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
+	for (l = 0, entries = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
 		const struct nxsim_tlb_geometry *g = &cfg->level[l];
 
-		if (!g->sets || (g->sets & (g->sets - 1)) || !g->ways ||
+		if (!g->sets || (g->sets & (g->sets - 1)) ||
+		    g->sets > NXSIM_TLB_MAX_SETS || !g->ways ||
 		    g->ways > NXSIM_TLB_MAX_WAYS ||
 		    (repl->pow2_ways && (g->ways & (g->ways - 1))))
 			return -EINVAL;
+		entries += (uint64_t)g->sets * g->ways;
 	}
+	if (entries * cfg->nr_cpus > NXSIM_TLB_MAX_ENTRIES)
+		return -EINVAL;
 	tlb = nxsim__zalloc(sizeof(*tlb));
 	if (!tlb)
 		return -ENOMEM;

@@ -141,14 +141,16 @@ static int timestamp(struct span w, uint64_t *ns, const char **why)
 				 &secs);
 	if (!rc)
 		rc = nxsim__trace_number(dot + 1, nfrac, 10, UINT64_MAX, &frac);
+	while (!rc && nfrac++ < 9)
+		frac *= 10;
+	/* 18446744073.709551615 is the last nanosecond a u64 holds */
+	if (!rc && __builtin_add_overflow(secs * 1000000000, frac, &secs))
+		rc = -ERANGE;
 	if (rc == -ERANGE)
 		*why = "timestamp out of range";
-	if (rc)
-		return rc;
-	while (nfrac++ < 9)
-		frac *= 10;
-	*ns = secs * 1000000000 + frac;
-	return 0;
+	if (!rc)
+		*ns = secs;
+	return rc;
 }
 
 struct payload {

@@ -440,6 +440,7 @@ int nxsim_xpfo_run_workload(const struct nxsim_xpfo_run *run,
 
 	if (!run || !res || !run->workload || !run->nr_cpus ||
 	    run->nr_cpus > NXSIM_TLB_MAX_CPUS || !run->events ||
+	    run->events > NXSIM_XPFO_MAX_EVENTS ||
 	    (unsigned int)run->version > NXSIM_XPFO_V9)
 		return -EINVAL;
 	rc = nxsim__name_index(nxsim_xpfo_workload_name, run->workload);

@@ -58,18 +58,27 @@ static void test_clock_order(void **state)
 	assert_rc(nxsim_clock_destroy(c), 0);
 }
 
-static void test_clock_del_and_rearm(void **state)
+/* A new virtual clock with one unarmed event @e (number @id) for it. */
+static struct nxsim_clock *one_event(struct ev *e, int id, int *log, int *n,
+				     uint64_t *when)
 {
 	struct nxsim_clock *c;
+
+	assert_rc(nxsim_clock_create(NXSIM_CLOCK_VIRTUAL, &c), 0);
+	*e = (struct ev){
+		.clock = c, .id = id, .log = log, .n = n, .when = when
+	};
+	nxsim__timer_init(&e->t, ev_fn);
+	return c;
+}
+
+static void test_clock_del_and_rearm(void **state)
+{
 	struct ev e;
 	int log[4], n = 0;
 	uint64_t when[4];
+	struct nxsim_clock *c = one_event(&e, 7, log, &n, when);
 
-	assert_rc(nxsim_clock_create(NXSIM_CLOCK_VIRTUAL, &c), 0);
-	e = (struct ev){
-		.clock = c, .id = 7, .log = log, .n = &n, .when = when
-	};
-	nxsim__timer_init(&e.t, ev_fn);
 	nxsim__timer_mod(c, &e.t, 50);
 	nxsim__timer_mod(c, &e.t, 80);
 	assert_rc(nxsim_clock_advance(c, 60), 0);
@@ -114,6 +123,63 @@ static void test_clock_jiffies(void **state)
 	assert_int_equal(nxsim__ns_to_jiffies(3333333, 300), 0);
 }
 
+/*
+ * Time ends at NXSIM_CLOCK_MAX: an advance past it is refused with -ERANGE
+ * and changes nothing; an advance up to it runs what is due on the way.
+ */
+static void test_clock_end_of_time(void **state)
+{
+	struct ev e;
+	int log[4], n = 0;
+	uint64_t when[4];
+	struct nxsim_clock *c = one_event(&e, 1, log, &n, when);
+
+	nxsim__timer_mod(c, &e.t, NXSIM_CLOCK_MAX);
+	assert_rc(nxsim_clock_advance(c, UINT64_MAX), -ERANGE);
+	assert_int_equal(nxsim_clock_now(c), 0);
+	assert_rc(nxsim_clock_advance(c, NXSIM_CLOCK_MAX - 10), 0);
+	assert_rc(nxsim_clock_advance(c, 11), -ERANGE);
+	assert_int_equal(nxsim_clock_now(c), NXSIM_CLOCK_MAX - 10);
+	assert_rc(nxsim_clock_advance(c, 10), 1);
+	assert_int_equal(when[0], NXSIM_CLOCK_MAX);
+	assert_rc(nxsim_clock_advance(c, 0), 0);
+	assert_rc(nxsim_clock_advance(c, 1), -ERANGE);
+	assert_int_equal(nxsim_clock_now(c), NXSIM_CLOCK_MAX);
+	assert_rc(nxsim_clock_destroy(c), 0);
+}
+
+/*
+ * A recovery worker near the end of time: a deadline the clock cannot
+ * reach is never (not a wrapped time in the past), so advancing to the
+ * end runs no pass and returns.
+ */
+static void test_clock_worker_near_the_end(void **state)
+{
+	struct nxsim_host *host = test_host("6.1", true, NULL, 0);
+	struct nxsim_clock *c = nxsim_host_clock(host);
+	struct nxsim_worker_info wi;
+	struct nxsim_vm *vm;
+
+	assert_rc(nxsim_clock_advance(c, NXSIM_CLOCK_MAX - 1000), 0);
+	assert_rc(nxsim_vm_create(host, &vm), 0);
+	assert_rc(nxsim_vm_worker_info(vm, &wi), 0);
+	assert_int_equal(wi.deadline_ns, NXSIM_NEVER);
+	assert_int_equal(nxsim_clock_next_event(c), NXSIM_NEVER);
+	assert_rc(nxsim_clock_advance(c, 1000), 0);
+	assert_rc(nxsim_vm_worker_info(vm, &wi), 0);
+	assert_int_equal(wi.passes, 0);
+	/* a wake-up runs the loop now, and the deadline stays out of reach */
+	assert_rc(nxsim_param_set(host, "nx_huge_pages_recovery_ratio", "0"),
+		  0);
+	assert_rc(nxsim_param_set(host, "nx_huge_pages_recovery_ratio", "4"),
+		  0);
+	assert_rc(nxsim_clock_advance(c, 0), 1);
+	assert_rc(nxsim_vm_worker_info(vm, &wi), 0);
+	assert_int_equal(wi.deadline_ns, NXSIM_NEVER);
+	assert_rc(nxsim_vm_destroy(vm), 0);
+	assert_rc(nxsim_host_destroy(host), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -121,6 +187,8 @@ int main(void)
 		cmocka_unit_test(test_clock_del_and_rearm),
 		cmocka_unit_test(test_clock_bad_input),
 		cmocka_unit_test(test_clock_jiffies),
+		cmocka_unit_test(test_clock_end_of_time),
+		cmocka_unit_test(test_clock_worker_near_the_end),
 	};
 
 	return cmocka_run_group_tests_name("clock", tests, NULL, NULL);

@@ -302,6 +302,18 @@ static const struct {
 	  "  got:  ERR -EINVAL line 1: unknown verb \"bogus\" (nxsim --help)\n" },
 	{ "errno 1\nexpect OK \"unterminated\n",
 	  "t.nxs:2: bad expect line: unterminated string\n" },
+	/* quoted and bare parts join: these spell "expect" too */
+	{ "errno 1\nexp\"\"ect ERR\n",
+	  "t.nxs:2: expectation failed\n"
+	  "  want: ERR\n"
+	  "  got:  OK -EPERM -1 \"Operation not permitted\"\n" },
+	{ "errno 1\n\"expect\" OK  \"-EPERM\"  -2\n",
+	  "t.nxs:2: expectation failed\n"
+	  "  want: OK  \"-EPERM\"  -2\n"
+	  "  got:  OK -EPERM -1 \"Operation not permitted\"\n" },
+	{ "errno 1\nex\"pect\" OK \"unterminated\n",
+	  "t.nxs:2: bad expect line: unterminated string\n" },
+	{ "errno 1\ne\"x\\x70\"ect\n", "t.nxs:2: expect needs OK or ERR\n" },
 };
 
 static void test_bad_expects(void **state)
@@ -467,6 +479,50 @@ static void test_objects(void **state)
 		fail_msg("%s", r.err);
 	assert_string_equal(r.err, "");
 	free_run(&r);
+}
+
+/*
+ * A name is printed back bare in answers and messages, so it must be a
+ * bare word: NUL, blanks, quotes, backslashes, control and non-ASCII
+ * bytes and a leading '#' are refused, as is an empty or overlong name.
+ */
+static void test_names(void **state)
+{
+	static const char *const bad[] = {
+		"\"a\\0b\"", "\"a b\"", "\"\"",	      "\"\\x01\"",
+		"\"\\xff\"", "\"#x\"",	"\"a\\\"b\"", "\"a\\\\b\"",
+	};
+	char script[700], name[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct run r;
+
+		snprintf(script, sizeof(script),
+			 "host create h\nvm create %s\n"
+			 "expect ERR -EINVAL line 2: a name is 1 to 255 "
+			 "printable ASCII bytes, without blanks, quotes or "
+			 "backslashes, not starting with '#'\n"
+			 "vm create a\nexpect OK\n",
+			 bad[i]);
+		r = run_script(script, 0);
+		if (r.rc)
+			fail_msg("%s: %s", bad[i], r.err);
+		free_run(&r);
+	}
+	memset(name, 'n', 255);
+	name[255] = '\0';
+	snprintf(script, sizeof(script),
+		 "clock create %s\nexpect OK\nclock create %sn\n"
+		 "expect ERR -ENAMETOOLONG\n",
+		 name, name);
+	{
+		struct run r = run_script(script, 0);
+
+		if (r.rc)
+			fail_msg("%s", r.err);
+		free_run(&r);
+	}
 }
 
 /*
@@ -908,6 +964,7 @@ int main(void)
 		cmocka_unit_test(test_strict),
 		cmocka_unit_test(test_strict_keep_going),
 		cmocka_unit_test(test_objects),
+		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_one_answer_a_line),
 		cmocka_unit_test(test_help_lists_every_verb),
 		cmocka_unit_test(test_mmu_verbs),

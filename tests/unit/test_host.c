@@ -6,8 +6,10 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <limits.h>
 #include <string.h>
 
+#include "../integration/nx_test.h"
 #include "common/test_util.h"
 #include "kvm/host.h"
 
@@ -63,6 +65,50 @@ static void test_host_bad_config(void **state)
 	assert_null(host);
 	assert_int_equal(test_live_allocs(), live);
 	assert_rc(nxsim_host_destroy(NULL), -EINVAL);
+}
+
+/*
+ * MAXPHYADDR: 0 means 46; otherwise 32 (a CPU without PAE) to 52 (the
+ * architectural maximum); others are refused before anything is made.
+ */
+static void test_host_phys_bits(void **state)
+{
+	static const struct {
+		unsigned int bits;
+		int rc;
+	} cases[] = {
+		{ 0, 0 },	{ 31, -EINVAL },       { 32, 0 },
+		{ 52, 0 },	{ 53, -EINVAL },       { 80, -EINVAL },
+		{ 5, -EINVAL }, { UINT_MAX, -EINVAL },
+	};
+	uint64_t live = test_live_allocs();
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct nxsim_host_config cfg = { .cpu.phys_bits =
+							 cases[i].bits };
+		struct nxsim_host *host = NULL;
+		struct nxsim_vcpu *vcpu;
+		struct nxsim_vm *vm;
+		unsigned int bits = cases[i].bits ? cases[i].bits : 46;
+
+		assert_rc(nxsim_host_create(&cfg, &host), cases[i].rc);
+		if (cases[i].rc) {
+			assert_null(host);
+			assert_int_equal(test_live_allocs(), live);
+			continue;
+		}
+		assert_rc(nxsim_vm_create(host, &vm), 0);
+		assert_rc(nxsim_vcpu_create(vm, 0, &vcpu), 0);
+		/* the last gfn fits, the next address is out of range */
+		nx_slot(vm, 1, (1ull << bits) - MIB2, MIB2, HVA_BASE, 1, 0);
+		nx_access(vcpu, NXSIM_ACCESS_READ, (1ull << bits) - 4096);
+		assert_rc(nxsim_vcpu_access(vcpu, NXSIM_ACCESS_READ,
+					    1ull << bits, NULL),
+			  -ERANGE);
+		assert_rc(nxsim_vm_destroy(vm), 0);
+		assert_rc(nxsim_host_destroy(host), 0);
+	}
 }
 
 /* Unloading is refused while a VM exists; destroyed VMs do not count. */
@@ -358,6 +404,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_host_defaults),
 		cmocka_unit_test(test_host_bad_config),
+		cmocka_unit_test(test_host_phys_bits),
 		cmocka_unit_test(test_host_busy_and_shared_clock),
 		cmocka_unit_test(test_host_dead_vm),
 		cmocka_unit_test(test_host_vcpus),

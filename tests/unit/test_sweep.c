@@ -306,10 +306,10 @@ static const struct {
 	const char *line;
 } job_cases[] = {
 	/* results: one object per OK answer, numbers as numbers */
-	{ "axis x \"a b\\t\" 2\nseed 9\nrun host create h${x}\n"
+	{ "axis x \"a-b\" 2\nseed 9\nrun host create h${x}\n"
 	  "run xpfo create m cpus=2\nrun xpfo result m\n",
 	  0,
-	  "{\"id\":\"b9837f612675019b\",\"params\":{\"x\":\"a b\\u0009\"},"
+	  "{\"id\":\"a2022bf5407eb359\",\"params\":{\"x\":\"a-b\"},"
 	  "\"seed\":9,\"version\":\"0.1.0\",\"commit\":\"C\","
 	  "\"status\":\"ok\",\"results\":[{\"profile\":6.18},{},"
 	  "{\"events\":0,\"ownership_changes\":0,"

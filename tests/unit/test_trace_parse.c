@@ -61,6 +61,11 @@ static const struct line_case kmem_cases[] = {
 	  "gfp_flags=GFP_HIGHUSER_MOVABLE",
 	  0, NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_ALLOC, 1231430, 1234, 2,
 	  4235123456000ull, 0, 1, true },
+	/* the last nanosecond a u64 holds */
+	{ "  bash-1 [000] .... 18446744073.709551615: mm_page_free: "
+	  "pfn=0x1 order=0",
+	  0, NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_FREE, 1, 1, 0, UINT64_MAX, 0,
+	  -1, false },
 	/* hand-written: old mm_page_free_batched printed no order */
 	{ "  kswapd0-50 [003] .... 7.250000: mm_page_free_batched: "
 	  "page=ffffea0004b2a180 pfn=4096 cold=0",
@@ -188,6 +193,11 @@ static const struct line_case kmem_cases[] = {
 	  .len = 0, .rc = -ERANGE },
 	{ "bash-1 [8192] ..... 1.0: mm_page_free: pfn=0x1 order=0", .len = 0,
 	  .rc = -ERANGE },
+	{ "bash-1 [000] ..... 18446744073.709551616: mm_page_free: pfn=0x1 "
+	  "order=0",
+	  .len = 0, .rc = -ERANGE },
+	{ "bash-1 [000] ..... 18446744073.9: mm_page_free: pfn=0x1 order=0",
+	  .len = 0, .rc = -ERANGE },
 	{ "bash-1 [000] ..... 99999999999999999999.0: mm_page_free: pfn=0x1 "
 	  "order=0",
 	  .len = 0, .rc = -ERANGE },

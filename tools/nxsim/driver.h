@@ -34,6 +34,7 @@ struct nxsim__drv_tok {
 
 #define NXSIM__DRV_MAX_TOKS 64
 #define NXSIM__DRV_REPLY 4096
+#define NXSIM__DRV_NAME_MAX 255 /* bytes of an object name */
 #define NXSIM__DRV_NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The answer a handler builds. */
@@ -41,6 +42,7 @@ struct nxsim__drv_reply {
 	char buf[NXSIM__DRV_REPLY]; /* " value value ..." */
 	size_t len;
 	char err[NXSIM__DRV_REPLY]; /* message of an ERR; "" for default */
+	int rc; /* the errno of a failed lookup or script error; 0: none */
 };
 
 struct nxsim__drv;
@@ -117,6 +119,9 @@ void nxsim__drv_help(FILE *f);
  */
 int nxsim__drv_lex(const char *line, size_t len, struct nxsim__drv_tok *toks,
 		   char *buf, const char **why);
+/* Whether @s reads back as itself unquoted: printable ASCII, no blank,
+ * quote or backslash, not empty, no leading '#'. */
+bool nxsim__drv_bare(const char *s, size_t len);
 /* Appends " s" or " key=s": @s bare when printable, else a C string. */
 void nxsim__drv_quote(struct nxsim__drv_reply *r, const char *key,
 		      const char *s, size_t len);
@@ -129,10 +134,17 @@ int nxsim__drv_fail(struct nxsim__drv_reply *r, int err, const char *fmt, ...)
 /* Looks an object up by name; on failure fills @r and returns NULL. */
 void *nxsim__drv_find(struct nxsim__drv *d, const char *name,
 		      enum nxsim__drv_kind kind, struct nxsim__drv_reply *r);
-int nxsim__drv_name_free(struct nxsim__drv *d, const char *name,
+/* 0 if @name may name a new object: a bare word, unused, not too long. */
+int nxsim__drv_name_free(struct nxsim__drv *d,
+			 const struct nxsim__drv_tok *name,
 			 struct nxsim__drv_reply *r);
 int nxsim__drv_add_object(struct nxsim__drv *d, const char *name,
 			  enum nxsim__drv_kind kind, void *ptr);
+/* Adds vCPU @name of the VM named @vm. */
+int nxsim__drv_add_vcpu(struct nxsim__drv *d, const char *name, const char *vm,
+			struct nxsim_vcpu *vcpu);
+/* nxsim_vm_destroy() and release the VM named @name; its names stay. */
+int nxsim__drv_vm_destroy(struct nxsim__drv *d, const char *name);
 void nxsim__drv_forget_host(struct nxsim__drv *d, struct nxsim_host *host);
 void nxsim__drv_forget(struct nxsim__drv *d, const char *name);
 /* The host named, or the current one (the last created or used). */

@@ -19,21 +19,38 @@
 #include <string.h>
 
 #include <bsd/sys/queue.h>
+#include <bsd/sys/tree.h>
 
 #include "driver.h"
 
+/*
+ * A named object.  A destroyed VM keeps its name with @ptr NULL, and so do
+ * its vCPUs: the library has freed them, the script gets -EBADF.
+ */
 struct object {
-	LIST_ENTRY(object) link;
+	RB_ENTRY(object) node;
 	SLIST_HEAD(, nxsim__drv_slot) slots; /* a VM's memslots */
+	LIST_HEAD(, object) vcpus;	     /* a VM's vCPUs */
+	LIST_ENTRY(object) vcpu_link;	     /* on its VM's vcpus */
+	struct object *vm;		     /* a vCPU's VM */
 	char *name;
 	enum nxsim__drv_kind kind;
 	void *ptr;
 	struct nxsim_host *host; /* the host it belongs to; NULL: a clock */
 };
 
+static int object_cmp(const struct object *a, const struct object *b)
+{
+	return strcmp(a->name, b->name);
+}
+
+RB_HEAD(nxsim__drv_objects, object);
+RB_PROTOTYPE(nxsim__drv_objects, object, node, object_cmp);
+RB_GENERATE(nxsim__drv_objects, object, node, object_cmp);
+
 /**
  * struct nxsim__drv - one interpreter
- * @objects: what the script named
+ * @objects: what the script named, by name
  * @cur: the current host (last created or used)
  * @out: where answers go
  * @err: where failed expectations and -x echo go
@@ -46,7 +63,7 @@ struct object {
  * @failures: expectations that failed
  */
 struct nxsim__drv {
-	LIST_HEAD(, object) objects;
+	struct nxsim__drv_objects objects;
 	struct nxsim_host *cur;
 	FILE *out;
 	FILE *err;
@@ -86,17 +103,15 @@ int nxsim__drv_fail(struct nxsim__drv_reply *r, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(r->err, sizeof(r->err), fmt, ap);
 	va_end(ap);
+	r->rc = err;
 	return err;
 }
 
 static struct object *lookup(struct nxsim__drv *d, const char *name)
 {
-	struct object *o;
+	struct object key = { .name = (char *)name };
 
-	LIST_FOREACH(o, &d->objects, link)
-		if (!strcmp(o->name, name))
-			return o;
-	return NULL;
+	return RB_FIND(nxsim__drv_objects, &d->objects, &key);
 }
 
 void *nxsim__drv_find(struct nxsim__drv *d, const char *name,
@@ -109,17 +124,33 @@ void *nxsim__drv_find(struct nxsim__drv *d, const char *name,
 				kind_names[kind], name);
 		return NULL;
 	}
+	if (!o->ptr)
+		r->rc = -EBADF; /* a closed VM fd; the API's message */
 	return o->ptr;
 }
 
-int nxsim__drv_name_free(struct nxsim__drv *d, const char *name,
+int nxsim__drv_name_free(struct nxsim__drv *d,
+			 const struct nxsim__drv_tok *name,
 			 struct nxsim__drv_reply *r)
 {
-	struct object *o = lookup(d, name);
+	struct object *o;
 
+	if (name->len > NXSIM__DRV_NAME_MAX)
+		return nxsim__drv_fail(r, -ENAMETOOLONG,
+				       "a name is at most %d bytes",
+				       NXSIM__DRV_NAME_MAX);
+	/* answers and messages print names bare */
+	if (!nxsim__drv_bare(name->s, name->len))
+		return nxsim__drv_fail(
+			r, -EINVAL,
+			"a name is 1 to %d printable ASCII bytes, "
+			"without blanks, quotes or backslashes, "
+			"not starting with '#'",
+			NXSIM__DRV_NAME_MAX);
+	o = lookup(d, name->s);
 	if (o)
 		return nxsim__drv_fail(r, -EEXIST, "\"%s\" already names a %s",
-				       name, kind_names[o->kind]);
+				       name->s, kind_names[o->kind]);
 	return 0;
 }
 
@@ -135,6 +166,7 @@ int nxsim__drv_add_object(struct nxsim__drv *d, const char *name,
 	o->kind = kind;
 	o->ptr = ptr;
 	SLIST_INIT(&o->slots);
+	LIST_INIT(&o->vcpus);
 	switch (kind) {
 	case NXSIM__DRV_HOST:
 		o->host = ptr;
@@ -149,19 +181,56 @@ int nxsim__drv_add_object(struct nxsim__drv *d, const char *name,
 	case NXSIM__DRV_XPFO:
 		break;
 	}
-	LIST_INSERT_HEAD(&d->objects, o, link);
+	RB_INSERT(nxsim__drv_objects, &d->objects, o);
 	return 0;
 }
 
-static void drop(struct object *o)
+int nxsim__drv_add_vcpu(struct nxsim__drv *d, const char *name, const char *vm,
+			struct nxsim_vcpu *vcpu)
+{
+	int rc = nxsim__drv_add_object(d, name, NXSIM__DRV_VCPU, vcpu);
+	struct object *o, *parent;
+
+	if (rc)
+		return rc;
+	o = lookup(d, name);
+	parent = lookup(d, vm);
+	o->vm = parent;
+	LIST_INSERT_HEAD(&parent->vcpus, o, vcpu_link);
+	return 0;
+}
+
+int nxsim__drv_vm_destroy(struct nxsim__drv *d, const char *name)
+{
+	struct object *o = lookup(d, name), *vcpu;
+	int rc = nxsim_vm_destroy(o->ptr);
+
+	if (rc)
+		return rc;
+	/* the names stay; the handles go (nxsim_vm_release()) */
+	LIST_FOREACH(vcpu, &o->vcpus, vcpu_link)
+		vcpu->ptr = NULL;
+	rc = nxsim_vm_release(o->ptr);
+	o->ptr = NULL;
+	return rc;
+}
+
+static void drop(struct nxsim__drv *d, struct object *o)
 {
 	struct nxsim__drv_slot *s;
+	struct object *vcpu;
 
 	while ((s = SLIST_FIRST(&o->slots))) {
 		SLIST_REMOVE_HEAD(&o->slots, link);
 		free(s);
 	}
-	LIST_REMOVE(o, link);
+	while ((vcpu = LIST_FIRST(&o->vcpus))) {
+		LIST_REMOVE(vcpu, vcpu_link);
+		vcpu->vm = NULL;
+	}
+	if (o->vm)
+		LIST_REMOVE(o, vcpu_link);
+	RB_REMOVE(nxsim__drv_objects, &d->objects, o);
 	free(o->name);
 	free(o);
 }
@@ -170,9 +239,9 @@ void nxsim__drv_forget_host(struct nxsim__drv *d, struct nxsim_host *host)
 {
 	struct object *o, *tmp;
 
-	LIST_FOREACH_SAFE(o, &d->objects, link, tmp)
+	RB_FOREACH_SAFE(o, nxsim__drv_objects, &d->objects, tmp)
 		if (o->host == host)
-			drop(o);
+			drop(d, o);
 	if (d->cur == host)
 		d->cur = NULL;
 }
@@ -182,7 +251,7 @@ void nxsim__drv_forget(struct nxsim__drv *d, const char *name)
 	struct object *o = lookup(d, name);
 
 	if (o)
-		drop(o);
+		drop(d, o);
 }
 
 struct nxsim__drv_slot *nxsim__drv_slot(struct nxsim__drv *d, const char *vm,
@@ -270,7 +339,7 @@ struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err, unsigned int flags)
 
 	if (!d)
 		return NULL;
-	LIST_INIT(&d->objects);
+	RB_INIT(&d->objects);
 	d->out = out;
 	d->err = err;
 	d->flags = flags;
@@ -289,8 +358,8 @@ void nxsim__drv_destroy(struct nxsim__drv *d)
 	size_t i;
 
 	for (i = 0; i < NXSIM__DRV_NELEM(order); i++) {
-		LIST_FOREACH(o, &d->objects, link) {
-			if (o->kind != order[i])
+		RB_FOREACH(o, nxsim__drv_objects, &d->objects) {
+			if (o->kind != order[i] || !o->ptr)
 				continue;
 			if (o->kind == NXSIM__DRV_VM)
 				nxsim_vm_destroy(o->ptr);
@@ -302,8 +371,8 @@ void nxsim__drv_destroy(struct nxsim__drv *d)
 				nxsim_clock_destroy(o->ptr);
 		}
 	}
-	while (!LIST_EMPTY(&d->objects))
-		drop(LIST_FIRST(&d->objects));
+	while (!RB_EMPTY(&d->objects))
+		drop(d, RB_ROOT(&d->objects));
 	free(d);
 }
 
@@ -374,7 +443,7 @@ static int dispatch(struct nxsim__drv *d, int n, struct nxsim__drv_tok *toks,
 		    struct nxsim__drv_reply *r)
 {
 	const struct nxsim__drv_verb *v;
-	int words, argc;
+	int words, argc, rc;
 
 	v = find_verb(n, toks, &words);
 	if (!v)
@@ -387,7 +456,9 @@ static int dispatch(struct nxsim__drv *d, int n, struct nxsim__drv_tok *toks,
 		return nxsim__drv_fail(r, -EINVAL, "usage: %s%s%s %s", v->group,
 				       v->name ? " " : "",
 				       v->name ? v->name : "", v->usage);
-	return v->fn(d, argc, toks + words, r);
+	rc = v->fn(d, argc, toks + words, r);
+	/* a failed lookup's errno stands: -ENOENT, or -EBADF for a closed VM */
+	return rc < 0 && r->rc ? r->rc : rc;
 }
 
 /* An ERR message is free text; one that does not lex splits at blanks. */
@@ -444,13 +515,30 @@ static bool expect_holds(struct nxsim__drv *d, int n,
 	return m == n || !strcmp(want[0].s, "ERR");
 }
 
+/*
+ * The raw text after a line's first word: quoted parts (with their
+ * escapes) belong to the word, so exp""ect ends where expect would.
+ */
+static const char *after_first_word(const char *line)
+{
+	bool quoted = false;
+
+	line += strspn(line, " \t");
+	for (; *line && (quoted || (*line != ' ' && *line != '\t')); line++) {
+		if (quoted && *line == '\\' && line[1])
+			line++;
+		else if (*line == '"')
+			quoted = !quoted;
+	}
+	return line;
+}
+
 static bool expect(struct nxsim__drv *d, const char *line, int n,
 		   struct nxsim__drv_tok *toks)
 {
-	const char *what = strstr(line, "expect") + 6;
+	const char *what = after_first_word(line);
 
-	while (*what == ' ' || *what == '\t')
-		what++;
+	what += strspn(what, " \t");
 	if (n < 2 || (strcmp(toks[1].s, "OK") && strcmp(toks[1].s, "ERR"))) {
 		fprintf(d->err, "%s:%lu: expect needs OK or ERR\n", d->file,
 			d->line);
@@ -483,12 +571,19 @@ static bool checked(struct nxsim__drv *d)
 	return false;
 }
 
-/* A line whose first word is "expect", even if it does not split. */
+/* A line whose first word is "expect", even if the rest does not split. */
 static bool is_expect(const char *line)
 {
-	line += strspn(line, " \t");
-	return !strncmp(line, "expect", 6) &&
-	       (line[6] == ' ' || line[6] == '\t' || !line[6]);
+	size_t len = after_first_word(line) - line;
+	char *buf = malloc(2 * len + 1);
+	struct nxsim__drv_tok tok[1];
+	const char *why;
+	bool yes;
+
+	yes = buf && nxsim__drv_lex(line, len, tok, buf, &why) == 1 &&
+	      !strcmp(tok[0].s, "expect");
+	free(buf);
+	return yes;
 }
 
 int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name)

@@ -96,7 +96,7 @@ int nxsim__drv_lex(const char *line, size_t len, struct nxsim__drv_tok *toks,
 	}
 }
 
-static bool bare(const char *s, size_t len)
+bool nxsim__drv_bare(const char *s, size_t len)
 {
 	size_t i;
 
@@ -120,7 +120,7 @@ void nxsim__drv_quote(struct nxsim__drv_reply *r, const char *key,
 		nxsim__drv_add(r, " %s=", key);
 	else
 		nxsim__drv_add(r, " ");
-	if (bare(s, len)) {
+	if (nxsim__drv_bare(s, len)) {
 		nxsim__drv_add(r, "%.*s", (int)len, s);
 		return;
 	}

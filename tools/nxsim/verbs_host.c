@@ -140,7 +140,7 @@ static int host_create(struct nxsim__drv *d, int argc,
 	struct nxsim_host *host;
 	int i, rc;
 
-	rc = nxsim__drv_name_free(d, argv[0].s, r);
+	rc = nxsim__drv_name_free(d, &argv[0], r);
 	for (i = 1; !rc && i < argc; i++)
 		rc = host_option(d, &argv[i], &cfg, r);
 	if (!rc)

@@ -37,7 +37,7 @@ static int clock_create(struct nxsim__drv *d, int argc,
 	else if (argc > 1 && strcmp(argv[1].s, "virtual"))
 		return nxsim__drv_fail(r, -EINVAL,
 				       "a clock is virtual or real");
-	rc = nxsim__drv_name_free(d, argv[0].s, r);
+	rc = nxsim__drv_name_free(d, &argv[0], r);
 	if (!rc)
 		rc = nxsim_clock_create(mode, &clock);
 	if (rc)

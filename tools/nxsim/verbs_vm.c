@@ -28,7 +28,7 @@ static int vm_create(struct nxsim__drv *d, int argc,
 
 	if (!host)
 		return -ENOENT;
-	rc = nxsim__drv_name_free(d, argv[0].s, r);
+	rc = nxsim__drv_name_free(d, &argv[0], r);
 	if (!rc)
 		rc = nxsim_vm_create(host, &vm);
 	if (rc)
@@ -45,7 +45,7 @@ static int vm_destroy(struct nxsim__drv *d, int argc,
 	struct nxsim_vm *vm = nxsim__drv_find(d, argv[0].s, NXSIM__DRV_VM, r);
 
 	/* the name stays: a closed VM fd answers -EBADF */
-	return vm ? nxsim_vm_destroy(vm) : -ENOENT;
+	return vm ? nxsim__drv_vm_destroy(d, argv[0].s) : -ENOENT;
 }
 
 /* A capability by number or by name. */
@@ -220,14 +220,14 @@ static int vcpu_create(struct nxsim__drv *d, int argc,
 
 	if (!vm)
 		return -ENOENT;
-	rc = nxsim__drv_name_free(d, argv[0].s, r);
+	rc = nxsim__drv_name_free(d, &argv[0], r);
 	if (!rc)
 		rc = nxsim__drv_u64(&argv[2], UINT32_MAX, &id, r);
 	if (!rc)
 		rc = nxsim_vcpu_create(vm, id, &vcpu);
 	if (rc)
 		return rc;
-	return nxsim__drv_add_object(d, argv[0].s, NXSIM__DRV_VCPU, vcpu);
+	return nxsim__drv_add_vcpu(d, argv[0].s, argv[1].s, vcpu);
 }
 
 static int vcpu_run(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,

@@ -67,7 +67,7 @@ static int geometry(const char *s, struct nxsim_tlb_geometry *g,
 {
 	struct nxsim__drv_tok t;
 	const char *x = strchr(s, 'x');
-	uint64_t sets, ways;
+	uint64_t sets = 0, ways = 0;
 	int rc;
 
 	if (!x)
@@ -182,7 +182,7 @@ static int xpfo_create(struct nxsim__drv *d, int argc,
 	int i, rc;
 
 	nxsim_tlb_config_default(&cfg.tlb, 1);
-	rc = nxsim__drv_name_free(d, argv[0].s, r);
+	rc = nxsim__drv_name_free(d, &argv[0], r);
 	for (i = 1; !rc && i < argc; i++)
 		rc = machine_option(d, &argv[i], &cfg, r);
 	if (rc)
