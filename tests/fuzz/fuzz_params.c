@@ -21,7 +21,8 @@
 #include "params/kstrtox.h"
 
 /* kstrtobool(): the first character decides, "on"/"of" the second. */
-static int oracle_bool(const struct nxsim__profile *p, const char *s, bool *res)
+static int oracle_bool(const struct nxsim__kstrtox_profile *p, const char *s,
+		       bool *res)
 {
 	switch (s[0]) {
 	case 'y':
@@ -161,8 +162,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!s)
 		return 0;
 
-	r1 = nxsim__kstrtobool(prof, s, &b1);
-	r2 = oracle_bool(prof, s, &b2);
+	r1 = nxsim__kstrtobool(&prof->kstrtox, s, &b1);
+	r2 = oracle_bool(&prof->kstrtox, s, &b2);
 	if (r1 != r2 || (!r1 && b1 != b2))
 		abort();
 	r1 = nxsim__kstrtouint(s, 0, &u1);
@@ -170,7 +171,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r1 != r2 || (!r1 && u1 != u2))
 		abort();
 
-	if (nxsim__cmdline_parse(s, count_param, &n) == -ENOMEM)
+	if (nxsim__parse_args(s, count_param, &n) == -ENOMEM)
 		abort();
 	cfg.cmdline = s;
 	if (!nxsim_host_create(&cfg, &host)) {

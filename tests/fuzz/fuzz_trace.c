@@ -54,7 +54,7 @@ static void round_trip(const struct nxsim_trace_event *ev, size_t n,
 	p = buf + NXSIM__TRACE_HEADER_SIZE;
 	for (i = 0; i < n; i++)
 		p += nxsim__trace_put_event(p, h.kind, &ev[i]);
-	if (nxsim_trace_open_buf(buf, p - buf, NXSIM_TRACE_BINARY, &t, NULL, 0))
+	if (nxsim_trace_open_buf(buf, p - buf, NXSIM_TRACE_BINARY, &t, NULL))
 		abort();
 	for (i = 0; i < n; i++) {
 		if (nxsim_trace_next(t, &back) != 1)
@@ -76,13 +76,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct nxsim_trace_stats st;
 	struct nxsim_trace *t;
 	size_t n = 0;
-	char err[128];
+	const char *why;
 	int rc;
 
 	if (!size)
 		return 0;
 	fmt = (enum nxsim_trace_format)(data[0] % 5);
-	if (nxsim_trace_open_buf(data + 1, size - 1, fmt, &t, err, sizeof(err)))
+	if (nxsim_trace_open_buf(data + 1, size - 1, fmt, &t, &why))
 		return 0;
 	fmt = nxsim_trace_format(t);
 	while (n < MAX_EVENTS && (rc = nxsim_trace_next(t, &ev[n])) == 1)
