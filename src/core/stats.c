@@ -16,6 +16,7 @@
 #include <nxsim/nxsim.h>
 
 #include "core/compiler.h"
+#include "core/names.h"
 
 /* clang-format off */
 #define STAT_TYPE(x)				\
@@ -31,9 +32,21 @@
 #define STAT_AS(s, f, name, meaning)                                        \
 	{                                                                   \
 		name, STAT_TYPE(((struct s *)0)->f), offsetof(struct s, f), \
-			meaning                                             \
+			meaning, NULL                                       \
 	}
 #define STAT(s, f, meaning) STAT_AS(s, f, #f, meaning)
+/* A clock time of struct @s (uint64_t, NXSIM_NEVER for none). */
+#define STAT_TIME(s, f, meaning)                                            \
+	{                                                                   \
+		#f, _Generic(((struct s *)0)->f, uint64_t: NXSIM_STAT_TIME), \
+			offsetof(struct s, f), meaning, NULL                \
+	}
+/* A field of struct @s of type enum @e, whose values @value_name names. */
+#define STAT_ENUM(s, f, e, value_name, meaning)                             \
+	{                                                                   \
+		#f, _Generic(((struct s *)0)->f, enum e: NXSIM_STAT_ENUM),  \
+			offsetof(struct s, f), meaning, value_name          \
+	}
 
 static const struct nxsim_stat_desc alloc_descs[] = {
 #define S(f, m) STAT(nxsim_alloc_stats, f, m)
@@ -236,6 +249,47 @@ static const struct nxsim_stat_desc tlb_replay_descs[] = {
 #undef S
 };
 
+/*
+ * The four of arch/x86/kvm/x86.c kvm_vm_stats_desc the model keeps, by
+ * their kernel names; all are instantaneous (STATS_DESC_ICOUNTER).
+ */
+static const struct nxsim_stat_desc vm_stats_descs[] = {
+#define S(f, m) STAT(nxsim_vm_stats, f, m)
+	S(pages_4k, "leaf SPTEs mapping 4 KiB (instantaneous)"),
+	S(pages_2m, "leaf SPTEs mapping 2 MiB (instantaneous)"),
+	S(pages_1g, "leaf SPTEs mapping 1 GiB (instantaneous)"),
+	S(nx_lpage_splits,
+	  "shadow pages on the possible-NX-huge-page lists (instantaneous)"),
+#undef S
+};
+
+static const char *worker_state_name(unsigned int i)
+{
+	static const char *const names[] = {
+		[NXSIM_WORKER_NONE] = "none",
+		[NXSIM_WORKER_RUNNING] = "running",
+		[NXSIM_WORKER_KILLED] = "killed",
+		[NXSIM_WORKER_STOPPED] = "stopped",
+	};
+
+	return NXSIM__NAME_AT(names, i);
+}
+
+static const struct nxsim_stat_desc worker_descs[] = {
+#define S(f, m) STAT(nxsim_worker_info, f, m)
+#define T(f, m) STAT_TIME(nxsim_worker_info, f, m)
+	STAT_ENUM(nxsim_worker_info, state, nxsim_worker_state,
+		  worker_state_name,
+		  "none, running, killed (SIGKILL) or stopped (VM destroyed)"),
+	S(wakes, "wake-ups delivered to a live worker"),
+	S(passes, "recovery passes (kvm_recover_nx_huge_pages() calls)"),
+	T(created_ns, "clock time of creation; 0 without a worker"),
+	T(deadline_ns, "when it next wakes by itself; never: until woken"),
+	S(last_jiffies, "nx_huge_page_last, in jiffies"),
+#undef T
+#undef S
+};
+
 #define SET(name, t)                    \
 	{                               \
 #name, t, ARRAY_SIZE(t) \
@@ -262,6 +316,8 @@ static const struct {
 	[NXSIM_STATS_TRACE_REPLAY] = SET(nxsim_trace_replay, replay_descs),
 	[NXSIM_STATS_TRACE_TLB_REPLAY] =
 		SET(nxsim_trace_tlb_replay, tlb_replay_descs),
+	[NXSIM_STATS_VM_STATS] = SET(nxsim_vm_stats, vm_stats_descs),
+	[NXSIM_STATS_WORKER] = SET(nxsim_worker_info, worker_descs),
 };
 
 const char *nxsim_stats_set_name(enum nxsim_stats_set set)
@@ -298,6 +354,7 @@ uint64_t nxsim_stat_u64(const struct nxsim_stat_desc *d, const void *st)
 		uint16_t u16;
 		bool b;
 		double dbl;
+		int e;
 	} v;
 
 	switch (d->type) {
@@ -310,11 +367,15 @@ uint64_t nxsim_stat_u64(const struct nxsim_stat_desc *d, const void *st)
 	case NXSIM_STAT_BOOL:
 		memcpy(&v.b, p, sizeof(v.b));
 		return v.b;
+	case NXSIM_STAT_ENUM:
+		memcpy(&v.e, p, sizeof(v.e));
+		return (unsigned int)v.e;
 	case NXSIM_STAT_DOUBLE:
 		memcpy(&v.dbl, p, sizeof(v.dbl));
 		/* NAN and out-of-range values have no integer: 0 */
 		return v.dbl >= 0 && v.dbl < 0x1p64 ? (uint64_t)v.dbl : 0;
 	case NXSIM_STAT_U64:
+	case NXSIM_STAT_TIME:
 	default:
 		memcpy(&v.u64, p, sizeof(v.u64));
 		return v.u64;
@@ -334,7 +395,16 @@ double nxsim_stat_double(const struct nxsim_stat_desc *d, const void *st)
 int nxsim_stat_format(const struct nxsim_stat_desc *d, const void *st,
 		      char *buf, size_t size)
 {
+	uint64_t v = nxsim_stat_u64(d, st);
+	const char *name = NULL;
+
 	if (d->type == NXSIM_STAT_DOUBLE)
 		return snprintf(buf, size, "%.6g", nxsim_stat_double(d, st));
-	return snprintf(buf, size, "%" PRIu64, nxsim_stat_u64(d, st));
+	if (d->type == NXSIM_STAT_ENUM && d->value_name)
+		name = d->value_name((unsigned int)v);
+	else if (d->type == NXSIM_STAT_TIME && v == NXSIM_NEVER)
+		name = "never";
+	if (name)
+		return snprintf(buf, size, "%s", name);
+	return snprintf(buf, size, "%" PRIu64, v);
 }

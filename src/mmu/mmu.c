@@ -43,7 +43,6 @@
 
 #include "core/alloc.h"
 #include "core/compiler.h"
-#include "core/names.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
 
@@ -125,33 +124,16 @@ void nxsim__mmu_disable_nx_huge_pages(struct nxsim__vm_mmu *mmu)
 	WRITE_ONCE(mmu->disable_nx_huge_pages, true);
 }
 
-static const char *const stat_names[] = {
-	"pages_4k",
-	"pages_2m",
-	"pages_1g",
-	"nx_lpage_splits",
-};
-
-const char *nxsim_vm_stat_name(unsigned int i)
+void nxsim__mmu_stats(struct nxsim__vm_mmu *mmu, struct nxsim_vm_stats *st)
 {
-	return NXSIM__NAME_AT(stat_names, i);
-}
-
-int nxsim__mmu_stat_get(struct nxsim__vm_mmu *mmu, const char *name,
-			uint64_t *val)
-{
-	int i = nxsim__name_index(nxsim_vm_stat_name, name);
-	int rc = 0;
-
 	pthread_rwlock_rdlock(&mmu->mmu_lock);
-	if (i >= 0 && i < 3)
-		*val = mmu->pages[i];
-	else if (i == 3)
-		*val = mmu->nx_lpage_splits;
-	else
-		rc = -ENOENT;
+	*st = (struct nxsim_vm_stats){
+		.pages_4k = mmu->pages[0],
+		.pages_2m = mmu->pages[1],
+		.pages_1g = mmu->pages[2],
+		.nx_lpage_splits = mmu->nx_lpage_splits,
+	};
 	pthread_rwlock_unlock(&mmu->mmu_lock);
-	return rc;
 }
 
 void nxsim__mmu_counters(struct nxsim__vm_mmu *mmu,

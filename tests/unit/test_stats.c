@@ -25,6 +25,8 @@ static const size_t set_size[NXSIM_STATS_NR_SETS] = {
 	[NXSIM_STATS_TRACE] = sizeof(struct nxsim_trace_stats),
 	[NXSIM_STATS_TRACE_REPLAY] = sizeof(struct nxsim_trace_replay),
 	[NXSIM_STATS_TRACE_TLB_REPLAY] = sizeof(struct nxsim_trace_tlb_replay),
+	[NXSIM_STATS_VM_STATS] = sizeof(struct nxsim_vm_stats),
+	[NXSIM_STATS_WORKER] = sizeof(struct nxsim_worker_info),
 };
 
 static size_t type_size(enum nxsim_stat_type t)
@@ -32,8 +34,10 @@ static size_t type_size(enum nxsim_stat_type t)
 	switch (t) {
 	case NXSIM_STAT_U64:
 	case NXSIM_STAT_DOUBLE:
+	case NXSIM_STAT_TIME:
 		return 8;
 	case NXSIM_STAT_U32:
+	case NXSIM_STAT_ENUM:
 		return 4;
 	case NXSIM_STAT_U16:
 		return 2;
@@ -68,6 +72,9 @@ static void test_stats_cover_structs(void **state)
 			end = d->offset + sz;
 			assert_non_null(d->meaning);
 			assert_true(strlen(d->meaning) > 0);
+			/* value names exactly for enums */
+			assert_int_equal(d->value_name != NULL,
+					 d->type == NXSIM_STAT_ENUM);
 			for (j = 0; j < i; j++)
 				assert_string_not_equal(
 					nxsim_stats_desc(s, j)->name, d->name);
@@ -141,6 +148,59 @@ static void test_stats_values(void **state)
 	assert_string_equal(buf, "nan");
 }
 
+/*
+ * An enum formats as its value's name (its number past the last name), a
+ * time as its number or "never"; both read as numbers.  The VM stats have
+ * the kernel's names, in kvm_vm_stats_desc's order.
+ */
+static void test_stats_enum_time(void **state)
+{
+	static const char *const states[] = { "none", "running", "killed",
+					      "stopped" };
+	static const char *const kernel[] = { "pages_4k", "pages_2m",
+					      "pages_1g", "nx_lpage_splits" };
+	const struct nxsim_stat_desc *st =
+		nxsim_stats_find(NXSIM_STATS_WORKER, "state");
+	const struct nxsim_stat_desc *dl =
+		nxsim_stats_find(NXSIM_STATS_WORKER, "deadline_ns");
+	struct nxsim_worker_info wi = { .deadline_ns = NXSIM_NEVER };
+	char buf[32];
+
+	assert_int_equal(st->type, NXSIM_STAT_ENUM);
+	for (unsigned int i = 0; i < ARRAY_SIZE(states); i++) {
+		wi.state = (enum nxsim_worker_state)i;
+		assert_int_equal(nxsim_stat_u64(st, &wi), i);
+		assert_int_equal(nxsim_stat_format(st, &wi, buf, sizeof(buf)),
+				 strlen(states[i]));
+		assert_string_equal(buf, states[i]);
+		assert_string_equal(st->value_name(i), states[i]);
+	}
+	assert_null(st->value_name(ARRAY_SIZE(states)));
+	wi.state = (enum nxsim_worker_state)9;
+	nxsim_stat_format(st, &wi, buf, sizeof(buf));
+	assert_string_equal(buf, "9");
+
+	assert_int_equal(dl->type, NXSIM_STAT_TIME);
+	assert_true(nxsim_stat_u64(dl, &wi) == NXSIM_NEVER);
+	nxsim_stat_format(dl, &wi, buf, sizeof(buf));
+	assert_string_equal(buf, "never");
+	wi.deadline_ns = NXSIM_NEVER - 1;
+	nxsim_stat_format(dl, &wi, buf, sizeof(buf));
+	assert_string_equal(buf, "18446744073709551614");
+	wi.deadline_ns = 0;
+	nxsim_stat_format(dl, &wi, buf, sizeof(buf));
+	assert_string_equal(buf, "0");
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(kernel); i++) {
+		assert_string_equal(
+			nxsim_stats_desc(NXSIM_STATS_VM_STATS, i)->name,
+			kernel[i]);
+		assert_string_equal(nxsim_vm_stat_name(i), kernel[i]);
+	}
+	assert_null(nxsim_stats_desc(NXSIM_STATS_VM_STATS, ARRAY_SIZE(kernel)));
+	assert_null(nxsim_vm_stat_name(ARRAY_SIZE(kernel)));
+}
+
 /* Each rate is its counters per 1000 allocations and frees. */
 static void test_xpfo_rates(void **state)
 {
@@ -184,6 +244,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stats_cover_structs),
 		cmocka_unit_test(test_stats_values),
+		cmocka_unit_test(test_stats_enum_time),
 		cmocka_unit_test(test_xpfo_rates),
 	};
 
