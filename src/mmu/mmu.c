@@ -37,6 +37,7 @@
  * breaking, and the SMM address space of the memslot lookup.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -440,21 +441,19 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 		if (dirty && prof->recovery_skip_dirty)
 			nxsim__mmu_event(
 				mmu,
-				"invariant 9: recovery zapped SP gfn 0x%llx "
-				"level %d in a dirty-logged slot",
-				(unsigned long long)sp->gfn, sp->level);
+				"invariant 9: recovery zapped SP gfn 0x%" PRIx64
+				" level %d in a dirty-logged slot",
+				sp->gfn, sp->level);
 		if (nxsim__kvm_tdp_mmu_zap_sp(mmu, sp)) {
 			flush = true;
 			mmu->counters.recovery_zapped++;
 		}
 	}
 	if (ratio && done > DIV_ROUND_UP(len, ratio))
-		nxsim__mmu_event(
-			mmu,
-			"invariant 9: recovery took %llu SPs, more than "
-			"ceil(%llu / %u)",
-			(unsigned long long)done, (unsigned long long)len,
-			ratio);
+		nxsim__mmu_event(mmu,
+				 "invariant 9: recovery took %" PRIu64
+				 " SPs, more than ceil(%" PRIu64 " / %u)",
+				 done, len, ratio);
 	if (flush)
 		mmu->counters.tlb_flushes++;
 }

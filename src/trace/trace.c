@@ -9,6 +9,7 @@
  * one (binary.c).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -241,12 +242,11 @@ static int fail(struct nxsim_trace *t, int rc, const char *why,
 
 	t->err = rc;
 	if (line)
-		snprintf(t->msg, sizeof(t->msg), "%s %llu: %s: \"%.*s\"", unit,
-			 (unsigned long long)t->line, why,
-			 (int)(len > 60 ? 60 : len), line);
+		snprintf(t->msg, sizeof(t->msg), "%s %" PRIu64 ": %s: \"%.*s\"",
+			 unit, t->line, why, (int)(len > 60 ? 60 : len), line);
 	else
-		snprintf(t->msg, sizeof(t->msg), "%s %llu: %s", unit,
-			 (unsigned long long)t->line, why);
+		snprintf(t->msg, sizeof(t->msg), "%s %" PRIu64 ": %s", unit,
+			 t->line, why);
 	return rc;
 }
 
