@@ -55,6 +55,8 @@ enum nxsim_stats_set {
 	NXSIM_STATS_TRACE_TLB_REPLAY, /* struct nxsim_trace_tlb_replay */
 	NXSIM_STATS_VM_STATS,	      /* struct nxsim_vm_stats */
 	NXSIM_STATS_WORKER,	      /* struct nxsim_worker_info */
+	NXSIM_STATS_ACCESS,	      /* struct nxsim_access_info */
+	NXSIM_STATS_XPFO_FRAME,	      /* struct nxsim_xpfo_frame_info */
 	NXSIM_STATS_NR_SETS,
 };
 
@@ -62,6 +64,8 @@ enum nxsim_stat_type {
 	NXSIM_STAT_U64,
 	NXSIM_STAT_U32,
 	NXSIM_STAT_U16,
+	NXSIM_STAT_U8,
+	NXSIM_STAT_INT, /* int: reads as its two's complement in a uint64_t */
 	NXSIM_STAT_BOOL,
 	NXSIM_STAT_DOUBLE,
 	NXSIM_STAT_ENUM, /* an enum (int-sized), formatted by @value_name */

@@ -24,6 +24,8 @@
 		 uint64_t: NXSIM_STAT_U64,	\
 		 uint32_t: NXSIM_STAT_U32,	\
 		 uint16_t: NXSIM_STAT_U16,	\
+		 uint8_t: NXSIM_STAT_U8,	\
+		 int: NXSIM_STAT_INT,		\
 		 bool: NXSIM_STAT_BOOL,		\
 		 double: NXSIM_STAT_DOUBLE)
 /* clang-format on */
@@ -290,6 +292,55 @@ static const struct nxsim_stat_desc worker_descs[] = {
 #undef S
 };
 
+static const char *access_outcome_name(unsigned int i)
+{
+	static const char *const names[] = {
+		[NXSIM_ACCESS_HIT] = "hit",	      [NXSIM_ACCESS_FAULT] = "fault",
+		[NXSIM_ACCESS_SPURIOUS] = "spurious", [NXSIM_ACCESS_FAST] = "fast",
+		[NXSIM_ACCESS_EMULATE] = "emulate",
+	};
+
+	return NXSIM__NAME_AT(names, i);
+}
+
+static const struct nxsim_stat_desc access_descs[] = {
+#define S(f, m) STAT(nxsim_access_info, f, m)
+	STAT_ENUM(nxsim_access_info, outcome, nxsim_access_outcome,
+		  access_outcome_name,
+		  "hit, fault, spurious, fast (fast_page_fault()) or emulate"),
+	S(level, "level of the leaf mapping the gpa afterwards; 0: none"),
+	S(req_level, "the fault's req_level; 0 without a fault"),
+	S(goal_level, "the fault's final goal_level; 0 without a fault"),
+	S(huge_page_disallowed, "the fault's huge_page_disallowed"),
+	S(splits, "huge SPTEs split in place by the fault (6.2 on)"),
+	S(zapped_huge, "huge SPTEs zapped by the fault (before 6.2)"),
+#undef S
+};
+
+static const char *xpfo_owner_name(unsigned int i)
+{
+	static const char *const names[] = {
+		[NXSIM_XPFO_FREE] = "free",
+		[NXSIM_XPFO_KERNEL] = "kernel",
+		[NXSIM_XPFO_USER] = "user",
+	};
+
+	return NXSIM__NAME_AT(names, i);
+}
+
+static const struct nxsim_stat_desc frame_descs[] = {
+#define S(f, m) STAT(nxsim_xpfo_frame_info, f, m)
+	STAT_ENUM(nxsim_xpfo_frame_info, owner, nxsim_xpfo_owner,
+		  xpfo_owner_name, "free, kernel or user"),
+	S(domain, "its user domain; the last one when free"),
+	S(user, "PG_xpfo_user"),
+	S(unmapped, "PG_xpfo_unmapped: its physmap PTE is not present"),
+	S(kmap_count, "xpfo_kmap() calls not yet undone"),
+	S(physmap_shift, "12, 21 or 30: the physmap mapping covering it"),
+	S(stale_cpus, "CPUs still caching its unmapped physmap alias"),
+#undef S
+};
+
 #define SET(name, t)                    \
 	{                               \
 #name, t, ARRAY_SIZE(t) \
@@ -318,6 +369,8 @@ static const struct {
 		SET(nxsim_trace_tlb_replay, tlb_replay_descs),
 	[NXSIM_STATS_VM_STATS] = SET(nxsim_vm_stats, vm_stats_descs),
 	[NXSIM_STATS_WORKER] = SET(nxsim_worker_info, worker_descs),
+	[NXSIM_STATS_ACCESS] = SET(nxsim_access_info, access_descs),
+	[NXSIM_STATS_XPFO_FRAME] = SET(nxsim_xpfo_frame_info, frame_descs),
 };
 
 const char *nxsim_stats_set_name(enum nxsim_stats_set set)
@@ -352,6 +405,7 @@ uint64_t nxsim_stat_u64(const struct nxsim_stat_desc *d, const void *st)
 		uint64_t u64;
 		uint32_t u32;
 		uint16_t u16;
+		uint8_t u8;
 		bool b;
 		double dbl;
 		int e;
@@ -364,6 +418,12 @@ uint64_t nxsim_stat_u64(const struct nxsim_stat_desc *d, const void *st)
 	case NXSIM_STAT_U16:
 		memcpy(&v.u16, p, sizeof(v.u16));
 		return v.u16;
+	case NXSIM_STAT_U8:
+		memcpy(&v.u8, p, sizeof(v.u8));
+		return v.u8;
+	case NXSIM_STAT_INT:
+		memcpy(&v.e, p, sizeof(v.e));
+		return (uint64_t)(int64_t)v.e;
 	case NXSIM_STAT_BOOL:
 		memcpy(&v.b, p, sizeof(v.b));
 		return v.b;
@@ -386,6 +446,8 @@ double nxsim_stat_double(const struct nxsim_stat_desc *d, const void *st)
 {
 	double v;
 
+	if (d->type == NXSIM_STAT_INT)
+		return (double)(int64_t)nxsim_stat_u64(d, st);
 	if (d->type != NXSIM_STAT_DOUBLE)
 		return (double)nxsim_stat_u64(d, st);
 	memcpy(&v, (const char *)st + d->offset, sizeof(v));
@@ -406,5 +468,7 @@ int nxsim_stat_format(const struct nxsim_stat_desc *d, const void *st,
 		name = "never";
 	if (name)
 		return snprintf(buf, size, "%s", name);
+	if (d->type == NXSIM_STAT_INT)
+		return snprintf(buf, size, "%" PRId64, (int64_t)v);
 	return snprintf(buf, size, "%" PRIu64, v);
 }

@@ -27,6 +27,8 @@ static const size_t set_size[NXSIM_STATS_NR_SETS] = {
 	[NXSIM_STATS_TRACE_TLB_REPLAY] = sizeof(struct nxsim_trace_tlb_replay),
 	[NXSIM_STATS_VM_STATS] = sizeof(struct nxsim_vm_stats),
 	[NXSIM_STATS_WORKER] = sizeof(struct nxsim_worker_info),
+	[NXSIM_STATS_ACCESS] = sizeof(struct nxsim_access_info),
+	[NXSIM_STATS_XPFO_FRAME] = sizeof(struct nxsim_xpfo_frame_info),
 };
 
 static size_t type_size(enum nxsim_stat_type t)
@@ -38,10 +40,12 @@ static size_t type_size(enum nxsim_stat_type t)
 		return 8;
 	case NXSIM_STAT_U32:
 	case NXSIM_STAT_ENUM:
+	case NXSIM_STAT_INT:
 		return 4;
 	case NXSIM_STAT_U16:
 		return 2;
 	case NXSIM_STAT_BOOL:
+	case NXSIM_STAT_U8:
 		return 1;
 	}
 	fail_msg("unknown type %d", t);
@@ -58,18 +62,21 @@ static void test_stats_cover_structs(void **state)
 {
 	for (unsigned int s = 0; s < NXSIM_STATS_NR_SETS; s++) {
 		const struct nxsim_stat_desc *d;
-		size_t end = 0;
+		size_t end = 0, align = 8;
 		unsigned int i, j;
 
 		assert_non_null(nxsim_stats_set_name(s));
 		if (s == NXSIM_STATS_XPFO_RESULT)
 			end = offsetof(struct nxsim_xpfo_result, events);
+		else
+			align = 1;
 		for (i = 0; (d = nxsim_stats_desc(s, i)); i++) {
 			size_t sz = type_size(d->type);
 
 			/* no gap but the alignment padding */
 			assert_int_equal(d->offset, (end + sz - 1) / sz * sz);
 			end = d->offset + sz;
+			align = sz > align ? sz : align;
 			assert_non_null(d->meaning);
 			assert_true(strlen(d->meaning) > 0);
 			/* value names exactly for enums */
@@ -81,7 +88,8 @@ static void test_stats_cover_structs(void **state)
 			assert_ptr_equal(nxsim_stats_find(s, d->name), d);
 		}
 		assert_true(i > 0);
-		assert_int_equal(set_size[s], (end + 7) / 8 * 8);
+		/* and the tail padding to the largest field's alignment */
+		assert_int_equal(set_size[s], (end + align - 1) / align * align);
 		assert_null(nxsim_stats_find(s, "no_such_field"));
 	}
 	assert_null(nxsim_stats_desc(NXSIM_STATS_NR_SETS, 0));
@@ -150,7 +158,7 @@ static void test_stats_values(void **state)
 
 /*
  * An enum formats as its value's name (its number past the last name), a
- * time as its number or "never"; both read as numbers.  The VM stats have
+ * time as its number or "never"; both read as numbers.  An int is signed.  The VM stats have
  * the kernel's names, in kvm_vm_stats_desc's order.
  */
 static void test_stats_enum_time(void **state)
@@ -190,6 +198,28 @@ static void test_stats_enum_time(void **state)
 	wi.deadline_ns = 0;
 	nxsim_stat_format(dl, &wi, buf, sizeof(buf));
 	assert_string_equal(buf, "0");
+
+	/* an int reads as its two's complement and formats signed */
+	struct nxsim_access_info ai = { .outcome = NXSIM_ACCESS_EMULATE,
+					.req_level = -2 };
+	struct nxsim_xpfo_frame_info fi = { .owner = NXSIM_XPFO_USER,
+					    .physmap_shift = 30 };
+
+	st = nxsim_stats_find(NXSIM_STATS_ACCESS, "req_level");
+	assert_int_equal(st->type, NXSIM_STAT_INT);
+	assert_true(nxsim_stat_u64(st, &ai) == (uint64_t)-2);
+	assert_true(nxsim_stat_double(st, &ai) == -2.0);
+	nxsim_stat_format(st, &ai, buf, sizeof(buf));
+	assert_string_equal(buf, "-2");
+	nxsim_stat_format(nxsim_stats_desc(NXSIM_STATS_ACCESS, 0), &ai, buf,
+			  sizeof(buf));
+	assert_string_equal(buf, "emulate");
+	nxsim_stat_format(nxsim_stats_desc(NXSIM_STATS_XPFO_FRAME, 0), &fi, buf,
+			  sizeof(buf));
+	assert_string_equal(buf, "user");
+	st = nxsim_stats_find(NXSIM_STATS_XPFO_FRAME, "physmap_shift");
+	assert_int_equal(st->type, NXSIM_STAT_U8);
+	assert_int_equal(nxsim_stat_u64(st, &fi), 30);
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(kernel); i++) {
 		assert_string_equal(

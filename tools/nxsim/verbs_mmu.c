@@ -22,12 +22,6 @@ static const char *const levels[] = {
 	[NXSIM_PG_LEVEL_1G] = "1g",
 };
 
-static const char *const outcomes[] = {
-	[NXSIM_ACCESS_HIT] = "hit",	      [NXSIM_ACCESS_FAULT] = "fault",
-	[NXSIM_ACCESS_SPURIOUS] = "spurious", [NXSIM_ACCESS_FAST] = "fast",
-	[NXSIM_ACCESS_EMULATE] = "emulate",
-};
-
 static const char *const kinds[] = {
 	[NXSIM_ACCESS_READ] = "read",
 	[NXSIM_ACCESS_WRITE] = "write",
@@ -272,12 +266,7 @@ static int access_verb(struct nxsim__drv *d, int argc,
 		rc = nxsim_vcpu_access(vcpu, kind, gpa, &ai);
 	if (rc)
 		return rc;
-	nxsim__drv_add(r,
-		       " outcome=%s level=%d req_level=%d goal_level=%d "
-		       "huge_page_disallowed=%d splits=%u zapped_huge=%u",
-		       outcomes[ai.outcome], ai.level, ai.req_level,
-		       ai.goal_level, ai.huge_page_disallowed, ai.splits,
-		       ai.zapped_huge);
+	nxsim__drv_add_stats(r, NXSIM_STATS_ACCESS, &ai, NULL);
 	return 0;
 }
 
