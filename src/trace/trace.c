@@ -215,13 +215,16 @@ enum nxsim_trace_format nxsim_trace_format(const struct nxsim_trace *t)
 	return t->fmt;
 }
 
-void nxsim_trace_rewind(struct nxsim_trace *t)
+int nxsim_trace_rewind(struct nxsim_trace *t)
 {
+	if (!t)
+		return -EINVAL;
 	t->pos = t->fmt == NXSIM_TRACE_BINARY ? NXSIM__TRACE_HEADER_SIZE : 0;
 	t->line = 0;
 	t->err = 0;
 	t->msg[0] = '\0';
 	memset(&t->st, 0, sizeof(t->st));
+	return 0;
 }
 
 const char *nxsim_trace_error(const struct nxsim_trace *t)
@@ -229,10 +232,13 @@ const char *nxsim_trace_error(const struct nxsim_trace *t)
 	return t->msg;
 }
 
-void nxsim_trace_stats(const struct nxsim_trace *t,
-		       struct nxsim_trace_stats *st)
+int nxsim_trace_stats(const struct nxsim_trace *t,
+		      struct nxsim_trace_stats *st)
 {
+	if (!t || !st)
+		return -EINVAL;
 	*st = t->st;
+	return 0;
 }
 
 static int fail(struct nxsim_trace *t, int rc, const char *why,
