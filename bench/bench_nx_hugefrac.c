@@ -96,8 +96,12 @@ static int run_ratio(const struct shape *sh, unsigned int ratio, uint64_t seed,
 						NX_2M +
 					(nxsim_rng_below(&rng, 512) << 12),
 				NULL);
-		double p2m = (double)nx_env_stat(&e, "pages_2m");
-		double p4k = (double)nx_env_stat(&e, "pages_4k");
+		struct nxsim_vm_stats st = { 0 };
+
+		if (!rc)
+			rc = nxsim_vm_stats(e.vm, &st);
+		double p2m = (double)st.pages_2m;
+		double p4k = (double)st.pages_4k;
 
 		frac[MAPPED][t] = p2m + p4k > 0 ? p2m / (p2m + p4k / 512) : 0;
 		frac[REGIONS][t] = p2m / sh->regions;

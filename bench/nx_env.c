@@ -53,13 +53,6 @@ void nx_env_destroy(struct nx_env *e)
 	*e = (struct nx_env){ 0 };
 }
 
-uint64_t nx_env_stat(const struct nx_env *e, const char *name)
-{
-	uint64_t v = 0;
-
-	return nxsim_vm_stat_get(e->vm, name, &v) ? 0 : v;
-}
-
 int nx_env_touch(const struct nx_env *e, enum nxsim_access_kind kind,
 		 uint64_t bytes, uint64_t stride)
 {

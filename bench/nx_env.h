@@ -3,8 +3,8 @@
  * What the NX benchmarks (bench_nx_*.c) share: a host of a given kernel
  * profile with the mitigation on (itlb_multihit, nx_huge_pages=auto), one
  * VM with one vCPU after its first KVM_RUN, and one memory slot of guest
- * memory at NX_GPA_BASE backed by host pages of a chosen size; plus a
- * stats reader, and the teardown of a burst of VMs (bench_vm_*.c).
+ * memory at NX_GPA_BASE backed by host pages of a chosen size; and the
+ * teardown of a burst of VMs (bench_vm_*.c).
  * Nothing here is timed.
  */
 #ifndef NXSIM_BENCH_NX_ENV_H
@@ -43,9 +43,6 @@ struct nx_env {
 int nx_env_create(struct nx_env *e, const char *profile, int ratio,
 		  uint64_t bytes, int host_level);
 void nx_env_destroy(struct nx_env *e);
-
-/* The VM stat @name (0 if it cannot be read). */
-uint64_t nx_env_stat(const struct nx_env *e, const char *name);
 
 /* Read every @stride bytes of the slot's first @bytes: maps them. */
 int nx_env_touch(const struct nx_env *e, enum nxsim_access_kind kind,

@@ -158,13 +158,17 @@ NXSIM_API int nxsim_host_create(const struct nxsim_host_config *cfg,
 NXSIM_API int nxsim_host_destroy(struct nxsim_host *host);
 
 /** nxsim_host_clock() - the clock the host runs on. */
-NXSIM_API struct nxsim_clock *nxsim_host_clock(struct nxsim_host *host);
+NXSIM_API struct nxsim_clock *nxsim_host_clock(const struct nxsim_host *host);
 
 /** nxsim_host_profile() - the name of the host's kernel profile. */
 NXSIM_API const char *nxsim_host_profile(const struct nxsim_host *host);
 
-/** nxsim_host_counters() - read the host's counters. */
-NXSIM_API void nxsim_host_counters(struct nxsim_host *host,
+/**
+ * nxsim_host_counters() - read the host's counters
+ *
+ * Return: 0; -EINVAL for a NULL argument.
+ */
+NXSIM_API int nxsim_host_counters(const struct nxsim_host *host,
 				   struct nxsim_host_counters *c);
 
 /**

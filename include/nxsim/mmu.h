@@ -127,6 +127,25 @@ struct nxsim_mmu_counters {
 	uint64_t zap_all;
 };
 
+/**
+ * struct nxsim_vm_stats - the kernel's VM stats that the model keeps
+ *			    (struct kvm_vm_stat; its binary stats fd)
+ * @pages_4k: leaf SPTEs mapping 4 KiB now
+ * @pages_2m: leaf SPTEs mapping 2 MiB now
+ * @pages_1g: leaf SPTEs mapping 1 GiB now
+ * @nx_lpage_splits: shadow pages on the possible-NX-huge-page lists now
+ *	(huge pages split by an exec fault, not yet recovered)
+ *
+ * All four are instantaneous counters (STATS_DESC_ICOUNTER in
+ * arch/x86/kvm/x86.c kvm_vm_stats_desc), read as one snapshot.
+ */
+struct nxsim_vm_stats {
+	uint64_t pages_4k;
+	uint64_t pages_2m;
+	uint64_t pages_1g;
+	uint64_t nx_lpage_splits;
+};
+
 /* Receives one line of text (no trailing newline). */
 typedef void (*nxsim_text_fn)(void *ctx, const char *line);
 

@@ -15,8 +15,11 @@
  *		printf("%s=%s\n", d->name, val);
  *	}
  *
+ * An enum field (a worker's state) is described too: its value reads as
+ * a number and formats as its name.
+ *
  * Left out: nested structs (struct nxsim_xpfo_result holds three) are
- * their own sets; enum fields (a worker's state) have no descriptor.
+ * their own sets.
  *
  * Thread safety: the tables are constant; every call is safe from any
  * thread.  Reading a struct while another thread fills it is the caller's
@@ -50,6 +53,10 @@ enum nxsim_stats_set {
 	NXSIM_STATS_TRACE,	      /* struct nxsim_trace_stats */
 	NXSIM_STATS_TRACE_REPLAY,     /* struct nxsim_trace_replay */
 	NXSIM_STATS_TRACE_TLB_REPLAY, /* struct nxsim_trace_tlb_replay */
+	NXSIM_STATS_VM_STATS,	      /* struct nxsim_vm_stats */
+	NXSIM_STATS_WORKER,	      /* struct nxsim_worker_info */
+	NXSIM_STATS_ACCESS,	      /* struct nxsim_access_info */
+	NXSIM_STATS_XPFO_FRAME,	      /* struct nxsim_xpfo_frame_info */
 	NXSIM_STATS_NR_SETS,
 };
 
@@ -57,8 +64,12 @@ enum nxsim_stat_type {
 	NXSIM_STAT_U64,
 	NXSIM_STAT_U32,
 	NXSIM_STAT_U16,
+	NXSIM_STAT_U8,
+	NXSIM_STAT_INT, /* int: reads as its two's complement in a uint64_t */
 	NXSIM_STAT_BOOL,
 	NXSIM_STAT_DOUBLE,
+	NXSIM_STAT_ENUM, /* an enum (int-sized), formatted by @value_name */
+	NXSIM_STAT_TIME, /* uint64_t clock time in ns; NXSIM_NEVER: "never" */
 };
 
 /**
@@ -67,12 +78,15 @@ enum nxsim_stat_type {
  * @type: its C type
  * @offset: offsetof() the field in the struct
  * @meaning: what it counts, one line
+ * @value_name: for NXSIM_STAT_ENUM, the name of each value from 0 (NULL
+ *	past the last); NULL for every other type
  */
 struct nxsim_stat_desc {
 	const char *name;
 	enum nxsim_stat_type type;
 	size_t offset;
 	const char *meaning;
+	const char *(*value_name)(unsigned int value);
 };
 
 /**
@@ -101,7 +115,7 @@ NXSIM_API const struct nxsim_stat_desc *
 nxsim_stats_find(enum nxsim_stats_set set, const char *name);
 
 /**
- * nxsim_stat_u64() - the value of an integer or bool field
+ * nxsim_stat_u64() - the value of an integer, bool, enum or time field
  * @d: the descriptor
  * @st: the struct @d describes a field of
  *
@@ -122,7 +136,8 @@ NXSIM_API double nxsim_stat_double(const struct nxsim_stat_desc *d,
  * @d: the descriptor
  * @st: the struct
  * @buf: receives the text: decimal for integers, 0 or 1 for a bool,
- *	"%.6g" for a double
+ *	"%.6g" for a double, the value's name for an enum (decimal for a
+ *	value without one), "never" for a time of NXSIM_NEVER
  * @size: size of @buf
  *
  * Return: the length of the whole text (excluding the NUL).

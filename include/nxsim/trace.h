@@ -283,12 +283,20 @@ NXSIM_API int nxsim_trace_next(struct nxsim_trace *t,
 /** nxsim_trace_error() - "line 12: pfn out of range: ..."; "" if none. */
 NXSIM_API const char *nxsim_trace_error(const struct nxsim_trace *t);
 
-/** nxsim_trace_stats() - the counts of what was read so far. */
-NXSIM_API void nxsim_trace_stats(const struct nxsim_trace *t,
-				 struct nxsim_trace_stats *st);
+/**
+ * nxsim_trace_stats() - the counts of what was read so far
+ *
+ * Return: 0; -EINVAL for a NULL argument.
+ */
+NXSIM_API int nxsim_trace_stats(const struct nxsim_trace *t,
+				struct nxsim_trace_stats *st);
 
-/** nxsim_trace_rewind() - start again from the first event. */
-NXSIM_API void nxsim_trace_rewind(struct nxsim_trace *t);
+/**
+ * nxsim_trace_rewind() - start again from the first event
+ *
+ * Return: 0; -EINVAL for NULL.
+ */
+NXSIM_API int nxsim_trace_rewind(struct nxsim_trace *t);
 
 /**
  * nxsim_trace_close() - release the trace (and unmap its file)

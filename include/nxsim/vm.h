@@ -217,7 +217,17 @@ NXSIM_API int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot,
 				      int level);
 
 /**
- * nxsim_vm_stat_get() - read a VM stat by its kernel name
+ * nxsim_vm_stats() - read every VM stat at once
+ * @vm: the VM
+ * @st: receives them, one snapshot taken under mmu_lock; their names and
+ *	meanings are the descriptors of NXSIM_STATS_VM_STATS (<nxsim/stats.h>)
+ *
+ * Return: 0; -EINVAL; -EBADF.
+ */
+NXSIM_API int nxsim_vm_stats(struct nxsim_vm *vm, struct nxsim_vm_stats *st);
+
+/**
+ * nxsim_vm_stat_get() - read one VM stat by its kernel name
  * @vm: the VM
  * @name: "pages_4k", "pages_2m", "pages_1g" or "nx_lpage_splits"
  * @val: receives the value
@@ -227,7 +237,10 @@ NXSIM_API int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot,
 NXSIM_API int nxsim_vm_stat_get(struct nxsim_vm *vm, const char *name,
 				uint64_t *val);
 
-/** nxsim_vm_stat_name() - the i-th stat name, NULL past the end. */
+/**
+ * nxsim_vm_stat_name() - the i-th stat name (the i-th descriptor of
+ *			  NXSIM_STATS_VM_STATS), NULL past the end.
+ */
 NXSIM_API const char *nxsim_vm_stat_name(unsigned int i);
 
 /** nxsim_vm_mmu_counters() - read them.  Return: 0, -EINVAL, -EBADF. */

@@ -512,7 +512,7 @@ NXSIM_API int nxsim_xpfo_rates(const struct nxsim_xpfo_result *res,
  * drives it under the machine's lock, not the TLB's: read it while no
  * other thread runs events on the machine, and do not flush or fill it.
  */
-NXSIM_API struct nxsim_tlb *nxsim_xpfo_tlb(struct nxsim_xpfo *m);
+NXSIM_API struct nxsim_tlb *nxsim_xpfo_tlb(const struct nxsim_xpfo *m);
 
 /**
  * nxsim_xpfo_tlb_dump() - nxsim_tlb_dump() of CPU @cpu's TLB, under the

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Name <-> value tables.  Every table of named things (flush policies,
- * TLB replacement policies, kernel profiles, workloads, VM stats) has one
- * function from index to name, NULL past the last, which the public API
- * exports as nxsim_<thing>_name(); nxsim__name_index() is the way back,
- * for every table.  Left out: a hash; the tables have at most a dozen
+ * TLB replacement policies, kernel profiles, workloads, the values of an
+ * enum a stats descriptor describes) has one function from index to name,
+ * NULL past the last, which the public API exports as nxsim_<thing>_name()
+ * or a descriptor's value_name; nxsim__name_index() is the way back, for
+ * every table.  Left out: a hash; the tables have at most a dozen
  * entries and are searched when an object is made, never per event.
  */
 #ifndef NXSIM_CORE_NAMES_H

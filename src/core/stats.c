@@ -16,6 +16,7 @@
 #include <nxsim/nxsim.h>
 
 #include "core/compiler.h"
+#include "core/names.h"
 
 /* clang-format off */
 #define STAT_TYPE(x)				\
@@ -23,6 +24,8 @@
 		 uint64_t: NXSIM_STAT_U64,	\
 		 uint32_t: NXSIM_STAT_U32,	\
 		 uint16_t: NXSIM_STAT_U16,	\
+		 uint8_t: NXSIM_STAT_U8,	\
+		 int: NXSIM_STAT_INT,		\
 		 bool: NXSIM_STAT_BOOL,		\
 		 double: NXSIM_STAT_DOUBLE)
 /* clang-format on */
@@ -31,9 +34,21 @@
 #define STAT_AS(s, f, name, meaning)                                        \
 	{                                                                   \
 		name, STAT_TYPE(((struct s *)0)->f), offsetof(struct s, f), \
-			meaning                                             \
+			meaning, NULL                                       \
 	}
 #define STAT(s, f, meaning) STAT_AS(s, f, #f, meaning)
+/* A clock time of struct @s (uint64_t, NXSIM_NEVER for none). */
+#define STAT_TIME(s, f, meaning)                                            \
+	{                                                                   \
+		#f, _Generic(((struct s *)0)->f, uint64_t: NXSIM_STAT_TIME), \
+			offsetof(struct s, f), meaning, NULL                \
+	}
+/* A field of struct @s of type enum @e, whose values @value_name names. */
+#define STAT_ENUM(s, f, e, value_name, meaning)                             \
+	{                                                                   \
+		#f, _Generic(((struct s *)0)->f, enum e: NXSIM_STAT_ENUM),  \
+			offsetof(struct s, f), meaning, value_name          \
+	}
 
 static const struct nxsim_stat_desc alloc_descs[] = {
 #define S(f, m) STAT(nxsim_alloc_stats, f, m)
@@ -236,6 +251,96 @@ static const struct nxsim_stat_desc tlb_replay_descs[] = {
 #undef S
 };
 
+/*
+ * The four of arch/x86/kvm/x86.c kvm_vm_stats_desc the model keeps, by
+ * their kernel names; all are instantaneous (STATS_DESC_ICOUNTER).
+ */
+static const struct nxsim_stat_desc vm_stats_descs[] = {
+#define S(f, m) STAT(nxsim_vm_stats, f, m)
+	S(pages_4k, "leaf SPTEs mapping 4 KiB (instantaneous)"),
+	S(pages_2m, "leaf SPTEs mapping 2 MiB (instantaneous)"),
+	S(pages_1g, "leaf SPTEs mapping 1 GiB (instantaneous)"),
+	S(nx_lpage_splits,
+	  "shadow pages on the possible-NX-huge-page lists (instantaneous)"),
+#undef S
+};
+
+static const char *worker_state_name(unsigned int i)
+{
+	static const char *const names[] = {
+		[NXSIM_WORKER_NONE] = "none",
+		[NXSIM_WORKER_RUNNING] = "running",
+		[NXSIM_WORKER_KILLED] = "killed",
+		[NXSIM_WORKER_STOPPED] = "stopped",
+	};
+
+	return NXSIM__NAME_AT(names, i);
+}
+
+static const struct nxsim_stat_desc worker_descs[] = {
+#define S(f, m) STAT(nxsim_worker_info, f, m)
+#define T(f, m) STAT_TIME(nxsim_worker_info, f, m)
+	STAT_ENUM(nxsim_worker_info, state, nxsim_worker_state,
+		  worker_state_name,
+		  "none, running, killed (SIGKILL) or stopped (VM destroyed)"),
+	S(wakes, "wake-ups delivered to a live worker"),
+	S(passes, "recovery passes (kvm_recover_nx_huge_pages() calls)"),
+	T(created_ns, "clock time of creation; 0 without a worker"),
+	T(deadline_ns, "when it next wakes by itself; never: until woken"),
+	S(last_jiffies, "nx_huge_page_last, in jiffies"),
+#undef T
+#undef S
+};
+
+static const char *access_outcome_name(unsigned int i)
+{
+	static const char *const names[] = {
+		[NXSIM_ACCESS_HIT] = "hit",	      [NXSIM_ACCESS_FAULT] = "fault",
+		[NXSIM_ACCESS_SPURIOUS] = "spurious", [NXSIM_ACCESS_FAST] = "fast",
+		[NXSIM_ACCESS_EMULATE] = "emulate",
+	};
+
+	return NXSIM__NAME_AT(names, i);
+}
+
+static const struct nxsim_stat_desc access_descs[] = {
+#define S(f, m) STAT(nxsim_access_info, f, m)
+	STAT_ENUM(nxsim_access_info, outcome, nxsim_access_outcome,
+		  access_outcome_name,
+		  "hit, fault, spurious, fast (fast_page_fault()) or emulate"),
+	S(level, "level of the leaf mapping the gpa afterwards; 0: none"),
+	S(req_level, "the fault's req_level; 0 without a fault"),
+	S(goal_level, "the fault's final goal_level; 0 without a fault"),
+	S(huge_page_disallowed, "the fault's huge_page_disallowed"),
+	S(splits, "huge SPTEs split in place by the fault (6.2 on)"),
+	S(zapped_huge, "huge SPTEs zapped by the fault (before 6.2)"),
+#undef S
+};
+
+static const char *xpfo_owner_name(unsigned int i)
+{
+	static const char *const names[] = {
+		[NXSIM_XPFO_FREE] = "free",
+		[NXSIM_XPFO_KERNEL] = "kernel",
+		[NXSIM_XPFO_USER] = "user",
+	};
+
+	return NXSIM__NAME_AT(names, i);
+}
+
+static const struct nxsim_stat_desc frame_descs[] = {
+#define S(f, m) STAT(nxsim_xpfo_frame_info, f, m)
+	STAT_ENUM(nxsim_xpfo_frame_info, owner, nxsim_xpfo_owner,
+		  xpfo_owner_name, "free, kernel or user"),
+	S(domain, "its user domain; the last one when free"),
+	S(user, "PG_xpfo_user"),
+	S(unmapped, "PG_xpfo_unmapped: its physmap PTE is not present"),
+	S(kmap_count, "xpfo_kmap() calls not yet undone"),
+	S(physmap_shift, "12, 21 or 30: the physmap mapping covering it"),
+	S(stale_cpus, "CPUs still caching its unmapped physmap alias"),
+#undef S
+};
+
 #define SET(name, t)                    \
 	{                               \
 #name, t, ARRAY_SIZE(t) \
@@ -262,6 +367,10 @@ static const struct {
 	[NXSIM_STATS_TRACE_REPLAY] = SET(nxsim_trace_replay, replay_descs),
 	[NXSIM_STATS_TRACE_TLB_REPLAY] =
 		SET(nxsim_trace_tlb_replay, tlb_replay_descs),
+	[NXSIM_STATS_VM_STATS] = SET(nxsim_vm_stats, vm_stats_descs),
+	[NXSIM_STATS_WORKER] = SET(nxsim_worker_info, worker_descs),
+	[NXSIM_STATS_ACCESS] = SET(nxsim_access_info, access_descs),
+	[NXSIM_STATS_XPFO_FRAME] = SET(nxsim_xpfo_frame_info, frame_descs),
 };
 
 const char *nxsim_stats_set_name(enum nxsim_stats_set set)
@@ -296,8 +405,10 @@ uint64_t nxsim_stat_u64(const struct nxsim_stat_desc *d, const void *st)
 		uint64_t u64;
 		uint32_t u32;
 		uint16_t u16;
+		uint8_t u8;
 		bool b;
 		double dbl;
+		int e;
 	} v;
 
 	switch (d->type) {
@@ -307,14 +418,24 @@ uint64_t nxsim_stat_u64(const struct nxsim_stat_desc *d, const void *st)
 	case NXSIM_STAT_U16:
 		memcpy(&v.u16, p, sizeof(v.u16));
 		return v.u16;
+	case NXSIM_STAT_U8:
+		memcpy(&v.u8, p, sizeof(v.u8));
+		return v.u8;
+	case NXSIM_STAT_INT:
+		memcpy(&v.e, p, sizeof(v.e));
+		return (uint64_t)(int64_t)v.e;
 	case NXSIM_STAT_BOOL:
 		memcpy(&v.b, p, sizeof(v.b));
 		return v.b;
+	case NXSIM_STAT_ENUM:
+		memcpy(&v.e, p, sizeof(v.e));
+		return (unsigned int)v.e;
 	case NXSIM_STAT_DOUBLE:
 		memcpy(&v.dbl, p, sizeof(v.dbl));
 		/* NAN and out-of-range values have no integer: 0 */
 		return v.dbl >= 0 && v.dbl < 0x1p64 ? (uint64_t)v.dbl : 0;
 	case NXSIM_STAT_U64:
+	case NXSIM_STAT_TIME:
 	default:
 		memcpy(&v.u64, p, sizeof(v.u64));
 		return v.u64;
@@ -325,6 +446,8 @@ double nxsim_stat_double(const struct nxsim_stat_desc *d, const void *st)
 {
 	double v;
 
+	if (d->type == NXSIM_STAT_INT)
+		return (double)(int64_t)nxsim_stat_u64(d, st);
 	if (d->type != NXSIM_STAT_DOUBLE)
 		return (double)nxsim_stat_u64(d, st);
 	memcpy(&v, (const char *)st + d->offset, sizeof(v));
@@ -334,7 +457,18 @@ double nxsim_stat_double(const struct nxsim_stat_desc *d, const void *st)
 int nxsim_stat_format(const struct nxsim_stat_desc *d, const void *st,
 		      char *buf, size_t size)
 {
+	uint64_t v = nxsim_stat_u64(d, st);
+	const char *name = NULL;
+
 	if (d->type == NXSIM_STAT_DOUBLE)
 		return snprintf(buf, size, "%.6g", nxsim_stat_double(d, st));
-	return snprintf(buf, size, "%" PRIu64, nxsim_stat_u64(d, st));
+	if (d->type == NXSIM_STAT_ENUM && d->value_name)
+		name = d->value_name((unsigned int)v);
+	else if (d->type == NXSIM_STAT_TIME && v == NXSIM_NEVER)
+		name = "never";
+	if (name)
+		return snprintf(buf, size, "%s", name);
+	if (d->type == NXSIM_STAT_INT)
+		return snprintf(buf, size, "%" PRId64, (int64_t)v);
+	return snprintf(buf, size, "%" PRIu64, v);
 }

@@ -205,7 +205,7 @@ void nxsim__host_oops(struct nxsim_host *host, const char *what)
 	ATOMIC_INC(host->counters.oopses);
 }
 
-struct nxsim_clock *nxsim_host_clock(struct nxsim_host *host)
+struct nxsim_clock *nxsim_host_clock(const struct nxsim_host *host)
 {
 	return host->clock;
 }
@@ -215,12 +215,16 @@ const char *nxsim_host_profile(const struct nxsim_host *host)
 	return host->prof->name;
 }
 
-void nxsim_host_counters(struct nxsim_host *host, struct nxsim_host_counters *c)
+int nxsim_host_counters(const struct nxsim_host *host,
+			struct nxsim_host_counters *c)
 {
+	if (!host || !c)
+		return -EINVAL;
 	c->param_sets = READ_ONCE(host->counters.param_sets);
 	c->vms_created = READ_ONCE(host->counters.vms_created);
 	c->vms_destroyed = READ_ONCE(host->counters.vms_destroyed);
 	c->oopses = READ_ONCE(host->counters.oopses);
+	return 0;
 }
 
 /* itlb_multihit_show_state() of arch/x86/kernel/cpu/bugs.c */

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include <nxsim/mmu.h>
+#include <nxsim/stats.h>
+#include <nxsim/vm.h>
 
 #include "kvm/host.h"
 #include "kvm/profile.h"
@@ -86,18 +88,44 @@ int nxsim_vcpu_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind,
 	return rc;
 }
 
-int nxsim_vm_stat_get(struct nxsim_vm *vm, const char *name, uint64_t *val)
+int nxsim_vm_stats(struct nxsim_vm *vm, struct nxsim_vm_stats *st)
 {
 	int rc;
 
-	if (!name || !val)
+	if (!st)
 		return -EINVAL;
 	rc = nxsim__vm_enter(vm);
 	if (rc)
 		return rc;
-	rc = nxsim__mmu_stat_get(vm->mmu, name, val);
+	nxsim__mmu_stats(vm->mmu, st);
 	nxsim__vm_exit(vm);
-	return rc;
+	return 0;
+}
+
+int nxsim_vm_stat_get(struct nxsim_vm *vm, const char *name, uint64_t *val)
+{
+	const struct nxsim_stat_desc *d;
+	struct nxsim_vm_stats st;
+	int rc;
+
+	if (!name || !val)
+		return -EINVAL;
+	rc = nxsim_vm_stats(vm, &st);
+	if (rc)
+		return rc;
+	d = nxsim_stats_find(NXSIM_STATS_VM_STATS, name);
+	if (!d)
+		return -ENOENT;
+	*val = nxsim_stat_u64(d, &st);
+	return 0;
+}
+
+const char *nxsim_vm_stat_name(unsigned int i)
+{
+	const struct nxsim_stat_desc *d =
+		nxsim_stats_desc(NXSIM_STATS_VM_STATS, i);
+
+	return d ? d->name : NULL;
 }
 
 int nxsim_vm_mmu_counters(struct nxsim_vm *vm, struct nxsim_mmu_counters *c)

@@ -11,6 +11,7 @@
  * Not checked here: invariant 10 (the worker's lifecycle, src/kvm/worker.c).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -49,19 +50,20 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 	struct nxsim__vm_mmu *mmu = c->mmu;
 	bool nx = c->nx;
 	bool tag = mmu->prof->nx_tag_untracked;
-	unsigned long long gfn = sp->gfn;
+	uint64_t gfn = sp->gfn;
 	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level);
 	unsigned int i, leaves = 0;
 
 	c->sps++;
 	if (sp->id >= mmu->nr_frames || mmu->frames[sp->id].sp != sp)
-		violation(c, "SP gfn 0x%llx level %d: frame %u not its own",
+		violation(c,
+			  "SP gfn 0x%" PRIx64 " level %d: frame %u not its own",
 			  gfn, sp->level, sp->id);
 	if (sp->nx_tracked &&
 	    (!sp->made_hpd || sp->made_req_level < sp->level + 1))
 		violation(c,
 			  "invariant 3: "
-			  "SP gfn 0x%llx level %d tracked, but made "
+			  "SP gfn 0x%" PRIx64 " level %d tracked, but made "
 			  "by a fault with huge_page_disallowed=%d "
 			  "req_level=%d",
 			  gfn, sp->level, sp->made_hpd, sp->made_req_level);
@@ -69,19 +71,20 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 	    sp->made_req_level >= sp->level + 1 && !sp->unaccounted)
 		violation(c,
 			  "invariant 1: "
-			  "SP gfn 0x%llx level %d made where a huge "
+			  "SP gfn 0x%" PRIx64 " level %d made where a huge "
 			  "page was possible (req_level=%d) is flagged but "
 			  "not tracked",
 			  gfn, sp->level, sp->made_req_level);
 	if (sp->nx_tracked && (!sp->nx_huge_page_disallowed || !sp->direct))
 		violation(c,
-			  "invariant 2: tracked SP gfn 0x%llx level %d not "
+			  "invariant 2: tracked SP gfn 0x%" PRIx64
+			  " level %d not "
 			  "flagged or not direct",
 			  gfn, sp->level);
 	if (tag && sp->made_hpd && !sp->nx_huge_page_disallowed &&
 	    !sp->unaccounted)
 		violation(c,
-			  "428e921611bc: SP gfn 0x%llx level %d made by "
+			  "428e921611bc: SP gfn 0x%" PRIx64 " level %d made by "
 			  "an exec fault is not flagged nx_huge_page_"
 			  "disallowed",
 			  gfn, sp->level);
@@ -101,18 +104,19 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 			    nxsim__is_executable_pte(mmu->fmt, spte))
 				violation(c,
 					  "invariant 4: executable huge SPTE "
-					  "0x%016llx at level %d gfn 0x%llx",
-					  (unsigned long long)spte, sp->level,
-					  gfn + i * span);
+					  "0x%016" PRIx64
+					  " at level %d gfn 0x%" PRIx64,
+					  spte, sp->level, gfn + i * span);
 			continue;
 		}
 		if (sp->level == NXSIM_PG_LEVEL_4K ||
 		    spte_to_pfn(spte) - NXSIM__SP_PFN_BASE >= mmu->nr_frames ||
 		    !mmu->frames[spte_to_pfn(spte) - NXSIM__SP_PFN_BASE].sp) {
 			violation(c,
-				  "SPTE 0x%016llx at level %d points at no "
+				  "SPTE 0x%016" PRIx64
+				  " at level %d points at no "
 				  "page table",
-				  (unsigned long long)spte, sp->level);
+				  spte, sp->level);
 			continue;
 		}
 		child = spte_to_child_sp(mmu, spte);
@@ -120,13 +124,16 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 		    child->level != sp->level - 1 ||
 		    child->gfn != sp->gfn + i * span)
 			violation(c,
-				  "SP gfn 0x%llx level %d: bad parent link, "
+				  "SP gfn 0x%" PRIx64
+				  " level %d: bad parent link, "
 				  "level or gfn",
-				  (unsigned long long)child->gfn, child->level);
+				  child->gfn, child->level);
 		check_sp(c, child);
 	}
 	if (leaves != sp->nr_leaves)
-		violation(c, "SP gfn 0x%llx level %d: %u leaves, counted %u",
+		violation(c,
+			  "SP gfn 0x%" PRIx64
+			  " level %d: %u leaves, counted %u",
 			  gfn, sp->level, leaves, sp->nr_leaves);
 }
 
@@ -145,36 +152,35 @@ static void check_lists(struct checker *c)
 			len++;
 			if (!sp->nx_tracked)
 				violation(c,
-					  "SP gfn 0x%llx on a list, not "
+					  "SP gfn 0x%" PRIx64 " on a list, not "
 					  "marked tracked",
-					  (unsigned long long)sp->gfn);
+					  sp->gfn);
 			if (per_type &&
 			    t != (sp->tdp_mmu_page ? NXSIM__TDP_MMU :
 						     NXSIM__SHADOW_MMU))
 				violation(c,
 					  "invariant 2: "
-					  "SP gfn 0x%llx on the list "
+					  "SP gfn 0x%" PRIx64 " on the list "
 					  "of another MMU type",
-					  (unsigned long long)sp->gfn);
+					  sp->gfn);
 		}
 		if (mmu->nx[t].len != len)
-			violation(c, "list %d: %llu entries, %llu counted", t,
-				  (unsigned long long)len,
-				  (unsigned long long)mmu->nx[t].len);
+			violation(c,
+				  "list %d: %" PRIu64 " entries, %" PRIu64
+				  " counted",
+				  t, len, mmu->nx[t].len);
 		if (mmu->nx[t].nr_pages != len)
 			violation(c,
-				  "invariant 1: list %d has %llu SPs, nr_pages "
-				  "says %llu",
-				  t, (unsigned long long)len,
-				  (unsigned long long)mmu->nx[t].nr_pages);
+				  "invariant 1: list %d has %" PRIu64
+				  " SPs, nr_pages says %" PRIu64,
+				  t, len, mmu->nx[t].nr_pages);
 		total += len;
 	}
 	if (total != mmu->nx_lpage_splits)
 		violation(c,
 			  "invariant 1: "
-			  "nx_lpage_splits is %llu, lists hold %llu",
-			  (unsigned long long)mmu->nx_lpage_splits,
-			  (unsigned long long)total);
+			  "nx_lpage_splits is %" PRIu64 ", lists hold %" PRIu64,
+			  mmu->nx_lpage_splits, total);
 }
 
 int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report, void *ctx)
@@ -205,15 +211,15 @@ int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report, void *ctx)
 	for (i = 0; i < 3; i++)
 		if (c.leaves[i] != mmu->pages[i])
 			violation(&c,
-				  "invariant 6: pages_%s is %llu, the tables "
-				  "hold %llu leaves",
-				  names[i], (unsigned long long)mmu->pages[i],
-				  (unsigned long long)c.leaves[i]);
+				  "invariant 6: pages_%s is %" PRIu64
+				  ", the tables hold %" PRIu64 " leaves",
+				  names[i], mmu->pages[i], c.leaves[i]);
 	check_lists(&c);
 	if (c.sps + mmu->nr_cache != mmu->nr_sps)
-		violation(&c, "%llu page-table pages alive, %llu reachable",
-			  (unsigned long long)mmu->nr_sps,
-			  (unsigned long long)(c.sps + mmu->nr_cache));
+		violation(&c,
+			  "%" PRIu64 " page-table pages alive, %" PRIu64
+			  " reachable",
+			  mmu->nr_sps, c.sps + mmu->nr_cache);
 	if (c.hard_off_nx)
 		violation(&c, "invariant 8: "
 			      "hard-disabled but nx_huge_pages set");

@@ -8,6 +8,7 @@
  * "dump" verb.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,11 +62,10 @@ static void dump_sp(struct dumper *d, struct nxsim__mmu_page *sp, int depth)
 	char bits[64];
 	unsigned int i, j;
 
-	line(d, depth, "%s L%d gfn 0x%llx-0x%llx frame 0x%llx%s%s",
-	     sp->ptep ? "table" : "root", sp->level,
-	     (unsigned long long)sp->gfn,
-	     (unsigned long long)(sp->gfn + span * SPTE_ENT_PER_PAGE - 1),
-	     (unsigned long long)sp_pfn(sp),
+	line(d, depth,
+	     "%s L%d gfn 0x%" PRIx64 "-0x%" PRIx64 " frame 0x%" PRIx64 "%s%s",
+	     sp->ptep ? "table" : "root", sp->level, sp->gfn,
+	     sp->gfn + span * SPTE_ENT_PER_PAGE - 1, sp_pfn(sp),
 	     sp->nx_huge_page_disallowed ? " nx_huge_page_disallowed" : "",
 	     sp->nx_tracked ? " tracked" : "");
 	for (i = 0; i < SPTE_ENT_PER_PAGE; i = j) {
@@ -76,8 +76,8 @@ static void dump_sp(struct dumper *d, struct nxsim__mmu_page *sp, int depth)
 			continue;
 		bits_text(d->mmu->fmt, spte, bits, sizeof(bits));
 		if (!is_last_spte(spte, sp->level)) {
-			line(d, depth + 1, "[%u] 0x%016llx ->%s", i,
-			     (unsigned long long)spte, bits);
+			line(d, depth + 1, "[%u] 0x%016" PRIx64 " ->%s", i,
+			     spte, bits);
 			dump_sp(d, spte_to_child_sp(d->mmu, spte), depth + 2);
 			continue;
 		}
@@ -85,12 +85,11 @@ static void dump_sp(struct dumper *d, struct nxsim__mmu_page *sp, int depth)
 		       sp->spt[j] == spte + ((j - i) * span << 12))
 			j++;
 		line(d, depth + 1,
-		     "[%u-%u] %u x %s leaf gfn 0x%llx-0x%llx pfn 0x%llx 0x%016llx%s",
+		     "[%u-%u] %u x %s leaf gfn 0x%" PRIx64 "-0x%" PRIx64
+		     " pfn 0x%" PRIx64 " 0x%016" PRIx64 "%s",
 		     i, j - 1, j - i, level_names[sp->level],
-		     (unsigned long long)(sp->gfn + i * span),
-		     (unsigned long long)(sp->gfn + j * span - 1),
-		     (unsigned long long)spte_to_pfn(spte),
-		     (unsigned long long)spte, bits);
+		     sp->gfn + i * span, sp->gfn + j * span - 1,
+		     spte_to_pfn(spte), spte, bits);
 	}
 }
 
@@ -99,10 +98,11 @@ static void dump_slots(struct dumper *d)
 	struct nxsim__memslot *s;
 
 	TAILQ_FOREACH(s, &d->mmu->slots, link)
-		line(d, 1, "slot %u gfn 0x%llx-0x%llx hva 0x%llx%s%s", s->id,
-		     (unsigned long long)s->base_gfn,
-		     (unsigned long long)(s->base_gfn + s->npages - 1),
-		     (unsigned long long)s->userspace_addr,
+		line(d, 1,
+		     "slot %u gfn 0x%" PRIx64 "-0x%" PRIx64 " hva 0x%" PRIx64
+		     "%s%s",
+		     s->id, s->base_gfn, s->base_gfn + s->npages - 1,
+		     s->userspace_addr,
 		     nxsim__slot_dirty_logging(s) ? " dirty-logging" : "",
 		     s->flags & NXSIM_MEM_READONLY ? " read-only" : "");
 }
@@ -121,14 +121,13 @@ static void dump_lists(struct dumper *d)
 		if (TAILQ_EMPTY(&l->pages))
 			continue;
 		line(d, 1,
-		     "possible_nx_huge_pages%s%s%s, nr_pages %llu, oldest "
-		     "first:",
+		     "possible_nx_huge_pages%s%s%s, nr_pages %" PRIu64
+		     ", oldest first:",
 		     per_type ? "[" : "", per_type ? names[t] : "",
-		     per_type ? "]" : "", (unsigned long long)l->nr_pages);
+		     per_type ? "]" : "", l->nr_pages);
 		TAILQ_FOREACH(sp, &l->pages, possible_nx_huge_page_link)
-			line(d, 2, "L%d gfn 0x%llx frame 0x%llx", sp->level,
-			     (unsigned long long)sp->gfn,
-			     (unsigned long long)sp_pfn(sp));
+			line(d, 2, "L%d gfn 0x%" PRIx64 " frame 0x%" PRIx64,
+			     sp->level, sp->gfn, sp_pfn(sp));
 	}
 }
 
@@ -139,13 +138,11 @@ int nxsim__mmu_dump(struct nxsim__vm_mmu *mmu, nxsim_text_fn emit, void *ctx)
 
 	nxsim__read_lock(&mmu->mmu_lock);
 	line(&d, 0,
-	     "%s, %d-level roots, pages_4k %llu pages_2m %llu "
-	     "pages_1g %llu nx_lpage_splits %llu",
+	     "%s, %d-level roots, pages_4k %" PRIu64 " pages_2m %" PRIu64 " "
+	     "pages_1g %" PRIu64 " nx_lpage_splits %" PRIu64,
 	     d.mmu->fmt == NXSIM_SPTE_EPT ? "EPT" : "NPT", d.mmu->root_level,
-	     (unsigned long long)d.mmu->pages[0],
-	     (unsigned long long)d.mmu->pages[1],
-	     (unsigned long long)d.mmu->pages[2],
-	     (unsigned long long)d.mmu->nx_lpage_splits);
+	     d.mmu->pages[0], d.mmu->pages[1], d.mmu->pages[2],
+	     d.mmu->nx_lpage_splits);
 	dump_slots(&d);
 	TAILQ_FOREACH(root, &d.mmu->roots, link)
 		dump_sp(&d, root, 1);

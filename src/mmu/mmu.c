@@ -37,13 +37,13 @@
  * breaking, and the SMM address space of the memslot lookup.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/alloc.h"
 #include "core/compiler.h"
-#include "core/names.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
 
@@ -125,33 +125,16 @@ void nxsim__mmu_disable_nx_huge_pages(struct nxsim__vm_mmu *mmu)
 	WRITE_ONCE(mmu->disable_nx_huge_pages, true);
 }
 
-static const char *const stat_names[] = {
-	"pages_4k",
-	"pages_2m",
-	"pages_1g",
-	"nx_lpage_splits",
-};
-
-const char *nxsim_vm_stat_name(unsigned int i)
+void nxsim__mmu_stats(struct nxsim__vm_mmu *mmu, struct nxsim_vm_stats *st)
 {
-	return NXSIM__NAME_AT(stat_names, i);
-}
-
-int nxsim__mmu_stat_get(struct nxsim__vm_mmu *mmu, const char *name,
-			uint64_t *val)
-{
-	int i = nxsim__name_index(nxsim_vm_stat_name, name);
-	int rc = 0;
-
 	nxsim__read_lock(&mmu->mmu_lock);
-	if (i >= 0 && i < 3)
-		*val = mmu->pages[i];
-	else if (i == 3)
-		*val = mmu->nx_lpage_splits;
-	else
-		rc = -ENOENT;
+	*st = (struct nxsim_vm_stats){
+		.pages_4k = mmu->pages[0],
+		.pages_2m = mmu->pages[1],
+		.pages_1g = mmu->pages[2],
+		.nx_lpage_splits = mmu->nx_lpage_splits,
+	};
 	nxsim__rw_unlock(&mmu->mmu_lock);
-	return rc;
 }
 
 void nxsim__mmu_counters(struct nxsim__vm_mmu *mmu,
@@ -458,21 +441,19 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 		if (dirty && prof->recovery_skip_dirty)
 			nxsim__mmu_event(
 				mmu,
-				"invariant 9: recovery zapped SP gfn 0x%llx "
-				"level %d in a dirty-logged slot",
-				(unsigned long long)sp->gfn, sp->level);
+				"invariant 9: recovery zapped SP gfn 0x%" PRIx64
+				" level %d in a dirty-logged slot",
+				sp->gfn, sp->level);
 		if (nxsim__kvm_tdp_mmu_zap_sp(mmu, sp)) {
 			flush = true;
 			mmu->counters.recovery_zapped++;
 		}
 	}
 	if (ratio && done > DIV_ROUND_UP(len, ratio))
-		nxsim__mmu_event(
-			mmu,
-			"invariant 9: recovery took %llu SPs, more than "
-			"ceil(%llu / %u)",
-			(unsigned long long)done, (unsigned long long)len,
-			ratio);
+		nxsim__mmu_event(mmu,
+				 "invariant 9: recovery took %" PRIu64
+				 " SPs, more than ceil(%" PRIu64 " / %u)",
+				 done, len, ratio);
 	if (flush)
 		mmu->counters.tlb_flushes++;
 }

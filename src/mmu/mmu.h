@@ -122,9 +122,8 @@ int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report,
 		     void *ctx);
 /* The readable dump: Return: lines emitted. */
 int nxsim__mmu_dump(struct nxsim__vm_mmu *mmu, nxsim_text_fn emit, void *ctx);
-/* A VM stat by its kernel name: 0 or -ENOENT. */
-int nxsim__mmu_stat_get(struct nxsim__vm_mmu *mmu, const char *name,
-			uint64_t *val);
+/* The VM stats, one snapshot under mmu_lock. */
+void nxsim__mmu_stats(struct nxsim__vm_mmu *mmu, struct nxsim_vm_stats *st);
 void nxsim__mmu_counters(struct nxsim__vm_mmu *mmu,
 			 struct nxsim_mmu_counters *c);
 /* Page-table pages in use (not counting the cache). */

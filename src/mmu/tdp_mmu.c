@@ -16,6 +16,7 @@
  * torn down at once when invalidated).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -587,10 +588,10 @@ void nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 		    nxsim__is_nx_huge_page_enabled(mmu))
 			nxsim__mmu_event(
 				mmu,
-				"invariant 5: huge SPTE at level %d gfn 0x%llx "
-				"replaced a table flagged "
+				"invariant 5: huge SPTE at level %d gfn 0x%" PRIx64
+				" replaced a table flagged "
 				"nx_huge_page_disallowed",
-				level, (unsigned long long)f->gfn);
+				level, f->gfn);
 	}
 	nxsim__tdp_mmu_set_spte(mmu, sp, sptep, new);
 	info->outcome = NXSIM_ACCESS_FAULT;

@@ -9,6 +9,7 @@
  * one (binary.c).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -214,13 +215,16 @@ enum nxsim_trace_format nxsim_trace_format(const struct nxsim_trace *t)
 	return t->fmt;
 }
 
-void nxsim_trace_rewind(struct nxsim_trace *t)
+int nxsim_trace_rewind(struct nxsim_trace *t)
 {
+	if (!t)
+		return -EINVAL;
 	t->pos = t->fmt == NXSIM_TRACE_BINARY ? NXSIM__TRACE_HEADER_SIZE : 0;
 	t->line = 0;
 	t->err = 0;
 	t->msg[0] = '\0';
 	memset(&t->st, 0, sizeof(t->st));
+	return 0;
 }
 
 const char *nxsim_trace_error(const struct nxsim_trace *t)
@@ -228,10 +232,13 @@ const char *nxsim_trace_error(const struct nxsim_trace *t)
 	return t->msg;
 }
 
-void nxsim_trace_stats(const struct nxsim_trace *t,
-		       struct nxsim_trace_stats *st)
+int nxsim_trace_stats(const struct nxsim_trace *t,
+		      struct nxsim_trace_stats *st)
 {
+	if (!t || !st)
+		return -EINVAL;
 	*st = t->st;
+	return 0;
 }
 
 static int fail(struct nxsim_trace *t, int rc, const char *why,
@@ -241,12 +248,11 @@ static int fail(struct nxsim_trace *t, int rc, const char *why,
 
 	t->err = rc;
 	if (line)
-		snprintf(t->msg, sizeof(t->msg), "%s %llu: %s: \"%.*s\"", unit,
-			 (unsigned long long)t->line, why,
-			 (int)(len > 60 ? 60 : len), line);
+		snprintf(t->msg, sizeof(t->msg), "%s %" PRIu64 ": %s: \"%.*s\"",
+			 unit, t->line, why, (int)(len > 60 ? 60 : len), line);
 	else
-		snprintf(t->msg, sizeof(t->msg), "%s %llu: %s", unit,
-			 (unsigned long long)t->line, why);
+		snprintf(t->msg, sizeof(t->msg), "%s %" PRIu64 ": %s", unit,
+			 t->line, why);
 	return rc;
 }
 

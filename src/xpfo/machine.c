@@ -256,7 +256,7 @@ int nxsim_xpfo_destroy(struct nxsim_xpfo *m)
 	return 0;
 }
 
-struct nxsim_tlb *nxsim_xpfo_tlb(struct nxsim_xpfo *m)
+struct nxsim_tlb *nxsim_xpfo_tlb(const struct nxsim_xpfo *m)
 {
 	return m ? m->tlb : NULL;
 }

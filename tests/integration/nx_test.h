@@ -98,14 +98,24 @@ static inline uint64_t nx_stat(struct nxsim_vm *vm, const char *name)
 	return v;
 }
 
-/* pages_4k, pages_2m, pages_1g, nx_lpage_splits, then the checker. */
+/*
+ * pages_4k, pages_2m, pages_1g, nx_lpage_splits, by name and in one
+ * snapshot, then the checker.
+ */
 static inline void nx_expect(struct nxsim_vm *vm, uint64_t p4k, uint64_t p2m,
 			     uint64_t p1g, uint64_t splits)
 {
+	struct nxsim_vm_stats st;
+
 	assert_int_equal(nx_stat(vm, "pages_4k"), p4k);
 	assert_int_equal(nx_stat(vm, "pages_2m"), p2m);
 	assert_int_equal(nx_stat(vm, "pages_1g"), p1g);
 	assert_int_equal(nx_stat(vm, "nx_lpage_splits"), splits);
+	assert_rc(nxsim_vm_stats(vm, &st), 0);
+	assert_int_equal(st.pages_4k, p4k);
+	assert_int_equal(st.pages_2m, p2m);
+	assert_int_equal(st.pages_1g, p1g);
+	assert_int_equal(st.nx_lpage_splits, splits);
 	nx_check_ok(vm);
 }
 

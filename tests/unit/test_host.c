@@ -32,8 +32,10 @@ static void test_host_defaults(void **state)
 	assert_rc(nxsim_host_vulnerability(host, buf, 13), -ENOSPC);
 	assert_int_equal(nxsim_clock_mode(nxsim_host_clock(host)),
 			 NXSIM_CLOCK_VIRTUAL);
-	nxsim_host_counters(host, &hc);
+	assert_rc(nxsim_host_counters(host, &hc), 0);
 	assert_int_equal(hc.param_sets, 0);
+	assert_rc(nxsim_host_counters(NULL, &hc), -EINVAL);
+	assert_rc(nxsim_host_counters(host, NULL), -EINVAL);
 	assert_rc(nxsim_host_destroy(host), 0);
 
 	for (i = 0; nxsim_profile_name(i); i++)

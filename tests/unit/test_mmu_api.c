@@ -37,6 +37,7 @@ static void test_bad_access(void **state)
 static void test_bad_stats(void **state)
 {
 	struct nx_env e = nx_env(NULL, 0);
+	struct nxsim_vm_stats st = { .pages_4k = 42 };
 	uint64_t v = 42;
 	unsigned int i;
 
@@ -52,6 +53,9 @@ static void test_bad_stats(void **state)
 		assert_rc(nxsim_vm_stat_get(e.vm, nxsim_vm_stat_name(i), &v),
 			  0);
 	assert_int_equal(i, 4);
+	assert_rc(nxsim_vm_stats(e.vm, NULL), -EINVAL);
+	assert_rc(nxsim_vm_stats(NULL, &st), -EINVAL);
+	assert_int_equal(st.pages_4k, 42);
 	assert_rc(nxsim_vm_mmu_counters(e.vm, NULL), -EINVAL);
 	assert_rc(nxsim_vm_dump(e.vm, NULL, NULL), -EINVAL);
 	assert_rc(nxsim_vm_dump_buf(e.vm, NULL, 5), -EINVAL);
@@ -105,6 +109,7 @@ static void test_destroyed_vm(void **state)
 		.userspace_addr = HVA_BASE + GIB,
 	};
 	struct nxsim_mmu_counters c;
+	struct nxsim_vm_stats st;
 	char buf[64];
 	uint64_t v;
 
@@ -117,6 +122,8 @@ static void test_destroyed_vm(void **state)
 	assert_rc(nxsim_vm_set_memory_region(e.vm, &mr), -EBADF);
 	assert_rc(nxsim_vm_set_host_level(e.vm, 1, 0, MIB2, 1), -EBADF);
 	assert_rc(nxsim_vm_stat_get(e.vm, "pages_4k", &v), -EBADF);
+	assert_rc(nxsim_vm_stat_get(e.vm, "no_such_stat", &v), -EBADF);
+	assert_rc(nxsim_vm_stats(e.vm, &st), -EBADF);
 	assert_rc(nxsim_vm_mmu_counters(e.vm, &c), -EBADF);
 	assert_rc(nxsim_vm_nr_mmu_pages(e.vm), -EBADF);
 	assert_rc(nxsim_vm_check(e.vm, NULL, NULL), -EBADF);

@@ -25,6 +25,10 @@ static const size_t set_size[NXSIM_STATS_NR_SETS] = {
 	[NXSIM_STATS_TRACE] = sizeof(struct nxsim_trace_stats),
 	[NXSIM_STATS_TRACE_REPLAY] = sizeof(struct nxsim_trace_replay),
 	[NXSIM_STATS_TRACE_TLB_REPLAY] = sizeof(struct nxsim_trace_tlb_replay),
+	[NXSIM_STATS_VM_STATS] = sizeof(struct nxsim_vm_stats),
+	[NXSIM_STATS_WORKER] = sizeof(struct nxsim_worker_info),
+	[NXSIM_STATS_ACCESS] = sizeof(struct nxsim_access_info),
+	[NXSIM_STATS_XPFO_FRAME] = sizeof(struct nxsim_xpfo_frame_info),
 };
 
 static size_t type_size(enum nxsim_stat_type t)
@@ -32,12 +36,16 @@ static size_t type_size(enum nxsim_stat_type t)
 	switch (t) {
 	case NXSIM_STAT_U64:
 	case NXSIM_STAT_DOUBLE:
+	case NXSIM_STAT_TIME:
 		return 8;
 	case NXSIM_STAT_U32:
+	case NXSIM_STAT_ENUM:
+	case NXSIM_STAT_INT:
 		return 4;
 	case NXSIM_STAT_U16:
 		return 2;
 	case NXSIM_STAT_BOOL:
+	case NXSIM_STAT_U8:
 		return 1;
 	}
 	fail_msg("unknown type %d", t);
@@ -54,27 +62,34 @@ static void test_stats_cover_structs(void **state)
 {
 	for (unsigned int s = 0; s < NXSIM_STATS_NR_SETS; s++) {
 		const struct nxsim_stat_desc *d;
-		size_t end = 0;
+		size_t end = 0, align = 8;
 		unsigned int i, j;
 
 		assert_non_null(nxsim_stats_set_name(s));
 		if (s == NXSIM_STATS_XPFO_RESULT)
 			end = offsetof(struct nxsim_xpfo_result, events);
+		else
+			align = 1;
 		for (i = 0; (d = nxsim_stats_desc(s, i)); i++) {
 			size_t sz = type_size(d->type);
 
 			/* no gap but the alignment padding */
 			assert_int_equal(d->offset, (end + sz - 1) / sz * sz);
 			end = d->offset + sz;
+			align = sz > align ? sz : align;
 			assert_non_null(d->meaning);
 			assert_true(strlen(d->meaning) > 0);
+			/* value names exactly for enums */
+			assert_int_equal(d->value_name != NULL,
+					 d->type == NXSIM_STAT_ENUM);
 			for (j = 0; j < i; j++)
 				assert_string_not_equal(
 					nxsim_stats_desc(s, j)->name, d->name);
 			assert_ptr_equal(nxsim_stats_find(s, d->name), d);
 		}
 		assert_true(i > 0);
-		assert_int_equal(set_size[s], (end + 7) / 8 * 8);
+		/* and the tail padding to the largest field's alignment */
+		assert_int_equal(set_size[s], (end + align - 1) / align * align);
 		assert_null(nxsim_stats_find(s, "no_such_field"));
 	}
 	assert_null(nxsim_stats_desc(NXSIM_STATS_NR_SETS, 0));
@@ -141,6 +156,81 @@ static void test_stats_values(void **state)
 	assert_string_equal(buf, "nan");
 }
 
+/*
+ * An enum formats as its value's name (its number past the last name), a
+ * time as its number or "never"; both read as numbers.  An int is signed.  The VM stats have
+ * the kernel's names, in kvm_vm_stats_desc's order.
+ */
+static void test_stats_enum_time(void **state)
+{
+	static const char *const states[] = { "none", "running", "killed",
+					      "stopped" };
+	static const char *const kernel[] = { "pages_4k", "pages_2m",
+					      "pages_1g", "nx_lpage_splits" };
+	const struct nxsim_stat_desc *st =
+		nxsim_stats_find(NXSIM_STATS_WORKER, "state");
+	const struct nxsim_stat_desc *dl =
+		nxsim_stats_find(NXSIM_STATS_WORKER, "deadline_ns");
+	struct nxsim_worker_info wi = { .deadline_ns = NXSIM_NEVER };
+	char buf[32];
+
+	assert_int_equal(st->type, NXSIM_STAT_ENUM);
+	for (unsigned int i = 0; i < ARRAY_SIZE(states); i++) {
+		wi.state = (enum nxsim_worker_state)i;
+		assert_int_equal(nxsim_stat_u64(st, &wi), i);
+		assert_int_equal(nxsim_stat_format(st, &wi, buf, sizeof(buf)),
+				 strlen(states[i]));
+		assert_string_equal(buf, states[i]);
+		assert_string_equal(st->value_name(i), states[i]);
+	}
+	assert_null(st->value_name(ARRAY_SIZE(states)));
+	wi.state = (enum nxsim_worker_state)9;
+	nxsim_stat_format(st, &wi, buf, sizeof(buf));
+	assert_string_equal(buf, "9");
+
+	assert_int_equal(dl->type, NXSIM_STAT_TIME);
+	assert_true(nxsim_stat_u64(dl, &wi) == NXSIM_NEVER);
+	nxsim_stat_format(dl, &wi, buf, sizeof(buf));
+	assert_string_equal(buf, "never");
+	wi.deadline_ns = NXSIM_NEVER - 1;
+	nxsim_stat_format(dl, &wi, buf, sizeof(buf));
+	assert_string_equal(buf, "18446744073709551614");
+	wi.deadline_ns = 0;
+	nxsim_stat_format(dl, &wi, buf, sizeof(buf));
+	assert_string_equal(buf, "0");
+
+	/* an int reads as its two's complement and formats signed */
+	struct nxsim_access_info ai = { .outcome = NXSIM_ACCESS_EMULATE,
+					.req_level = -2 };
+	struct nxsim_xpfo_frame_info fi = { .owner = NXSIM_XPFO_USER,
+					    .physmap_shift = 30 };
+
+	st = nxsim_stats_find(NXSIM_STATS_ACCESS, "req_level");
+	assert_int_equal(st->type, NXSIM_STAT_INT);
+	assert_true(nxsim_stat_u64(st, &ai) == (uint64_t)-2);
+	assert_true(nxsim_stat_double(st, &ai) == -2.0);
+	nxsim_stat_format(st, &ai, buf, sizeof(buf));
+	assert_string_equal(buf, "-2");
+	nxsim_stat_format(nxsim_stats_desc(NXSIM_STATS_ACCESS, 0), &ai, buf,
+			  sizeof(buf));
+	assert_string_equal(buf, "emulate");
+	nxsim_stat_format(nxsim_stats_desc(NXSIM_STATS_XPFO_FRAME, 0), &fi, buf,
+			  sizeof(buf));
+	assert_string_equal(buf, "user");
+	st = nxsim_stats_find(NXSIM_STATS_XPFO_FRAME, "physmap_shift");
+	assert_int_equal(st->type, NXSIM_STAT_U8);
+	assert_int_equal(nxsim_stat_u64(st, &fi), 30);
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(kernel); i++) {
+		assert_string_equal(
+			nxsim_stats_desc(NXSIM_STATS_VM_STATS, i)->name,
+			kernel[i]);
+		assert_string_equal(nxsim_vm_stat_name(i), kernel[i]);
+	}
+	assert_null(nxsim_stats_desc(NXSIM_STATS_VM_STATS, ARRAY_SIZE(kernel)));
+	assert_null(nxsim_vm_stat_name(ARRAY_SIZE(kernel)));
+}
+
 /* Each rate is its counters per 1000 allocations and frees. */
 static void test_xpfo_rates(void **state)
 {
@@ -184,6 +274,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stats_cover_structs),
 		cmocka_unit_test(test_stats_values),
+		cmocka_unit_test(test_stats_enum_time),
 		cmocka_unit_test(test_xpfo_rates),
 	};
 

@@ -398,10 +398,14 @@ static void test_lost_and_convert_errors(void **state)
 			    "\"a-1 [000] .... 1.0: mm_page_free: pfn=0x1 "
 			    "order=x\"");
 	assert_int_equal(access(tmp_path(), F_OK), -1); /* removed */
-	nxsim_trace_stats(t, &st);
+	assert_rc(nxsim_trace_stats(t, &st), 0);
 	assert_int_equal(st.lost, 7);
 	assert_int_equal(st.frees, 1);
-	nxsim_trace_rewind(t);
+	assert_rc(nxsim_trace_stats(NULL, &st), -EINVAL);
+	assert_rc(nxsim_trace_stats(t, NULL), -EINVAL);
+	assert_int_equal(st.lost, 7);
+	assert_rc(nxsim_trace_rewind(NULL), -EINVAL);
+	assert_rc(nxsim_trace_rewind(t), 0);
 	assert_rc(nxsim_trace_write_binary(t, "/nonexistent/dir/x"), -ENOENT);
 	nxsim_trace_close(t);
 	assert_rc(nxsim_trace_open("/nonexistent/trace", NXSIM_TRACE_AUTO, &t,

@@ -189,10 +189,13 @@ static int host_counters(struct nxsim__drv *d, int argc,
 	struct nxsim_host *host =
 		nxsim__drv_host(d, argc ? argv[0].s : NULL, r);
 	struct nxsim_host_counters c;
+	int rc;
 
 	if (!host)
 		return -ENOENT;
-	nxsim_host_counters(host, &c);
+	rc = nxsim_host_counters(host, &c);
+	if (rc)
+		return rc;
 	nxsim__drv_add_stats(r, NXSIM_STATS_HOST, &c, NULL);
 	return 0;
 }

@@ -22,12 +22,6 @@ static const char *const levels[] = {
 	[NXSIM_PG_LEVEL_1G] = "1g",
 };
 
-static const char *const outcomes[] = {
-	[NXSIM_ACCESS_HIT] = "hit",	      [NXSIM_ACCESS_FAULT] = "fault",
-	[NXSIM_ACCESS_SPURIOUS] = "spurious", [NXSIM_ACCESS_FAST] = "fast",
-	[NXSIM_ACCESS_EMULATE] = "emulate",
-};
-
 static const char *const kinds[] = {
 	[NXSIM_ACCESS_READ] = "read",
 	[NXSIM_ACCESS_WRITE] = "write",
@@ -272,12 +266,7 @@ static int access_verb(struct nxsim__drv *d, int argc,
 		rc = nxsim_vcpu_access(vcpu, kind, gpa, &ai);
 	if (rc)
 		return rc;
-	nxsim__drv_add(r,
-		       " outcome=%s level=%d req_level=%d goal_level=%d "
-		       "huge_page_disallowed=%d splits=%u zapped_huge=%u",
-		       outcomes[ai.outcome], ai.level, ai.req_level,
-		       ai.goal_level, ai.huge_page_disallowed, ai.splits,
-		       ai.zapped_huge);
+	nxsim__drv_add_stats(r, NXSIM_STATS_ACCESS, &ai, NULL);
 	return 0;
 }
 
@@ -285,28 +274,26 @@ static int stat_verb(struct nxsim__drv *d, int argc,
 		     struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
 	struct nxsim_vm *vm = nxsim__drv_find(d, argv[0].s, NXSIM__DRV_VM, r);
-	const char *name;
-	uint64_t v;
-	unsigned int i;
+	const struct nxsim_stat_desc *desc;
+	struct nxsim_vm_stats st;
+	char val[32];
 	int rc;
 
 	if (!vm)
 		return -ENOENT;
-	if (argc > 1) {
-		rc = nxsim_vm_stat_get(vm, argv[1].s, &v);
-		if (rc == -ENOENT)
-			return nxsim__drv_fail(r, rc, "no VM stat \"%s\"",
-					       argv[1].s);
-		if (!rc)
-			nxsim__drv_add(r, " %" PRIu64, v);
+	rc = nxsim_vm_stats(vm, &st);
+	if (rc)
 		return rc;
+	if (argc == 1) {
+		nxsim__drv_add_stats(r, NXSIM_STATS_VM_STATS, &st, NULL);
+		return 0;
 	}
-	for (i = 0; (name = nxsim_vm_stat_name(i)); i++) {
-		rc = nxsim_vm_stat_get(vm, name, &v);
-		if (rc)
-			return rc;
-		nxsim__drv_add(r, " %s=%" PRIu64, name, v);
-	}
+	desc = nxsim_stats_find(NXSIM_STATS_VM_STATS, argv[1].s);
+	if (!desc)
+		return nxsim__drv_fail(r, -ENOENT, "no VM stat \"%s\"",
+				       argv[1].s);
+	nxsim_stat_format(desc, &st, val, sizeof(val));
+	nxsim__drv_add(r, " %s", val);
 	return 0;
 }
 

@@ -11,13 +11,6 @@
 
 #include "numarg.h"
 
-static const char *const worker_states[] = {
-	[NXSIM_WORKER_NONE] = "none",
-	[NXSIM_WORKER_RUNNING] = "running",
-	[NXSIM_WORKER_KILLED] = "killed",
-	[NXSIM_WORKER_STOPPED] = "stopped",
-};
-
 static int vm_create(struct nxsim__drv *d, int argc,
 		     struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
@@ -142,14 +135,6 @@ static int vm_nx(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 	return rc;
 }
 
-static void add_ns(struct nxsim__drv_reply *r, const char *key, uint64_t ns)
-{
-	if (ns == NXSIM_NEVER)
-		nxsim__drv_add(r, " %s=never", key);
-	else
-		nxsim__drv_add(r, " %s=%" PRIu64, key, ns);
-}
-
 static int vm_worker(struct nxsim__drv *d, int argc,
 		     struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
@@ -162,11 +147,7 @@ static int vm_worker(struct nxsim__drv *d, int argc,
 	rc = nxsim_vm_worker_info(vm, &wi);
 	if (rc)
 		return rc;
-	nxsim__drv_add(r, " state=%s wakes=%" PRIu64 " passes=%" PRIu64,
-		       worker_states[wi.state], wi.wakes, wi.passes);
-	add_ns(r, "created_ns", wi.created_ns);
-	add_ns(r, "deadline_ns", wi.deadline_ns);
-	nxsim__drv_add(r, " last_jiffies=%" PRIu64, wi.last_jiffies);
+	nxsim__drv_add_stats(r, NXSIM_STATS_WORKER, &wi, NULL);
 	return 0;
 }
 

@@ -32,12 +32,6 @@ static const char *const access_names[] = {
 	[NXSIM_XPFO_ACCESS_FAULT] = "fault",
 };
 
-static const char *const owners[] = {
-	[NXSIM_XPFO_FREE] = "free",
-	[NXSIM_XPFO_KERNEL] = "kernel",
-	[NXSIM_XPFO_USER] = "user",
-};
-
 static const char *const tlb_levels[] = {
 	[NXSIM_TLB_L1D] = "l1d",
 	[NXSIM_TLB_L1I] = "l1i",
@@ -491,11 +485,7 @@ static int xpfo_frame(struct nxsim__drv *d, int argc,
 	if (rc)
 		return rc;
 	nxsim_xpfo_frame(m, pfn, &fi);
-	nxsim__drv_add(r,
-		       " owner=%s domain=%u user=%d unmapped=%d kmap_count=%u "
-		       "physmap_shift=%u stale_cpus=%u",
-		       owners[fi.owner], fi.domain, fi.user, fi.unmapped,
-		       fi.kmap_count, fi.physmap_shift, fi.stale_cpus);
+	nxsim__drv_add_stats(r, NXSIM_STATS_XPFO_FRAME, &fi, NULL);
 	return 0;
 }
 
