@@ -15,8 +15,11 @@
  *		printf("%s=%s\n", d->name, val);
  *	}
  *
- * Left out: nested structs (struct nxsim_xpfo_result holds three) are
- * their own sets; enum fields (a worker's state) have no descriptor.
+ * Left out: nested structs (struct nxsim_xpfo_result and struct
+ * nxsim_bringup_result hold three each) are their own sets; enum fields (a
+ * worker's state), histogram arrays (struct nxsim_bringup_stats) and
+ * pointers (struct nxsim_bringup_result's per-VM arrays) have no
+ * descriptor.
  *
  * Thread safety: the tables are constant; every call is safe from any
  * thread.  Reading a struct while another thread fills it is the caller's
@@ -50,6 +53,9 @@ enum nxsim_stats_set {
 	NXSIM_STATS_TRACE,	      /* struct nxsim_trace_stats */
 	NXSIM_STATS_TRACE_REPLAY,     /* struct nxsim_trace_replay */
 	NXSIM_STATS_TRACE_TLB_REPLAY, /* struct nxsim_trace_tlb_replay */
+	NXSIM_STATS_BRINGUP_COSTS,    /* struct nxsim_bringup_costs */
+	NXSIM_STATS_BRINGUP_LATENCY,  /* struct nxsim_bringup_stats */
+	NXSIM_STATS_BRINGUP_RESULT,   /* struct nxsim_bringup_result */
 	NXSIM_STATS_NR_SETS,
 };
 

@@ -647,9 +647,8 @@ static int op_call(struct lab *lab, struct task *t)
 		push(t, NXSIM__ST_SLEEP,
 		     lab->cfg->hold_ns +
 			     (lab->cfg->hold_jitter_ns ?
-				      nxsim_rng_below(
-					      &lab->rng,
-					      lab->cfg->hold_jitter_ns) :
+				      nxsim_rng_below(&lab->rng,
+						      lab->cfg->hold_jitter_ns) :
 				      0));
 		break;
 	case NXSIM__OP_DESTROY:
@@ -888,7 +887,7 @@ static void stats(struct nxsim_bringup_stats *st, uint64_t *v, uint64_t *tmp,
 		st->hist[nxsim_bringup_bucket(v[i])]++;
 	}
 	st->n = n;
-	st->mean = sum / (double)n;
+	st->mean = (uint64_t)llround(sum / (double)n);
 	st->p50 = pct(v, n, 50);
 	st->p95 = pct(v, n, 95);
 	st->p99 = pct(v, n, 99);
