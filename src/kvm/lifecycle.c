@@ -735,14 +735,17 @@ static void task_resume(struct task *t)
 			if (!op_next(lab, t))
 				return; /* no VM left */
 			/* the next op's library call runs at the clock's
-			 * time: move the clock there if nothing comes first */
+			 * time: move the clock there if nothing comes first
+			 * (KVM_CREATE_VCPU reads no clock: the next op or
+			 * event moves it) */
 			if (t->now >= lab->horizon) {
 				task_arm(t, t->now, RESUME_OP);
 				return;
 			}
-			nxsim_clock_advance(
-				lab->clock,
-				t->now - nxsim_clock_now(lab->clock));
+			if (t->op != NXSIM__OP_VCPU)
+				nxsim_clock_advance(
+					lab->clock,
+					t->now - nxsim_clock_now(lab->clock));
 		}
 		t->resume = RESUME_NEXT;
 		t->nsteps = t->pc = 0;
@@ -848,10 +851,9 @@ static void sort_u64(uint64_t *v, uint64_t *tmp, size_t n)
 unsigned int nxsim_bringup_bucket(uint64_t ns)
 {
 	uint64_t v = ns / 1000;
-	unsigned int b = 0;
+	/* ilog2(v), 0 for 0 and 1 */
+	unsigned int b = v > 1 ? 63 - (unsigned int)__builtin_clzll(v) : 0;
 
-	while (v >>= 1)
-		b++;
 	return MIN(b, NXSIM_BRINGUP_HIST - 1);
 }
 
