@@ -318,6 +318,62 @@ static void test_cpu_queue(void **state)
 	assert_int_equal(create[2], 200 * US);
 }
 
+/*
+ * Three VMs destroyed at once (1 ms after their first KVM_RUN, every other
+ * cost 0): the first destroy's synchronize_srcu() finds mmu_notifier's
+ * srcu idle and is expedited (no time: it is in destroy_vm_us); the second
+ * finds it busy and waits a normal grace period, ended at the second tick
+ * after it; the third needs the grace period after that one, two ticks
+ * after it ends.  A later destroy, once the srcu has been idle for
+ * exp_holdoff, is expedited again.
+ */
+static void test_srcu_destroys(void **state)
+{
+	static const struct {
+		unsigned int hz;
+		uint64_t done[3];
+	} cases[] = {
+		{ 1000, { 1 * MS, 3 * MS, 5 * MS } },
+		{ 250, { 1 * MS, 8 * MS, 16 * MS } },
+	};
+	struct nxsim_bringup_costs c;
+	struct nxsim_bringup_config cfg;
+	struct nxsim_bringup_result res;
+	static struct trace_log log;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		cfg = lab(NXSIM_BRINGUP_NEVER, 3, &c);
+		cfg.hz = cases[k].hz;
+		cfg.hold_ns = 1 * MS;
+		log.n = 0;
+		res = (struct nxsim_bringup_result){ 0 };
+		assert_rc(nxsim__bringup_run_traced(&cfg, &res, log_step,
+						    &log),
+			  0);
+		for (unsigned int i = 0; i < 3; i++) {
+			assert_int_equal(when(&log, i, NXSIM__OP_DESTROY,
+					      NXSIM__ST_SRCU_SYNC),
+					 1 * MS);
+			assert_int_equal(when(&log, i, NXSIM__OP_DESTROY,
+					      NXSIM__ST_OP_DONE),
+					 cases[k].done[i]);
+		}
+	}
+
+	/* one creator, two VMs: the second destroy comes 1 ms after the
+	 * first, long after exp_holdoff: expedited too */
+	cfg = lab(NXSIM_BRINGUP_NEVER, 1, &c);
+	cfg.vms = 2;
+	cfg.hold_ns = 1 * MS;
+	log.n = 0;
+	assert_rc(nxsim__bringup_run_traced(&cfg, &res, log_step, &log), 0);
+	assert_int_equal(log.ev[log.n - 1].op, NXSIM__OP_DESTROY);
+	assert_int_equal(log.ev[log.n - 1].step, NXSIM__ST_OP_DONE);
+	assert_int_equal(log.ev[log.n - 1].ns, 2 * MS);
+}
+
 /* --- each policy's path ------------------------------------------------ */
 
 /* The steps of creator 0's @op, in order, up to @max. */
@@ -402,6 +458,7 @@ static void test_path_kthread(void **state)
 		NXSIM__ST_MUTEX_UNLOCK,
 		CPU,
 		WAKE,
+		NXSIM__ST_SRCU_SYNC,
 		CPU,
 		DONE,
 	};
@@ -432,8 +489,9 @@ static void test_path_vhost(void **state)
 						     CPU, NXSIM__ST_READ_LOCK,
 						     CPU, NXSIM__ST_READ_UNLOCK,
 						     DONE };
-	static const enum nxsim__lc_step destroy[] = { WAKE, CPU, WAKE, CPU,
-						       DONE };
+	static const enum nxsim__lc_step destroy[] = {
+		WAKE, CPU, WAKE, NXSIM__ST_SRCU_SYNC, CPU, DONE
+	};
 	static struct trace_log log;
 	struct nxsim_bringup_result res;
 	struct nxsim_bringup_costs c;
@@ -460,7 +518,8 @@ static void test_path_never(void **state)
 {
 	static const enum nxsim__lc_step create[] = { CPU, DONE };
 	static const enum nxsim__lc_step run[] = { CPU, DONE };
-	static const enum nxsim__lc_step destroy[] = { CPU, DONE };
+	static const enum nxsim__lc_step destroy[] = { NXSIM__ST_SRCU_SYNC, CPU,
+						       DONE };
 	static struct trace_log log;
 	struct nxsim_bringup_result res;
 	struct nxsim_bringup_costs c;
@@ -648,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_favordynmods),
 		cmocka_unit_test(test_rcu_sync_shared_then_idle),
 		cmocka_unit_test(test_cpu_queue),
+		cmocka_unit_test(test_srcu_destroys),
 		cmocka_unit_test(test_path_kthread),
 		cmocka_unit_test(test_path_vhost),
 		cmocka_unit_test(test_path_never),
