@@ -349,8 +349,7 @@ static void test_srcu_destroys(void **state)
 		cfg.hold_ns = 1 * MS;
 		log.n = 0;
 		res = (struct nxsim_bringup_result){ 0 };
-		assert_rc(nxsim__bringup_run_traced(&cfg, &res, log_step,
-						    &log),
+		assert_rc(nxsim__bringup_run_traced(&cfg, &res, log_step, &log),
 			  0);
 		for (unsigned int i = 0; i < 3; i++) {
 			assert_int_equal(when(&log, i, NXSIM__OP_DESTROY,
