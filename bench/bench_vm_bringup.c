@@ -13,9 +13,11 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <nxsim/bringup.h>
 #include <nxsim/host.h>
+#include <nxsim/stats.h>
 #include <nxsim/vcpu.h>
 #include <nxsim/vm.h>
 
@@ -190,6 +192,27 @@ static int check_histogram(struct bench_ctx *ctx)
 	return rc;
 }
 
+/*
+ * One line of vm_bringup.csv, long form: the cell, which latency, its
+ * NXSIM_STATS_BRINGUP_LATENCY fields and the run's
+ * NXSIM_STATS_BRINGUP_RESULT fields; the header when @res is NULL.
+ */
+static void csv_line(FILE *f, const char *cell, const char *latency,
+		     const struct nxsim_bringup_stats *st,
+		     const struct nxsim_bringup_result *res)
+{
+	enum bench_stats_style style = res ? BENCH_STATS_CSV_ROW :
+					     BENCH_STATS_CSV_HEAD;
+	char line[1024];
+
+	snprintf(line, sizeof(line), "%s,%s", cell, latency);
+	bench_stats(line, sizeof(line), style, NXSIM_STATS_BRINGUP_LATENCY, st,
+		    NULL);
+	bench_stats(line, sizeof(line), style, NXSIM_STATS_BRINGUP_RESULT, res,
+		    NULL);
+	fprintf(f, "%s\n", line);
+}
+
 /* The sweep: p99 of KVM_CREATE_VM and of the first KVM_RUN per policy. */
 static int sweep(struct bench_ctx *ctx)
 {
@@ -202,16 +225,16 @@ static int sweep(struct bench_ctx *ctx)
 				  "never" };
 	struct bench_series s[4];
 	struct nxsim_bringup_result res, never;
-	char fig[96], params[256], path[512];
+	char fig[96], cell[96], params[1024], path[512];
 	FILE *csv;
 	int rc = 0;
+	size_t n;
 
 	snprintf(path, sizeof(path), "%s/vm_bringup.csv", ctx->outdir);
 	csv = fopen(path, "w");
 	if (csv)
-		fprintf(csv, "per_cpu,burst,policy,favordynmods,create_p50_us,"
-			     "create_p99_us,create_max_us,first_run_p99_us,"
-			     "vms_per_s\n");
+		csv_line(csv, "per_cpu,burst,policy,favordynmods", "latency",
+			 NULL, NULL);
 	for (unsigned int b = 0; b < nb && !rc; b++) {
 		for (unsigned int i = 0; i < ARRAY_SIZE(per_cpu) && !rc; i++) {
 			struct nxsim_bringup_config cfg = {
@@ -233,32 +256,43 @@ static int sweep(struct bench_ctx *ctx)
 				if (rc)
 					break;
 				y[p][i] = res.create.p99 / 1e3;
-				if (csv)
-					fprintf(csv,
-						"%u,%u,%s,%d,%.1f,%.1f,"
-						"%.1f,%.1f,%.1f\n",
-						per_cpu[i], bursts[b],
-						nxsim_bringup_policy_name(
-							cfg.policy),
-						cfg.favordynmods,
-						res.create.p50 / 1e3,
-						res.create.p99 / 1e3,
-						res.create.max / 1e3,
-						res.first_run.p99 / 1e3,
-						res.vms_per_s);
+				snprintf(cell, sizeof(cell), "%u,%u,%s,%d",
+					 per_cpu[i], bursts[b],
+					 nxsim_bringup_policy_name(cfg.policy),
+					 cfg.favordynmods);
+				if (csv) {
+					csv_line(csv, cell, "create",
+						 &res.create, &res);
+					csv_line(csv, cell, "first_run",
+						 &res.first_run, &res);
+				}
 				snprintf(fig, sizeof(fig),
 					 "model.%s%s.C%u.N%u.M%u.create_p99",
 					 nxsim_bringup_policy_name(cfg.policy),
 					 p == 1 ? "_fdm" : "", cpus, per_cpu[i],
 					 bursts[b]);
-				snprintf(params, sizeof(params),
-					 "{\"cpus\":%u,\"per_cpu\":%u,"
-					 "\"burst\":%u,\"creators\":8,"
-					 "\"hz\":250,\"first_run_p99_us\":%.1f,"
-					 "\"vms_per_s\":%.1f}",
-					 cpus, per_cpu[i], bursts[b],
-					 res.first_run.p99 / 1e3,
-					 res.vms_per_s);
+				n = (size_t)snprintf(
+					params, sizeof(params),
+					"{\"cpus\":%u,\"per_cpu\":%u,"
+					"\"burst\":%u,\"creators\":8,"
+					"\"hz\":250",
+					cpus, per_cpu[i], bursts[b]);
+				bench_stats(params, sizeof(params),
+					    BENCH_STATS_JSON,
+					    NXSIM_STATS_BRINGUP_RESULT, &res,
+					    NULL);
+				n = strlen(params);
+				n += (size_t)snprintf(params + n,
+						      sizeof(params) - n,
+						      ",\"first_run\":{");
+				/* a fresh object: no comma before its first
+				 * field */
+				bench_stats(params + n, sizeof(params) - n,
+					    BENCH_STATS_JSON,
+					    NXSIM_STATS_BRINGUP_LATENCY,
+					    &res.first_run, NULL);
+				n = strlen(params);
+				snprintf(params + n, sizeof(params) - n, "}}");
 				rc = bench_report(
 					ctx,
 					&(struct bench_figure){

@@ -46,6 +46,8 @@ extern "C" {
  * @gp_sigma: spread of that length (sigma of its logarithm)
  * @gp_load_gain: how much a fully busy host lengthens it (x(1 + gain*load))
  * @bg_vm_load: share of one CPU an idle background VM uses
+ *
+ * The stats set NXSIM_STATS_BRINGUP_COSTS describes its fields.
  */
 struct nxsim_bringup_costs {
 	double create_vm_us;
@@ -81,22 +83,27 @@ NXSIM_API void nxsim_bringup_costs_default(struct nxsim_bringup_costs *c);
 NXSIM_API int nxsim_bringup_cost_info(unsigned int idx, const char **name,
 				      double *value, const char **source);
 
+/* What separates the "name=value" pairs of nxsim_bringup_costs_parse(). */
+#define NXSIM_BRINGUP_COSTS_SEPS ", \t\n"
+
 /**
  * nxsim_bringup_costs_parse() - override entries of a cost table
  * @c: the table to change
- * @text: "name=value" pairs separated by commas or blanks
- * @err: receives a message naming the bad entry, or NULL
- * @errlen: size of @err
+ * @text: "name=value" pairs separated by NXSIM_BRINGUP_COSTS_SEPS
+ * @why: receives a static description of what is wrong, on error (may be
+ *	NULL)
+ * @at: receives the byte offset in @text of the pair that is wrong, on
+ *	error (may be NULL); the pair runs to the next separator
  *
  * All or nothing: on error @c is unchanged.
  *
- * Return: 0; -ENOENT for an unknown name; -EINVAL for a pair without '='
- * or a value that is not a number; -ERANGE for a value outside the entry's
- * range.
+ * Return: 0; -ENOENT for an unknown name; -EINVAL for a NULL @c or @text,
+ * a pair without '=' or a value that is not a number; -ERANGE for a value
+ * outside the entry's range (@why names the range).
  */
 NXSIM_API int nxsim_bringup_costs_parse(struct nxsim_bringup_costs *c,
-					const char *text, char *err,
-					size_t errlen);
+					const char *text, const char **why,
+					size_t *at);
 
 enum nxsim_bringup_policy {
 	/* a kthread at KVM_CREATE_VM, attached to the creator's cgroups
@@ -160,13 +167,16 @@ struct nxsim_bringup_config {
  * @p95:
  * @p99:
  * @max:
- * @mean:
+ * @mean: rounded to the ns
  * @hist: funclatency histogram of the samples in microseconds
+ *
+ * Its fields but @hist are the stats set NXSIM_STATS_BRINGUP_LATENCY
+ * (include/nxsim/stats.h).
  */
 struct nxsim_bringup_stats {
 	uint64_t n;
 	uint64_t p50, p95, p99, max;
-	double mean;
+	uint64_t mean;
 	uint64_t hist[NXSIM_BRINGUP_HIST];
 };
 
@@ -186,6 +196,10 @@ struct nxsim_bringup_stats {
  * @create_ns: NULL, or receives each VM's KVM_CREATE_VM latency
  *	(@vms entries, set by the caller)
  * @first_run_ns: the same for the first KVM_RUN
+ *
+ * Its own counters, @makespan_ns to @worker_failures, are the stats set
+ * NXSIM_STATS_BRINGUP_RESULT; @create, @worker and @first_run are each
+ * NXSIM_STATS_BRINGUP_LATENCY.
  */
 struct nxsim_bringup_result {
 	struct nxsim_bringup_stats create, worker, first_run;

@@ -18,8 +18,10 @@
  * An enum field (a worker's state) is described too: its value reads as
  * a number and formats as its name.
  *
- * Left out: nested structs (struct nxsim_xpfo_result holds three) are
- * their own sets.
+ * Left out: nested structs (struct nxsim_xpfo_result and struct
+ * nxsim_bringup_result hold three each) are their own sets; histogram
+ * arrays (struct nxsim_bringup_stats) and pointers (struct
+ * nxsim_bringup_result's per-VM arrays) have no descriptor.
  *
  * Thread safety: the tables are constant; every call is safe from any
  * thread.  Reading a struct while another thread fills it is the caller's
@@ -57,6 +59,9 @@ enum nxsim_stats_set {
 	NXSIM_STATS_WORKER,	      /* struct nxsim_worker_info */
 	NXSIM_STATS_ACCESS,	      /* struct nxsim_access_info */
 	NXSIM_STATS_XPFO_FRAME,	      /* struct nxsim_xpfo_frame_info */
+	NXSIM_STATS_BRINGUP_COSTS,    /* struct nxsim_bringup_costs */
+	NXSIM_STATS_BRINGUP_LATENCY,  /* struct nxsim_bringup_stats */
+	NXSIM_STATS_BRINGUP_RESULT,   /* struct nxsim_bringup_result */
 	NXSIM_STATS_NR_SETS,
 };
 

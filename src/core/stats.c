@@ -341,6 +341,48 @@ static const struct nxsim_stat_desc frame_descs[] = {
 #undef S
 };
 
+static const struct nxsim_stat_desc bringup_costs_descs[] = {
+#define S(f, m) STAT(nxsim_bringup_costs, f, m)
+	S(create_vm_us, "kvm_create_vm() and its fd, without the worker"),
+	S(create_vcpu_us, "KVM_CREATE_VCPU"),
+	S(kvm_run_us, "one KVM_RUN entry and exit"),
+	S(destroy_vm_us, "the last close of a VM, without the worker"),
+	S(kthread_create_us, "the creator's share of kthread_create_on_node()"),
+	S(kthread_fork_us, "kthreadd's copy_process() of a kernel thread"),
+	S(kthread_exit_us, "a kthread's exit after kthread_stop()"),
+	S(wakeup_us, "wake-up to running on an idle CPU"),
+	S(wakeup_busy_us, "mean extra wait when the woken task's CPU is busy"),
+	S(cgroup_attach_us, "cgroup_attach_task_all()'s work, locks held"),
+	S(vhost_create_us, "vhost_task_create() and vhost_task_start()"),
+	S(vhost_exit_us, "vhost_task_stop() until the task has exited"),
+	S(gp_jiffies, "median grace period beyond the first FQS wait"),
+	S(gp_sigma, "spread of that length (sigma of its logarithm)"),
+	S(gp_load_gain, "how much a fully busy host lengthens it"),
+	S(bg_vm_load, "share of one CPU an idle background VM uses"),
+#undef S
+};
+
+static const struct nxsim_stat_desc bringup_latency_descs[] = {
+#define S(f, name, m) STAT_AS(nxsim_bringup_stats, f, name, m)
+	S(n, "n", "VMs that had this step"),
+	S(p50, "p50_ns", "median (nearest rank)"),
+	S(p95, "p95_ns", "95th percentile (nearest rank)"),
+	S(p99, "p99_ns", "99th percentile (nearest rank)"),
+	S(max, "max_ns", "the longest"),
+	S(mean, "mean_ns", "the mean, rounded to the ns"),
+#undef S
+};
+
+static const struct nxsim_stat_desc bringup_result_descs[] = {
+#define S(f, m) STAT(nxsim_bringup_result, f, m)
+	S(makespan_ns, "from the burst's start to its last bring-up"),
+	S(vms_per_s, "VMs brought up per second of modelled time"),
+	S(grace_periods, "RCU grace periods started until the last bring-up"),
+	S(attach_waits, "cgroup attaches that waited for cgroup_mutex"),
+	S(worker_failures, "worker creations that failed and were retried"),
+#undef S
+};
+
 #define SET(name, t)                    \
 	{                               \
 #name, t, ARRAY_SIZE(t) \
@@ -371,6 +413,12 @@ static const struct {
 	[NXSIM_STATS_WORKER] = SET(nxsim_worker_info, worker_descs),
 	[NXSIM_STATS_ACCESS] = SET(nxsim_access_info, access_descs),
 	[NXSIM_STATS_XPFO_FRAME] = SET(nxsim_xpfo_frame_info, frame_descs),
+	[NXSIM_STATS_BRINGUP_COSTS] =
+		SET(nxsim_bringup_costs, bringup_costs_descs),
+	[NXSIM_STATS_BRINGUP_LATENCY] =
+		SET(nxsim_bringup_stats, bringup_latency_descs),
+	[NXSIM_STATS_BRINGUP_RESULT] =
+		SET(nxsim_bringup_result, bringup_result_descs),
 };
 
 const char *nxsim_stats_set_name(enum nxsim_stats_set set)

@@ -24,6 +24,12 @@
  *     favordynmods keeps the rcu_sync entered for good, so no writer waits;
  *   - forks (kthreadd's, the vhost task's copy_process()) take the rwsem's
  *     read side and wait while a writer holds it;
+ *   - kvm_destroy_vm()'s mmu_notifier_unregister() waits in
+ *     synchronize_srcu() on mm/mmu_notifier.c's one srcu_struct: an
+ *     expedited grace period when it is idle (its cost is in destroy_vm_us),
+ *     a normal one, two ticks after it can start, when another destroy's
+ *     is in progress or ended less than exp_holdoff ago
+ *     (kernel/rcu/srcutree.c);
  *   - a grace period lasts the first force-quiescent-state wait of
  *     kernel/rcu/tree.c (1 + (HZ > 250) + (HZ > 500) + CPUs / 256 jiffies)
  *     plus a seeded log-normal number of jiffies whose median grows with
@@ -63,6 +69,9 @@
 #include "kvm/nx_params.h"
 
 #define MAX_STEPS 64
+
+/* DEFAULT_SRCU_EXP_HOLDOFF, kernel/rcu/srcutree.c */
+#define SRCU_EXP_HOLDOFF_NS 25000ull
 
 struct step {
 	enum nxsim__lc_step op;
@@ -156,6 +165,8 @@ enum gp_state { GP_IDLE, GP_ENTER, GP_PASSED, GP_EXIT, GP_REPLAY };
  * @gp_count: rss.gp_count
  * @gp_q: writers waiting in rcu_sync_enter() for GP_PASSED
  * @rss_cb: the call_rcu() of rcu_sync_exit()
+ * @srcu_idle: from when mmu_notifier's srcu is idle again: the end of
+ *	its last grace period plus exp_holdoff
  * @tasks: the creators
  * @worker_made: worker creations so far (for worker_fail_nth)
  * @worker_made_now: the running library call made a worker
@@ -197,6 +208,7 @@ struct lab {
 	unsigned int gp_count;
 	struct task_queue gp_q;
 	struct nxsim__timer rss_cb;
+	uint64_t srcu_idle;
 	struct task *tasks;
 	unsigned int worker_made;
 	bool worker_made_now;
@@ -413,6 +425,29 @@ static void percpu_up_write(struct lab *lab, uint64_t now)
 }
 
 /*
+ * synchronize_srcu() on mmu_notifier's srcu at @now; return when it
+ * returns, before the waiter's wake-up.  srcu_might_be_idle() (no grace
+ * period in progress, the last one ended at least exp_holdoff ago) makes
+ * it synchronize_srcu_expedited(), whose cost destroy_vm_us holds.
+ * Otherwise the grace period it needs starts when the current one ends;
+ * process_srcu() ends it after SRCU_INTERVAL (one jiffy, so at the next
+ * tick) and srcu_gp_end() invokes the callbacks one jiffy later.
+ */
+static uint64_t synchronize_srcu(struct lab *lab, uint64_t now)
+{
+	uint64_t start, end;
+
+	if (now >= lab->srcu_idle) {
+		lab->srcu_idle = now + SRCU_EXP_HOLDOFF_NS;
+		return now;
+	}
+	start = MAX(now, lab->srcu_idle - SRCU_EXP_HOLDOFF_NS);
+	end = (start / lab->jiffy_ns + 2) * lab->jiffy_ns;
+	lab->srcu_idle = end + SRCU_EXP_HOLDOFF_NS;
+	return end;
+}
+
+/*
  * Run @t's program from its current step at t->now until it must wait.
  * Return true when the op's program is finished.
  */
@@ -496,6 +531,17 @@ static bool task_advance(struct task *t)
 				task_wake(w, t->now);
 			}
 			break;
+		case NXSIM__ST_SRCU_SYNC:
+			end = synchronize_srcu(lab, t->now);
+			if (end == t->now)
+				break;
+			end += wakeup_latency(lab);
+			if (end >= lab->horizon) {
+				task_arm(t, end, RESUME_NEXT);
+				return false;
+			}
+			t->now = end;
+			break;
 		case NXSIM__ST_WORKER_BEGIN:
 			t->worker_begin = t->now;
 			break;
@@ -561,6 +607,8 @@ static void lc_charge(void *model, enum nxsim__lc_event ev, int rc)
 		push(t, NXSIM__ST_CPU, n->kvm_run);
 		break;
 	case NXSIM__LC_DESTROY_VM:
+		/* kvm_destroy_vm() after kvm_arch_pre_destroy_vm() */
+		push(t, NXSIM__ST_SRCU_SYNC, 0);
 		push(t, NXSIM__ST_CPU, n->destroy_vm);
 		break;
 	case NXSIM__LC_KTHREAD_WORKER:
@@ -647,9 +695,8 @@ static int op_call(struct lab *lab, struct task *t)
 		push(t, NXSIM__ST_SLEEP,
 		     lab->cfg->hold_ns +
 			     (lab->cfg->hold_jitter_ns ?
-				      nxsim_rng_below(
-					      &lab->rng,
-					      lab->cfg->hold_jitter_ns) :
+				      nxsim_rng_below(&lab->rng,
+						      lab->cfg->hold_jitter_ns) :
 				      0));
 		break;
 	case NXSIM__OP_DESTROY:
@@ -736,14 +783,17 @@ static void task_resume(struct task *t)
 			if (!op_next(lab, t))
 				return; /* no VM left */
 			/* the next op's library call runs at the clock's
-			 * time: move the clock there if nothing comes first */
+			 * time: move the clock there if nothing comes first
+			 * (KVM_CREATE_VCPU reads no clock: the next op or
+			 * event moves it) */
 			if (t->now >= lab->horizon) {
 				task_arm(t, t->now, RESUME_OP);
 				return;
 			}
-			nxsim_clock_advance(
-				lab->clock,
-				t->now - nxsim_clock_now(lab->clock));
+			if (t->op != NXSIM__OP_VCPU)
+				nxsim_clock_advance(
+					lab->clock,
+					t->now - nxsim_clock_now(lab->clock));
 		}
 		t->resume = RESUME_NEXT;
 		t->nsteps = t->pc = 0;
@@ -849,10 +899,9 @@ static void sort_u64(uint64_t *v, uint64_t *tmp, size_t n)
 unsigned int nxsim_bringup_bucket(uint64_t ns)
 {
 	uint64_t v = ns / 1000;
-	unsigned int b = 0;
+	/* ilog2(v), 0 for 0 and 1 */
+	unsigned int b = v > 1 ? 63 - (unsigned int)__builtin_clzll(v) : 0;
 
-	while (v >>= 1)
-		b++;
 	return MIN(b, NXSIM_BRINGUP_HIST - 1);
 }
 
@@ -888,7 +937,7 @@ static void stats(struct nxsim_bringup_stats *st, uint64_t *v, uint64_t *tmp,
 		st->hist[nxsim_bringup_bucket(v[i])]++;
 	}
 	st->n = n;
-	st->mean = sum / (double)n;
+	st->mean = (uint64_t)llround(sum / (double)n);
 	st->p50 = pct(v, n, 50);
 	st->p95 = pct(v, n, 95);
 	st->p99 = pct(v, n, 99);

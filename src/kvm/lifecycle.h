@@ -22,6 +22,7 @@ enum nxsim__lc_step {
 	NXSIM__ST_WRITE_UNLOCK, /* percpu_up_write(), with rcu_sync_exit() */
 	NXSIM__ST_READ_LOCK,	/* percpu_down_read() in copy_process() */
 	NXSIM__ST_READ_UNLOCK,	/* percpu_up_read() */
+	NXSIM__ST_SRCU_SYNC,	/* synchronize_srcu() in kvm_destroy_vm() */
 	NXSIM__ST_WORKER_BEGIN, /* kvm_vm_create_worker_thread() entered */
 	NXSIM__ST_WORKER_END,	/* ... and returned */
 	NXSIM__ST_OP_DONE,	/* the ioctl (or the hold) returned */

@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,13 +22,17 @@ struct cost_row {
 	const char *name;
 	size_t off;
 	double def, min, max;
+	const char *range; /* the error text of a value outside it */
 	const char *source;
 };
 
-#define ROW(f, d, lo, hi, s)                                              \
-	{                                                                 \
-#f, offsetof(struct nxsim_bringup_costs, f), d, lo, hi, s \
+/* ROW_ stringizes the range after ROW expanded US_MAX. */
+#define ROW_(f, d, lo, hi, s)                                           \
+	{                                                               \
+#f, offsetof(struct nxsim_bringup_costs, f), d, lo, hi, \
+			"value outside [" #lo ", " #hi "]", s           \
 	}
+#define ROW(f, d, lo, hi, s) ROW_(f, d, lo, hi, s)
 #define US_MAX 1e7 /* ten seconds */
 
 static const struct cost_row cost_table[] = {
@@ -123,46 +126,40 @@ static const struct cost_row *find_row(const char *name, size_t len)
 	return NULL;
 }
 
-#define SEPS ", \t\n"
-
-/* One "name=value" of @len bytes at @pair into @c. */
+/*
+ * One "name=value" of @len bytes at @pair into @c; on error *@why says
+ * what is wrong with it.
+ */
 static int parse_pair(struct nxsim_bringup_costs *c, const char *pair,
-		      size_t len, char *err, size_t errlen)
+		      size_t len, const char **why)
 {
 	const char *eq = memchr(pair, '=', len);
 	const struct cost_row *row;
-	char num[64], *end;
+	char num[64], *end = NULL;
 	size_t nlen;
-	double v;
+	double v = NAN;
 
 	if (!eq) {
-		snprintf(err, errlen, "'%.*s': expected name=value", (int)len,
-			 pair);
+		*why = "expected name=value";
 		return -EINVAL;
 	}
 	row = find_row(pair, (size_t)(eq - pair));
 	if (!row) {
-		snprintf(err, errlen, "'%.*s': no such cost", (int)(eq - pair),
-			 pair);
+		*why = "no such cost entry";
 		return -ENOENT;
 	}
 	nlen = len - (size_t)(eq + 1 - pair);
-	if (!nlen || nlen >= sizeof(num)) {
-		snprintf(err, errlen, "%s: value '%.*s' is not a number",
-			 row->name, (int)nlen, eq + 1);
-		return -EINVAL;
+	if (nlen && nlen < sizeof(num)) {
+		memcpy(num, eq + 1, nlen);
+		num[nlen] = '\0';
+		v = strtod(num, &end);
 	}
-	memcpy(num, eq + 1, nlen);
-	num[nlen] = '\0';
-	v = strtod(num, &end);
-	if (*end || isnan(v)) {
-		snprintf(err, errlen, "%s: value '%s' is not a number",
-			 row->name, num);
+	if (!nlen || nlen >= sizeof(num) || *end || isnan(v)) {
+		*why = "value is not a number";
 		return -EINVAL;
 	}
 	if (v < row->min || v > row->max) {
-		snprintf(err, errlen, "%s: %g is outside [%g, %g]", row->name,
-			 v, row->min, row->max);
+		*why = row->range;
 		return -ERANGE;
 	}
 	*cost_field(c, row) = v;
@@ -170,31 +167,33 @@ static int parse_pair(struct nxsim_bringup_costs *c, const char *pair,
 }
 
 int nxsim_bringup_costs_parse(struct nxsim_bringup_costs *c, const char *text,
-			      char *err, size_t errlen)
+			      const char **why, size_t *at)
 {
+	const char *start = text, *dummy;
 	struct nxsim_bringup_costs tmp;
-	char dummy[1];
 	size_t len;
 	int rc;
 
-	if (!err || !errlen) {
-		err = dummy;
-		errlen = sizeof(dummy);
-	}
+	if (!why)
+		why = &dummy;
 	if (!c || !text) {
-		snprintf(err, errlen, "no table or no text");
+		if (at)
+			*at = 0;
+		*why = "no table or no text";
 		return -EINVAL;
 	}
 	tmp = *c;
-	for (text += strspn(text, SEPS); *text; text += strspn(text, SEPS)) {
-		len = strcspn(text, SEPS);
-		rc = parse_pair(&tmp, text, len, err, errlen);
-		if (rc)
+	for (text += strspn(text, NXSIM_BRINGUP_COSTS_SEPS); *text;
+	     text += strspn(text, NXSIM_BRINGUP_COSTS_SEPS)) {
+		len = strcspn(text, NXSIM_BRINGUP_COSTS_SEPS);
+		rc = parse_pair(&tmp, text, len, why);
+		if (rc) {
+			if (at)
+				*at = (size_t)(text - start);
 			return rc;
+		}
 		text += len;
 	}
 	*c = tmp;
-	if (errlen)
-		err[0] = '\0';
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <nxsim/bringup.h>
+#include <nxsim/stats.h>
 
 #include "common/test_util.h"
 #include "kvm/lifecycle.h"
@@ -42,7 +43,8 @@ static void test_costs_default_table(void **state)
 static void test_costs_parse_override(void **state)
 {
 	struct nxsim_bringup_costs c, def;
-	char err[128];
+	const char *why = "untouched";
+	size_t at = 99;
 
 	(void)state;
 	nxsim_bringup_costs_default(&c);
@@ -50,51 +52,87 @@ static void test_costs_parse_override(void **state)
 	assert_rc(nxsim_bringup_costs_parse(&c,
 					    " gp_jiffies=3, wakeup_us=0.5\t"
 					    "bg_vm_load=1e-3",
-					    err, sizeof(err)),
+					    &why, &at),
 		  0);
-	assert_string_equal(err, "");
+	/* success leaves the detail alone */
+	assert_string_equal(why, "untouched");
+	assert_int_equal(at, 99);
 	assert_true(c.gp_jiffies == 3 && c.wakeup_us == 0.5 &&
 		    c.bg_vm_load == 0.001);
 	assert_true(c.create_vm_us == def.create_vm_us);
-	assert_rc(nxsim_bringup_costs_parse(&c, "", err, sizeof(err)), 0);
+	assert_rc(nxsim_bringup_costs_parse(&c, "", NULL, NULL), 0);
 	assert_true(c.gp_jiffies == 3);
 }
 
-/* Every bad input is rejected with its errno and a text naming it, and
- * leaves the table as it was, even after good pairs before it. */
+/*
+ * Every bad input is rejected with its errno, a static text saying what
+ * is wrong and the offset of the pair, and leaves the table as it was,
+ * even after good pairs before it.
+ */
 static void test_costs_parse_errors(void **state)
 {
 	static const struct {
 		const char *text;
 		int rc;
-		const char *msg;
+		const char *why;
+		size_t at;
 	} cases[] = {
-		{ "gp_jiffies=2,nope=1", -ENOENT, "'nope': no such cost" },
-		{ "create_vm_us", -EINVAL, "'create_vm_us': expected" },
-		{ "wakeup_us=abc", -EINVAL,
-		  "wakeup_us: value 'abc' is not a number" },
-		{ "wakeup_us=", -EINVAL, "wakeup_us: value '' is not" },
-		{ "wakeup_us=1x", -EINVAL, "wakeup_us: value '1x'" },
-		{ "wakeup_us=nan", -EINVAL, "wakeup_us: value 'nan'" },
-		{ "kvm_run_us=-1", -ERANGE, "kvm_run_us: -1 is outside" },
-		{ "bg_vm_load=1.5", -ERANGE, "bg_vm_load: 1.5 is outside" },
-		{ "gp_sigma=4", -ERANGE, "gp_sigma: 4 is outside" },
+		{ "gp_jiffies=2,nope=1", -ENOENT, "no such cost entry", 13 },
+		{ "create_vm_us", -EINVAL, "expected name=value", 0 },
+		{ " wakeup_us=abc", -EINVAL, "value is not a number", 1 },
+		{ "wakeup_us=", -EINVAL, "value is not a number", 0 },
+		{ "wakeup_us=1x", -EINVAL, "value is not a number", 0 },
+		{ "wakeup_us=nan", -EINVAL, "value is not a number", 0 },
+		{ "kvm_run_us=-1", -ERANGE, "value outside [0, 1e7]", 0 },
+		{ "gp_jiffies=1 bg_vm_load=1.5", -ERANGE,
+		  "value outside [0, 1]", 13 },
+		{ "gp_sigma=4", -ERANGE, "value outside [0, 3]", 0 },
 	};
 	struct nxsim_bringup_costs c, def;
-	char err[128];
+	const char *why;
+	size_t at;
 
 	(void)state;
 	nxsim_bringup_costs_default(&def);
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		c = def;
-		assert_rc(nxsim_bringup_costs_parse(&c, cases[i].text, err,
-						    sizeof(err)),
+		why = NULL;
+		at = 99;
+		assert_rc(nxsim_bringup_costs_parse(&c, cases[i].text, &why,
+						    &at),
 			  cases[i].rc);
-		assert_non_null(strstr(err, cases[i].msg));
+		assert_string_equal(why, cases[i].why);
+		assert_int_equal(at, cases[i].at);
 		assert_memory_equal(&c, &def, sizeof(c));
+		/* NULL detail pointers are allowed */
+		assert_rc(nxsim_bringup_costs_parse(&c, cases[i].text, NULL,
+						    NULL),
+			  cases[i].rc);
 	}
-	assert_rc(nxsim_bringup_costs_parse(NULL, "a=1", NULL, 0), -EINVAL);
-	assert_rc(nxsim_bringup_costs_parse(&c, "x", NULL, 0), -EINVAL);
+	assert_rc(nxsim_bringup_costs_parse(NULL, "a=1", &why, &at), -EINVAL);
+	assert_string_equal(why, "no table or no text");
+	assert_int_equal(at, 0);
+	assert_rc(nxsim_bringup_costs_parse(&c, NULL, NULL, NULL), -EINVAL);
+}
+
+/* The cost table and its descriptor set name the same fields in order. */
+static void test_costs_descriptors(void **state)
+{
+	const struct nxsim_stat_desc *d;
+	struct nxsim_bringup_costs c;
+	const char *name;
+	unsigned int i;
+	double v;
+
+	(void)state;
+	nxsim_bringup_costs_default(&c);
+	for (i = 0; !nxsim_bringup_cost_info(i, &name, &v, NULL); i++) {
+		d = nxsim_stats_desc(NXSIM_STATS_BRINGUP_COSTS, i);
+		assert_non_null(d);
+		assert_string_equal(d->name, name);
+		assert_true(nxsim_stat_double(d, &c) == v);
+	}
+	assert_null(nxsim_stats_desc(NXSIM_STATS_BRINGUP_COSTS, i));
 }
 
 /* --- queueing, step by step ------------------------------------------ */
@@ -280,6 +318,61 @@ static void test_cpu_queue(void **state)
 	assert_int_equal(create[2], 200 * US);
 }
 
+/*
+ * Three VMs destroyed at once (1 ms after their first KVM_RUN, every other
+ * cost 0): the first destroy's synchronize_srcu() finds mmu_notifier's
+ * srcu idle and is expedited (no time: it is in destroy_vm_us); the second
+ * finds it busy and waits a normal grace period, ended at the second tick
+ * after it; the third needs the grace period after that one, two ticks
+ * after it ends.  A later destroy, once the srcu has been idle for
+ * exp_holdoff, is expedited again.
+ */
+static void test_srcu_destroys(void **state)
+{
+	static const struct {
+		unsigned int hz;
+		uint64_t done[3];
+	} cases[] = {
+		{ 1000, { 1 * MS, 3 * MS, 5 * MS } },
+		{ 250, { 1 * MS, 8 * MS, 16 * MS } },
+	};
+	struct nxsim_bringup_costs c;
+	struct nxsim_bringup_config cfg;
+	struct nxsim_bringup_result res;
+	static struct trace_log log;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		cfg = lab(NXSIM_BRINGUP_NEVER, 3, &c);
+		cfg.hz = cases[k].hz;
+		cfg.hold_ns = 1 * MS;
+		log.n = 0;
+		res = (struct nxsim_bringup_result){ 0 };
+		assert_rc(nxsim__bringup_run_traced(&cfg, &res, log_step, &log),
+			  0);
+		for (unsigned int i = 0; i < 3; i++) {
+			assert_int_equal(when(&log, i, NXSIM__OP_DESTROY,
+					      NXSIM__ST_SRCU_SYNC),
+					 1 * MS);
+			assert_int_equal(when(&log, i, NXSIM__OP_DESTROY,
+					      NXSIM__ST_OP_DONE),
+					 cases[k].done[i]);
+		}
+	}
+
+	/* one creator, two VMs: the second destroy comes 1 ms after the
+	 * first, long after exp_holdoff: expedited too */
+	cfg = lab(NXSIM_BRINGUP_NEVER, 1, &c);
+	cfg.vms = 2;
+	cfg.hold_ns = 1 * MS;
+	log.n = 0;
+	assert_rc(nxsim__bringup_run_traced(&cfg, &res, log_step, &log), 0);
+	assert_int_equal(log.ev[log.n - 1].op, NXSIM__OP_DESTROY);
+	assert_int_equal(log.ev[log.n - 1].step, NXSIM__ST_OP_DONE);
+	assert_int_equal(log.ev[log.n - 1].ns, 2 * MS);
+}
+
 /* --- each policy's path ------------------------------------------------ */
 
 /* The steps of creator 0's @op, in order, up to @max. */
@@ -364,6 +457,7 @@ static void test_path_kthread(void **state)
 		NXSIM__ST_MUTEX_UNLOCK,
 		CPU,
 		WAKE,
+		NXSIM__ST_SRCU_SYNC,
 		CPU,
 		DONE,
 	};
@@ -394,8 +488,9 @@ static void test_path_vhost(void **state)
 						     CPU, NXSIM__ST_READ_LOCK,
 						     CPU, NXSIM__ST_READ_UNLOCK,
 						     DONE };
-	static const enum nxsim__lc_step destroy[] = { WAKE, CPU, WAKE, CPU,
-						       DONE };
+	static const enum nxsim__lc_step destroy[] = {
+		WAKE, CPU, WAKE, NXSIM__ST_SRCU_SYNC, CPU, DONE
+	};
 	static struct trace_log log;
 	struct nxsim_bringup_result res;
 	struct nxsim_bringup_costs c;
@@ -422,7 +517,8 @@ static void test_path_never(void **state)
 {
 	static const enum nxsim__lc_step create[] = { CPU, DONE };
 	static const enum nxsim__lc_step run[] = { CPU, DONE };
-	static const enum nxsim__lc_step destroy[] = { CPU, DONE };
+	static const enum nxsim__lc_step destroy[] = { NXSIM__ST_SRCU_SYNC, CPU,
+						       DONE };
 	static struct trace_log log;
 	struct nxsim_bringup_result res;
 	struct nxsim_bringup_costs c;
@@ -604,11 +700,13 @@ int main(void)
 		cmocka_unit_test(test_costs_default_table),
 		cmocka_unit_test(test_costs_parse_override),
 		cmocka_unit_test(test_costs_parse_errors),
+		cmocka_unit_test(test_costs_descriptors),
 		cmocka_unit_test(test_queue_two_creators),
 		cmocka_unit_test(test_queue_three_creators),
 		cmocka_unit_test(test_favordynmods),
 		cmocka_unit_test(test_rcu_sync_shared_then_idle),
 		cmocka_unit_test(test_cpu_queue),
+		cmocka_unit_test(test_srcu_destroys),
 		cmocka_unit_test(test_path_kthread),
 		cmocka_unit_test(test_path_vhost),
 		cmocka_unit_test(test_path_never),

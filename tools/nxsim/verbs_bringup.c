@@ -13,12 +13,10 @@ static int bringup_costs(struct nxsim__drv *d, int argc,
 			 struct nxsim__drv_tok *argv,
 			 struct nxsim__drv_reply *r)
 {
-	const char *name;
-	unsigned int i;
-	double v;
+	struct nxsim_bringup_costs c;
 
-	for (i = 0; !nxsim_bringup_cost_info(i, &name, &v, NULL); i++)
-		nxsim__drv_add(r, " %s=%g", name, v);
+	nxsim_bringup_costs_default(&c);
+	nxsim__drv_add_stats(r, NXSIM_STATS_BRINGUP_COSTS, &c, NULL);
 	return 0;
 }
 
@@ -37,17 +35,22 @@ static int parse_policy(const char *s, struct nxsim_bringup_config *cfg,
 		r, -EINVAL, "policy is kthread, vhost or never, not \"%s\"", s);
 }
 
-/* The percentiles and, if @hist, "LOW_US:COUNT,..." of non-empty buckets. */
-static void add_stats(struct nxsim__drv_reply *r, const char *what,
-		      const struct nxsim_bringup_stats *st, bool hist)
+/*
+ * " what_name=value" for each field of @st (NXSIM_STATS_BRINGUP_LATENCY)
+ * and, if @hist, " what_hist=LOW_US:COUNT,..." of its non-empty buckets.
+ */
+static void add_latency(struct nxsim__drv_reply *r, const char *what,
+			const struct nxsim_bringup_stats *st, bool hist)
 {
+	const struct nxsim_stat_desc *d;
 	const char *sep = "=";
+	char val[32];
 
-	nxsim__drv_add(r,
-		       " %s_p50_us=%.1f %s_p95_us=%.1f %s_p99_us=%.1f "
-		       "%s_max_us=%.1f",
-		       what, st->p50 / 1e3, what, st->p95 / 1e3, what,
-		       st->p99 / 1e3, what, st->max / 1e3);
+	for (unsigned int i = 0;
+	     (d = nxsim_stats_desc(NXSIM_STATS_BRINGUP_LATENCY, i)); i++) {
+		nxsim_stat_format(d, st, val, sizeof(val));
+		nxsim__drv_add(r, " %s_%s=%s", what, d->name, val);
+	}
 	if (!hist)
 		return;
 	nxsim__drv_add(r, " %s_hist", what);
@@ -102,9 +105,8 @@ static int bringup_run(struct nxsim__drv *d, int argc,
 	struct nxsim_bringup_result res = { 0 };
 	struct nxsim_bringup_costs costs;
 	uint64_t v[NR_OPTS];
-	char err[160];
-	const char *s;
-	size_t k;
+	const char *s, *why;
+	size_t k, at;
 	int i, rc = 0;
 
 	for (k = 0; k < NR_OPTS; k++)
@@ -116,10 +118,13 @@ static int bringup_run(struct nxsim__drv *d, int argc,
 			continue;
 		}
 		if ((s = nxsim__drv_opt(&argv[i], "costs"))) {
-			rc = nxsim_bringup_costs_parse(&costs, s, err,
-						       sizeof(err));
+			rc = nxsim_bringup_costs_parse(&costs, s, &why, &at);
 			if (rc)
-				rc = nxsim__drv_fail(r, rc, "%s", err);
+				rc = nxsim__drv_fail(
+					r, rc, "costs: '%.*s': %s",
+					(int)strcspn(s + at,
+						     NXSIM_BRINGUP_COSTS_SEPS),
+					s + at, why);
 			continue;
 		}
 		for (k = 0; k < NR_OPTS; k++)
@@ -152,16 +157,11 @@ static int bringup_run(struct nxsim__drv *d, int argc,
 		return nxsim__drv_fail(r, rc,
 				       "bad lab (cpus, creators and vms are at "
 				       "least 1; hz is 100, 250, 300 or 1000)");
-	add_stats(r, "create", &res.create, v[O_HIST]);
+	add_latency(r, "create", &res.create, v[O_HIST]);
 	if (res.worker.n)
-		add_stats(r, "worker", &res.worker, v[O_HIST]);
-	add_stats(r, "first_run", &res.first_run, v[O_HIST]);
-	nxsim__drv_add(r,
-		       " vms_per_s=%.1f grace_periods=%llu "
-		       "attach_waits=%llu worker_failures=%llu",
-		       res.vms_per_s, (unsigned long long)res.grace_periods,
-		       (unsigned long long)res.attach_waits,
-		       (unsigned long long)res.worker_failures);
+		add_latency(r, "worker", &res.worker, v[O_HIST]);
+	add_latency(r, "first_run", &res.first_run, v[O_HIST]);
+	nxsim__drv_add_stats(r, NXSIM_STATS_BRINGUP_RESULT, &res, NULL);
 	return 0;
 }
 
@@ -174,9 +174,9 @@ const struct nxsim__drv_verb nxsim__drv_bringup_verbs[] = {
 	  "nxsim_bringup_run(): M VMs brought up by K creators on N CPUs "
 	  "with per_cpu idle VMs per CPU (default 1 of each, kthread, "
 	  "HZ=250, seed 1); answers create_, worker_ (kthread) and "
-	  "first_run_ p50/p95/p99/max in us (hist=1: and their funclatency "
-	  "buckets, LOW_US:COUNT,...), vms_per_s, grace_periods, "
-	  "attach_waits, worker_failures",
+	  "first_run_ n, p50_ns, p95_ns, p99_ns, max_ns, mean_ns (hist=1: "
+	  "and their funclatency buckets, LOW_US:COUNT,...), makespan_ns, "
+	  "vms_per_s, grace_periods, attach_waits, worker_failures",
 	  bringup_run },
 	{ "bringup", "costs", 0, 0, "",
 	  "answers the default lifecycle cost table, NAME=value",
