@@ -20,59 +20,45 @@
 #include "params/cmdline.h"
 #include "params/kstrtox.h"
 
-/* kstrtobool(): the first character decides, "on"/"of" the second. */
+/*
+ * kstrtobool() as its kernel-doc states it, as a table rather than the
+ * library's switch: the first character decides; "o" needs "n" or "f"
+ * after it; t/f came with 0d6ea3ac94ca, e/d with ae5b3500856f.
+ */
 static int oracle_bool(const struct nxsim__kstrtox_profile *p, const char *s,
 		       bool *res)
 {
-	switch (s[0]) {
-	case 'y':
-	case 'Y':
-	case '1':
-		*res = true;
-		return 0;
-	case 'n':
-	case 'N':
-	case '0':
-		*res = false;
-		return 0;
-	case 'o':
-	case 'O':
-		if (s[1] == 'n' || s[1] == 'N') {
-			*res = true;
-			return 0;
-		}
-		if (s[1] == 'f' || s[1] == 'F') {
-			*res = false;
-			return 0;
-		}
+	const struct {
+		const char *first;
+		bool value;
+		bool accepted;
+	} rows[] = {
+		{ "yY1", true, true },
+		{ "nN0", false, true },
+		{ "tT", true, p->kstrtobool_tf },
+		{ "fF", false, p->kstrtobool_tf },
+		{ "eE", true, p->kstrtobool_ed },
+		{ "dD", false, p->kstrtobool_ed },
+	};
+	size_t i;
+
+	if (!s[0])
 		return -EINVAL;
-	case 't':
-	case 'T':
-		if (!p->kstrtobool_tf)
+	if (s[0] == 'o' || s[0] == 'O') {
+		if (!s[1] || !strchr("nNfF", s[1]))
 			return -EINVAL;
-		*res = true;
+		*res = s[1] == 'n' || s[1] == 'N';
 		return 0;
-	case 'f':
-	case 'F':
-		if (!p->kstrtobool_tf)
-			return -EINVAL;
-		*res = false;
-		return 0;
-	case 'e':
-	case 'E':
-		if (!p->kstrtobool_ed)
-			return -EINVAL;
-		*res = true;
-		return 0;
-	case 'd':
-	case 'D':
-		if (!p->kstrtobool_ed)
-			return -EINVAL;
-		*res = false;
-		return 0;
-	default:
-		return -EINVAL;
 	}
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		if (!strchr(rows[i].first, s[0]))
+			continue;
+		if (!rows[i].accepted)
+			return -EINVAL;
+		*res = rows[i].value;
+		return 0;
+	}
+	return -EINVAL;
 }
 
 static int digit(char c)
