@@ -240,17 +240,26 @@ static int block_flags(size_t size, size_t align)
 	return flags_for_thread() | (align ? MALLOCX_ALIGN(align) : 0);
 }
 
+/*
+ * Zeroed blocks are zeroed here, never with MALLOCX_ZERO: jemalloc zeroes a
+ * large block it makes from memory freed before by handing the pages back
+ * to the kernel (MADV_DONTNEED, in ehooks_default_zero_impl()), so every
+ * page of it faults in again on first touch, and with more than one
+ * thread running each such call also shoots down the other CPUs' TLBs.
+ * A simulated machine makes and frees megabytes of zeroed tables; that
+ * was 1060 page faults per sweep job and most of its CPU time
+ * (docs/sweep.md).  A memset of memory already mapped costs neither; the
+ * price is that a block from fresh memory is touched whole at once.
+ */
 static void *backend_alloc(size_t size, size_t align, bool zero)
 {
 	void *p;
 
-	if (size == PAGE_BYTES && (p = page_list_pop())) {
-		if (zero)
-			memset(p, 0, PAGE_BYTES);
-		return p;
-	}
-	return mallocx(size,
-		       block_flags(size, align) | (zero ? MALLOCX_ZERO : 0));
+	if (!(size == PAGE_BYTES && (p = page_list_pop())))
+		p = mallocx(size, block_flags(size, align));
+	if (p && zero)
+		memset(p, 0, size);
+	return p;
 }
 
 static void backend_free(void *ptr, size_t size, size_t align)

@@ -6,10 +6,13 @@
  * keeps its contents; the counters see every page freed.  On the libc
  * backend the same calls go straight to libc and must behave the same.
  * The per-thread counters: what threads that have exited made or freed
- * stays in the sums.
+ * stays in the sums.  A large zeroed block made again from memory just
+ * freed comes back zeroed, and on the jemalloc backend without a page
+ * fault (zeroed in place, not handed back to the kernel and refaulted).
  */
 #include <pthread.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "common/test_util.h"
 #include "core/alloc.h"
@@ -59,6 +62,43 @@ static void test_page_reuse(void **state)
 	assert_non_null(p);
 	assert_int_equal(p[0] | p[PAGE - 1], 0);
 	nxsim__free(p, PAGE);
+	assert_int_equal(test_live_allocs(), live);
+}
+
+/* Minor page faults taken by the calling thread so far. */
+static long thread_minflt(void)
+{
+	struct rusage ru;
+
+	assert_int_equal(getrusage(RUSAGE_THREAD, &ru), 0);
+	return ru.ru_minflt;
+}
+
+/* The size of a simulated machine's frame table: 4 MiB. */
+#define BIG (4u << 20)
+
+static void test_large_zero_reuse(void **state)
+{
+	uint64_t live = test_live_allocs();
+	unsigned char *p;
+	long faults;
+	size_t i;
+
+	(void)state;
+	p = nxsim__alloc(BIG);
+	assert_non_null(p);
+	memset(p, 0xa5, BIG);
+	nxsim__free(p, BIG);
+	faults = thread_minflt();
+	p = nxsim__zalloc(BIG);
+	assert_non_null(p);
+	for (i = 0; i < BIG; i++)
+		assert_int_equal(p[i], 0);
+	faults = thread_minflt() - faults;
+	nxsim__free(p, BIG);
+	/* refaulting it would be 1025 faults; jemalloc's metadata may take one */
+	if (!strcmp(nxsim_alloc_backend(), "jemalloc"))
+		assert_in_range(faults, 0, BIG / PAGE / 64);
 	assert_int_equal(test_live_allocs(), live);
 }
 
@@ -178,6 +218,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page_reuse),
+		cmocka_unit_test(test_large_zero_reuse),
 		cmocka_unit_test(test_page_realloc),
 		cmocka_unit_test(test_page_realloc_failure),
 		cmocka_unit_test(test_counts_across_threads),
