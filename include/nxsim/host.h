@@ -169,7 +169,7 @@ NXSIM_API const char *nxsim_host_profile(const struct nxsim_host *host);
  * Return: 0; -EINVAL for a NULL argument.
  */
 NXSIM_API int nxsim_host_counters(const struct nxsim_host *host,
-				   struct nxsim_host_counters *c);
+				  struct nxsim_host_counters *c);
 
 /**
  * nxsim_host_vulnerability() - /sys/devices/system/cpu/vulnerabilities/

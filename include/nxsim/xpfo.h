@@ -326,8 +326,8 @@ NXSIM_API int nxsim_xpfo_cost_info(unsigned int idx, const char **name,
  *
  * Return: 0, or -ENOENT for a name the table does not have (@c unchanged).
  */
-NXSIM_API int nxsim_xpfo_costs_set(struct nxsim_xpfo_costs *c,
-				   const char *name, uint32_t cycles);
+NXSIM_API int nxsim_xpfo_costs_set(struct nxsim_xpfo_costs *c, const char *name,
+				   uint32_t cycles);
 
 /** nxsim_xpfo_policy_name() - the @idx-th policy, NULL past the last. */
 NXSIM_API const char *nxsim_xpfo_policy_name(unsigned int idx);

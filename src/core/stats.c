@@ -295,8 +295,10 @@ static const struct nxsim_stat_desc worker_descs[] = {
 static const char *access_outcome_name(unsigned int i)
 {
 	static const char *const names[] = {
-		[NXSIM_ACCESS_HIT] = "hit",	      [NXSIM_ACCESS_FAULT] = "fault",
-		[NXSIM_ACCESS_SPURIOUS] = "spurious", [NXSIM_ACCESS_FAST] = "fast",
+		[NXSIM_ACCESS_HIT] = "hit",
+		[NXSIM_ACCESS_FAULT] = "fault",
+		[NXSIM_ACCESS_SPURIOUS] = "spurious",
+		[NXSIM_ACCESS_FAST] = "fast",
 		[NXSIM_ACCESS_EMULATE] = "emulate",
 	};
 

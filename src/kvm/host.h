@@ -25,14 +25,14 @@ struct nxsim_vm;
  * model when one is attached to the host (the bring-up lab).
  */
 enum nxsim__lc_event {
-	NXSIM__LC_CREATE_VM,	   /* kvm_create_vm() */
-	NXSIM__LC_CREATE_VCPU,	   /* kvm_vm_ioctl_create_vcpu() */
-	NXSIM__LC_VCPU_RUN,	   /* one KVM_RUN */
-	NXSIM__LC_DESTROY_VM,	   /* kvm_destroy_vm() */
-	NXSIM__LC_KTHREAD_WORKER,  /* kvm_vm_create_worker_thread() */
-	NXSIM__LC_VHOST_WORKER,	   /* vhost_task_create() + start */
-	NXSIM__LC_KTHREAD_STOP,	   /* kthread_stop() of the worker */
-	NXSIM__LC_VHOST_STOP,	   /* vhost_task_stop() */
+	NXSIM__LC_CREATE_VM,	  /* kvm_create_vm() */
+	NXSIM__LC_CREATE_VCPU,	  /* kvm_vm_ioctl_create_vcpu() */
+	NXSIM__LC_VCPU_RUN,	  /* one KVM_RUN */
+	NXSIM__LC_DESTROY_VM,	  /* kvm_destroy_vm() */
+	NXSIM__LC_KTHREAD_WORKER, /* kvm_vm_create_worker_thread() */
+	NXSIM__LC_VHOST_WORKER,	  /* vhost_task_create() + start */
+	NXSIM__LC_KTHREAD_STOP,	  /* kthread_stop() of the worker */
+	NXSIM__LC_VHOST_STOP,	  /* vhost_task_stop() */
 };
 
 /* A lifecycle cost model: @ev happened, with result @rc. */

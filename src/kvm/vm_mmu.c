@@ -154,8 +154,7 @@ int64_t nxsim_vm_nr_mmu_pages(struct nxsim_vm *vm)
 	return n;
 }
 
-int64_t nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report,
-		       void *ctx)
+int64_t nxsim_vm_check(struct nxsim_vm *vm, nxsim_text_fn report, void *ctx)
 {
 	int64_t rc = nxsim__vm_enter(vm);
 

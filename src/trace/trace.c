@@ -232,8 +232,7 @@ const char *nxsim_trace_error(const struct nxsim_trace *t)
 	return t->msg;
 }
 
-int nxsim_trace_stats(const struct nxsim_trace *t,
-		      struct nxsim_trace_stats *st)
+int nxsim_trace_stats(const struct nxsim_trace *t, struct nxsim_trace_stats *st)
 {
 	if (!t || !st)
 		return -EINVAL;

@@ -379,7 +379,7 @@ static void test_keep_going(void **state)
  */
 static const struct {
 	const char *script;
-	int rc;	       /* strict */
+	int rc;		 /* strict */
 	const char *out; /* strict */
 	const char *err; /* strict */
 } strict_cases[] = {
@@ -409,8 +409,8 @@ static void test_strict(void **state)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(strict_cases); i++) {
-		struct run r = run_script(strict_cases[i].script,
-					  NXSIM__DRV_STRICT);
+		struct run r =
+			run_script(strict_cases[i].script, NXSIM__DRV_STRICT);
 
 		assert_int_equal(r.rc, strict_cases[i].rc);
 		assert_string_equal(r.out, strict_cases[i].out);

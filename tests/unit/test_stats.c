@@ -98,7 +98,8 @@ static void test_stats_cover_structs(void **state)
 		}
 		assert_true(i > 0);
 		/* and the tail padding to the largest field's alignment */
-		assert_int_equal(set_size[s], (end + align - 1) / align * align);
+		assert_int_equal(set_size[s],
+				 (end + align - 1) / align * align);
 		assert_null(nxsim_stats_find(s, "no_such_field"));
 	}
 	assert_null(nxsim_stats_desc(NXSIM_STATS_NR_SETS, 0));

@@ -212,7 +212,8 @@ static int load_line(struct loader *l, char *line, size_t len, char *buf)
 	if (n == 0)
 		return 0;
 	if (n == -E2BIG)
-		return bad(l, "%stoo many words (an axis holds at most 62 values)",
+		return bad(l,
+			   "%stoo many words (an axis holds at most 62 values)",
 			   "");
 	if (n < 0)
 		return bad(l, "%s", why);
