@@ -11,6 +11,7 @@
  * the 900-idle-VM funclatency histogram (zhuangel570), and the tail that
  * favordynmods and 6.13+ remove.
  */
+#include <inttypes.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,9 +110,8 @@ static int write_hist(struct bench_ctx *ctx,
 		return -errno;
 	fprintf(f, "bucket_low_us,published,model\n");
 	for (unsigned int b = 5; b < 16; b++) {
-		fprintf(f, "%u,%llu,%llu\n", 1u << b,
-			(unsigned long long)published_hist[b],
-			(unsigned long long)st->hist[b]);
+		fprintf(f, "%u,%" PRIu64 ",%" PRIu64 "\n", 1u << b,
+			published_hist[b], st->hist[b]);
 		x[n] = 1u << b;
 		pub[n] = published_hist[b] + 0.5; /* visible on a log axis */
 		mod[n++] = st->hist[b] + 0.5;

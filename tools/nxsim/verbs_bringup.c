@@ -4,6 +4,7 @@
  * and first-run latency in modelled kernel time under each recovery-worker
  * policy, and its cost table.
  */
+#include <inttypes.h>
 #include <errno.h>
 #include <string.h>
 
@@ -57,8 +58,8 @@ static void add_latency(struct nxsim__drv_reply *r, const char *what,
 	for (unsigned int b = 0; b < NXSIM_BRINGUP_HIST; b++) {
 		if (!st->hist[b])
 			continue;
-		nxsim__drv_add(r, "%s%llu:%llu", sep, b ? 1ull << b : 0ull,
-			       (unsigned long long)st->hist[b]);
+		nxsim__drv_add(r, "%s%" PRIu64 ":%" PRIu64, sep,
+			       b ? UINT64_C(1) << b : 0, st->hist[b]);
 		sep = ",";
 	}
 }

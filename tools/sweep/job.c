@@ -11,6 +11,7 @@
  * string).  The line depends on the job and the build alone, so the same
  * job gives the same bytes in any shard, thread or run.
  */
+#include <inttypes.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,8 +138,7 @@ static void json_head(FILE *f, const struct nxsim__sweep *s,
 {
 	size_t i;
 
-	fprintf(f, "{\"id\":\"%016llx\",\"params\":{",
-		(unsigned long long)job->id);
+	fprintf(f, "{\"id\":\"%016" PRIx64 "\",\"params\":{", job->id);
 	for (i = 0; i < s->nr_axes; i++) {
 		const struct nxsim__drv_tok *v = &s->axes[i].vals[job->sel[i]];
 
@@ -148,9 +148,10 @@ static void json_head(FILE *f, const struct nxsim__sweep *s,
 		fputc(':', f);
 		json_str(f, v->s, v->len);
 	}
-	fprintf(f, "},\"seed\":%llu,\"version\":\"%d.%d.%d\",\"commit\":",
-		(unsigned long long)job->seed, NXSIM_VERSION_MAJOR,
-		NXSIM_VERSION_MINOR, NXSIM_VERSION_PATCH);
+	fprintf(f,
+		"},\"seed\":%" PRIu64 ",\"version\":\"%d.%d.%d\",\"commit\":",
+		job->seed, NXSIM_VERSION_MAJOR, NXSIM_VERSION_MINOR,
+		NXSIM_VERSION_PATCH);
 	json_str(f, NXSIM_SWEEP_COMMIT, strlen(NXSIM_SWEEP_COMMIT));
 }
 

@@ -3,6 +3,7 @@
  * nxsim-sweep: list, run (a shard of, on N local threads, resuming) and
  * merge the jobs of a sweep file.  See docs/sweep.md.
  */
+#include <inttypes.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@ static int list(const struct nxsim__sweep *s, uint64_t k, uint64_t n)
 
 		nxsim__sweep_job(s, k + seq * n, &job);
 		nxsim__sweep_params(s, &job, &r);
-		printf("%016llx%s\n", (unsigned long long)job.id, r.buf);
+		printf("%016" PRIx64 "%s\n", job.id, r.buf);
 	}
 	free(job.sel);
 	return fflush(stdout) ? -EIO : 0;
@@ -74,13 +75,11 @@ static int merge(int argc, char **argv)
 				&st);
 	if (!rc)
 		fprintf(stderr,
-			"merge: %llu of %llu jobs, %llu missing, %llu "
-			"duplicated, %llu not in the sweep\n",
-			(unsigned long long)st.merged,
-			(unsigned long long)s.nr_jobs,
-			(unsigned long long)st.missing,
-			(unsigned long long)st.duplicated,
-			(unsigned long long)st.unknown);
+			"merge: %" PRIu64 " of %" PRIu64 " jobs, %" PRIu64
+			" missing, %" PRIu64 " "
+			"duplicated, %" PRIu64 " not in the sweep\n",
+			st.merged, s.nr_jobs, st.missing, st.duplicated,
+			st.unknown);
 	nxsim__sweep_free(&s);
 	if (rc)
 		return 2;
@@ -176,7 +175,8 @@ int main(int argc, char **argv)
 	if (rc)
 		return 2;
 	if (p.failed)
-		fprintf(stderr, "nxsim-sweep: %llu of %llu jobs failed\n",
-			(unsigned long long)p.failed, (unsigned long long)p.nr);
+		fprintf(stderr,
+			"nxsim-sweep: %" PRIu64 " of %" PRIu64 " jobs failed\n",
+			p.failed, p.nr);
 	return p.failed ? 1 : 0;
 }

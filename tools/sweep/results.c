@@ -5,6 +5,7 @@
  * the jobs missing, duplicated, or not in the sweep.  Merge holds an
  * index entry (24 bytes) per line, not the lines.
  */
+#include <inttypes.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,8 +169,8 @@ static int report_dups(FILE *const *files, const struct entry *e,
 		(*dups)++;
 	}
 	if (d > e + 1)
-		fprintf(err, "duplicated: %016llx (%zu lines, %s)\n",
-			(unsigned long long)e->id, (size_t)(d - e),
+		fprintf(err, "duplicated: %016" PRIx64 " (%zu lines, %s)\n",
+			e->id, (size_t)(d - e),
 			same ? "identical" : "DIFFERENT");
 	return 0;
 }
@@ -229,8 +230,8 @@ int nxsim__sweep_merge(const struct nxsim__sweep *s, char *const *paths,
 			struct nxsim__drv_reply r = { .len = 0 };
 
 			nxsim__sweep_params(s, &job, &r);
-			fprintf(err, "missing: %016llx%s\n",
-				(unsigned long long)job.id, r.buf);
+			fprintf(err, "missing: %016" PRIx64 "%s\n", job.id,
+				r.buf);
 			st->missing++;
 			continue;
 		}
@@ -246,8 +247,8 @@ int nxsim__sweep_merge(const struct nxsim__sweep *s, char *const *paths,
 	for (i = 0; !rc && i < nr; i++) {
 		if (ents[i].used || (i && ents[i - 1].id == ents[i].id))
 			continue;
-		fprintf(err, "not in the sweep: %016llx (%s)\n",
-			(unsigned long long)ents[i].id, paths[ents[i].file]);
+		fprintf(err, "not in the sweep: %016" PRIx64 " (%s)\n",
+			ents[i].id, paths[ents[i].file]);
 		st->unknown++;
 	}
 	if ((out == stdout ? fflush(out) : fclose(out)) && !rc)

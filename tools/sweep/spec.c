@@ -10,6 +10,7 @@
  * Lines are split by the driver's lexer, so comments and quoting are the
  * driver's.  Nothing is held per job: job i is decoded from i.
  */
+#include <inttypes.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,8 +340,7 @@ void nxsim__sweep_job(const struct nxsim__sweep *s, uint64_t index,
 
 		h = fnv1a(h, "seed", 4);
 		h = fnv1a(h, num,
-			  snprintf(num, sizeof(num), "%llu",
-				   (unsigned long long)s->seed));
+			  snprintf(num, sizeof(num), "%" PRIu64, s->seed));
 	}
 	job->id = h;
 }
@@ -371,7 +371,7 @@ int nxsim__sweep_script(const struct nxsim__sweep *s,
 		if (a >= 0)
 			put_value(f, &s->axes[a].vals[job->sel[a]]);
 		else
-			fprintf(f, "%llu", (unsigned long long)job->seed);
+			fprintf(f, "%" PRIu64, job->seed);
 		p = end + 1;
 	}
 	fputs(p, f);
