@@ -28,7 +28,6 @@
 		 int: NXSIM_STAT_INT,		\
 		 bool: NXSIM_STAT_BOOL,		\
 		 double: NXSIM_STAT_DOUBLE)
-/* clang-format on */
 
 /* Field @f of struct @s, printed as @name. */
 #define STAT_AS(s, f, name, meaning)                                        \
@@ -49,6 +48,7 @@
 		#f, _Generic(((struct s *)0)->f, enum e: NXSIM_STAT_ENUM),  \
 			offsetof(struct s, f), meaning, value_name          \
 	}
+/* clang-format on */
 
 static const struct nxsim_stat_desc alloc_descs[] = {
 #define S(f, m) STAT(nxsim_alloc_stats, f, m)
