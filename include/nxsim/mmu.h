@@ -112,7 +112,7 @@ struct nxsim_access_info {
  *	with per-type lists)
  * @recovery_zapped: SPs zapped by recovery
  * @recovery_unaccounted: SPs only unaccounted (dirty-logged slot)
- * @tlb_flushes: remote TLB flushes requested by recovery passes
+ * @tlb_flushes: remote TLB flushes requested (kvm_flush_remote_tlbs())
  * @zap_all: kvm_mmu_zap_all_fast() calls
  */
 struct nxsim_mmu_counters {

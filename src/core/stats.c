@@ -85,7 +85,7 @@ static const struct nxsim_stat_desc mmu_descs[] = {
 	S(recovery_passes, "kvm_recover_nx_huge_pages() calls"),
 	S(recovery_zapped, "shadow pages zapped by recovery"),
 	S(recovery_unaccounted, "shadow pages only unaccounted (dirty log)"),
-	S(tlb_flushes, "remote TLB flushes requested by recovery passes"),
+	S(tlb_flushes, "remote TLB flushes requested"),
 	S(zap_all, "kvm_mmu_zap_all_fast() calls"),
 #undef S
 };

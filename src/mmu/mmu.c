@@ -401,6 +401,16 @@ static bool kvm_mmu_sp_dirty_logging_enabled(struct nxsim__vm_mmu *mmu,
 	return slot && nxsim__slot_dirty_logging(slot);
 }
 
+/*
+ * kvm_flush_remote_tlbs() (virt/kvm/kvm_main.c): every place the kernel asks
+ * for a flush of the VM's vCPU TLBs calls this, so that the flush is
+ * counted once, in one place.
+ */
+void nxsim__kvm_flush_remote_tlbs(struct nxsim__vm_mmu *mmu)
+{
+	mmu->counters.tlb_flushes++;
+}
+
 /* kvm_recover_nx_huge_pages(kvm, type); called with mmu_lock for write. */
 static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 				      enum nxsim__mmu_type type)
@@ -455,7 +465,7 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 				 " SPs, more than ceil(%" PRIu64 " / %u)",
 				 done, len, ratio);
 	if (flush)
-		mmu->counters.tlb_flushes++;
+		nxsim__kvm_flush_remote_tlbs(mmu);
 }
 
 void nxsim__mmu_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu)

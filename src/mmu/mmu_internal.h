@@ -197,6 +197,9 @@ static inline bool nxsim__mmu_has_bug(const struct nxsim__vm_mmu *mmu,
 void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* kvm_flush_remote_tlbs(): a remote TLB flush of every vCPU of the VM. */
+void nxsim__kvm_flush_remote_tlbs(struct nxsim__vm_mmu *mmu);
+
 /* ---- mmu.c: track / untrack --------------------------------------------- */
 
 /* The list a type uses: per-type lists (6.18) or the single list. */
