@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The bring-up lab's shared state: one run (struct lab), its creator
+ * tasks and the programs of steps they run, split over three files:
+ *
+ *   lifecycle.c       the kernel paths of a VM's life as steps, and the
+ *                     interpreter that runs a task's steps (CPU work,
+ *                     wake-ups, and the lock and grace-period steps it
+ *                     hands to lifecycle_sync.c);
+ *   lifecycle_sync.c  cgroup_mutex, cgroup_threadgroup_rwsem with its
+ *                     rcu_sync, synchronize_rcu() and mmu_notifier's
+ *                     synchronize_srcu();
+ *   lifecycle_lab.c   the lab: host, background VMs, creators' ops, the
+ *                     event loop on the virtual clock, and the results.
+ *
+ * Left out: what each file says it leaves out.
+ */
+#ifndef NXSIM_KVM_LIFECYCLE_INTERNAL_H
+#define NXSIM_KVM_LIFECYCLE_INTERNAL_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <bsd/sys/queue.h>
+
+#include <nxsim/bringup.h>
+#include <nxsim/rng.h>
+
+#include "core/clock.h"
+#include "kvm/host.h"
+#include "kvm/lifecycle.h"
+
+#define NXSIM__LC_MAX_STEPS 64
+
+struct nxsim__lc_step_rec {
+	enum nxsim__lc_step op;
+	uint64_t ns; /* CPU and SLEEP: how long */
+};
+
+/* What a task does when its event comes. */
+enum nxsim__lc_resume {
+	NXSIM__RESUME_NEXT,	/* the step it waited in is done */
+	NXSIM__RESUME_CPU_DONE, /* its CPU work is done: give the CPU back */
+	NXSIM__RESUME_GP_DONE,	/* its synchronize_rcu() returned */
+	NXSIM__RESUME_OP,	/* start the next op */
+};
+
+/* The time costs of the table, in ns. */
+struct nxsim__lc_costs_ns {
+	uint64_t create_vm, create_vcpu, kvm_run, destroy_vm;
+	uint64_t kthread_create, kthread_fork, kthread_exit;
+	uint64_t wakeup, cgroup_attach, vhost_create, vhost_exit;
+};
+
+struct nxsim__lab;
+
+/**
+ * struct nxsim__lc_task - one creator thread (and the kernel threads it
+ *	waits for)
+ * @lab: its lab
+ * @seq: arming order of its event, breaks ties between equal times
+ * @idx: creator index
+ * @vm_idx: the VM it brings up
+ * @op: what it is doing
+ * @resume: what its event means
+ * @now: its own time, ahead of the clock while it runs ahead
+ * @op_start: when the op started
+ * @worker_begin: when kvm_vm_create_worker_thread() was entered, or 0
+ * @worker_end: when it returned
+ * @steps: the op's program
+ * @nsteps: its length
+ * @pc: the step it is at
+ * @vm: the VM
+ * @vcpu: its vCPU
+ * @wait: link on the queue it waits in
+ */
+struct nxsim__lc_task {
+	struct nxsim__lab *lab;
+	uint64_t seq;
+	unsigned int idx;
+	unsigned int vm_idx;
+	enum nxsim__lc_op op;
+	enum nxsim__lc_resume resume;
+	uint64_t now;
+	uint64_t op_start;
+	uint64_t worker_begin, worker_end;
+	struct nxsim__lc_step_rec steps[NXSIM__LC_MAX_STEPS];
+	unsigned int nsteps, pc;
+	struct nxsim_vm *vm;
+	struct nxsim_vcpu *vcpu;
+	TAILQ_ENTRY(nxsim__lc_task) wait;
+};
+
+TAILQ_HEAD(nxsim__lc_queue, nxsim__lc_task);
+
+/* The gp_state values of kernel/rcu/sync.c. */
+enum nxsim__gp_state { GP_IDLE, GP_ENTER, GP_PASSED, GP_EXIT, GP_REPLAY };
+
+/**
+ * struct nxsim__lab - one run
+ * @cfg: its configuration
+ * @c: the cost table
+ * @ns: its times in ns
+ * @rng: every random draw
+ * @clock: the virtual clock
+ * @host: kvm.ko
+ * @load: background load of each CPU, 0 to 1
+ * @jiffy_ns: one jiffy
+ * @first_fqs: jiffies_till_first_fqs
+ * @horizon: no event of another task comes before this time
+ * @events: tasks with an event, a binary heap by (time, seq)
+ * @nr_events: how many
+ * @seq: events armed so far
+ * @cur: the task whose library call is running, or NULL
+ * @err: the first error, which ends the run
+ * @cpus_busy: CPUs running a task's work
+ * @cpu_q: tasks waiting for a CPU
+ * @mutex_owner: cgroup_mutex's owner
+ * @mutex_q: its waiters
+ * @block: cgroup_threadgroup_rwsem.block (a writer holds it)
+ * @readers: its active readers
+ * @writer: a writer waiting for the readers to leave
+ * @read_q: readers waiting for the writer to leave
+ * @gp_state: cgroup_threadgroup_rwsem.rss.gp_state
+ * @gp_count: rss.gp_count
+ * @gp_q: writers waiting in rcu_sync_enter() for GP_PASSED
+ * @rss_cb: the call_rcu() of rcu_sync_exit()
+ * @srcu_idle: from when mmu_notifier's srcu is idle again: the end of
+ *	its last grace period plus exp_holdoff
+ * @tasks: the creators
+ * @worker_made: worker creations so far (for worker_fail_nth)
+ * @worker_made_now: the running library call made a worker
+ * @vms: the creators' VMs, by index, until destroyed
+ * @create: per-VM latencies, ns (@worker: 0 for none)
+ * @worker:
+ * @first_run:
+ * @scratch: room for sorting one of them
+ * @last_done: when the last bring-up finished
+ * @res: counters of the result
+ * @trace: test hook, or NULL
+ * @trace_arg: its argument
+ */
+struct nxsim__lab {
+	const struct nxsim_bringup_config *cfg;
+	struct nxsim_bringup_costs c;
+	struct nxsim__lc_costs_ns ns;
+	struct nxsim_rng rng;
+	struct nxsim_clock *clock;
+	struct nxsim_host *host;
+	double load;
+	uint64_t jiffy_ns;
+	unsigned int first_fqs;
+	uint64_t horizon;
+	struct nxsim__lc_task **events;
+	unsigned int nr_events;
+	uint64_t seq;
+	struct nxsim__lc_task *cur;
+	int err;
+	unsigned int cpus_busy;
+	struct nxsim__lc_queue cpu_q;
+	struct nxsim__lc_task *mutex_owner;
+	struct nxsim__lc_queue mutex_q;
+	bool block;
+	unsigned int readers;
+	struct nxsim__lc_task *writer;
+	struct nxsim__lc_queue read_q;
+	enum nxsim__gp_state gp_state;
+	unsigned int gp_count;
+	struct nxsim__lc_queue gp_q;
+	struct nxsim__timer rss_cb;
+	uint64_t srcu_idle;
+	struct nxsim__lc_task *tasks;
+	unsigned int worker_made;
+	bool worker_made_now;
+	struct nxsim_vm **vms;
+	uint64_t *create, *worker, *first_run, *scratch;
+	uint64_t last_done;
+	struct nxsim_bringup_result *res;
+	nxsim__lc_trace_fn trace;
+	void *trace_arg;
+};
+
+static inline uint64_t nxsim__lc_us(double v)
+{
+	return (uint64_t)llround(v * 1e3);
+}
+
+/* Uniform in (0, 1]. */
+static inline double nxsim__lc_uniform(struct nxsim__lab *lab)
+{
+	return (double)((nxsim_rng_next(&lab->rng) >> 11) + 1) * 0x1.0p-53;
+}
+
+/* lifecycle_lab.c: arm @t to resume at @when (push it on the heap). */
+void nxsim__lc_task_arm(struct nxsim__lc_task *t, uint64_t when,
+			enum nxsim__lc_resume resume);
+
+/* lifecycle.c */
+void nxsim__lc_push(struct nxsim__lc_task *t, enum nxsim__lc_step op,
+		    uint64_t ns);
+void nxsim__lc_task_wake(struct nxsim__lc_task *t, uint64_t now);
+bool nxsim__lc_task_advance(struct nxsim__lc_task *t);
+void nxsim__lc_cpu_release(struct nxsim__lab *lab, uint64_t now);
+void nxsim__lc_charge(void *model, enum nxsim__lc_event ev, int rc);
+
+/* lifecycle_sync.c */
+void nxsim__lc_sync_init(struct nxsim__lab *lab, bool favordynmods);
+bool nxsim__cgroup_lock(struct nxsim__lc_task *t);
+void nxsim__cgroup_unlock(struct nxsim__lc_task *t);
+bool nxsim__rcu_sync_enter(struct nxsim__lc_task *t);
+void nxsim__rcu_sync_func(struct nxsim__lab *lab, uint64_t now);
+bool nxsim__percpu_down_write(struct nxsim__lc_task *t);
+void nxsim__percpu_up_write(struct nxsim__lab *lab, uint64_t now);
+bool nxsim__percpu_down_read(struct nxsim__lc_task *t);
+void nxsim__percpu_up_read(struct nxsim__lc_task *t);
+uint64_t nxsim__synchronize_srcu(struct nxsim__lab *lab, uint64_t now);
+
+#endif /* NXSIM_KVM_LIFECYCLE_INTERNAL_H */

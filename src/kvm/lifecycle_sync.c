@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The bring-up lab's locks and grace periods, on the virtual clock:
+ *
+ *   - cgroup_mutex as cgroup_attach_task_all() takes it with cgroup_lock()
+ *     (kernel/cgroup/cgroup-v1.c): FIFO with hand-off to the first waiter;
+ *   - cgroup_threadgroup_rwsem, a percpu rw-semaphore
+ *     (kernel/locking/percpu-rwsem.c): the writer's rcu_sync_enter(), then
+ *     sem->block, which makes new readers (forks, in copy_process()'s
+ *     cgroup_can_fork()) wait, and the wait for active readers;
+ *     percpu_up_write() lets the waiting readers in and calls
+ *     rcu_sync_exit();
+ *   - its rcu_sync with the gp_state machine of kernel/rcu/sync.c: a writer
+ *     waits for a grace period only when the rcu_sync is idle, later ones
+ *     share it, and it goes idle again a grace period after the last
+ *     writer left (GP_EXIT, GP_REPLAY); favordynmods enters it for good;
+ *   - synchronize_rcu(): the first force-quiescent-state wait of
+ *     kernel/rcu/tree.c plus a seeded log-normal number of jiffies whose
+ *     median grows with the load, ending at a tick;
+ *   - synchronize_srcu() on mm/mmu_notifier.c's srcu_struct
+ *     (kernel/rcu/srcutree.c): expedited when it might be idle, otherwise
+ *     at the second tick after the current grace period ends.
+ *
+ * docs/bringup.md gives the distribution and its sources.
+ *
+ * Left out: readers other than the lab's own forks; the reader fast path
+ * (a reader is modelled by whether it must wait, not by its per-CPU
+ * counter); the writer's wait for readers is woken by the last reader out;
+ * priority inheritance and optimistic spinning on cgroup_mutex; RCU
+ * expedited grace periods and callback batching other than rcu_sync's own.
+ */
+#include <math.h>
+
+#include "core/compiler.h"
+#include "kvm/lifecycle_internal.h"
+
+/* DEFAULT_SRCU_EXP_HOLDOFF, kernel/rcu/srcutree.c */
+#define SRCU_EXP_HOLDOFF_NS 25000ull
+
+/* Standard normal (Box-Muller). */
+static double normal(struct nxsim__lab *lab)
+{
+	double u1 = nxsim__lc_uniform(lab), u2 = nxsim__lc_uniform(lab);
+
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/*
+ * synchronize_rcu() called at @now: the first force-quiescent-state wait
+ * plus a log-normal number of jiffies, ending at a tick.  Return its end.
+ */
+static uint64_t synchronize_rcu(struct nxsim__lab *lab, uint64_t now)
+{
+	double extra =
+		lab->c.gp_jiffies * (1 + lab->c.gp_load_gain * lab->load);
+	uint64_t end;
+
+	if (lab->c.gp_sigma > 0)
+		extra *= exp(lab->c.gp_sigma * normal(lab));
+	end = now + (uint64_t)llround((lab->first_fqs + extra) *
+				      (double)lab->jiffy_ns);
+	lab->res->grace_periods++;
+	return DIV_ROUND_UP(end, lab->jiffy_ns) * lab->jiffy_ns;
+}
+
+/**
+ * nxsim__rcu_sync_func() - rcu_sync_func(): a grace period after
+ *	rcu_sync_enter() or _exit() has passed at @now
+ * @lab: the lab
+ * @now: virtual time
+ */
+void nxsim__rcu_sync_func(struct nxsim__lab *lab, uint64_t now)
+{
+	struct nxsim__lc_task *t;
+
+	if (lab->gp_count) {
+		lab->gp_state = GP_PASSED;
+		while ((t = TAILQ_FIRST(&lab->gp_q))) {
+			TAILQ_REMOVE(&lab->gp_q, t, wait);
+			nxsim__lc_task_wake(t, now);
+		}
+	} else if (lab->gp_state == GP_REPLAY) {
+		lab->gp_state = GP_EXIT;
+		nxsim__timer_mod(lab->clock, &lab->rss_cb,
+				 synchronize_rcu(lab, now));
+	} else {
+		lab->gp_state = GP_IDLE;
+	}
+}
+
+static void rss_cb_fn(struct nxsim__timer *timer)
+{
+	struct nxsim__lab *lab = container_of(timer, struct nxsim__lab, rss_cb);
+
+	nxsim__rcu_sync_func(lab, nxsim_clock_now(lab->clock));
+}
+
+/* rcu_sync_exit(): the last writer out starts the way back to idle. */
+static void rcu_sync_exit(struct nxsim__lab *lab, uint64_t now)
+{
+	uint64_t when;
+
+	if (--lab->gp_count)
+		return;
+	if (lab->gp_state == GP_PASSED) {
+		lab->gp_state = GP_EXIT;
+		when = synchronize_rcu(lab, now);
+		if (when < lab->horizon)
+			lab->horizon = when;
+		nxsim__timer_mod(lab->clock, &lab->rss_cb, when);
+	} else if (lab->gp_state == GP_EXIT) {
+		lab->gp_state = GP_REPLAY;
+	}
+}
+
+/**
+ * nxsim__rcu_sync_enter() - rcu_sync_enter() of @t at t->now
+ * @t: the writer
+ *
+ * Return: true when it passes at once; false when it waits, for its own
+ * grace period (the rcu_sync was idle: its event is armed) or for the one
+ * another writer started (it is queued for nxsim__rcu_sync_func()).
+ */
+bool nxsim__rcu_sync_enter(struct nxsim__lc_task *t)
+{
+	struct nxsim__lab *lab = t->lab;
+
+	lab->gp_count++;
+	if (lab->gp_state == GP_IDLE) {
+		lab->gp_state = GP_ENTER;
+		nxsim__lc_task_arm(t, synchronize_rcu(lab, t->now),
+				   NXSIM__RESUME_GP_DONE);
+		return false;
+	}
+	if (lab->gp_state == GP_ENTER) {
+		TAILQ_INSERT_TAIL(&lab->gp_q, t, wait);
+		return false;
+	}
+	return true;
+}
+
+/**
+ * nxsim__percpu_down_write() - the rest of percpu_down_write() after its
+ *	rcu_sync_enter(): set sem->block and wait for the active readers
+ * @t: the writer, which holds cgroup_mutex (so no other writer is in)
+ *
+ * Return: true when no reader is active; false when @t waits for the last
+ * one to leave (nxsim__percpu_up_read() wakes it).
+ */
+bool nxsim__percpu_down_write(struct nxsim__lc_task *t)
+{
+	struct nxsim__lab *lab = t->lab;
+
+	WARN_ON(lab->block);
+	lab->block = true;
+	if (lab->readers) {
+		lab->writer = t;
+		return false;
+	}
+	return true;
+}
+
+/**
+ * nxsim__percpu_up_write() - percpu_up_write(): readers may go on; then
+ *	rcu_sync_exit()
+ * @lab: the lab
+ * @now: virtual time
+ */
+void nxsim__percpu_up_write(struct nxsim__lab *lab, uint64_t now)
+{
+	struct nxsim__lc_task *w;
+
+	lab->block = false;
+	while ((w = TAILQ_FIRST(&lab->read_q))) {
+		TAILQ_REMOVE(&lab->read_q, w, wait);
+		lab->readers++;
+		nxsim__lc_task_wake(w, now);
+	}
+	rcu_sync_exit(lab, now);
+}
+
+/**
+ * nxsim__percpu_down_read() - percpu_down_read() of @t
+ * @t: the forking task
+ *
+ * Return: true when it holds the read side; false when a writer holds
+ * sem->block and @t waits for nxsim__percpu_up_write().
+ */
+bool nxsim__percpu_down_read(struct nxsim__lc_task *t)
+{
+	struct nxsim__lab *lab = t->lab;
+
+	if (lab->block) {
+		TAILQ_INSERT_TAIL(&lab->read_q, t, wait);
+		return false;
+	}
+	lab->readers++;
+	return true;
+}
+
+/**
+ * nxsim__percpu_up_read() - percpu_up_read(): the last reader out wakes
+ *	the writer waiting for it
+ * @t: the reader
+ */
+void nxsim__percpu_up_read(struct nxsim__lc_task *t)
+{
+	struct nxsim__lab *lab = t->lab;
+	struct nxsim__lc_task *w;
+
+	if (!--lab->readers && lab->writer) {
+		w = lab->writer;
+		lab->writer = NULL;
+		nxsim__lc_task_wake(w, t->now);
+	}
+}
+
+/**
+ * nxsim__cgroup_lock() - cgroup_lock(), mutex_lock(&cgroup_mutex), of @t
+ * @t: the task
+ *
+ * Return: true when @t owns it; false when it waits (counted as an
+ * attach that waited).
+ */
+bool nxsim__cgroup_lock(struct nxsim__lc_task *t)
+{
+	struct nxsim__lab *lab = t->lab;
+
+	if (lab->mutex_owner) {
+		lab->res->attach_waits++;
+		TAILQ_INSERT_TAIL(&lab->mutex_q, t, wait);
+		return false;
+	}
+	lab->mutex_owner = t;
+	return true;
+}
+
+/**
+ * nxsim__cgroup_unlock() - cgroup_unlock(): hand-off to the
+ *	first waiter, woken at t->now
+ * @t: the owner
+ */
+void nxsim__cgroup_unlock(struct nxsim__lc_task *t)
+{
+	struct nxsim__lab *lab = t->lab;
+	struct nxsim__lc_task *w = TAILQ_FIRST(&lab->mutex_q);
+
+	lab->mutex_owner = w;
+	if (w) {
+		TAILQ_REMOVE(&lab->mutex_q, w, wait);
+		nxsim__lc_task_wake(w, t->now);
+	}
+}
+
+/**
+ * nxsim__synchronize_srcu() - synchronize_srcu() on mmu_notifier's srcu
+ * @lab: the lab
+ * @now: when it is called
+ *
+ * srcu_might_be_idle() (no grace period in progress, the last one ended
+ * at least exp_holdoff ago) makes it synchronize_srcu_expedited(), whose
+ * cost destroy_vm_us holds.  Otherwise the grace period it needs starts
+ * when the current one ends; process_srcu() ends it after SRCU_INTERVAL
+ * (one jiffy, so at the next tick) and srcu_gp_end() invokes the
+ * callbacks one jiffy later.
+ *
+ * Return: when it returns, before the waiter's wake-up (@now if at once).
+ */
+uint64_t nxsim__synchronize_srcu(struct nxsim__lab *lab, uint64_t now)
+{
+	uint64_t start, end;
+
+	if (now >= lab->srcu_idle) {
+		lab->srcu_idle = now + SRCU_EXP_HOLDOFF_NS;
+		return now;
+	}
+	start = MAX(now, lab->srcu_idle - SRCU_EXP_HOLDOFF_NS);
+	end = (start / lab->jiffy_ns + 2) * lab->jiffy_ns;
+	lab->srcu_idle = end + SRCU_EXP_HOLDOFF_NS;
+	return end;
+}
+
+/**
+ * nxsim__lc_sync_init() - the locks free and the rcu_sync idle, or
+ *	entered for good with favordynmods (cgroup_favor_dynmods())
+ * @lab: the lab
+ * @favordynmods: the cgroup2 mount option (or CONFIG_CGROUP_FAVOR_DYNMODS)
+ */
+void nxsim__lc_sync_init(struct nxsim__lab *lab, bool favordynmods)
+{
+	lab->gp_state = favordynmods ? GP_PASSED : GP_IDLE;
+	lab->gp_count = favordynmods;
+	TAILQ_INIT(&lab->mutex_q);
+	TAILQ_INIT(&lab->read_q);
+	TAILQ_INIT(&lab->gp_q);
+	nxsim__timer_init(&lab->rss_cb, rss_cb_fn);
+}
