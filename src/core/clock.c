@@ -8,6 +8,11 @@
  * running callback like del_timer_sync().  A real clock reads
  * CLOCK_MONOTONIC and has no timers: its users sleep in real threads.
  *
+ * The clock keeps the earliest armed deadline beside the tree (updated
+ * under its lock whenever the tree changes), so nxsim_clock_next_event()
+ * is one atomic load and an advance that reaches no deadline takes only
+ * the advance lock; both are called once per event by an event loop.
+ *
  * Time ends at NXSIM_CLOCK_MAX: an advance past it is refused (-ERANGE)
  * rather than wrapped or cut short, and a deadline past it (NXSIM_NEVER)
  * is never reached.  A timer armed for a time another thread's advance
@@ -36,6 +41,7 @@ struct nxsim_clock {
 	_Atomic uint64_t now;		 /* virtual time, ns */
 	struct timespec base;		 /* real: CLOCK_MONOTONIC at creation */
 	struct nxsim__timer_tree timers; /* armed timers */
+	_Atomic uint64_t next;		 /* earliest deadline, or NXSIM_NEVER */
 	uint64_t seq;			 /* arming counter */
 	struct nxsim__timer *running;	 /* callback in progress */
 	_Atomic unsigned int refs;	 /* hosts and machines on this clock */
@@ -53,6 +59,21 @@ static int timer_cmp(const struct nxsim__timer *a, const struct nxsim__timer *b)
 RB_PROTOTYPE(nxsim__timer_tree, nxsim__timer, node, timer_cmp);
 RB_GENERATE(nxsim__timer_tree, nxsim__timer, node, timer_cmp);
 
+/* Take armed @t off the tree, keeping c->next; c->lock held. */
+static void timer_unlink(struct nxsim_clock *c, struct nxsim__timer *t)
+{
+	bool at_next = t->expires ==
+		       atomic_load_explicit(&c->next, memory_order_relaxed);
+	struct nxsim__timer *first;
+
+	RB_REMOVE(nxsim__timer_tree, &c->timers, t);
+	t->armed = false;
+	if (at_next) {
+		first = RB_MIN(nxsim__timer_tree, &c->timers);
+		atomic_store(&c->next, first ? first->expires : NXSIM_NEVER);
+	}
+}
+
 int nxsim_clock_create(enum nxsim_clock_mode mode, struct nxsim_clock **clockp)
 {
 	struct nxsim_clock *c;
@@ -68,6 +89,7 @@ int nxsim_clock_create(enum nxsim_clock_mode mode, struct nxsim_clock **clockp)
 	pthread_mutex_init(&c->advance_lock, NULL);
 	pthread_cond_init(&c->idle, NULL);
 	RB_INIT(&c->timers);
+	atomic_init(&c->next, NXSIM_NEVER);
 	clock_gettime(CLOCK_MONOTONIC, &c->base);
 	*clockp = c;
 	return 0;
@@ -138,11 +160,13 @@ void nxsim__timer_mod(struct nxsim_clock *c, struct nxsim__timer *t,
 	assert(c->mode == NXSIM_CLOCK_VIRTUAL);
 	pthread_mutex_lock(&c->lock);
 	if (t->armed)
-		RB_REMOVE(nxsim__timer_tree, &c->timers, t);
+		timer_unlink(c, t);
 	t->expires = expires;
 	t->seq = c->seq++;
 	RB_INSERT(nxsim__timer_tree, &c->timers, t);
 	t->armed = true;
+	if (expires < atomic_load_explicit(&c->next, memory_order_relaxed))
+		atomic_store(&c->next, expires);
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -151,10 +175,8 @@ void nxsim__timer_del_sync(struct nxsim_clock *c, struct nxsim__timer *t)
 	pthread_mutex_lock(&c->lock);
 	while (c->running == t)
 		pthread_cond_wait(&c->idle, &c->lock);
-	if (t->armed) {
-		RB_REMOVE(nxsim__timer_tree, &c->timers, t);
-		t->armed = false;
-	}
+	if (t->armed)
+		timer_unlink(c, t);
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -167,18 +189,25 @@ int64_t nxsim_clock_advance(struct nxsim_clock *c, uint64_t ns)
 	if (!c || c->mode != NXSIM_CLOCK_VIRTUAL)
 		return -EINVAL;
 	pthread_mutex_lock(&c->advance_lock);
-	pthread_mutex_lock(&c->lock);
+	/* only advances, one at a time, move the time */
 	target = atomic_load(&c->now);
 	if (ns > NXSIM_CLOCK_MAX - target) {
-		pthread_mutex_unlock(&c->lock);
 		pthread_mutex_unlock(&c->advance_lock);
 		return -ERANGE;
 	}
 	target += ns;
+	if (atomic_load(&c->next) > target) {
+		/* no deadline reached: a timer armed meanwhile for a time
+		 * this passes runs at the next advance, as it would if armed
+		 * just after the lock below */
+		atomic_store(&c->now, target);
+		pthread_mutex_unlock(&c->advance_lock);
+		return 0;
+	}
+	pthread_mutex_lock(&c->lock);
 	while ((t = RB_MIN(nxsim__timer_tree, &c->timers)) &&
 	       t->expires <= target) {
-		RB_REMOVE(nxsim__timer_tree, &c->timers, t);
-		t->armed = false;
+		timer_unlink(c, t);
 		if (t->expires > atomic_load(&c->now))
 			atomic_store(&c->now, t->expires);
 		c->running = t;
@@ -197,14 +226,7 @@ int64_t nxsim_clock_advance(struct nxsim_clock *c, uint64_t ns)
 
 uint64_t nxsim_clock_next_event(struct nxsim_clock *c)
 {
-	struct nxsim__timer *t;
-	uint64_t when;
-
 	if (c->mode != NXSIM_CLOCK_VIRTUAL)
 		return NXSIM_NEVER;
-	pthread_mutex_lock(&c->lock);
-	t = RB_MIN(nxsim__timer_tree, &c->timers);
-	when = t ? t->expires : NXSIM_NEVER;
-	pthread_mutex_unlock(&c->lock);
-	return when;
+	return atomic_load(&c->next);
 }

@@ -161,14 +161,6 @@ bool nxsim__lc_task_advance(struct nxsim__lc_task *t)
 	return true;
 }
 
-void nxsim__lc_push(struct nxsim__lc_task *t, enum nxsim__lc_step op,
-		    uint64_t ns)
-{
-	if (WARN_ON(t->nsteps >= NXSIM__LC_MAX_STEPS))
-		return;
-	t->steps[t->nsteps++] = (struct nxsim__lc_step_rec){ op, ns };
-}
-
 /* The kernel side of kthread_run() up to the new thread's first run. */
 static void kthread_run(struct nxsim__lc_task *t,
 			const struct nxsim__lc_costs_ns *n, int rc)

@@ -28,6 +28,7 @@
 #include <nxsim/rng.h>
 
 #include "core/clock.h"
+#include "core/compiler.h"
 #include "kvm/host.h"
 #include "kvm/lifecycle.h"
 
@@ -192,13 +193,20 @@ static inline double nxsim__lc_uniform(struct nxsim__lab *lab)
 	return (double)((nxsim_rng_next(&lab->rng) >> 11) + 1) * 0x1.0p-53;
 }
 
+/* Append step @op (@ns long) to @t's program. */
+static inline void nxsim__lc_push(struct nxsim__lc_task *t,
+				  enum nxsim__lc_step op, uint64_t ns)
+{
+	if (WARN_ON(t->nsteps >= NXSIM__LC_MAX_STEPS))
+		return;
+	t->steps[t->nsteps++] = (struct nxsim__lc_step_rec){ op, ns };
+}
+
 /* lifecycle_lab.c: arm @t to resume at @when (push it on the heap). */
 void nxsim__lc_task_arm(struct nxsim__lc_task *t, uint64_t when,
 			enum nxsim__lc_resume resume);
 
 /* lifecycle.c */
-void nxsim__lc_push(struct nxsim__lc_task *t, enum nxsim__lc_step op,
-		    uint64_t ns);
 void nxsim__lc_task_wake(struct nxsim__lc_task *t, uint64_t now);
 bool nxsim__lc_task_advance(struct nxsim__lc_task *t);
 void nxsim__lc_cpu_release(struct nxsim__lab *lab, uint64_t now);

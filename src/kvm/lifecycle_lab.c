@@ -400,7 +400,8 @@ static int lab_burst(struct nxsim__lab *lab)
 			continue;
 		}
 		t = event_pop(lab);
-		nxsim_clock_advance(lab->clock, top - now);
+		if (top > now) /* nothing is due before top */
+			nxsim_clock_advance(lab->clock, top - now);
 		lab->horizon = lab->nr_events ? MIN(next, lab->events[0]->now) :
 						next;
 		task_resume(t);

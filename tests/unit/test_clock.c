@@ -90,6 +90,66 @@ static void test_clock_del_and_rearm(void **state)
 	assert_rc(nxsim_clock_destroy(c), 0);
 }
 
+/* An event that re-arms itself 10 ns later, until @n reaches 3. */
+static void rearm_fn(struct nxsim__timer *t)
+{
+	struct ev *e = (struct ev *)t;
+
+	ev_fn(t);
+	if (*e->n < 3)
+		nxsim__timer_mod(e->clock, t, nxsim_clock_now(e->clock) + 10);
+}
+
+/*
+ * nxsim_clock_next_event() is the earliest armed deadline through every
+ * change of the tree: a move later or earlier, a delete of the first of
+ * two equal deadlines and of the last one, a callback that re-arms; and
+ * an advance that reaches none runs nothing.
+ */
+static void test_clock_next_event(void **state)
+{
+	struct nxsim_clock *c;
+	struct ev ev[3];
+	int log[8], n = 0;
+	uint64_t when[8];
+	int i;
+
+	assert_rc(nxsim_clock_create(NXSIM_CLOCK_VIRTUAL, &c), 0);
+	for (i = 0; i < 3; i++) {
+		ev[i] = (struct ev){
+			.clock = c, .id = i, .log = log, .n = &n, .when = when
+		};
+		nxsim__timer_init(&ev[i].t, i == 2 ? rearm_fn : ev_fn);
+	}
+	nxsim__timer_mod(c, &ev[0].t, 40);
+	nxsim__timer_mod(c, &ev[1].t, 40);
+	assert_int_equal(nxsim_clock_next_event(c), 40);
+	nxsim__timer_del_sync(c, &ev[0].t);
+	assert_int_equal(nxsim_clock_next_event(c), 40);
+	nxsim__timer_mod(c, &ev[1].t, 70);
+	assert_int_equal(nxsim_clock_next_event(c), 70);
+	nxsim__timer_mod(c, &ev[0].t, 90);
+	nxsim__timer_mod(c, &ev[1].t, 20);
+	assert_int_equal(nxsim_clock_next_event(c), 20);
+	nxsim__timer_del_sync(c, &ev[1].t);
+	assert_int_equal(nxsim_clock_next_event(c), 90);
+	assert_rc(nxsim_clock_advance(c, 89), 0);
+	assert_int_equal(nxsim_clock_now(c), 89);
+	assert_int_equal(n, 0);
+	nxsim__timer_del_sync(c, &ev[0].t);
+	assert_int_equal(nxsim_clock_next_event(c), NXSIM_NEVER);
+	/* 100, 110, 120: the callback's own re-arm is its next deadline */
+	nxsim__timer_mod(c, &ev[2].t, 100);
+	assert_rc(nxsim_clock_advance(c, 15), 1);
+	assert_int_equal(nxsim_clock_next_event(c), 110);
+	assert_rc(nxsim_clock_advance(c, 100), 2);
+	assert_int_equal(when[1], 110);
+	assert_int_equal(when[2], 120);
+	assert_int_equal(nxsim_clock_next_event(c), NXSIM_NEVER);
+	assert_int_equal(nxsim_clock_now(c), 204);
+	assert_rc(nxsim_clock_destroy(c), 0);
+}
+
 static void test_clock_bad_input(void **state)
 {
 	struct nxsim_clock *c;
@@ -185,6 +245,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_clock_order),
 		cmocka_unit_test(test_clock_del_and_rearm),
+		cmocka_unit_test(test_clock_next_event),
 		cmocka_unit_test(test_clock_bad_input),
 		cmocka_unit_test(test_clock_jiffies),
 		cmocka_unit_test(test_clock_end_of_time),
