@@ -139,6 +139,11 @@ nxsim_bringup_policy_name(enum nxsim_bringup_policy policy);
  *	-ERESTARTNOINTR (a signal during copy_process()) and is retried
  * @seed: seeds every random draw
  * @costs: NULL for the defaults
+ * @cpuset_rwsem: the worker's attach moves it between cpusets on a kernel
+ *	whose cpuset_rwsem is a percpu rw-semaphore (1243dc518c9d, 5.4, until
+ *	111cd11bbc54, 6.4, and its 6.1.y backport): cpuset_can_attach() and
+ *	cpuset_attach() each take percpu_down_write(&cpuset_rwsem) inside
+ *	the threadgroup write section (docs/bringup.md)
  */
 struct nxsim_bringup_config {
 	enum nxsim_bringup_policy policy;
@@ -154,6 +159,7 @@ struct nxsim_bringup_config {
 	unsigned int worker_fail_nth;
 	uint64_t seed;
 	const struct nxsim_bringup_costs *costs;
+	bool cpuset_rwsem;
 };
 
 /* funclatency's power-of-two buckets, in microseconds: bucket 0 holds 0-1,

@@ -120,7 +120,7 @@ bool nxsim__lc_task_advance(struct nxsim__lc_task *t)
 			nxsim__cgroup_unlock(t);
 			break;
 		case NXSIM__ST_RSS_ENTER:
-			if (!nxsim__rcu_sync_enter(t))
+			if (!nxsim__rcu_sync_enter(t, &lab->rss))
 				return false;
 			break;
 		case NXSIM__ST_WRITE_LOCK:
@@ -156,6 +156,15 @@ bool nxsim__lc_task_advance(struct nxsim__lc_task *t)
 			break;
 		case NXSIM__ST_OP_DONE:
 			break;
+		case NXSIM__ST_CPUSET_LOCK:
+			/* exclusive under cgroup_mutex, and the lab has no
+			 * cpuset_rwsem readers: only its rcu_sync can wait */
+			if (!nxsim__rcu_sync_enter(t, &lab->cpuset_rss))
+				return false;
+			break;
+		case NXSIM__ST_CPUSET_UNLOCK:
+			nxsim__rcu_sync_exit(&lab->cpuset_rss, t->now);
+			break;
 		}
 	}
 	return true;
@@ -178,14 +187,30 @@ static void kthread_run(struct nxsim__lc_task *t,
 		       0); /* the kthread, by wake_up_process() */
 }
 
-/* cgroup_attach_task_all(): cgroup_lock(), cgroup_attach_lock(true). */
+/*
+ * cgroup_attach_task_all(): cgroup_lock(), cgroup_attach_lock(true), the
+ * migration, unlock.  With cpuset_rwsem a percpu rw-semaphore, the
+ * migration's cpuset_can_attach() and cpuset_attach() each take its write
+ * side, inside the threadgroup write section (sem->block set), so a
+ * grace period waited there holds every fork back.
+ */
 static void cgroup_attach_task_all(struct nxsim__lc_task *t,
 				   const struct nxsim__lc_costs_ns *n)
 {
+	bool cpuset = t->lab->cfg->cpuset_rwsem;
+
 	nxsim__lc_push(t, NXSIM__ST_MUTEX_LOCK, 0);
 	nxsim__lc_push(t, NXSIM__ST_RSS_ENTER, 0);
 	nxsim__lc_push(t, NXSIM__ST_WRITE_LOCK, 0);
+	if (cpuset) {
+		/* cpuset_can_attach(), then cpuset_attach() */
+		nxsim__lc_push(t, NXSIM__ST_CPUSET_LOCK, 0);
+		nxsim__lc_push(t, NXSIM__ST_CPUSET_UNLOCK, 0);
+		nxsim__lc_push(t, NXSIM__ST_CPUSET_LOCK, 0);
+	}
 	nxsim__lc_push(t, NXSIM__ST_CPU, n->cgroup_attach);
+	if (cpuset)
+		nxsim__lc_push(t, NXSIM__ST_CPUSET_UNLOCK, 0);
 	nxsim__lc_push(t, NXSIM__ST_WRITE_UNLOCK, 0);
 	nxsim__lc_push(t, NXSIM__ST_MUTEX_UNLOCK, 0);
 }

@@ -12,20 +12,22 @@
 
 /* One step of a modelled kernel path (docs/bringup.md, "Paths"). */
 enum nxsim__lc_step {
-	NXSIM__ST_CPU,		/* run on a CPU for a time */
-	NXSIM__ST_WAKE,		/* a sleeping task is woken and gets a CPU */
-	NXSIM__ST_SLEEP,	/* the VMM holds the VM */
-	NXSIM__ST_MUTEX_LOCK,	/* cgroup_lock() */
-	NXSIM__ST_MUTEX_UNLOCK, /* cgroup_unlock() */
-	NXSIM__ST_RSS_ENTER,	/* rcu_sync_enter() of percpu_down_write() */
-	NXSIM__ST_WRITE_LOCK,	/* the rest of percpu_down_write() */
-	NXSIM__ST_WRITE_UNLOCK, /* percpu_up_write(), with rcu_sync_exit() */
-	NXSIM__ST_READ_LOCK,	/* percpu_down_read() in copy_process() */
-	NXSIM__ST_READ_UNLOCK,	/* percpu_up_read() */
-	NXSIM__ST_SRCU_SYNC,	/* synchronize_srcu() in kvm_destroy_vm() */
-	NXSIM__ST_WORKER_BEGIN, /* kvm_vm_create_worker_thread() entered */
-	NXSIM__ST_WORKER_END,	/* ... and returned */
-	NXSIM__ST_OP_DONE,	/* the ioctl (or the hold) returned */
+	NXSIM__ST_CPU,		 /* run on a CPU for a time */
+	NXSIM__ST_WAKE,		 /* a sleeping task is woken and gets a CPU */
+	NXSIM__ST_SLEEP,	 /* the VMM holds the VM */
+	NXSIM__ST_MUTEX_LOCK,	 /* cgroup_lock() */
+	NXSIM__ST_MUTEX_UNLOCK,	 /* cgroup_unlock() */
+	NXSIM__ST_RSS_ENTER,	 /* rcu_sync_enter() of percpu_down_write() */
+	NXSIM__ST_WRITE_LOCK,	 /* the rest of percpu_down_write() */
+	NXSIM__ST_WRITE_UNLOCK,	 /* percpu_up_write(), with rcu_sync_exit() */
+	NXSIM__ST_READ_LOCK,	 /* percpu_down_read() in copy_process() */
+	NXSIM__ST_READ_UNLOCK,	 /* percpu_up_read() */
+	NXSIM__ST_SRCU_SYNC,	 /* synchronize_srcu() in kvm_destroy_vm() */
+	NXSIM__ST_WORKER_BEGIN,	 /* kvm_vm_create_worker_thread() entered */
+	NXSIM__ST_WORKER_END,	 /* ... and returned */
+	NXSIM__ST_OP_DONE,	 /* the ioctl (or the hold) returned */
+	NXSIM__ST_CPUSET_LOCK,	 /* percpu_down_write(&cpuset_rwsem) */
+	NXSIM__ST_CPUSET_UNLOCK, /* percpu_up_write(&cpuset_rwsem) */
 };
 
 /* What a creator op is doing. */

@@ -65,6 +65,7 @@ struct nxsim__lab;
  * @vm_idx: the VM it brings up
  * @op: what it is doing
  * @resume: what its event means
+ * @gp_rss: the rcu_sync whose grace period it waits for (GP_DONE)
  * @now: its own time, ahead of the clock while it runs ahead
  * @op_start: when the op started
  * @worker_begin: when kvm_vm_create_worker_thread() was entered, or 0
@@ -83,6 +84,7 @@ struct nxsim__lc_task {
 	unsigned int vm_idx;
 	enum nxsim__lc_op op;
 	enum nxsim__lc_resume resume;
+	struct nxsim__rcu_sync *gp_rss;
 	uint64_t now;
 	uint64_t op_start;
 	uint64_t worker_begin, worker_end;
@@ -97,6 +99,22 @@ TAILQ_HEAD(nxsim__lc_queue, nxsim__lc_task);
 
 /* The gp_state values of kernel/rcu/sync.c. */
 enum nxsim__gp_state { GP_IDLE, GP_ENTER, GP_PASSED, GP_EXIT, GP_REPLAY };
+
+/**
+ * struct nxsim__rcu_sync - struct rcu_sync of one percpu rw-semaphore
+ * @lab: its lab
+ * @gp_state: gp_state
+ * @gp_count: gp_count
+ * @gp_q: writers waiting in rcu_sync_enter() for GP_PASSED
+ * @cb: the call_rcu() of rcu_sync_exit()
+ */
+struct nxsim__rcu_sync {
+	struct nxsim__lab *lab;
+	enum nxsim__gp_state gp_state;
+	unsigned int gp_count;
+	struct nxsim__lc_queue gp_q;
+	struct nxsim__timer cb;
+};
 
 /**
  * struct nxsim__lab - one run
@@ -123,10 +141,8 @@ enum nxsim__gp_state { GP_IDLE, GP_ENTER, GP_PASSED, GP_EXIT, GP_REPLAY };
  * @readers: its active readers
  * @writer: a writer waiting for the readers to leave
  * @read_q: readers waiting for the writer to leave
- * @gp_state: cgroup_threadgroup_rwsem.rss.gp_state
- * @gp_count: rss.gp_count
- * @gp_q: writers waiting in rcu_sync_enter() for GP_PASSED
- * @rss_cb: the call_rcu() of rcu_sync_exit()
+ * @rss: cgroup_threadgroup_rwsem.rss
+ * @cpuset_rss: cpuset_rwsem.rss (cpuset_rwsem_percpu)
  * @srcu_idle: from when mmu_notifier's srcu is idle again: the end of
  *	its last grace period plus exp_holdoff
  * @tasks: the creators
@@ -166,10 +182,7 @@ struct nxsim__lab {
 	unsigned int readers;
 	struct nxsim__lc_task *writer;
 	struct nxsim__lc_queue read_q;
-	enum nxsim__gp_state gp_state;
-	unsigned int gp_count;
-	struct nxsim__lc_queue gp_q;
-	struct nxsim__timer rss_cb;
+	struct nxsim__rcu_sync rss, cpuset_rss;
 	uint64_t srcu_idle;
 	struct nxsim__lc_task *tasks;
 	unsigned int worker_made;
@@ -216,8 +229,10 @@ void nxsim__lc_charge(void *model, enum nxsim__lc_event ev, int rc);
 void nxsim__lc_sync_init(struct nxsim__lab *lab, bool favordynmods);
 bool nxsim__cgroup_lock(struct nxsim__lc_task *t);
 void nxsim__cgroup_unlock(struct nxsim__lc_task *t);
-bool nxsim__rcu_sync_enter(struct nxsim__lc_task *t);
-void nxsim__rcu_sync_func(struct nxsim__lab *lab, uint64_t now);
+bool nxsim__rcu_sync_enter(struct nxsim__lc_task *t,
+			   struct nxsim__rcu_sync *rss);
+void nxsim__rcu_sync_exit(struct nxsim__rcu_sync *rss, uint64_t now);
+void nxsim__rcu_sync_func(struct nxsim__rcu_sync *rss, uint64_t now);
 bool nxsim__percpu_down_write(struct nxsim__lc_task *t);
 void nxsim__percpu_up_write(struct nxsim__lab *lab, uint64_t now);
 bool nxsim__percpu_down_read(struct nxsim__lc_task *t);

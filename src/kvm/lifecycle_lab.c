@@ -196,7 +196,7 @@ static void task_resume(struct nxsim__lc_task *t)
 		t->pc++;
 		break;
 	case NXSIM__RESUME_GP_DONE:
-		nxsim__rcu_sync_func(lab, t->now);
+		nxsim__rcu_sync_func(t->gp_rss, t->now);
 		t->pc++;
 		break;
 	case NXSIM__RESUME_NEXT:
@@ -421,7 +421,8 @@ static void lab_free(struct nxsim__lab *lab, struct nxsim_vm **bg)
 	for (i = 0; lab->vms && i < cfg->vms; i++)
 		if (lab->vms[i])
 			nxsim_vm_destroy(lab->vms[i]);
-	nxsim__timer_del_sync(lab->clock, &lab->rss_cb);
+	nxsim__timer_del_sync(lab->clock, &lab->rss.cb);
+	nxsim__timer_del_sync(lab->clock, &lab->cpuset_rss.cb);
 	for (i = 0; bg && i < cfg->bg_vms && bg[i]; i++)
 		nxsim_vm_destroy(bg[i]);
 	if (lab->host && nxsim_host_destroy(lab->host))

@@ -65,75 +65,84 @@ static uint64_t synchronize_rcu(struct nxsim__lab *lab, uint64_t now)
 
 /**
  * nxsim__rcu_sync_func() - rcu_sync_func(): a grace period after
- *	rcu_sync_enter() or _exit() has passed at @now
- * @lab: the lab
+ *	rcu_sync_enter() or _exit() of @rss has passed at @now
+ * @rss: the rcu_sync
  * @now: virtual time
  */
-void nxsim__rcu_sync_func(struct nxsim__lab *lab, uint64_t now)
+void nxsim__rcu_sync_func(struct nxsim__rcu_sync *rss, uint64_t now)
 {
+	struct nxsim__lab *lab = rss->lab;
 	struct nxsim__lc_task *t;
 
-	if (lab->gp_count) {
-		lab->gp_state = GP_PASSED;
-		while ((t = TAILQ_FIRST(&lab->gp_q))) {
-			TAILQ_REMOVE(&lab->gp_q, t, wait);
+	if (rss->gp_count) {
+		rss->gp_state = GP_PASSED;
+		while ((t = TAILQ_FIRST(&rss->gp_q))) {
+			TAILQ_REMOVE(&rss->gp_q, t, wait);
 			nxsim__lc_task_wake(t, now);
 		}
-	} else if (lab->gp_state == GP_REPLAY) {
-		lab->gp_state = GP_EXIT;
-		nxsim__timer_mod(lab->clock, &lab->rss_cb,
+	} else if (rss->gp_state == GP_REPLAY) {
+		rss->gp_state = GP_EXIT;
+		nxsim__timer_mod(lab->clock, &rss->cb,
 				 synchronize_rcu(lab, now));
 	} else {
-		lab->gp_state = GP_IDLE;
+		rss->gp_state = GP_IDLE;
 	}
 }
 
 static void rss_cb_fn(struct nxsim__timer *timer)
 {
-	struct nxsim__lab *lab = container_of(timer, struct nxsim__lab, rss_cb);
+	struct nxsim__rcu_sync *rss =
+		container_of(timer, struct nxsim__rcu_sync, cb);
 
-	nxsim__rcu_sync_func(lab, nxsim_clock_now(lab->clock));
+	nxsim__rcu_sync_func(rss, nxsim_clock_now(rss->lab->clock));
 }
 
-/* rcu_sync_exit(): the last writer out starts the way back to idle. */
-static void rcu_sync_exit(struct nxsim__lab *lab, uint64_t now)
+/**
+ * nxsim__rcu_sync_exit() - rcu_sync_exit(): the last writer out starts
+ *	the way back to idle
+ * @rss: the rcu_sync
+ * @now: virtual time
+ */
+void nxsim__rcu_sync_exit(struct nxsim__rcu_sync *rss, uint64_t now)
 {
+	struct nxsim__lab *lab = rss->lab;
 	uint64_t when;
 
-	if (--lab->gp_count)
+	if (--rss->gp_count)
 		return;
-	if (lab->gp_state == GP_PASSED) {
-		lab->gp_state = GP_EXIT;
+	if (rss->gp_state == GP_PASSED) {
+		rss->gp_state = GP_EXIT;
 		when = synchronize_rcu(lab, now);
 		if (when < lab->horizon)
 			lab->horizon = when;
-		nxsim__timer_mod(lab->clock, &lab->rss_cb, when);
-	} else if (lab->gp_state == GP_EXIT) {
-		lab->gp_state = GP_REPLAY;
+		nxsim__timer_mod(lab->clock, &rss->cb, when);
+	} else if (rss->gp_state == GP_EXIT) {
+		rss->gp_state = GP_REPLAY;
 	}
 }
 
 /**
- * nxsim__rcu_sync_enter() - rcu_sync_enter() of @t at t->now
+ * nxsim__rcu_sync_enter() - rcu_sync_enter() of @t on @rss at t->now
  * @t: the writer
+ * @rss: the rcu_sync
  *
  * Return: true when it passes at once; false when it waits, for its own
  * grace period (the rcu_sync was idle: its event is armed) or for the one
  * another writer started (it is queued for nxsim__rcu_sync_func()).
  */
-bool nxsim__rcu_sync_enter(struct nxsim__lc_task *t)
+bool nxsim__rcu_sync_enter(struct nxsim__lc_task *t,
+			   struct nxsim__rcu_sync *rss)
 {
-	struct nxsim__lab *lab = t->lab;
-
-	lab->gp_count++;
-	if (lab->gp_state == GP_IDLE) {
-		lab->gp_state = GP_ENTER;
-		nxsim__lc_task_arm(t, synchronize_rcu(lab, t->now),
+	rss->gp_count++;
+	if (rss->gp_state == GP_IDLE) {
+		rss->gp_state = GP_ENTER;
+		t->gp_rss = rss;
+		nxsim__lc_task_arm(t, synchronize_rcu(t->lab, t->now),
 				   NXSIM__RESUME_GP_DONE);
 		return false;
 	}
-	if (lab->gp_state == GP_ENTER) {
-		TAILQ_INSERT_TAIL(&lab->gp_q, t, wait);
+	if (rss->gp_state == GP_ENTER) {
+		TAILQ_INSERT_TAIL(&rss->gp_q, t, wait);
 		return false;
 	}
 	return true;
@@ -176,7 +185,7 @@ void nxsim__percpu_up_write(struct nxsim__lab *lab, uint64_t now)
 		lab->readers++;
 		nxsim__lc_task_wake(w, now);
 	}
-	rcu_sync_exit(lab, now);
+	nxsim__rcu_sync_exit(&lab->rss, now);
 }
 
 /**
@@ -280,18 +289,30 @@ uint64_t nxsim__synchronize_srcu(struct nxsim__lab *lab, uint64_t now)
 	return end;
 }
 
+static void rcu_sync_init(struct nxsim__lab *lab, struct nxsim__rcu_sync *rss)
+{
+	rss->lab = lab;
+	rss->gp_state = GP_IDLE;
+	rss->gp_count = 0;
+	TAILQ_INIT(&rss->gp_q);
+	nxsim__timer_init(&rss->cb, rss_cb_fn);
+}
+
 /**
- * nxsim__lc_sync_init() - the locks free and the rcu_sync idle, or
- *	entered for good with favordynmods (cgroup_favor_dynmods())
+ * nxsim__lc_sync_init() - the locks free and the rcu_syncs idle, the
+ *	threadgroup one entered for good with favordynmods
+ *	(cgroup_favor_dynmods())
  * @lab: the lab
  * @favordynmods: the cgroup2 mount option (or CONFIG_CGROUP_FAVOR_DYNMODS)
  */
 void nxsim__lc_sync_init(struct nxsim__lab *lab, bool favordynmods)
 {
-	lab->gp_state = favordynmods ? GP_PASSED : GP_IDLE;
-	lab->gp_count = favordynmods;
+	rcu_sync_init(lab, &lab->rss);
+	rcu_sync_init(lab, &lab->cpuset_rss);
+	if (favordynmods) {
+		lab->rss.gp_state = GP_PASSED;
+		lab->rss.gp_count = 1;
+	}
 	TAILQ_INIT(&lab->mutex_q);
 	TAILQ_INIT(&lab->read_q);
-	TAILQ_INIT(&lab->gp_q);
-	nxsim__timer_init(&lab->rss_cb, rss_cb_fn);
 }

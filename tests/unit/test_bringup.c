@@ -298,6 +298,62 @@ static void test_rcu_sync_shared_then_idle(void **state)
 	assert_int_equal(res.grace_periods, 7);
 }
 
+/*
+ * cpuset_rwsem as a percpu rw-semaphore (5.4 to 6.3): two CPUs,
+ * KVM_CREATE_VM 6 ms, three creators, so creator 2 runs 6-12 ms behind
+ * creators 0 and 1.  Creator 0's attach waits the threadgroup rcu_sync's
+ * grace period (6 to 11 ms) holding cgroup_mutex (creator 1 queues on
+ * it), sets sem->block, and cpuset_can_attach()'s
+ * percpu_down_write(&cpuset_rwsem) waits that rcu_sync's own (11 to 16
+ * ms); cpuset_attach()'s finds it in GP_EXIT.  Creator 2's fork
+ * (kthreadd's copy_process(), a reader) comes at 12 ms and waits for
+ * percpu_up_write() at 16.01 ms, then for cgroup_mutex behind creator 1.
+ * Without the switch the fork passes at 12 ms: 11.01, 11.02, 12.01 ms.
+ */
+static void test_cpuset_rwsem(void **state)
+{
+	struct nxsim_bringup_costs c = attach_only_costs();
+	struct nxsim_bringup_config cfg = lab(NXSIM_BRINGUP_KTHREAD, 3, &c);
+	struct nxsim_bringup_result res = { 0 };
+	static struct trace_log log;
+	uint64_t create[3];
+
+	(void)state;
+	c.create_vm_us = 6000;
+	cfg.cpus = 2;
+	res.create_ns = create;
+	assert_rc(nxsim__bringup_run_traced(&cfg, &res, log_step, &log), 0);
+	assert_int_equal(create[0], 11 * MS + 10 * US);
+	assert_int_equal(create[1], 11 * MS + 20 * US);
+	assert_int_equal(create[2], 12 * MS + 10 * US);
+	assert_int_equal(when(&log, 2, NXSIM__OP_CREATE, NXSIM__ST_READ_UNLOCK),
+			 12 * MS);
+	assert_int_equal(when(&log, 0, NXSIM__OP_CREATE, NXSIM__ST_CPUSET_LOCK),
+			 NXSIM_NEVER);
+	assert_int_equal(res.grace_periods, 2);
+
+	log.n = 0;
+	cfg.cpuset_rwsem = true;
+	assert_rc(nxsim__bringup_run_traced(&cfg, &res, log_step, &log), 0);
+	assert_int_equal(when(&log, 0, NXSIM__OP_CREATE, NXSIM__ST_WRITE_LOCK),
+			 11 * MS);
+	assert_int_equal(when(&log, 0, NXSIM__OP_CREATE, NXSIM__ST_CPUSET_LOCK),
+			 11 * MS);
+	assert_int_equal(when(&log, 0, NXSIM__OP_CREATE,
+			      NXSIM__ST_CPUSET_UNLOCK),
+			 16 * MS);
+	assert_int_equal(when(&log, 2, NXSIM__OP_CREATE, NXSIM__ST_READ_LOCK),
+			 12 * MS);
+	assert_int_equal(when(&log, 2, NXSIM__OP_CREATE, NXSIM__ST_READ_UNLOCK),
+			 16 * MS + 10 * US);
+	assert_int_equal(create[0], 16 * MS + 10 * US);
+	assert_int_equal(create[1], 16 * MS + 20 * US);
+	assert_int_equal(create[2], 16 * MS + 30 * US);
+	assert_int_equal(res.worker.max, 10 * MS + 20 * US);
+	/* both rcu_syncs' entries and exits */
+	assert_int_equal(res.grace_periods, 4);
+}
+
 /* A CPU step queues when all CPUs are busy. */
 static void test_cpu_queue(void **state)
 {
@@ -704,6 +760,7 @@ int main(void)
 		cmocka_unit_test(test_queue_two_creators),
 		cmocka_unit_test(test_queue_three_creators),
 		cmocka_unit_test(test_favordynmods),
+		cmocka_unit_test(test_cpuset_rwsem),
 		cmocka_unit_test(test_rcu_sync_shared_then_idle),
 		cmocka_unit_test(test_cpu_queue),
 		cmocka_unit_test(test_srcu_destroys),
