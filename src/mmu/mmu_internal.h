@@ -232,6 +232,9 @@ struct nxsim__possible_nx {
  *	lock-break point (cond_resched_rwlock_write()); NULL: the pass never
  *	breaks the lock (tests set it to stand in for the other thread)
  * @resched_ctx: passed to @resched
+ * @resched_pending: need_resched(): the pass breaks the lock at its next
+ *	break point and clears it (set by a test, as the scheduler sets
+ *	TIF_NEED_RESCHED)
  */
 struct nxsim__vm_mmu {
 	const struct nxsim__mmu_profile *prof;
@@ -277,6 +280,7 @@ struct nxsim__vm_mmu {
 	struct nxsim__sp_list invalid_list;
 	void (*resched)(struct nxsim__vm_mmu *mmu, void *ctx);
 	void *resched_ctx;
+	bool resched_pending;
 };
 
 static inline uint64_t sp_pfn(const struct nxsim__mmu_page *sp)

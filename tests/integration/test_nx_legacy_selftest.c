@@ -44,7 +44,7 @@ struct expect {
 
 /* Mitigation on: zap the huge SPTE, map 4K, prefetch 7 more. */
 static const struct expect legacy[NR_EXPECT] = {
-	{ 0, 0, 0, 0 },	 { 1, 0, 0, 0 }, { 2, 0, 0, 0 }, { 1, 1, 8, 1 },
+	{ 0, 0, 0, 0 },	 { 1, 0, 0, 0 },  { 2, 0, 0, 0 }, { 1, 1, 8, 1 },
 	{ 1, 2, 16, 1 }, { 1, 2, 16, 1 }, { 1, 0, 0, 2 }, { 2, 0, 0, 2 },
 };
 
@@ -111,9 +111,9 @@ static void run_case(const struct scase *c)
 			  0);
 	assert_rc(nxsim_vm_create(host, &vm), 0);
 	if (c->disable_nx)
-		assert_rc(nxsim_vm_enable_cap(vm,
-					      NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES,
-					      0, NULL, true),
+		assert_rc(nxsim_vm_enable_cap(
+				  vm, NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES, 0,
+				  NULL, true),
 			  0);
 	assert_rc(nxsim_vcpu_create(vm, 0, &vcpu), 0);
 	assert_rc(nxsim_vm_set_memory_region(vm, &mr), 0);
