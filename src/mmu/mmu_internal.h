@@ -22,6 +22,7 @@
 #include <nxsim/vcpu.h>
 #include <nxsim/vm.h>
 
+#include "mmu/guest_mem.h"
 #include "mmu/memslot.h"
 #include "mmu/mmu.h"
 #include "mmu/spte.h"
@@ -142,6 +143,7 @@ struct nxsim__possible_nx {
  * @counters: simulator counters
  * @events: checker records not yet reported
  * @nr_events: how many (may exceed NXSIM__MAX_EVENTS; the rest are counted)
+ * @gmem: guest memory: the written pages behind the slots (guest_mem.c)
  */
 struct nxsim__vm_mmu {
 	const struct nxsim__mmu_profile *prof;
@@ -174,6 +176,7 @@ struct nxsim__vm_mmu {
 	struct nxsim_mmu_counters counters;
 	char events[NXSIM__MAX_EVENTS][160];
 	unsigned int nr_events;
+	struct nxsim__guest_mem gmem;
 };
 
 static inline uint64_t sp_pfn(const struct nxsim__mmu_page *sp)
