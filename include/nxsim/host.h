@@ -93,6 +93,10 @@ enum nxsim_bug {
 	/* per-type lists (6.18): recovery untracks TDP SPs with type
 	 * KVM_SHADOW_MMU, so both lists' nr_pages go wrong. */
 	NXSIM_BUG_UNTRACK_WRONG_TYPE = 1ull << 9,
+	/* e89505698c9f: a recovery pass that finds the list empty before
+	 * to_zap reaches 0 never commits the shadow pages it prepared
+	 * since its last commit, and skips their TLB flush. */
+	NXSIM_BUG_RECOVER_NO_COMMIT = 1ull << 10,
 };
 
 /**

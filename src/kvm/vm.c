@@ -147,6 +147,9 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 		.prof = &host->prof->mmu,
 		.bugs = host->bugs,
 		.params = &host->nx,
+		/* kvm.tdp_mmu (on by default since 5.15) and tdp_enabled */
+		.tdp_mmu = host->prof->mmu.tdp_mmu_default &&
+			   !host->cpu.no_tdp && !host->cpu.no_tdp_mmu,
 	};
 	race_order = nxsim__host_has_bug(host, NXSIM_BUG_NEVER_CREATE_RACE);
 	rc = nxsim__gate_enter(&host->gate);

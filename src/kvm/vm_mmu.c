@@ -7,9 +7,10 @@
  * and dump.  Each enters the VM's gate and hands the MMU its half of the
  * VM (vm->mmu); the MMU takes mmu_lock itself.
  *
- * Left out: the shadow MMU's direct map, which VMs use when the TDP MMU is
- * off (kvm.tdp_mmu=0, no EPT/NPT, or a tree before 5.15): their accesses
- * fail with -EOPNOTSUPP.
+ * With the TDP MMU off (kvm.tdp_mmu=0, or a tree before 5.15) the MMU
+ * maps faults through the shadow MMU's direct map.  Left out: shadow
+ * paging of guest tables (no EPT/NPT): those hosts' accesses fail with
+ * -EOPNOTSUPP.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -58,11 +59,10 @@ int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot_id,
 	return rc;
 }
 
-/* The TDP MMU is in use: kvm.tdp_mmu (default on since 5.15), tdp_enabled. */
-static bool uses_tdp_mmu(struct nxsim_host *host)
+/* tdp_enabled: EPT or NPT in use (kvm_intel.ept / kvm_amd.npt). */
+static bool tdp_enabled(struct nxsim_host *host)
 {
-	return host->prof->mmu.tdp_mmu_default && !host->cpu.no_tdp &&
-	       !host->cpu.no_tdp_mmu;
+	return !host->cpu.no_tdp;
 }
 
 int nxsim_vcpu_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind,
@@ -78,7 +78,7 @@ int nxsim_vcpu_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind,
 	rc = nxsim__vm_enter(vm);
 	if (rc)
 		return rc;
-	if (!uses_tdp_mmu(vm->host))
+	if (!tdp_enabled(vm->host))
 		rc = -EOPNOTSUPP;
 	else
 		rc = nxsim__mmu_access(vm->mmu, kind, gpa, &local);

@@ -5,6 +5,15 @@
  * WARNs assume (parent links, levels, gfns, frames) and what the fault
  * and recovery paths recorded since the last check.
  *
+ * The shadow MMU's pages are checked from vm_mmu->active_mmu_pages (a
+ * shadow page may be parentless and still hold leaves): every leaf is on
+ * the rmap of its gfn and level and every rmap entry is such a leaf,
+ * every parent SPTE is on its child's parent_ptes and every entry there
+ * points at the child, no page of an old generation is left, every gfn an
+ * indirect page shadows is write-protected, and no operation left pages
+ * prepared for zap and not committed (e89505698c9f).  Both MMUs' leaves
+ * count towards the page stats.
+ *
  * Invariants that depend on a fix are checked only on profiles that carry
  * it (a 6.1 host legitimately leaves untracked exec-made tables unflagged),
  * so a bug switch that undoes a fix on a newer profile is caught.
@@ -45,14 +54,12 @@ violation(struct checker *c, const char *fmt, ...)
 	c->report(c->ctx, buf);
 }
 
-static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
+/* The checks on a page's own fields, for both MMUs. */
+static void check_sp_flags(struct checker *c, struct nxsim__mmu_page *sp)
 {
 	struct nxsim__vm_mmu *mmu = c->mmu;
-	bool nx = c->nx;
 	bool tag = mmu->prof->nx_tag_untracked;
 	uint64_t gfn = sp->gfn;
-	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level);
-	unsigned int i, leaves = 0;
 
 	c->sps++;
 	if (sp->id >= mmu->nr_frames || mmu->frames[sp->id].sp != sp)
@@ -88,6 +95,51 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 			  "an exec fault is not flagged nx_huge_page_"
 			  "disallowed",
 			  gfn, sp->level);
+}
+
+/* A present leaf of either MMU: stats and invariant 4. */
+static void check_leaf(struct checker *c, struct nxsim__mmu_page *sp,
+		       uint64_t spte, uint64_t gfn)
+{
+	if (sp->level > NXSIM_PG_LEVEL_1G) {
+		violation(c, "leaf at level %d", sp->level);
+		return;
+	}
+	c->leaves[sp->level - 1]++;
+	if (c->nx && sp->level > NXSIM_PG_LEVEL_4K &&
+	    nxsim__is_executable_pte(c->mmu->fmt, spte))
+		violation(c,
+			  "invariant 4: executable huge SPTE 0x%016" PRIx64
+			  " at level %d gfn 0x%" PRIx64,
+			  spte, sp->level, gfn);
+}
+
+/* A present non-leaf SPTE points at a live page-table page. */
+static bool points_at_table(struct checker *c, struct nxsim__mmu_page *sp,
+			    uint64_t spte)
+{
+	struct nxsim__vm_mmu *mmu = c->mmu;
+
+	if (sp->level == NXSIM_PG_LEVEL_4K ||
+	    spte_to_pfn(spte) - NXSIM__SP_PFN_BASE >= mmu->nr_frames ||
+	    !mmu->frames[spte_to_pfn(spte) - NXSIM__SP_PFN_BASE].sp) {
+		violation(c,
+			  "SPTE 0x%016" PRIx64 " at level %d points at no "
+			  "page table",
+			  spte, sp->level);
+		return false;
+	}
+	return true;
+}
+
+static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
+{
+	struct nxsim__vm_mmu *mmu = c->mmu;
+	uint64_t gfn = sp->gfn;
+	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level);
+	unsigned int i, leaves = 0;
+
+	check_sp_flags(c, sp);
 	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
 		uint64_t spte = sp->spt[i];
 		struct nxsim__mmu_page *child;
@@ -96,29 +148,11 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 			continue;
 		if (is_last_spte(spte, sp->level)) {
 			leaves++;
-			if (sp->level > NXSIM_PG_LEVEL_1G)
-				violation(c, "leaf at level %d", sp->level);
-			else
-				c->leaves[sp->level - 1]++;
-			if (nx && sp->level > NXSIM_PG_LEVEL_4K &&
-			    nxsim__is_executable_pte(mmu->fmt, spte))
-				violation(c,
-					  "invariant 4: executable huge SPTE "
-					  "0x%016" PRIx64
-					  " at level %d gfn 0x%" PRIx64,
-					  spte, sp->level, gfn + i * span);
+			check_leaf(c, sp, spte, gfn + i * span);
 			continue;
 		}
-		if (sp->level == NXSIM_PG_LEVEL_4K ||
-		    spte_to_pfn(spte) - NXSIM__SP_PFN_BASE >= mmu->nr_frames ||
-		    !mmu->frames[spte_to_pfn(spte) - NXSIM__SP_PFN_BASE].sp) {
-			violation(c,
-				  "SPTE 0x%016" PRIx64
-				  " at level %d points at no "
-				  "page table",
-				  spte, sp->level);
+		if (!points_at_table(c, sp, spte))
 			continue;
-		}
 		child = spte_to_child_sp(mmu, spte);
 		if (child->ptep != &sp->spt[i] || child->parent != sp ||
 		    child->level != sp->level - 1 ||
@@ -135,6 +169,212 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 			  "SP gfn 0x%" PRIx64
 			  " level %d: %u leaves, counted %u",
 			  gfn, sp->level, leaves, sp->nr_leaves);
+}
+
+/* Is @ref on @head? */
+static bool rmap_has(const struct nxsim__kvm_rmap_head *head, uintptr_t ref)
+{
+	struct nxsim__rmap_iterator iter;
+	uintptr_t r;
+
+	for_each_rmap_spte(head, &iter, r) if (r == ref) return true;
+	return false;
+}
+
+/* Entry @i of a shadow page: its rmap, or its child and parent link. */
+static void check_shadow_spte(struct checker *c, struct nxsim__mmu_page *sp,
+			      unsigned int i, unsigned int *leaves)
+{
+	struct nxsim__vm_mmu *mmu = c->mmu;
+	uint64_t spte = sp->spt[i], gfn = nxsim__kvm_mmu_page_get_gfn(sp, i);
+	const struct nxsim__memslot *slot;
+	struct nxsim__mmu_page *child;
+
+	if (is_last_spte(spte, sp->level)) {
+		(*leaves)++;
+		check_leaf(c, sp, spte, gfn);
+		slot = nxsim__gfn_to_memslot(mmu, gfn);
+		if (!slot || !rmap_has(nxsim__gfn_to_rmap(gfn, sp->level, slot),
+				       sptep_ref(sp, i)))
+			violation(c,
+				  "shadow leaf gfn 0x%" PRIx64 " level %d "
+				  "not on its rmap",
+				  gfn, sp->level);
+		return;
+	}
+	if (!points_at_table(c, sp, spte))
+		return;
+	child = spte_to_child_sp(mmu, spte);
+	if (child->tdp_mmu_page || child->level != sp->level - 1 ||
+	    (child->direct && child->gfn != gfn) ||
+	    !rmap_has(&child->parent_ptes, sptep_ref(sp, i)))
+		violation(c,
+			  "shadow SP gfn 0x%" PRIx64 " level %d: bad parent "
+			  "link, level or gfn",
+			  child->gfn, child->level);
+}
+
+/* The pages' parent_ptes point back at them. */
+static void check_parent_ptes(struct checker *c, struct nxsim__mmu_page *sp)
+{
+	struct nxsim__vm_mmu *mmu = c->mmu;
+	struct nxsim__rmap_iterator iter;
+	uintptr_t ref;
+
+	for_each_rmap_spte(&sp->parent_ptes, &iter, ref)
+	{
+		uint64_t spte = *ref_to_sptep(mmu, ref);
+
+		if (!is_shadow_present_pte(spte) || is_large_pte(spte) ||
+		    spte_to_pfn(spte) != sp_pfn(sp))
+			violation(c,
+				  "shadow SP gfn 0x%" PRIx64 " level %d: a "
+				  "parent_ptes entry does not point here",
+				  sp->gfn, sp->level);
+	}
+}
+
+/* A gfn an indirect page shadows has no writable leaf and no huge page. */
+static void check_shadowed_gfn(struct checker *c, struct nxsim__mmu_page *sp)
+{
+	struct nxsim__vm_mmu *mmu = c->mmu;
+	struct nxsim__memslot *slot = nxsim__gfn_to_memslot(mmu, sp->gfn);
+	struct nxsim__rmap_iterator iter;
+	uintptr_t ref;
+	int level;
+
+	if (!slot)
+		return;
+	for (level = NXSIM_PG_LEVEL_4K; level <= NXSIM_PG_LEVEL_1G; level++) {
+		if (level > NXSIM_PG_LEVEL_4K &&
+		    !nxsim__lpage_disallowed(slot, sp->gfn, level))
+			violation(c,
+				  "shadowed gfn 0x%" PRIx64 " may be mapped "
+				  "at level %d",
+				  sp->gfn, level);
+		for_each_rmap_spte(
+			nxsim__gfn_to_rmap(sp->gfn, level, slot), &iter,
+			ref) if (is_writable_pte(*ref_to_sptep(mmu, ref)))
+			violation(c,
+				  "shadowed gfn 0x%" PRIx64
+				  " is mapped writable",
+				  sp->gfn);
+	}
+	if (sp->level > NXSIM_PG_LEVEL_4K &&
+	    !nxsim__kvm_slot_page_track_is_active(slot, sp->gfn))
+		violation(c, "shadowed gfn 0x%" PRIx64 " not write-tracked",
+			  sp->gfn);
+}
+
+/* Every rmap entry of @slot is a present leaf of its gfn and level. */
+static uint64_t check_slot_rmaps(struct checker *c,
+				 const struct nxsim__memslot *slot)
+{
+	struct nxsim__vm_mmu *mmu = c->mmu;
+	struct nxsim__rmap_iterator iter;
+	uint64_t i, n, total = 0;
+	uintptr_t ref;
+	int level;
+
+	for (level = NXSIM_PG_LEVEL_4K; level <= NXSIM_PG_LEVEL_1G; level++) {
+		n = level == NXSIM_PG_LEVEL_4K ? slot->npages :
+						 slot->lpages[level - 2];
+		for (i = 0; i < n; i++) {
+			for_each_rmap_spte(&slot->rmap[level - 1][i], &iter,
+					   ref)
+			{
+				struct nxsim__mmu_page *sp =
+					ref_to_sp(mmu, ref);
+				uint64_t gfn = nxsim__kvm_mmu_page_get_gfn(
+					sp, ref_index(ref));
+
+				total++;
+				if (sp->level != level ||
+				    !is_shadow_present_pte(
+					    sp->spt[ref_index(ref)]) ||
+				    nxsim__gfn_to_index(gfn, slot->base_gfn,
+							level) != i)
+					violation(c,
+						  "rmap of gfn index 0x%" PRIx64
+						  " level %d holds a stale "
+						  "SPTE",
+						  i, level);
+			}
+		}
+	}
+	return total;
+}
+
+/* The shadow MMU's pages, rmaps and lists. */
+static void check_shadow(struct checker *c)
+{
+	struct nxsim__vm_mmu *mmu = c->mmu;
+	uint64_t n = 0, indirect = 0, leaves = 0, rmapped = 0, pending = 0;
+	struct nxsim__memslot *slot;
+	struct nxsim__mmu_page *sp;
+	unsigned int i, sp_leaves;
+
+	TAILQ_FOREACH(sp, &mmu->active_mmu_pages, link) {
+		n++;
+		check_sp_flags(c, sp);
+		if (sp->tdp_mmu_page || sp->invalid)
+			violation(c,
+				  "SP gfn 0x%" PRIx64 " level %d on "
+				  "active_mmu_pages is a TDP or invalid page",
+				  sp->gfn, sp->level);
+		if (nxsim__is_obsolete_sp(mmu, sp))
+			violation(
+				c,
+				"invariant 7: obsolete shadow SP gfn 0x%" PRIx64
+				" level %d left",
+				sp->gfn, sp->level);
+		sp_leaves = 0;
+		for (i = 0; i < SPTE_ENT_PER_PAGE; i++)
+			if (is_shadow_present_pte(sp->spt[i]))
+				check_shadow_spte(c, sp, i, &sp_leaves);
+		if (sp_leaves != sp->nr_leaves)
+			violation(c,
+				  "SP gfn 0x%" PRIx64
+				  " level %d: %u leaves, counted %u",
+				  sp->gfn, sp->level, sp_leaves, sp->nr_leaves);
+		leaves += sp_leaves;
+		check_parent_ptes(c, sp);
+		if (!sp->direct) {
+			indirect++;
+			check_shadowed_gfn(c, sp);
+		}
+	}
+	if (mmu->root && !mmu->root->tdp_mmu_page &&
+	    (mmu->root->root_count != 1 || mmu->root->invalid))
+		violation(c, "invariant 7: shadow root %u invalid or not held",
+			  mmu->root->id);
+	if (n != mmu->n_used_mmu_pages)
+		violation(c,
+			  "%" PRIu64 " shadow pages active, n_used_mmu_pages "
+			  "says %" PRIu64,
+			  n, mmu->n_used_mmu_pages);
+	if (indirect != mmu->indirect_shadow_pages)
+		violation(c,
+			  "%" PRIu64 " indirect shadow pages, "
+			  "indirect_shadow_pages says %" PRIu64,
+			  indirect, mmu->indirect_shadow_pages);
+	TAILQ_FOREACH(slot, &mmu->slots, link)
+		if (slot->rmap[0])
+			rmapped += check_slot_rmaps(c, slot);
+	if (rmapped != leaves)
+		violation(c,
+			  "rmaps hold %" PRIu64 " SPTEs, shadow pages %" PRIu64
+			  " leaves",
+			  rmapped, leaves);
+	TAILQ_FOREACH(sp, &mmu->invalid_list, link) {
+		pending++;
+		c->sps++;
+	}
+	if (pending)
+		violation(c,
+			  "e89505698c9f: %" PRIu64 " shadow pages prepared "
+			  "for zap were never committed (no TLB flush)",
+			  pending);
 }
 
 static void check_lists(struct checker *c)
@@ -208,6 +448,8 @@ int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report, void *ctx)
 				  root->id);
 		check_sp(&c, root);
 	}
+	if (!mmu->tdp_mmu_enabled)
+		check_shadow(&c);
 	for (i = 0; i < 3; i++)
 		if (c.leaves[i] != mmu->pages[i])
 			violation(&c,

@@ -9,10 +9,15 @@
  * (what host_pfn_mapping_level() finds), with the MMU-notifier zap a change
  * of it causes (kvm_unmap_gfn_range()).
  *
+ * With the shadow MMU in use (no TDP MMU), slots also get their rmaps and
+ * the write-tracking counts of the page tracker
+ * (kvm_page_track_create_memslot()), and lpage_info counts are raised and
+ * lowered for shadowed guest tables (kvm_mmu_gfn_disallow_lpage(),
+ * kvm_mmu_gfn_allow_lpage()).
+ *
  * Left out: the SMM address space, KVM_MEM_GUEST_MEMFD and memory
- * attributes (KVM_LPAGE_MIXED_FLAG), shadow-paging write tracking
- * (account_shadowed()), the dirty bitmap, eager page splitting, and the
- * total-pages overflow check.
+ * attributes (KVM_LPAGE_MIXED_FLAG), the dirty bitmap, eager page
+ * splitting, and the total-pages overflow check.
  */
 #include <errno.h>
 #include <string.h>
@@ -26,8 +31,7 @@
 #define TASK_SIZE_MAX ((1ull << 47) - 4096)
 #define HOST_CHUNK_PAGES 512ull /* host_level granularity: 2 MiB of hva */
 
-/* gfn_to_index() */
-static uint64_t gfn_to_index(uint64_t gfn, uint64_t base, int level)
+uint64_t nxsim__gfn_to_index(uint64_t gfn, uint64_t base, int level)
 {
 	int shift = (level - 1) * 9;
 
@@ -62,8 +66,34 @@ static struct nxsim__memslot *id_to_memslot(struct nxsim__vm_mmu *mmu,
 int nxsim__lpage_disallowed(const struct nxsim__memslot *slot, uint64_t gfn,
 			    int level)
 {
-	return slot->lpage_info[level - 2]
-			       [gfn_to_index(gfn, slot->base_gfn, level)];
+	return slot->lpage_info[level - 2][nxsim__gfn_to_index(
+		gfn, slot->base_gfn, level)];
+}
+
+/* update_gfn_disallow_lpage_count() */
+static void update_gfn_disallow_lpage_count(struct nxsim__memslot *slot,
+					    uint64_t gfn, int count)
+{
+	int level;
+
+	for (level = NXSIM_PG_LEVEL_2M; level <= NXSIM_PG_LEVEL_1G; level++) {
+		int *linfo = &slot->lpage_info[level - 2][nxsim__gfn_to_index(
+			gfn, slot->base_gfn, level)];
+
+		*linfo += count;
+		WARN_ON(*linfo < 0);
+	}
+}
+
+void nxsim__kvm_mmu_gfn_disallow_lpage(struct nxsim__memslot *slot,
+				       uint64_t gfn)
+{
+	update_gfn_disallow_lpage_count(slot, gfn, 1);
+}
+
+void nxsim__kvm_mmu_gfn_allow_lpage(struct nxsim__memslot *slot, uint64_t gfn)
+{
+	update_gfn_disallow_lpage_count(slot, gfn, -1);
 }
 
 static uint64_t host_chunk(const struct nxsim__memslot *s, uint64_t gfn)
@@ -80,19 +110,49 @@ int nxsim__host_pfn_mapping_level(const struct nxsim__memslot *slot,
 	return slot->host_level[host_chunk(slot, gfn)];
 }
 
+/* Entries of the rmap array of level @i + 1 (__kvm_mmu_slot_lpages()). */
+static uint64_t rmap_entries(const struct nxsim__memslot *s, int i)
+{
+	return i ? s->lpages[i - 1] : s->npages;
+}
+
+/*
+ * memslot_rmap_alloc() and kvm_page_track_create_memslot(): what the
+ * shadow MMU needs; Return: false on -ENOMEM (the caller frees the slot).
+ */
+static bool memslot_rmap_alloc(struct nxsim__memslot *s)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		s->rmap[i] =
+			nxsim__calloc(rmap_entries(s, i), sizeof(*s->rmap[i]));
+		if (!s->rmap[i])
+			return false;
+	}
+	s->gfn_write_track =
+		nxsim__calloc(s->npages, sizeof(*s->gfn_write_track));
+	return s->gfn_write_track != NULL;
+}
+
 static void kvm_free_memslot(struct nxsim__memslot *s)
 {
 	int i;
 
 	for (i = 0; i < 2; i++)
 		nxsim__free(s->lpage_info[i], s->lpages[i] * sizeof(int));
+	for (i = 0; i < 3; i++)
+		nxsim__free(s->rmap[i],
+			    rmap_entries(s, i) * sizeof(*s->rmap[i]));
+	nxsim__free(s->gfn_write_track,
+		    s->npages * sizeof(*s->gfn_write_track));
 	nxsim__free(s->host_level, s->nr_host);
 	nxsim__free(s, sizeof(*s));
 }
 
 /* kzalloc() of the slot + kvm_alloc_memslot_metadata(). */
 static struct nxsim__memslot *slot_alloc(const struct nxsim_memory_region *mr,
-					 int host_level)
+					 int host_level, bool rmaps)
 {
 	struct nxsim__memslot *s = nxsim__zalloc(sizeof(*s));
 	uint64_t ugfn = mr->userspace_addr >> 12, npages, j;
@@ -119,8 +179,8 @@ static struct nxsim__memslot *slot_alloc(const struct nxsim_memory_region *mr,
 		level = i + 2;
 		mask = KVM_PAGES_PER_HPAGE(level) - 1;
 		/* __kvm_mmu_slot_lpages() */
-		s->lpages[i] = gfn_to_index(s->base_gfn + npages - 1,
-					    s->base_gfn, level) +
+		s->lpages[i] = nxsim__gfn_to_index(s->base_gfn + npages - 1,
+						   s->base_gfn, level) +
 			       1;
 		linfo = nxsim__calloc(s->lpages[i], sizeof(int));
 		if (!linfo)
@@ -135,6 +195,8 @@ static struct nxsim__memslot *slot_alloc(const struct nxsim_memory_region *mr,
 			for (j = 0; j < s->lpages[i]; j++)
 				linfo[j] = 1;
 	}
+	if (rmaps && !memslot_rmap_alloc(s))
+		goto fail;
 	return s;
 fail:
 	kvm_free_memslot(s);
@@ -186,6 +248,13 @@ static void kvm_mmu_slot_apply_flags(struct nxsim__vm_mmu *mmu,
 	if ((s->flags & NXSIM_MEM_READONLY) ||
 	    !((old_flags ^ s->flags) & NXSIM_MEM_LOG_DIRTY_PAGES))
 		return;
+	if (!mmu->tdp_mmu_enabled) {
+		if (nxsim__slot_dirty_logging(s))
+			nxsim__shadow_mmu_wrprot_slot(mmu, s);
+		else
+			nxsim__kvm_rmap_zap_collapsible_sptes(mmu, s);
+		return;
+	}
 	if (nxsim__slot_dirty_logging(s))
 		nxsim__tdp_mmu_wrprot_slot(mmu, s);
 	else
@@ -264,7 +333,8 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 	/* kvm_arch_prepare_memory_region(): no gfn beyond kvm_mmu_max_gfn() */
 	if (base_gfn + npages - 1 > (1ull << (mmu->phys_bits - 12)) - 1)
 		return -EINVAL;
-	new = slot_alloc(mr, mr->host_level ? mr->host_level : 1);
+	new = slot_alloc(mr, mr->host_level ? mr->host_level : 1,
+			 !mmu->tdp_mmu_enabled);
 	if (!new)
 		return -ENOMEM;
 	if (old) {
@@ -318,8 +388,13 @@ static void zap_host_chunks(struct nxsim__vm_mmu *mmu,
 	uint64_t uend =
 		MIN(ugfn + s->npages, (base + last + 1) * HOST_CHUNK_PAGES);
 
-	nxsim__kvm_tdp_mmu_zap_leafs(mmu, s->base_gfn + (ustart - ugfn),
-				     s->base_gfn + (uend - ugfn));
+	if (!mmu->tdp_mmu_enabled)
+		nxsim__kvm_rmap_zap_gfn_range(mmu, s,
+					      s->base_gfn + (ustart - ugfn),
+					      s->base_gfn + (uend - ugfn));
+	else
+		nxsim__kvm_tdp_mmu_zap_leafs(mmu, s->base_gfn + (ustart - ugfn),
+					     s->base_gfn + (uend - ugfn));
 }
 
 int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,

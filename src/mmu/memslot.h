@@ -25,6 +25,10 @@
  * @lpages: entries of each @lpage_info array
  * @host_level: host mapping level per 2 MiB hva region the slot touches
  * @nr_host: entries of @host_level
+ * @rmap: slot->arch.rmap: leaf SPTEs per gfn, [0] 4K, [1] 2M, [2] 1G;
+ *	NULL while the VM uses the TDP MMU (kvm_memslots_have_rmaps())
+ * @gfn_write_track: slot->arch.gfn_track[KVM_PAGE_TRACK_WRITE], one count
+ *	per 4K gfn; NULL with @rmap
  */
 struct nxsim__memslot {
 	TAILQ_ENTRY(nxsim__memslot) link;
@@ -37,11 +41,14 @@ struct nxsim__memslot {
 	uint64_t lpages[2];
 	uint8_t *host_level;
 	uint64_t nr_host;
+	struct nxsim__kvm_rmap_head *rmap[3];
+	unsigned short *gfn_write_track;
 };
 
 TAILQ_HEAD(nxsim__slot_list, nxsim__memslot);
 
 struct nxsim__vm_mmu;
+struct nxsim__kvm_rmap_head;
 
 /* __gfn_to_memslot(): NULL if no slot holds @gfn. */
 struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim__vm_mmu *mmu,
@@ -64,6 +71,14 @@ static inline uint64_t nxsim__gfn_to_pfn(const struct nxsim__memslot *s,
 {
 	return (s->userspace_addr >> 12) + (gfn - s->base_gfn);
 }
+
+/* kvm_mmu_gfn_disallow_lpage(): raise lpage_info counts over @gfn. */
+void nxsim__kvm_mmu_gfn_disallow_lpage(struct nxsim__memslot *slot,
+				       uint64_t gfn);
+/* kvm_mmu_gfn_allow_lpage(): lower them again. */
+void nxsim__kvm_mmu_gfn_allow_lpage(struct nxsim__memslot *slot, uint64_t gfn);
+/* gfn_to_index() */
+uint64_t nxsim__gfn_to_index(uint64_t gfn, uint64_t base, int level);
 
 /* Free all slots (VM teardown). */
 void nxsim__kvm_free_memslots(struct nxsim__vm_mmu *mmu);

@@ -9,7 +9,8 @@
  *   - the fault path of a guest access: kvm_tdp_page_fault() ->
  *     direct_page_fault() -> fast_page_fault() (only its "make a write-
  *     protected SPTE writable again" case) and kvm_tdp_mmu_map() (in
- *     tdp_mmu.c), with kvm_mmu_hugepage_adjust(),
+ *     tdp_mmu.c) or, with the TDP MMU off, the shadow MMU's direct_map()
+ *     (in shadow_mmu.c), with kvm_mmu_hugepage_adjust(),
  *     kvm_mmu_max_mapping_level() and disallowed_hugepage_adjust();
  *   - possible NX huge pages: track_/untrack_possible_nx_huge_page(),
  *     unaccount_nx_huge_page() and the recovery pass
@@ -20,8 +21,10 @@
  *       - 6.18: one list per MMU type, each SP unaccounted first, then
  *         zapped unless its slot is dirty-logged.
  *     to_zap is ceil(n / ratio) of the list's (or, before 6.18, the
- *     stat's) count, taken oldest first; a TLB flush is requested when
- *     anything was zapped.
+ *     stat's) count, taken oldest first; TDP MMU pages are zapped at once,
+ *     shadow MMU pages prepared on an invalid list and committed at the
+ *     end (kvm_mmu_remote_flush_or_zap()): one TLB flush when anything was
+ *     zapped.
  *
  * The SPTE format follows the host CPU (EPT on Intel, NPT on AMD); the
  * root has 5 levels when the host has LA57 and, on EPT, the guest's
@@ -32,9 +35,10 @@
  * VM, not per vCPU), so a failed allocation changes nothing.  Faults are
  * handled under mmu_lock held for write; the kernel's read-lock
  * concurrency (and its retry paths) is left out, as are MMIO SPTEs (an
- * access outside every slot is reported as emulated).  Recovery leaves out
- * the shadow MMU's list (always empty here: no shadow paging), lock
- * breaking, and the SMM address space of the memslot lookup.
+ * access outside every slot is reported as emulated).  Recovery breaks
+ * mmu_lock (cond_resched_rwlock_write()) only where a test installed
+ * vm_mmu->resched to stand in for the thread that runs meanwhile, and
+ * leaves out the SMM address space of the memslot lookup.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -72,19 +76,26 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 	mmu->prof = cfg->prof;
 	mmu->bugs = cfg->bugs;
 	mmu->params = cfg->params;
-	pthread_rwlock_init(&mmu->mmu_lock, NULL);
 	mmu->fmt = cpu->amd ? NXSIM_SPTE_LEGACY : NXSIM_SPTE_EPT;
 	mmu->phys_bits = cpu->phys_bits ? cpu->phys_bits : 46;
 	mmu->root_level = cpu->la57 && (cpu->amd || mmu->phys_bits > 48) ? 5 :
 									   4;
 	mmu->max_huge_level = cpu->no_gbpages ? NXSIM_PG_LEVEL_2M :
 						NXSIM_PG_LEVEL_1G;
+	mmu->tdp_mmu_enabled = cfg->tdp_mmu;
 	TAILQ_INIT(&mmu->roots);
+	TAILQ_INIT(&mmu->active_mmu_pages);
+	TAILQ_INIT(&mmu->invalid_list);
 	TAILQ_INIT(&mmu->reserve);
 	TAILQ_INIT(&mmu->slots);
 	for (i = 0; i < NXSIM__NR_MMU_TYPES; i++)
 		TAILQ_INIT(&mmu->nx[i].pages);
 	mmu->free_frame = NXSIM__NO_FRAME;
+	if (!mmu->tdp_mmu_enabled && nxsim__shadow_mmu_init_vm(mmu)) {
+		nxsim__free(mmu, sizeof(*mmu));
+		return -ENOMEM;
+	}
+	pthread_rwlock_init(&mmu->mmu_lock, NULL);
 	pthread_mutex_init(&mmu->tdp_mmu_pages_lock, NULL);
 	*mmup = mmu;
 	return 0;
@@ -93,6 +104,12 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu)
 {
 	nxsim__write_lock(&mmu->mmu_lock);
+	if (!mmu->tdp_mmu_enabled) {
+		nxsim__kvm_mmu_zap_all(mmu);
+		nxsim__mmu_free_desc_cache(mmu);
+		nxsim__mmu_free_shadowed_info_cache(mmu);
+		nxsim__shadow_mmu_uninit_vm(mmu);
+	}
 	nxsim__tdp_mmu_zap_all_roots(mmu);
 	while (mmu->nr_cache)
 		nxsim__tdp_mmu_free_sp(mmu, mmu->cache[--mmu->nr_cache]);
@@ -110,6 +127,8 @@ void nxsim__kvm_mmu_zap_all_fast(struct nxsim__vm_mmu *mmu)
 {
 	nxsim__write_lock(&mmu->mmu_lock);
 	mmu->mmu_valid_gen ^= 1;
+	if (!mmu->tdp_mmu_enabled)
+		nxsim__kvm_zap_obsolete_pages(mmu);
 	nxsim__tdp_mmu_zap_all_roots(mmu);
 	mmu->counters.zap_all++;
 	nxsim__rw_unlock(&mmu->mmu_lock);
@@ -204,9 +223,10 @@ void nxsim__disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 
 /*
  * mmu_topup_memory_caches(): enough page-table pages for a walk from the
- * root (and the root itself if there is none), reserved pages first.
- * 0 or -ENOMEM, and on -ENOMEM the reserve and the allocator get back
- * what this call took.
+ * root (and the root itself if there is none), reserved pages first, and
+ * for the shadow MMU the rmap descriptors (1 rmap, 1 parent PTE per level,
+ * the prefetched rmaps).  0 or -ENOMEM, and on -ENOMEM the reserve and the
+ * allocator get back what this call took.
  */
 static int mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu)
 {
@@ -216,20 +236,21 @@ static int mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu)
 	while (mmu->nr_cache < want) {
 		struct nxsim__mmu_page *sp = nxsim__tdp_mmu_alloc_sp(mmu);
 
-		if (!sp) {
-			while (mmu->nr_cache > had)
-				nxsim__tdp_mmu_free_sp(
-					mmu, mmu->cache[--mmu->nr_cache]);
-			/* Pages are alike: keep as many as there were. */
-			nxsim__tdp_mmu_trim_reserve(mmu, reserved);
-			/* The first frame table goes too: nothing changed. */
-			if (!mmu->nr_sps)
-				nxsim__tdp_mmu_release(mmu);
-			return -ENOMEM;
-		}
+		if (!sp)
+			goto fail;
 		mmu->cache[mmu->nr_cache++] = sp;
 	}
-	return 0;
+	if (mmu->tdp_mmu_enabled || !nxsim__mmu_topup_desc_cache(mmu))
+		return 0;
+fail:
+	while (mmu->nr_cache > had)
+		nxsim__tdp_mmu_free_sp(mmu, mmu->cache[--mmu->nr_cache]);
+	/* Pages are alike: keep as many as there were. */
+	nxsim__tdp_mmu_trim_reserve(mmu, reserved);
+	/* The first frame table goes too: nothing changed. */
+	if (!mmu->nr_sps)
+		nxsim__tdp_mmu_release(mmu);
+	return -ENOMEM;
 }
 
 /* The leaf mapping @gfn, or NULL; *level receives its level. */
@@ -287,9 +308,11 @@ static int kvm_tdp_page_fault(struct nxsim__vm_mmu *mmu,
 	rc = mmu_topup_memory_caches(mmu);
 	if (rc)
 		return rc;
-	if (!mmu->root)
+	if (!mmu->root && mmu->tdp_mmu_enabled)
 		nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(
 			mmu, mmu->cache[--mmu->nr_cache]);
+	else if (!mmu->root)
+		nxsim__mmu_alloc_direct_roots(mmu);
 	mmu->counters.faults++;
 	f.slot = nxsim__gfn_to_memslot(mmu, gfn);
 	if (!f.slot || (f.write && (f.slot->flags & NXSIM_MEM_READONLY))) {
@@ -313,7 +336,11 @@ static int kvm_tdp_page_fault(struct nxsim__vm_mmu *mmu,
 	f.nx_huge_page_workaround_enabled = nxsim__is_nx_huge_page_enabled(mmu);
 	f.pfn = nxsim__gfn_to_pfn(f.slot, gfn);
 	f.map_writable = !(f.slot->flags & NXSIM_MEM_READONLY);
-	nxsim__kvm_tdp_mmu_map(mmu, &f, info);
+	f.is_tdp = true;
+	if (mmu->tdp_mmu_enabled)
+		nxsim__kvm_tdp_mmu_map(mmu, &f, info);
+	else
+		nxsim__direct_map(mmu, &f, info);
 	info->req_level = f.req_level;
 	info->goal_level = f.goal_level;
 	info->huge_page_disallowed = f.huge_page_disallowed;
@@ -412,7 +439,50 @@ void nxsim__kvm_flush_remote_tlbs(struct nxsim__vm_mmu *mmu)
 	mmu->counters.tlb_flushes++;
 }
 
-/* kvm_recover_nx_huge_pages(kvm, type); called with mmu_lock for write. */
+/*
+ * Zap one SP taken off the list: a TDP MMU page at once
+ * (kvm_tdp_mmu_zap_sp()), a shadow MMU page onto @invalid_list
+ * (kvm_mmu_prepare_zap_page()).  Return: true if a TDP zap needs a flush.
+ */
+static bool recovery_zap(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
+			 struct nxsim__sp_list *invalid_list)
+{
+	if (sp->tdp_mmu_page) {
+		if (!nxsim__kvm_tdp_mmu_zap_sp(mmu, sp))
+			return false;
+		mmu->counters.recovery_zapped++;
+		return true;
+	}
+	nxsim__kvm_mmu_prepare_zap_page(mmu, sp, invalid_list);
+	WARN_ON(sp->nx_tracked);
+	mmu->counters.recovery_zapped++;
+	return false;
+}
+
+/*
+ * The lock-break point of the loop (need_resched() ||
+ * rwlock_needbreak()): finish what was zapped so far, drop mmu_lock while
+ * vm_mmu->resched runs, take it again.  Before e89505698c9f the same
+ * commit was also the one of the last SP (!--to_zap); see
+ * kvm_recover_nx_huge_pages().
+ */
+static void recovery_resched(struct nxsim__vm_mmu *mmu, bool flush)
+{
+	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &mmu->invalid_list, flush);
+	nxsim__rw_unlock(&mmu->mmu_lock);
+	mmu->resched(mmu, mmu->resched_ctx);
+	nxsim__write_lock(&mmu->mmu_lock);
+}
+
+/*
+ * kvm_recover_nx_huge_pages(kvm, type); called with mmu_lock for write.
+ * Shadow pages wait on vm_mmu->invalid_list (the kernel's on-stack
+ * invalid_list) until the commit after the loop; with
+ * NXSIM_BUG_RECOVER_NO_COMMIT the loop has its shape before e89505698c9f:
+ * the commit comes with the SP that brings to_zap to 0 or at a lock
+ * break, and none follows the loop, so a list found empty first leaves
+ * the pages prepared since the last commit on the list, unflushed.
+ */
 static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 				      enum nxsim__mmu_type type)
 {
@@ -420,6 +490,7 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 	struct nxsim__possible_nx *l = nxsim__nx_list(mmu, type);
 	bool skip_dirty = prof->recovery_skip_dirty &&
 			  !nxsim__mmu_has_bug(mmu, NXSIM_BUG_RECOVER_DIRTY);
+	bool no_commit = nxsim__mmu_has_bug(mmu, NXSIM_BUG_RECOVER_NO_COMMIT);
 	unsigned int ratio = READ_ONCE(mmu->params->recovery_ratio);
 	uint64_t nr = prof->per_type_lists ? l->nr_pages : mmu->nx_lpage_splits;
 	uint64_t to_zap = ratio ? DIV_ROUND_UP(nr, ratio) : 0, done = 0;
@@ -455,9 +526,14 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 				"invariant 9: recovery zapped SP gfn 0x%" PRIx64
 				" level %d in a dirty-logged slot",
 				sp->gfn, sp->level);
-		if (nxsim__kvm_tdp_mmu_zap_sp(mmu, sp)) {
-			flush = true;
-			mmu->counters.recovery_zapped++;
+		flush |= recovery_zap(mmu, sp, &mmu->invalid_list);
+		if (no_commit && to_zap == 1) {
+			nxsim__kvm_mmu_remote_flush_or_zap(
+				mmu, &mmu->invalid_list, flush);
+			flush = false;
+		} else if (mmu->resched) {
+			recovery_resched(mmu, flush);
+			flush = false;
 		}
 	}
 	if (ratio && done > DIV_ROUND_UP(len, ratio))
@@ -465,8 +541,9 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 				 "invariant 9: recovery took %" PRIu64
 				 " SPs, more than ceil(%" PRIu64 " / %u)",
 				 done, len, ratio);
-	if (flush)
-		nxsim__kvm_flush_remote_tlbs(mmu);
+	if (!no_commit)
+		nxsim__kvm_mmu_remote_flush_or_zap(mmu, &mmu->invalid_list,
+						   flush);
 }
 
 void nxsim__mmu_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu)

@@ -73,12 +73,15 @@ struct nxsim__nx_params {
  * @prof: the tree's MMU behaviours
  * @bugs: NXSIM_BUG_* switches
  * @params: the module parameters, read live
+ * @tdp_mmu: the VM uses the TDP MMU (kvm->arch.tdp_mmu_enabled); otherwise
+ *	the shadow MMU maps its faults (the legacy direct MMU)
  */
 struct nxsim__mmu_config {
 	const struct nxsim_cpu *cpu;
 	const struct nxsim__mmu_profile *prof;
 	uint64_t bugs;
 	const struct nxsim__nx_params *params;
+	bool tdp_mmu;
 };
 
 struct nxsim__vm_mmu;

@@ -37,6 +37,44 @@ enum nxsim__mmu_type {
 };
 
 /**
+ * union nxsim__kvm_mmu_page_role - union kvm_mmu_page_role
+ *
+ * The bits that decide whether two shadow pages are interchangeable: a
+ * page is found in the gfn hash only when its whole @word matches.  The
+ * layout is the kernel's; cr4/efer bits the model never sets stay 0.
+ * @smm is reserved: the model has no SMM address space.
+ */
+union nxsim__kvm_mmu_page_role {
+	uint32_t word;
+	struct {
+		unsigned int level : 4;
+		unsigned int has_4_byte_gpte : 1;
+		unsigned int quadrant : 2;
+		unsigned int direct : 1;
+		unsigned int access : 3;
+		unsigned int invalid : 1;
+		unsigned int efer_nx : 1;
+		unsigned int cr0_wp : 1;
+		unsigned int smep_andnot_wp : 1;
+		unsigned int smap_andnot_wp : 1;
+		unsigned int ad_disabled : 1;
+		unsigned int guest_mode : 1;
+		unsigned int passthrough : 1;
+		unsigned int : 5;
+		unsigned int smm : 8;
+	};
+};
+
+/**
+ * struct nxsim__kvm_rmap_head - struct kvm_rmap_head
+ * @val: 0 (empty), one SPTE pointer (bit 0 clear), or a struct
+ *	nxsim__pte_list_desc pointer with bit 0 set
+ */
+struct nxsim__kvm_rmap_head {
+	uintptr_t val;
+};
+
+/**
  * struct nxsim__mmu_page - struct kvm_mmu_page
  * @spt: the 512 SPTEs
  * @ptep: the parent SPTE pointing here (TDP), NULL for a root
@@ -56,6 +94,19 @@ enum nxsim__mmu_type {
  * @made_hpd: checker record: made by a fault with huge_page_disallowed
  * @made_req_level: checker record: that fault's req_level
  * @unaccounted: checker record: recovery unaccounted it without zapping
+ *
+ * Shadow MMU pages (src/mmu/shadow_mmu.c) also use:
+ * @role: the full role; @level, @direct and @invalid mirror role.level,
+ *	role.direct and role.invalid so that code shared with the TDP MMU
+ *	reads one field for both
+ * @parent_ptes: rmap of the SPTEs pointing here (@ptep and @parent stay
+ *	NULL: a shadow page may have several parents)
+ * @hash_link: on its bucket of vm_mmu->mmu_page_hash
+ * @shadowed_translation: indirect pages only: gfn << 12 | access of each
+ *	entry (kvm_mmu_page_get_gfn()); NULL for direct pages
+ * @mmu_valid_gen: the generation it was made in (is_obsolete_sp())
+ * (@link is then on vm_mmu->active_mmu_pages, newest first, or on an
+ * invalid list between prepare and commit)
  */
 struct nxsim__mmu_page {
 	uint64_t *spt;
@@ -64,6 +115,11 @@ struct nxsim__mmu_page {
 	uint64_t gfn;
 	TAILQ_ENTRY(nxsim__mmu_page) link;
 	TAILQ_ENTRY(nxsim__mmu_page) possible_nx_huge_page_link;
+	union nxsim__kvm_mmu_page_role role;
+	struct nxsim__kvm_rmap_head parent_ptes;
+	LIST_ENTRY(nxsim__mmu_page) hash_link;
+	uint64_t *shadowed_translation;
+	uint8_t mmu_valid_gen;
 	uint32_t id;
 	uint32_t root_count;
 	uint16_t nr_leaves;
@@ -79,6 +135,21 @@ struct nxsim__mmu_page {
 };
 
 TAILQ_HEAD(nxsim__sp_list, nxsim__mmu_page);
+LIST_HEAD(nxsim__sp_hlist, nxsim__mmu_page);
+
+/* KVM_MMU_HASH_SHIFT */
+#define NXSIM__MMU_HASH_SHIFT 12
+#define NXSIM__MMU_HASH_SIZE (1u << NXSIM__MMU_HASH_SHIFT)
+
+/*
+ * The pte_list_desc cache: 1 rmap, 1 parent PTE per level and the
+ * prefetched rmaps (mmu_topup_memory_caches(); PT64_ROOT_MAX_LEVEL 5,
+ * PTE_PREFETCH_NUM 8).
+ */
+#define NXSIM__PTE_PREFETCH_NUM 8
+#define NXSIM__DESC_CACHE_MIN (1 + 5 + NXSIM__PTE_PREFETCH_NUM)
+
+struct nxsim__pte_list_desc;
 
 /* One frame of page-table memory: its page, or (free) the next free one. */
 struct nxsim__frame {
@@ -144,6 +215,25 @@ struct nxsim__possible_nx {
  * @events: checker records not yet reported
  * @nr_events: how many (may exceed NXSIM__MAX_EVENTS; the rest are counted)
  * @gmem: guest memory: the written pages behind the slots (guest_mem.c)
+ * @tdp_mmu_enabled: kvm->arch.tdp_mmu_enabled: the TDP MMU maps faults;
+ *	otherwise the shadow MMU does, and memslots have rmaps
+ * @active_mmu_pages: shadow pages, newest first (FIFO for the fast zap)
+ * @mmu_page_hash: shadow pages by gfn (kvm->arch.mmu_page_hash)
+ * @n_used_mmu_pages: shadow pages on @active_mmu_pages or being zapped
+ * @indirect_shadow_pages: kvm->arch.indirect_shadow_pages
+ * @desc_cache: pre-allocated rmap descriptors (mmu_pte_list_desc_cache)
+ * @nr_desc_cache: entries in @desc_cache
+ * @nr_descs: rmap descriptors in use (the checker counts them)
+ * @shadowed_info_cache: shadowed_translation arrays for indirect pages
+ *	(mmu_shadowed_info_cache, topped up when a fault may be indirect)
+ * @nr_info_cache: entries in @shadowed_info_cache
+ * @invalid_list: shadow pages prepared for zap and not committed; empty
+ *	between operations unless a bug left them (the kernel's invalid_list
+ *	lives on the stack of each operation)
+ * @resched: what runs while the recovery pass has dropped mmu_lock at its
+ *	lock-break point (cond_resched_rwlock_write()); NULL: the pass never
+ *	breaks the lock (tests set it to stand in for the other thread)
+ * @resched_ctx: passed to @resched
  */
 struct nxsim__vm_mmu {
 	const struct nxsim__mmu_profile *prof;
@@ -177,6 +267,19 @@ struct nxsim__vm_mmu {
 	char events[NXSIM__MAX_EVENTS][160];
 	unsigned int nr_events;
 	struct nxsim__guest_mem gmem;
+	bool tdp_mmu_enabled;
+	struct nxsim__sp_list active_mmu_pages;
+	struct nxsim__sp_hlist *mmu_page_hash;
+	uint64_t n_used_mmu_pages;
+	uint64_t indirect_shadow_pages;
+	struct nxsim__pte_list_desc *desc_cache[NXSIM__DESC_CACHE_MIN];
+	unsigned int nr_desc_cache;
+	uint64_t nr_descs;
+	uint64_t *shadowed_info_cache[5];
+	unsigned int nr_info_cache;
+	struct nxsim__sp_list invalid_list;
+	void (*resched)(struct nxsim__vm_mmu *mmu, void *ctx);
+	void *resched_ctx;
 };
 
 static inline uint64_t sp_pfn(const struct nxsim__mmu_page *sp)
@@ -290,6 +393,7 @@ void nxsim__tdp_mmu_release(struct nxsim__vm_mmu *mmu);
  * @req_level: the level the slot and the host allow
  * @goal_level: the level mapped
  * @slot: the memslot holding @gfn
+ * @is_tdp: the fault comes from the TDP fault path (kvm_tdp_page_fault())
  */
 struct nxsim__kvm_page_fault {
 	uint64_t gfn;
@@ -303,6 +407,7 @@ struct nxsim__kvm_page_fault {
 	int req_level;
 	int goal_level;
 	const struct nxsim__memslot *slot;
+	bool is_tdp;
 };
 
 /* kvm_mmu_max_mapping_level() */
@@ -335,5 +440,178 @@ void nxsim__disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 void nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 			    struct nxsim__kvm_page_fault *f,
 			    struct nxsim_access_info *info);
+
+/* ---- rmap.c: reverse maps ---------------------------------------------- */
+
+/*
+ * An SPTE's address as rmaps keep it: its page's frame (plus one, so that
+ * no reference is 0) and its index, shifted left once (bit 0 of a
+ * struct nxsim__kvm_rmap_head tells a descriptor chain).
+ */
+static inline uintptr_t sptep_ref(const struct nxsim__mmu_page *sp,
+				  unsigned int idx)
+{
+	return ((uintptr_t)(sp->id + 1ull) << 10) | ((uintptr_t)idx << 1);
+}
+
+/* sptep_to_sp() */
+static inline struct nxsim__mmu_page *ref_to_sp(struct nxsim__vm_mmu *mmu,
+						uintptr_t ref)
+{
+	return mmu->frames[(ref >> 10) - 1].sp;
+}
+
+/* spte_index(sptep) */
+static inline unsigned int ref_index(uintptr_t ref)
+{
+	return (ref >> 1) & (SPTE_ENT_PER_PAGE - 1);
+}
+
+static inline uint64_t *ref_to_sptep(struct nxsim__vm_mmu *mmu, uintptr_t ref)
+{
+	return &ref_to_sp(mmu, ref)->spt[ref_index(ref)];
+}
+
+/* struct rmap_iterator */
+struct nxsim__rmap_iterator {
+	struct nxsim__pte_list_desc *desc;
+	int pos;
+};
+
+/* Fill the descriptor cache (0 or -ENOMEM, taking back what it took). */
+int nxsim__mmu_topup_desc_cache(struct nxsim__vm_mmu *mmu);
+void nxsim__mmu_free_desc_cache(struct nxsim__vm_mmu *mmu);
+/* pte_list_add(): Return: entries there were before. */
+int nxsim__pte_list_add(struct nxsim__vm_mmu *mmu, uintptr_t spte,
+			struct nxsim__kvm_rmap_head *rmap_head);
+/* pte_list_remove(): @spte must be on the list. */
+void nxsim__pte_list_remove(struct nxsim__vm_mmu *mmu, uintptr_t spte,
+			    struct nxsim__kvm_rmap_head *rmap_head);
+/* pte_list_count() */
+unsigned int nxsim__pte_list_count(const struct nxsim__kvm_rmap_head *head);
+/* rmap_get_first(), rmap_get_next(): 0 ends the walk. */
+uintptr_t nxsim__rmap_get_first(const struct nxsim__kvm_rmap_head *head,
+				struct nxsim__rmap_iterator *iter);
+uintptr_t nxsim__rmap_get_next(struct nxsim__rmap_iterator *iter);
+/* sizeof(struct pte_list_desc) */
+size_t nxsim__pte_list_desc_size(void);
+
+#define for_each_rmap_spte(head, iter, ref)                        \
+	for ((ref) = nxsim__rmap_get_first((head), (iter)); (ref); \
+	     (ref) = nxsim__rmap_get_next(iter))
+
+/* ---- page_track.c ------------------------------------------------------ */
+
+/* kvm_slot_page_track_add_page(..., KVM_PAGE_TRACK_WRITE) */
+void nxsim__kvm_slot_page_track_add_page(struct nxsim__vm_mmu *mmu,
+					 struct nxsim__memslot *slot,
+					 uint64_t gfn);
+/* kvm_slot_page_track_remove_page(..., KVM_PAGE_TRACK_WRITE) */
+void nxsim__kvm_slot_page_track_remove_page(struct nxsim__vm_mmu *mmu,
+					    struct nxsim__memslot *slot,
+					    uint64_t gfn);
+/* kvm_slot_page_track_is_active(..., KVM_PAGE_TRACK_WRITE) */
+bool nxsim__kvm_slot_page_track_is_active(const struct nxsim__memslot *slot,
+					  uint64_t gfn);
+
+/* ---- shadow_mmu.c: shadow pages ---------------------------------------- */
+
+/* Allocate the gfn hash (kvm_mmu_init_vm()); 0 or -ENOMEM. */
+int nxsim__shadow_mmu_init_vm(struct nxsim__vm_mmu *mmu);
+/* Free the gfn hash, after kvm_mmu_zap_all(). */
+void nxsim__shadow_mmu_uninit_vm(struct nxsim__vm_mmu *mmu);
+/*
+ * Fill the shadowed_translation cache (PT64_ROOT_MAX_LEVEL arrays), for a
+ * fault that may make indirect pages.  0 or -ENOMEM; on -ENOMEM the
+ * cache is as it was.
+ */
+int nxsim__mmu_topup_shadowed_info_cache(struct nxsim__vm_mmu *mmu);
+void nxsim__mmu_free_shadowed_info_cache(struct nxsim__vm_mmu *mmu);
+/* is_obsolete_sp() */
+bool nxsim__is_obsolete_sp(const struct nxsim__vm_mmu *mmu,
+			   const struct nxsim__mmu_page *sp);
+/*
+ * kvm_mmu_get_shadow_page(): the valid page of @gfn and @role from the
+ * hash, or a new one from the cache (kvm_mmu_alloc_shadow_page(), which
+ * write-protects @gfn for an indirect page: account_shadowed()).
+ */
+struct nxsim__mmu_page *
+nxsim__kvm_mmu_get_shadow_page(struct nxsim__vm_mmu *mmu, uint64_t gfn,
+			       union nxsim__kvm_mmu_page_role role);
+/*
+ * kvm_mmu_get_child_sp(): the page for the child of the SPTE @parent_sp
+ * ->spt[@idx]; NULL (the kernel's ERR_PTR(-EEXIST)) when that SPTE
+ * already points at a page of this gfn and role.
+ */
+struct nxsim__mmu_page *
+nxsim__kvm_mmu_get_child_sp(struct nxsim__vm_mmu *mmu,
+			    struct nxsim__mmu_page *parent_sp, unsigned int idx,
+			    uint64_t gfn, bool direct, unsigned int access);
+/* link_shadow_page(): point @parent_sp->spt[@idx] at @sp. */
+void nxsim__link_shadow_page(struct nxsim__vm_mmu *mmu,
+			     struct nxsim__mmu_page *parent_sp,
+			     unsigned int idx, struct nxsim__mmu_page *sp);
+/* drop_parent_pte() */
+void nxsim__drop_parent_pte(struct nxsim__vm_mmu *mmu,
+			    struct nxsim__mmu_page *sp, uintptr_t parent_pte);
+/* mmu_page_zap_pte(): Return: child pages zapped. */
+int nxsim__mmu_page_zap_pte(struct nxsim__vm_mmu *mmu,
+			    struct nxsim__mmu_page *sp, unsigned int idx,
+			    struct nxsim__sp_list *invalid_list);
+/* kvm_mmu_prepare_zap_page(): Return: pages zapped. */
+int nxsim__kvm_mmu_prepare_zap_page(struct nxsim__vm_mmu *mmu,
+				    struct nxsim__mmu_page *sp,
+				    struct nxsim__sp_list *invalid_list);
+/* kvm_mmu_commit_zap_page(): one flush, then free every page. */
+void nxsim__kvm_mmu_commit_zap_page(struct nxsim__vm_mmu *mmu,
+				    struct nxsim__sp_list *invalid_list);
+/* kvm_mmu_remote_flush_or_zap() */
+bool nxsim__kvm_mmu_remote_flush_or_zap(struct nxsim__vm_mmu *mmu,
+					struct nxsim__sp_list *invalid_list,
+					bool remote_flush);
+/*
+ * kvm_mmu_zap_all_fast()'s shadow half, after the generation flip: the
+ * root is put and every obsolete page zapped (kvm_zap_obsolete_pages()).
+ */
+void nxsim__kvm_zap_obsolete_pages(struct nxsim__vm_mmu *mmu);
+/* kvm_mmu_zap_all(): every shadow page, at VM destruction. */
+void nxsim__kvm_mmu_zap_all(struct nxsim__vm_mmu *mmu);
+/* account_shadowed() / unaccount_shadowed() */
+void nxsim__account_shadowed(struct nxsim__vm_mmu *mmu,
+			     struct nxsim__mmu_page *sp);
+void nxsim__unaccount_shadowed(struct nxsim__vm_mmu *mmu,
+			       struct nxsim__mmu_page *sp);
+/* kvm_mmu_page_get_gfn() */
+uint64_t nxsim__kvm_mmu_page_get_gfn(const struct nxsim__mmu_page *sp,
+				     unsigned int idx);
+/* gfn_to_rmap() */
+struct nxsim__kvm_rmap_head *nxsim__gfn_to_rmap(uint64_t gfn, int level,
+						const struct nxsim__memslot *s);
+/*
+ * kvm_mmu_slot_gfn_write_protect(): clear W (and MMU-writable) on every
+ * leaf of @gfn; Return: true if a flush is needed.
+ */
+bool nxsim__kvm_mmu_slot_gfn_write_protect(struct nxsim__vm_mmu *mmu,
+					   struct nxsim__memslot *slot,
+					   uint64_t gfn);
+
+/* ---- shadow_mmu.c: the legacy direct MMU -------------------------------- */
+
+/* mmu_alloc_direct_roots(): make @sp (from the cache) the root. */
+void nxsim__mmu_alloc_direct_roots(struct nxsim__vm_mmu *mmu);
+/* direct_map(), with direct_pte_prefetch(); fills @info as the TDP map. */
+void nxsim__direct_map(struct nxsim__vm_mmu *mmu,
+		       struct nxsim__kvm_page_fault *f,
+		       struct nxsim_access_info *info);
+/* kvm_unmap_gfn_range() over the rmaps of [start, end) of @slot. */
+void nxsim__kvm_rmap_zap_gfn_range(struct nxsim__vm_mmu *mmu,
+				   const struct nxsim__memslot *slot,
+				   uint64_t start, uint64_t end);
+/* Dirty logging on: kvm_mmu_slot_remove_write_access() and friends. */
+void nxsim__shadow_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
+				   const struct nxsim__memslot *slot);
+/* Dirty logging off: kvm_mmu_zap_collapsible_sptes() on the rmaps. */
+void nxsim__kvm_rmap_zap_collapsible_sptes(struct nxsim__vm_mmu *mmu,
+					   const struct nxsim__memslot *slot);
 
 #endif /* NXSIM_MMU_MMU_INTERNAL_H */

@@ -1,0 +1,879 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The shadow MMU: the half of arch/x86/kvm/mmu/mmu.c that keeps
+ * struct kvm_mmu_page by gfn and role (this file's name is the one of the
+ * upstream proposal to split that half out of mmu.c, shadow_mmu.c).
+ *   - shadow pages: kvm_mmu_alloc_shadow_page() (active_mmu_pages, newest
+ *     first, and the gfn hash), kvm_mmu_find_shadow_page(),
+ *     kvm_mmu_get_shadow_page(), kvm_mmu_child_role() and
+ *     kvm_mmu_get_child_sp(), link_shadow_page() with the parent rmap
+ *     (mmu_page_add_parent_pte(), drop_parent_pte()), and the two-step zap
+ *     kvm_mmu_prepare_zap_page() / kvm_mmu_commit_zap_page() with an
+ *     invalid list (mmu_page_zap_pte(), kvm_mmu_page_unlink_children(),
+ *     kvm_mmu_unlink_parents());
+ *   - generations: is_obsolete_sp(), kvm_zap_obsolete_pages() for
+ *     kvm_mmu_zap_all_fast(), and kvm_mmu_zap_all() at destruction;
+ *   - leaf SPTEs and their rmaps: mmu_set_spte(), rmap_add(),
+ *     drop_spte(), kvm_mmu_page_get_gfn();
+ *   - indirect pages' hooks: account_shadowed() / unaccount_shadowed()
+ *     (write-tracking the gfn, kvm_mmu_gfn_disallow_lpage(), and
+ *     kvm_mmu_slot_gfn_write_protect());
+ *   - the legacy direct MMU (TDP hardware, TDP MMU off): the root
+ *     (mmu_alloc_direct_roots()), direct_map() with
+ *     direct_pte_prefetch() (PTE_PREFETCH_NUM 8, 6.1), the NX accounting
+ *     of the pages it links (account_huge_nx_page() of 6.1 or
+ *     account_nx_huge_page() from 6.2, by profile), and the rmap walks of
+ *     dirty logging (kvm_mmu_slot_remove_write_access(),
+ *     kvm_mmu_slot_leaf_clear_dirty(), kvm_rmap_zap_collapsible_sptes())
+ *     and of the MMU notifier (kvm_unmap_gfn_range() -> kvm_zap_rmap()).
+ *
+ * Everything runs under mmu_lock held for write, as in the kernel.  Left
+ * out: unsync pages and their sync (the guest-table half), the
+ * n_max_mmu_pages limit and kvm_mmu_zap_oldest_mmu_pages(), nested
+ * (guest_mode) pages and their recursive zap, MMIO SPTEs, the write-
+ * flooding count, access tracking without A/D bits, the stats
+ * mmu_cache_miss / max_mmu_page_hash_collisions / max_mmu_rmap_size, and
+ * RMAP_RECYCLE_THRESHOLD.  A root is put (root_count dropped, as
+ * kvm_mmu_free_roots() does) before the zaps that take it, so no page is
+ * ever zapped while a vCPU holds it, as roots are on the TDP side.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/compiler.h"
+#include "mmu/mmu.h"
+#include "mmu/mmu_internal.h"
+
+#define GOLDEN_RATIO_64 0x61C8864680B583EBull
+
+int nxsim__shadow_mmu_init_vm(struct nxsim__vm_mmu *mmu)
+{
+	unsigned int i;
+
+	mmu->mmu_page_hash = nxsim__alloc(NXSIM__MMU_HASH_SIZE *
+					  sizeof(*mmu->mmu_page_hash));
+	if (!mmu->mmu_page_hash)
+		return -ENOMEM;
+	for (i = 0; i < NXSIM__MMU_HASH_SIZE; i++)
+		LIST_INIT(&mmu->mmu_page_hash[i]);
+	return 0;
+}
+
+void nxsim__shadow_mmu_uninit_vm(struct nxsim__vm_mmu *mmu)
+{
+	nxsim__free(mmu->mmu_page_hash,
+		    NXSIM__MMU_HASH_SIZE * sizeof(*mmu->mmu_page_hash));
+	mmu->mmu_page_hash = NULL;
+}
+
+int nxsim__mmu_topup_shadowed_info_cache(struct nxsim__vm_mmu *mmu)
+{
+	unsigned int had = mmu->nr_info_cache;
+
+	while (mmu->nr_info_cache < ARRAY_SIZE(mmu->shadowed_info_cache)) {
+		uint64_t *t = nxsim__alloc(SPTE_ENT_PER_PAGE * sizeof(*t));
+
+		if (!t) {
+			while (mmu->nr_info_cache > had)
+				nxsim__free(mmu->shadowed_info_cache
+						    [--mmu->nr_info_cache],
+					    SPTE_ENT_PER_PAGE * sizeof(*t));
+			return -ENOMEM;
+		}
+		mmu->shadowed_info_cache[mmu->nr_info_cache++] = t;
+	}
+	return 0;
+}
+
+void nxsim__mmu_free_shadowed_info_cache(struct nxsim__vm_mmu *mmu)
+{
+	while (mmu->nr_info_cache)
+		nxsim__free(mmu->shadowed_info_cache[--mmu->nr_info_cache],
+			    SPTE_ENT_PER_PAGE * sizeof(uint64_t));
+}
+
+/* kvm_page_table_hashfn(): hash_64(gfn, KVM_MMU_HASH_SHIFT) */
+static unsigned int kvm_page_table_hashfn(uint64_t gfn)
+{
+	return (unsigned int)((gfn * GOLDEN_RATIO_64) >>
+			      (64 - NXSIM__MMU_HASH_SHIFT));
+}
+
+bool nxsim__is_obsolete_sp(const struct nxsim__vm_mmu *mmu,
+			   const struct nxsim__mmu_page *sp)
+{
+	if (sp->role.invalid)
+		return true;
+	/* TDP MMU pages do not use the generation. */
+	return !sp->tdp_mmu_page && sp->mmu_valid_gen != mmu->mmu_valid_gen;
+}
+
+/* sp_has_gptes(): an indirect page shadows a guest table. */
+static bool sp_has_gptes(const struct nxsim__mmu_page *sp)
+{
+	return !sp->role.direct && !sp->role.passthrough;
+}
+
+uint64_t nxsim__kvm_mmu_page_get_gfn(const struct nxsim__mmu_page *sp,
+				     unsigned int idx)
+{
+	if (sp->shadowed_translation)
+		return sp->shadowed_translation[idx] >> 12;
+	return sp->gfn + ((uint64_t)idx << ((sp->role.level - 1) * 9));
+}
+
+struct nxsim__kvm_rmap_head *nxsim__gfn_to_rmap(uint64_t gfn, int level,
+						const struct nxsim__memslot *s)
+{
+	return &s->rmap[level - 1][nxsim__gfn_to_index(gfn, s->base_gfn, level)];
+}
+
+/* spte_write_protect() */
+static bool spte_write_protect(struct nxsim__vm_mmu *mmu, uint64_t *sptep,
+			       bool pt_protect)
+{
+	uint64_t spte = *sptep;
+
+	if (!is_writable_pte(spte) &&
+	    !(pt_protect && nxsim__is_mmu_writable_spte(mmu->fmt, spte)))
+		return false;
+	if (pt_protect)
+		spte &= ~nxsim__spte_masks(mmu->fmt)->mmu_writable;
+	spte = nxsim__spte_wrprot(spte);
+	WRITE_ONCE(*sptep, spte);
+	return true;
+}
+
+/* rmap_write_protect() */
+static bool rmap_write_protect(struct nxsim__vm_mmu *mmu,
+			       struct nxsim__kvm_rmap_head *head,
+			       bool pt_protect)
+{
+	struct nxsim__rmap_iterator iter;
+	bool flush = false;
+	uintptr_t ref;
+
+	for_each_rmap_spte(head, &iter, ref) flush |=
+		spte_write_protect(mmu, ref_to_sptep(mmu, ref), pt_protect);
+	return flush;
+}
+
+bool nxsim__kvm_mmu_slot_gfn_write_protect(struct nxsim__vm_mmu *mmu,
+					   struct nxsim__memslot *slot,
+					   uint64_t gfn)
+{
+	bool flush = false;
+	int level;
+
+	for (level = NXSIM_PG_LEVEL_4K; level <= NXSIM_PG_LEVEL_1G; level++)
+		flush |= rmap_write_protect(
+			mmu, nxsim__gfn_to_rmap(gfn, level, slot), true);
+	return flush;
+}
+
+void nxsim__account_shadowed(struct nxsim__vm_mmu *mmu,
+			     struct nxsim__mmu_page *sp)
+{
+	struct nxsim__memslot *slot = nxsim__gfn_to_memslot(mmu, sp->gfn);
+
+	mmu->indirect_shadow_pages++;
+	if (WARN_ON(!slot))
+		return;
+	/* The non-leaf shadow pages are kept read-only. */
+	if (sp->role.level > NXSIM_PG_LEVEL_4K) {
+		nxsim__kvm_slot_page_track_add_page(mmu, slot, sp->gfn);
+		return;
+	}
+	nxsim__kvm_mmu_gfn_disallow_lpage(slot, sp->gfn);
+	/* kvm_flush_remote_tlbs_with_address(kvm, gfn, 1) */
+	if (nxsim__kvm_mmu_slot_gfn_write_protect(mmu, slot, sp->gfn))
+		nxsim__kvm_flush_remote_tlbs(mmu);
+}
+
+void nxsim__unaccount_shadowed(struct nxsim__vm_mmu *mmu,
+			       struct nxsim__mmu_page *sp)
+{
+	struct nxsim__memslot *slot = nxsim__gfn_to_memslot(mmu, sp->gfn);
+
+	mmu->indirect_shadow_pages--;
+	if (WARN_ON(!slot))
+		return;
+	if (sp->role.level > NXSIM_PG_LEVEL_4K) {
+		nxsim__kvm_slot_page_track_remove_page(mmu, slot, sp->gfn);
+		return;
+	}
+	nxsim__kvm_mmu_gfn_allow_lpage(slot, sp->gfn);
+}
+
+/*
+ * kvm_mmu_alloc_shadow_page(): the page comes from the topped-up cache;
+ * an indirect one also gets its shadowed_translation array from
+ * @shadowed_info (NULL for direct pages).
+ */
+static struct nxsim__mmu_page *
+kvm_mmu_alloc_shadow_page(struct nxsim__vm_mmu *mmu, uint64_t gfn,
+			  struct nxsim__sp_hlist *sp_list,
+			  union nxsim__kvm_mmu_page_role role)
+{
+	struct nxsim__mmu_page *sp;
+
+	assert(mmu->nr_cache);
+	sp = mmu->cache[--mmu->nr_cache];
+	sp->tdp_mmu_page = false;
+	nxsim__sp_clear(sp);
+	if (!role.direct) {
+		assert(mmu->nr_info_cache);
+		sp->shadowed_translation =
+			mmu->shadowed_info_cache[--mmu->nr_info_cache];
+	}
+	/* active_mmu_pages is a FIFO: kvm_zap_obsolete_pages() relies on it */
+	sp->mmu_valid_gen = mmu->mmu_valid_gen;
+	TAILQ_INSERT_HEAD(&mmu->active_mmu_pages, sp, link);
+	mmu->n_used_mmu_pages++;
+	sp->gfn = gfn;
+	sp->role = role;
+	sp->level = role.level;
+	sp->direct = role.direct;
+	LIST_INSERT_HEAD(sp_list, sp, hash_link);
+	if (sp_has_gptes(sp))
+		nxsim__account_shadowed(mmu, sp);
+	return sp;
+}
+
+/* kvm_mmu_free_shadow_page() */
+static void kvm_mmu_free_shadow_page(struct nxsim__vm_mmu *mmu,
+				     struct nxsim__mmu_page *sp)
+{
+	LIST_REMOVE(sp, hash_link);
+	if (sp->shadowed_translation)
+		nxsim__free(sp->shadowed_translation,
+			    SPTE_ENT_PER_PAGE * sizeof(uint64_t));
+	sp->shadowed_translation = NULL;
+	nxsim__tdp_mmu_free_sp(mmu, sp);
+}
+
+/*
+ * kvm_mmu_find_shadow_page(): the valid page of @gfn whose role is @role.
+ * Only direct pages exist here, which are never unsync: a match is
+ * returned as it is.
+ */
+static struct nxsim__mmu_page *
+kvm_mmu_find_shadow_page(struct nxsim__vm_mmu *mmu, uint64_t gfn,
+			 struct nxsim__sp_hlist *sp_list,
+			 union nxsim__kvm_mmu_page_role role)
+{
+	struct nxsim__mmu_page *sp;
+
+	LIST_FOREACH(sp, sp_list, hash_link) {
+		if (nxsim__is_obsolete_sp(mmu, sp))
+			continue;
+		if (sp->gfn == gfn && sp->role.word == role.word)
+			return sp;
+	}
+	return NULL;
+}
+
+struct nxsim__mmu_page *
+nxsim__kvm_mmu_get_shadow_page(struct nxsim__vm_mmu *mmu, uint64_t gfn,
+			       union nxsim__kvm_mmu_page_role role)
+{
+	struct nxsim__sp_hlist *sp_list =
+		&mmu->mmu_page_hash[kvm_page_table_hashfn(gfn)];
+	struct nxsim__mmu_page *sp;
+
+	sp = kvm_mmu_find_shadow_page(mmu, gfn, sp_list, role);
+	if (!sp)
+		sp = kvm_mmu_alloc_shadow_page(mmu, gfn, sp_list, role);
+	return sp;
+}
+
+/* kvm_mmu_child_role() */
+static union nxsim__kvm_mmu_page_role
+kvm_mmu_child_role(const struct nxsim__mmu_page *parent_sp, unsigned int idx,
+		   bool direct, unsigned int access)
+{
+	union nxsim__kvm_mmu_page_role role = parent_sp->role;
+
+	role.level--;
+	role.access = access;
+	role.direct = direct;
+	role.passthrough = 0;
+	WARN_ON(role.invalid);
+	role.invalid = 0;
+	/*
+	 * A 32-bit guest's 4 MiB page table is shadowed by two PAE tables:
+	 * the quadrant says which half, from the parent PDE's index.
+	 */
+	if (role.has_4_byte_gpte) {
+		WARN_ON(role.level != NXSIM_PG_LEVEL_4K);
+		role.quadrant = idx & 1;
+	}
+	return role;
+}
+
+struct nxsim__mmu_page *
+nxsim__kvm_mmu_get_child_sp(struct nxsim__vm_mmu *mmu,
+			    struct nxsim__mmu_page *parent_sp, unsigned int idx,
+			    uint64_t gfn, bool direct, unsigned int access)
+{
+	union nxsim__kvm_mmu_page_role role =
+		kvm_mmu_child_role(parent_sp, idx, direct, access);
+	uint64_t spte = parent_sp->spt[idx];
+
+	if (is_shadow_present_pte(spte) && !is_large_pte(spte)) {
+		struct nxsim__mmu_page *child = spte_to_child_sp(mmu, spte);
+
+		if (child->gfn == gfn && child->role.word == role.word)
+			return NULL; /* ERR_PTR(-EEXIST) */
+	}
+	return nxsim__kvm_mmu_get_shadow_page(mmu, gfn, role);
+}
+
+/* mmu_page_add_parent_pte() */
+static void mmu_page_add_parent_pte(struct nxsim__vm_mmu *mmu,
+				    struct nxsim__mmu_page *sp,
+				    uintptr_t parent_pte)
+{
+	nxsim__pte_list_add(mmu, parent_pte, &sp->parent_ptes);
+}
+
+void nxsim__drop_parent_pte(struct nxsim__vm_mmu *mmu,
+			    struct nxsim__mmu_page *sp, uintptr_t parent_pte)
+{
+	/* mmu_page_remove_parent_pte() + mmu_spte_clear_no_track() */
+	nxsim__pte_list_remove(mmu, parent_pte, &sp->parent_ptes);
+	WRITE_ONCE(*ref_to_sptep(mmu, parent_pte), SHADOW_NONPRESENT_VALUE);
+}
+
+/* rmap_remove() */
+static void rmap_remove(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
+			unsigned int idx)
+{
+	uint64_t gfn = nxsim__kvm_mmu_page_get_gfn(sp, idx);
+	struct nxsim__memslot *slot = nxsim__gfn_to_memslot(mmu, gfn);
+
+	nxsim__pte_list_remove(mmu, sptep_ref(sp, idx),
+			       nxsim__gfn_to_rmap(gfn, sp->role.level, slot));
+}
+
+/*
+ * drop_spte(): mmu_spte_clear_track_bits() (the page stats) and
+ * rmap_remove().
+ */
+static void drop_spte(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
+		      unsigned int idx)
+{
+	uint64_t old = sp->spt[idx];
+
+	WRITE_ONCE(sp->spt[idx], SHADOW_NONPRESENT_VALUE);
+	if (!is_shadow_present_pte(old))
+		return;
+	mmu->pages[sp->role.level - 1]--;
+	sp->nr_leaves--;
+	rmap_remove(mmu, sp, idx);
+}
+
+/* rmap_add(): the stats and the rmap of a new leaf. */
+static void rmap_add(struct nxsim__vm_mmu *mmu,
+		     const struct nxsim__memslot *slot,
+		     struct nxsim__mmu_page *sp, unsigned int idx, uint64_t gfn,
+		     unsigned int access)
+{
+	/* kvm_mmu_page_set_translation() */
+	if (sp->shadowed_translation)
+		sp->shadowed_translation[idx] = gfn << 12 | access;
+	mmu->pages[sp->role.level - 1]++;
+	sp->nr_leaves++;
+	nxsim__pte_list_add(mmu, sptep_ref(sp, idx),
+			    nxsim__gfn_to_rmap(gfn, sp->role.level, slot));
+}
+
+int nxsim__mmu_page_zap_pte(struct nxsim__vm_mmu *mmu,
+			    struct nxsim__mmu_page *sp, unsigned int idx,
+			    struct nxsim__sp_list *invalid_list)
+{
+	uint64_t pte = sp->spt[idx];
+
+	(void)invalid_list; /* only nested pages are zapped recursively */
+	if (!is_shadow_present_pte(pte))
+		return 0;
+	if (is_last_spte(pte, sp->role.level))
+		drop_spte(mmu, sp, idx);
+	else
+		nxsim__drop_parent_pte(mmu, spte_to_child_sp(mmu, pte),
+				       sptep_ref(sp, idx));
+	return 0;
+}
+
+bool nxsim__kvm_mmu_remote_flush_or_zap(struct nxsim__vm_mmu *mmu,
+					struct nxsim__sp_list *invalid_list,
+					bool remote_flush)
+{
+	if (!remote_flush && TAILQ_EMPTY(invalid_list))
+		return false;
+	if (!TAILQ_EMPTY(invalid_list))
+		nxsim__kvm_mmu_commit_zap_page(mmu, invalid_list);
+	else
+		nxsim__kvm_flush_remote_tlbs(mmu);
+	return true;
+}
+
+void nxsim__link_shadow_page(struct nxsim__vm_mmu *mmu,
+			     struct nxsim__mmu_page *parent_sp,
+			     unsigned int idx, struct nxsim__mmu_page *sp)
+{
+	uint64_t *sptep = &parent_sp->spt[idx];
+
+	if (is_shadow_present_pte(*sptep)) {
+		struct nxsim__sp_list invalid_list =
+			TAILQ_HEAD_INITIALIZER(invalid_list);
+
+		WARN_ON(parent_sp->role.level == NXSIM_PG_LEVEL_4K);
+		nxsim__mmu_page_zap_pte(mmu, parent_sp, idx, &invalid_list);
+		nxsim__kvm_mmu_remote_flush_or_zap(mmu, &invalid_list, true);
+	}
+	WRITE_ONCE(*sptep, nxsim__make_nonleaf_spte(mmu->fmt, sp_pfn(sp)));
+	mmu_page_add_parent_pte(mmu, sp, sptep_ref(parent_sp, idx));
+}
+
+/* kvm_mmu_page_unlink_children() */
+static int kvm_mmu_page_unlink_children(struct nxsim__vm_mmu *mmu,
+					struct nxsim__mmu_page *sp,
+					struct nxsim__sp_list *invalid_list)
+{
+	unsigned int i;
+	int zapped = 0;
+
+	for (i = 0; i < SPTE_ENT_PER_PAGE; i++)
+		zapped += nxsim__mmu_page_zap_pte(mmu, sp, i, invalid_list);
+	return zapped;
+}
+
+/* kvm_mmu_unlink_parents() */
+static void kvm_mmu_unlink_parents(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__mmu_page *sp)
+{
+	struct nxsim__rmap_iterator iter;
+	uintptr_t ref;
+
+	while ((ref = nxsim__rmap_get_first(&sp->parent_ptes, &iter)))
+		nxsim__drop_parent_pte(mmu, sp, ref);
+}
+
+/*
+ * __kvm_mmu_prepare_zap_page(): unlink the page from its children and
+ * parents, undo its accounting, and move it to @invalid_list.  The 6.1
+ * tree clears lpage_disallowed and untracks a page only when it is
+ * tracked (unaccount_huge_nx_page()); from 6.2 any flagged page is
+ * unaccounted (unaccount_nx_huge_page()); both leave the page unflagged
+ * and untracked.
+ */
+int nxsim__kvm_mmu_prepare_zap_page(struct nxsim__vm_mmu *mmu,
+				    struct nxsim__mmu_page *sp,
+				    struct nxsim__sp_list *invalid_list)
+{
+	int nr_zapped;
+
+	WARN_ON(sp->root_count);
+	nr_zapped = kvm_mmu_page_unlink_children(mmu, sp, invalid_list);
+	kvm_mmu_unlink_parents(mmu, sp);
+	if (!sp->role.invalid && sp_has_gptes(sp))
+		nxsim__unaccount_shadowed(mmu, sp);
+	/* Count self */
+	nr_zapped++;
+	TAILQ_REMOVE(&mmu->active_mmu_pages, sp, link);
+	TAILQ_INSERT_HEAD(invalid_list, sp, link);
+	mmu->n_used_mmu_pages--;
+	if (sp->nx_huge_page_disallowed || sp->nx_tracked) {
+		sp->nx_huge_page_disallowed = false;
+		nxsim__untrack_possible_nx_huge_page(mmu, sp,
+						     NXSIM__SHADOW_MMU);
+	}
+	sp->role.invalid = 1;
+	sp->invalid = true;
+	return nr_zapped;
+}
+
+void nxsim__kvm_mmu_commit_zap_page(struct nxsim__vm_mmu *mmu,
+				    struct nxsim__sp_list *invalid_list)
+{
+	struct nxsim__mmu_page *sp;
+
+	if (TAILQ_EMPTY(invalid_list))
+		return;
+	/* Every vCPU out of guest mode before the tables are freed. */
+	nxsim__kvm_flush_remote_tlbs(mmu);
+	while ((sp = TAILQ_FIRST(invalid_list))) {
+		TAILQ_REMOVE(invalid_list, sp, link);
+		WARN_ON(!sp->role.invalid || sp->root_count);
+		kvm_mmu_free_shadow_page(mmu, sp);
+	}
+}
+
+/* mmu_free_root_page() for the vCPUs' root: put it. */
+static void mmu_free_root_page(struct nxsim__vm_mmu *mmu)
+{
+	struct nxsim__mmu_page *root = mmu->root;
+
+	if (!root || root->tdp_mmu_page)
+		return;
+	root->root_count--;
+	mmu->root = NULL;
+}
+
+void nxsim__kvm_zap_obsolete_pages(struct nxsim__vm_mmu *mmu)
+{
+	struct nxsim__sp_list invalid_list =
+		TAILQ_HEAD_INITIALIZER(invalid_list);
+	struct nxsim__mmu_page *sp;
+
+	/* The vCPUs drop their obsolete root (KVM_REQ_MMU_FREE_OBSOLETE_ROOTS) */
+	if (mmu->root && nxsim__is_obsolete_sp(mmu, mmu->root))
+		mmu_free_root_page(mmu);
+	/* Oldest first; no obsolete page is newer than a valid one. */
+	while ((sp = TAILQ_LAST(&mmu->active_mmu_pages, nxsim__sp_list)) &&
+	       nxsim__is_obsolete_sp(mmu, sp))
+		nxsim__kvm_mmu_prepare_zap_page(mmu, sp, &invalid_list);
+	nxsim__kvm_mmu_commit_zap_page(mmu, &invalid_list);
+}
+
+void nxsim__kvm_mmu_zap_all(struct nxsim__vm_mmu *mmu)
+{
+	struct nxsim__sp_list invalid_list =
+		TAILQ_HEAD_INITIALIZER(invalid_list);
+	struct nxsim__mmu_page *sp;
+
+	mmu_free_root_page(mmu);
+	while ((sp = TAILQ_FIRST(&mmu->active_mmu_pages)))
+		nxsim__kvm_mmu_prepare_zap_page(mmu, sp, &invalid_list);
+	nxsim__kvm_mmu_commit_zap_page(mmu, &invalid_list);
+	/*
+	 * Pages a buggy recovery pass prepared and never committed: the
+	 * kernel leaked them; the model frees them here.
+	 */
+	nxsim__kvm_mmu_commit_zap_page(mmu, &mmu->invalid_list);
+}
+
+/* ---- the legacy direct MMU ---------------------------------------------- */
+
+void nxsim__mmu_alloc_direct_roots(struct nxsim__vm_mmu *mmu)
+{
+	/* kvm_calc_tdp_mmu_root_page_role() */
+	union nxsim__kvm_mmu_page_role role = {
+		.level = (unsigned int)mmu->root_level,
+		.direct = 1,
+		.access = ACC_ALL,
+		.efer_nx = 1,
+		.cr0_wp = 1,
+	};
+	struct nxsim__mmu_page *root =
+		nxsim__kvm_mmu_get_shadow_page(mmu, 0, role);
+
+	root->root_count++;
+	mmu->root = root;
+}
+
+enum { RET_PF_FIXED, RET_PF_SPURIOUS };
+
+/*
+ * mmu_set_spte(): install the leaf of @gfn at @sp->spt[@idx]; @f is NULL
+ * for a prefetch, which makes the SPTE without the accessed bit
+ * (mark_spte_for_access_track() with A/D bits) and with a writable pfn.
+ */
+static int mmu_set_spte(struct nxsim__vm_mmu *mmu,
+			const struct nxsim__memslot *slot,
+			struct nxsim__mmu_page *sp, unsigned int idx,
+			unsigned int pte_access, uint64_t gfn, uint64_t pfn,
+			const struct nxsim__kvm_page_fault *f)
+{
+	int level = sp->role.level, ret = RET_PF_FIXED;
+	bool host_writable = !f || f->map_writable;
+	bool was_rmapped = false, flush = false;
+	uint64_t *sptep = &sp->spt[idx], spte;
+
+	if (is_shadow_present_pte(*sptep)) {
+		if (level > NXSIM_PG_LEVEL_4K && !is_large_pte(*sptep)) {
+			/* A huge leaf over a table: unlink the table. */
+			struct nxsim__mmu_page *child =
+				spte_to_child_sp(mmu, *sptep);
+
+			if (child->nx_huge_page_disallowed &&
+			    nxsim__is_nx_huge_page_enabled(mmu))
+				nxsim__mmu_event(
+					mmu,
+					"invariant 5: huge SPTE at level %d gfn 0x%" PRIx64
+					" replaced a table flagged "
+					"nx_huge_page_disallowed",
+					level, gfn);
+			nxsim__drop_parent_pte(mmu, child, sptep_ref(sp, idx));
+			flush = true;
+		} else if (pfn != spte_to_pfn(*sptep)) {
+			drop_spte(mmu, sp, idx);
+			flush = true;
+		} else {
+			was_rmapped = true;
+		}
+	}
+	spte = nxsim__make_spte(mmu->fmt, level, pfn, pte_access, host_writable,
+				nxsim__is_nx_huge_page_enabled(mmu));
+	if (!f)
+		spte &= ~nxsim__spte_masks(mmu->fmt)->accessed;
+	if (*sptep == spte)
+		ret = RET_PF_SPURIOUS;
+	else
+		WRITE_ONCE(*sptep, spte);
+	/* kvm_flush_remote_tlbs_with_address(kvm, gfn, pages of level) */
+	if (flush)
+		nxsim__kvm_flush_remote_tlbs(mmu);
+	if (!was_rmapped)
+		rmap_add(mmu, slot, sp, idx, gfn, pte_access);
+	return ret;
+}
+
+/*
+ * direct_pte_prefetch_many(): map [start, end) of @sp from the slot of the
+ * first gfn, if the slot is writable, not dirty-logged and holds them all
+ * (gfn_to_page_many_atomic()); Return: 0, or -1 to stop prefetching.
+ */
+static int direct_pte_prefetch_many(struct nxsim__vm_mmu *mmu,
+				    struct nxsim__mmu_page *sp,
+				    unsigned int start, unsigned int end)
+{
+	unsigned int access = sp->role.access, i;
+	uint64_t gfn = nxsim__kvm_mmu_page_get_gfn(sp, start);
+	struct nxsim__memslot *slot = nxsim__gfn_to_memslot(mmu, gfn);
+
+	/* gfn_to_memslot_dirty_bitmap(vcpu, gfn, access & ACC_WRITE_MASK) */
+	if (!slot ||
+	    ((access & ACC_WRITE_MASK) && nxsim__slot_dirty_logging(slot)))
+		return -1;
+	/* gfn_to_hva_many() for writing, then every page or none */
+	if ((slot->flags & NXSIM_MEM_READONLY) ||
+	    slot->base_gfn + slot->npages - gfn < end - start)
+		return -1;
+	for (i = start; i < end; i++, gfn++)
+		mmu_set_spte(mmu, slot, sp, i, access, gfn,
+			     nxsim__gfn_to_pfn(slot, gfn), NULL);
+	return 0;
+}
+
+/* __direct_pte_prefetch(): the free entries of the aligned block of 8. */
+static void __direct_pte_prefetch(struct nxsim__vm_mmu *mmu,
+				  struct nxsim__mmu_page *sp, unsigned int idx)
+{
+	unsigned int i = idx & ~(NXSIM__PTE_PREFETCH_NUM - 1u);
+	unsigned int end = i + NXSIM__PTE_PREFETCH_NUM, start = end;
+
+	WARN_ON(!sp->role.direct);
+	for (; i < end; i++) {
+		if (is_shadow_present_pte(sp->spt[i]) || i == idx) {
+			if (start == end)
+				continue;
+			if (direct_pte_prefetch_many(mmu, sp, start, i) < 0)
+				return;
+			start = end;
+		} else if (start == end) {
+			start = i;
+		}
+	}
+	if (start != end)
+		direct_pte_prefetch_many(mmu, sp, start, end);
+}
+
+/* direct_pte_prefetch(): 4K leaves only, and only with A/D bits. */
+static void direct_pte_prefetch(struct nxsim__vm_mmu *mmu,
+				struct nxsim__mmu_page *sp, unsigned int idx)
+{
+	if (sp->role.ad_disabled || sp->role.level > NXSIM_PG_LEVEL_4K)
+		return;
+	__direct_pte_prefetch(mmu, sp, idx);
+}
+
+/*
+ * The NX accounting of a page direct_map() linked: 6.1's
+ * account_huge_nx_page() flags a page only when it tracks it (a huge page
+ * was possible); from 6.2 account_nx_huge_page() flags every page an
+ * exec fault made and tracks the possible ones.
+ */
+static void direct_map_account_nx(struct nxsim__vm_mmu *mmu,
+				  const struct nxsim__kvm_page_fault *f,
+				  struct nxsim__mmu_page *sp, int level)
+{
+	bool possible = f->req_level >= level ||
+			nxsim__mmu_has_bug(mmu, NXSIM_BUG_TRACK_ANY_LEVEL);
+	bool tag = mmu->prof->nx_tag_untracked &&
+		   !nxsim__mmu_has_bug(mmu, NXSIM_BUG_UNTAGGED_NX);
+
+	if (!f->is_tdp || !f->huge_page_disallowed)
+		return;
+	sp->made_hpd = true;
+	sp->made_req_level = (uint8_t)f->req_level;
+	if (!tag && !possible)
+		return;
+	sp->nx_huge_page_disallowed = true;
+	if (possible)
+		nxsim__track_possible_nx_huge_page(mmu, sp, NXSIM__SHADOW_MMU);
+}
+
+void nxsim__direct_map(struct nxsim__vm_mmu *mmu,
+		       struct nxsim__kvm_page_fault *f,
+		       struct nxsim_access_info *info)
+{
+	struct nxsim__mmu_page *sp = mmu->root, *child;
+	int level = mmu->root_level, ret;
+	uint64_t base_gfn = f->gfn;
+	unsigned int idx;
+
+	nxsim__kvm_mmu_hugepage_adjust(mmu, f);
+	for (;; sp = spte_to_child_sp(mmu, sp->spt[idx]), level--) {
+		idx = spte_index(f->gfn, level);
+		if (f->nx_huge_page_workaround_enabled)
+			nxsim__disallowed_hugepage_adjust(mmu, f, sp->spt[idx],
+							  level);
+		base_gfn = f->gfn & ~(KVM_PAGES_PER_HPAGE(level) - 1);
+		if (level == f->goal_level)
+			break;
+		child = nxsim__kvm_mmu_get_child_sp(mmu, sp, idx, base_gfn,
+						    true, ACC_ALL);
+		if (!child)
+			continue;
+		if (is_shadow_present_pte(sp->spt[idx])) {
+			mmu->counters.huge_zaps++;
+			info->zapped_huge++;
+		}
+		nxsim__link_shadow_page(mmu, sp, idx, child);
+		direct_map_account_nx(mmu, f, child, level);
+	}
+	ret = mmu_set_spte(mmu, f->slot, sp, idx, ACC_ALL, base_gfn, f->pfn, f);
+	info->level = level;
+	if (ret == RET_PF_SPURIOUS) {
+		info->outcome = NXSIM_ACCESS_SPURIOUS;
+		return;
+	}
+	info->outcome = NXSIM_ACCESS_FAULT;
+	direct_pte_prefetch(mmu, sp, idx);
+}
+
+/* kvm_zap_rmap(): zap every leaf on @head; Return: true if any. */
+static bool kvm_zap_rmap(struct nxsim__vm_mmu *mmu,
+			 struct nxsim__kvm_rmap_head *head)
+{
+	struct nxsim__rmap_iterator iter;
+	bool flush = false;
+	uintptr_t ref;
+
+	while ((ref = nxsim__rmap_get_first(head, &iter))) {
+		drop_spte(mmu, ref_to_sp(mmu, ref), ref_index(ref));
+		flush = true;
+	}
+	return flush;
+}
+
+void nxsim__kvm_rmap_zap_gfn_range(struct nxsim__vm_mmu *mmu,
+				   const struct nxsim__memslot *slot,
+				   uint64_t start, uint64_t end)
+{
+	bool flush = false;
+	uint64_t gfn;
+	int level;
+
+	for (level = NXSIM_PG_LEVEL_4K; level <= NXSIM_PG_LEVEL_1G; level++) {
+		uint64_t step = KVM_PAGES_PER_HPAGE(level);
+
+		for (gfn = start & ~(step - 1); gfn < end; gfn += step)
+			flush |= kvm_zap_rmap(
+				mmu,
+				nxsim__gfn_to_rmap(MAX(gfn, slot->base_gfn),
+						   level, slot));
+	}
+	if (flush)
+		nxsim__kvm_flush_remote_tlbs(mmu);
+}
+
+/* spte_clear_dirty() */
+static void spte_clear_dirty(struct nxsim__vm_mmu *mmu, uint64_t *sptep)
+{
+	WRITE_ONCE(*sptep, *sptep & ~nxsim__spte_masks(mmu->fmt)->dirty);
+}
+
+/*
+ * Dirty logging on, kvm_mmu_slot_apply_flags(): with PML (EPT),
+ * kvm_mmu_slot_leaf_clear_dirty() clears D on the 4K leaves (the legacy
+ * MMU logs at 4K only) and kvm_mmu_slot_remove_write_access() at 2M
+ * write-protects the huge ones; without PML (NPT), every leaf is
+ * write-protected.  Then one unconditional flush (6.1).
+ */
+void nxsim__shadow_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
+				   const struct nxsim__memslot *slot)
+{
+	bool pml = mmu->fmt == NXSIM_SPTE_EPT;
+	struct nxsim__rmap_iterator iter;
+	uint64_t i, n;
+	uintptr_t ref;
+	int level;
+
+	for (level = NXSIM_PG_LEVEL_4K; level <= NXSIM_PG_LEVEL_1G; level++) {
+		n = level == NXSIM_PG_LEVEL_4K ? slot->npages :
+						 slot->lpages[level - 2];
+		for (i = 0; i < n; i++) {
+			for_each_rmap_spte(&slot->rmap[level - 1][i], &iter,
+					   ref)
+			{
+				uint64_t *sptep = ref_to_sptep(mmu, ref);
+
+				if (pml && level == NXSIM_PG_LEVEL_4K)
+					spte_clear_dirty(mmu, sptep);
+				else
+					spte_write_protect(mmu, sptep, false);
+			}
+		}
+	}
+	/* kvm_arch_flush_remote_tlbs_memslot() */
+	nxsim__kvm_flush_remote_tlbs(mmu);
+}
+
+/*
+ * kvm_mmu_zap_collapsible_spte() over the 4K and 2M rmaps of the slot:
+ * a leaf in a direct page that could be mapped at a larger level is
+ * zapped (the page table itself stays), to be refaulted huge.
+ */
+void nxsim__kvm_rmap_zap_collapsible_sptes(struct nxsim__vm_mmu *mmu,
+					   const struct nxsim__memslot *slot)
+{
+	bool flush = false;
+	uint64_t i, n;
+	int level;
+
+	for (level = NXSIM_PG_LEVEL_4K; level < NXSIM_PG_LEVEL_1G; level++) {
+		n = level == NXSIM_PG_LEVEL_4K ? slot->npages :
+						 slot->lpages[level - 2];
+		for (i = 0; i < n; i++) {
+			struct nxsim__kvm_rmap_head *head =
+				&slot->rmap[level - 1][i];
+			struct nxsim__rmap_iterator iter;
+			uintptr_t ref;
+restart:
+			for_each_rmap_spte(head, &iter, ref)
+			{
+				struct nxsim__mmu_page *sp =
+					ref_to_sp(mmu, ref);
+
+				if (sp->role.direct &&
+				    sp->gfn >= slot->base_gfn &&
+				    sp->gfn < slot->base_gfn + slot->npages &&
+				    sp->role.level <
+					    nxsim__kvm_mmu_max_mapping_level(
+						    mmu, slot, sp->gfn,
+						    NXSIM_PG_LEVEL_1G)) {
+					drop_spte(mmu, sp, ref_index(ref));
+					flush = true;
+					goto restart;
+				}
+			}
+		}
+	}
+	if (flush)
+		nxsim__kvm_flush_remote_tlbs(mmu);
+}
