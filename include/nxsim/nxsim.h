@@ -21,6 +21,7 @@
 #include <nxsim/spte.h>
 #include <nxsim/vm.h>
 #include <nxsim/vcpu.h>
+#include <nxsim/guest.h>
 #include <nxsim/tlb.h>
 #include <nxsim/xpfo.h>
 #include <nxsim/trace.h>

@@ -16,6 +16,7 @@
 
 #include "core/gate.h"
 #include "core/lockdep.h"
+#include "mmu/paging_tmpl.h"
 
 struct nxsim_host;
 struct nxsim__worker;
@@ -45,11 +46,14 @@ struct nxsim__once {
  * @vm: its VM
  * @id: vcpu_id
  * @link: on vm->vcpus
+ * @arch_mmu: the guest's paging state and MMU (vcpu->arch.mmu's guest
+ *	half), under the VM's mmu_lock
  */
 struct nxsim_vcpu {
 	struct nxsim_vm *vm;
 	unsigned int id;
 	TAILQ_ENTRY(nxsim_vcpu) link;
+	struct nxsim__kvm_mmu arch_mmu;
 };
 
 /**

@@ -115,6 +115,7 @@ void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu)
 		nxsim__tdp_mmu_free_sp(mmu, mmu->cache[--mmu->nr_cache]);
 	nxsim__tdp_mmu_trim_reserve(mmu, 0);
 	nxsim__kvm_free_memslots(mmu);
+	nxsim__guest_mem_free(&mmu->gmem);
 	nxsim__tdp_mmu_release(mmu);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	pthread_mutex_destroy(&mmu->tdp_mmu_pages_lock);

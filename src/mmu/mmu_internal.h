@@ -22,6 +22,7 @@
 #include <nxsim/vcpu.h>
 #include <nxsim/vm.h>
 
+#include "mmu/guest_mem.h"
 #include "mmu/memslot.h"
 #include "mmu/mmu.h"
 #include "mmu/spte.h"
@@ -213,6 +214,7 @@ struct nxsim__possible_nx {
  * @counters: simulator counters
  * @events: checker records not yet reported
  * @nr_events: how many (may exceed NXSIM__MAX_EVENTS; the rest are counted)
+ * @gmem: guest memory: the written pages behind the slots (guest_mem.c)
  * @tdp_mmu_enabled: kvm->arch.tdp_mmu_enabled: the TDP MMU maps faults;
  *	otherwise the shadow MMU does, and memslots have rmaps
  * @active_mmu_pages: shadow pages, newest first (FIFO for the fast zap)
@@ -267,6 +269,7 @@ struct nxsim__vm_mmu {
 	struct nxsim_mmu_counters counters;
 	char events[NXSIM__MAX_EVENTS][160];
 	unsigned int nr_events;
+	struct nxsim__guest_mem gmem;
 	bool tdp_mmu_enabled;
 	struct nxsim__sp_list active_mmu_pages;
 	struct nxsim__sp_hlist *mmu_page_hash;

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The public calls of <nxsim/guest.h>: guest memory as the VMM and the
+ * guest write it (kvm_write_guest() / kvm_read_guest() of
+ * virt/kvm/kvm_main.c), the vCPU's control registers (the MOV to CR0,
+ * CR3 and CR4 and the EFER write of arch/x86/kvm/x86.c, kvm_set_cr*()),
+ * and the guest walk of FNAME(gva_to_gpa).  Each enters the VM's gate
+ * and hands the MMU its half of the VM; the MMU takes mmu_lock itself.
+ */
+#include <errno.h>
+
+#include <nxsim/guest.h>
+
+#include "kvm/vm.h"
+#include "mmu/paging_tmpl.h"
+
+int nxsim_guest_write(struct nxsim_vm *vm, uint64_t gpa, const void *buf,
+		      size_t len)
+{
+	int rc;
+
+	if (!buf && len)
+		return -EINVAL;
+	rc = nxsim__vm_enter(vm);
+	if (rc)
+		return rc;
+	rc = nxsim__guest_write(vm->mmu, gpa, buf, len);
+	nxsim__vm_exit(vm);
+	return rc;
+}
+
+int nxsim_guest_read(struct nxsim_vm *vm, uint64_t gpa, void *buf, size_t len)
+{
+	int rc;
+
+	if (!buf && len)
+		return -EINVAL;
+	rc = nxsim__vm_enter(vm);
+	if (rc)
+		return rc;
+	rc = nxsim__guest_read(vm->mmu, gpa, buf, len);
+	nxsim__vm_exit(vm);
+	return rc;
+}
+
+int64_t nxsim_guest_nr_pages(struct nxsim_vm *vm)
+{
+	int64_t rc = nxsim__vm_enter(vm);
+
+	if (rc)
+		return rc;
+	rc = nxsim__guest_nr_pages(vm->mmu);
+	nxsim__vm_exit(vm);
+	return rc;
+}
+
+int nxsim_guest_write_pte(struct nxsim_vcpu *vcpu, uint64_t gpa, uint64_t pte,
+			  unsigned int size)
+{
+	struct nxsim_vm *vm;
+	int rc;
+
+	if (!vcpu)
+		return -EINVAL;
+	vm = vcpu->vm;
+	rc = nxsim__vm_enter(vm);
+	if (rc)
+		return rc;
+	rc = nxsim__guest_write_pte(vm->mmu, &vcpu->arch_mmu, gpa, pte, size);
+	nxsim__vm_exit(vm);
+	return rc;
+}
+
+int nxsim_guest_set_paging(struct nxsim_vcpu *vcpu,
+			   const struct nxsim_guest_paging *p)
+{
+	struct nxsim_vm *vm;
+	int rc;
+
+	if (!vcpu || !p)
+		return -EINVAL;
+	vm = vcpu->vm;
+	rc = nxsim__vm_enter(vm);
+	if (rc)
+		return rc;
+	rc = nxsim__guest_set_paging(vm->mmu, &vcpu->arch_mmu, p);
+	nxsim__vm_exit(vm);
+	return rc;
+}
+
+int nxsim_guest_get_paging(struct nxsim_vcpu *vcpu,
+			   struct nxsim_guest_paging *p,
+			   enum nxsim_guest_mode *mode)
+{
+	struct nxsim_vm *vm;
+	int rc;
+
+	if (!vcpu || !p)
+		return -EINVAL;
+	vm = vcpu->vm;
+	rc = nxsim__vm_enter(vm);
+	if (rc)
+		return rc;
+	nxsim__guest_get_paging(vm->mmu, &vcpu->arch_mmu, p, mode);
+	nxsim__vm_exit(vm);
+	return 0;
+}
+
+int nxsim_guest_translate(struct nxsim_vcpu *vcpu, uint64_t gva, uint32_t pfec,
+			  struct nxsim_guest_walk *w)
+{
+	struct nxsim_vm *vm;
+	int rc;
+
+	if (!vcpu || !w)
+		return -EINVAL;
+	vm = vcpu->vm;
+	rc = nxsim__vm_enter(vm);
+	if (rc)
+		return rc;
+	rc = nxsim__guest_translate(vm->mmu, &vcpu->arch_mmu, gva, pfec, w);
+	nxsim__vm_exit(vm);
+	return rc;
+}
