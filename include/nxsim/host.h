@@ -93,6 +93,11 @@ enum nxsim_bug {
 	/* per-type lists (6.18): recovery untracks TDP SPs with type
 	 * KVM_SHADOW_MMU, so both lists' nr_pages go wrong. */
 	NXSIM_BUG_UNTRACK_WRONG_TYPE = 1ull << 9,
+	/* 61f94478547b: the TDP MMU flags a new child SP
+	 * nx_huge_page_disallowed after publishing its SPTE, so a vCPU
+	 * faulting under the read lock meanwhile sees an unflagged table
+	 * and replaces it with a huge page (needs the 6.2 flag check). */
+	NXSIM_BUG_TDP_FLAG_AFTER_LINK = 1ull << 12,
 };
 
 /**

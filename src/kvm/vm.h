@@ -16,6 +16,7 @@
 
 #include "core/gate.h"
 #include "core/lockdep.h"
+#include "mmu/mmu.h"
 
 struct nxsim_host;
 struct nxsim__worker;
@@ -45,11 +46,15 @@ struct nxsim__once {
  * @vm: its VM
  * @id: vcpu_id
  * @link: on vm->vcpus
+ * @mutex: vcpu->mutex: one access at a time per vCPU (vcpu_load())
+ * @mmu_cache: vcpu->arch.mmu_shadow_page_cache
  */
 struct nxsim_vcpu {
 	struct nxsim_vm *vm;
 	unsigned int id;
 	TAILQ_ENTRY(nxsim_vcpu) link;
+	pthread_mutex_t mutex;
+	struct nxsim__mmu_memory_cache mmu_cache;
 };
 
 /**
