@@ -7,10 +7,10 @@
  *
  * ThreadSanitizer does not see the ordering a grace period gives (liburcu
  * 0.13 orders readers and updaters with its own barriers and membarrier),
- * so each read-side section ends with a release on the domain and each
- * callback starts with an acquire of it: every reader that ended before the
- * callback ran happens before it, which is what the grace period
- * guarantees.  Outside TSan builds the calls are liburcu's.
+ * so each read-side section ends, and each call_rcu() starts, with a
+ * release on the domain, and each callback starts with an acquire of it:
+ * every reader that ended before the callback ran, and the code that
+ * queued it, happen before it, which is what the grace period guarantees.  Outside TSan builds the calls are liburcu's.
  *
  * Left out: the kernel's flavours (SRCU, tasks RCU), callback batching
  * and its overload handling (the MMU bounds its own backlog).
@@ -56,10 +56,16 @@ static inline void nxsim__rcu_callback_enter(void)
 #endif
 }
 
-/* call_rcu(): @fn(@head) runs after every current reader has finished. */
+/*
+ * call_rcu(): @fn(@head) runs after every current reader has finished,
+ * and after what the caller did before (a release for TSan too).
+ */
 static inline void nxsim__call_rcu(struct rcu_head *head,
 				   void (*fn)(struct rcu_head *head))
 {
+#ifdef NXSIM__RCU_TSAN
+	__tsan_release(&nxsim__rcu_domain);
+#endif
 	call_rcu(head, fn);
 }
 

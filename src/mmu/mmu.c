@@ -76,6 +76,7 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 {
 	const struct nxsim_cpu *cpu = cfg->cpu;
 	struct nxsim__vm_mmu *mmu = nxsim__zalloc(sizeof(*mmu));
+	pthread_rwlockattr_t attr;
 	int i;
 
 	if (!mmu)
@@ -83,7 +84,16 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 	mmu->prof = cfg->prof;
 	mmu->bugs = cfg->bugs;
 	mmu->params = cfg->params;
-	pthread_rwlock_init(&mmu->mmu_lock, NULL);
+	/*
+	 * The kernel's qrwlock makes new readers wait behind a waiting
+	 * writer; glibc's default would let faults retrying under the read
+	 * lock starve an MMU-notifier invalidation's write lock.
+	 */
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(
+		&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&mmu->mmu_lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
 	mmu->fmt = cpu->amd ? NXSIM_SPTE_LEGACY : NXSIM_SPTE_EPT;
 	mmu->phys_bits = cpu->phys_bits ? cpu->phys_bits : 46;
 	mmu->root_level = cpu->la57 && (cpu->amd || mmu->phys_bits > 48) ? 5 :
