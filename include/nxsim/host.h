@@ -97,6 +97,11 @@ enum nxsim_bug {
 	 * to_zap reaches 0 never commits the shadow pages it prepared
 	 * since its last commit, and skips their TLB flush. */
 	NXSIM_BUG_RECOVER_NO_COMMIT = 1ull << 10,
+	/* 61f94478547b: the TDP MMU flags a new child SP
+	 * nx_huge_page_disallowed after publishing its SPTE, so a vCPU
+	 * faulting under the read lock meanwhile sees an unflagged table
+	 * and replaces it with a huge page (needs the 6.2 flag check). */
+	NXSIM_BUG_TDP_FLAG_AFTER_LINK = 1ull << 12,
 };
 
 /**

@@ -20,7 +20,8 @@
 #define SINCE_6_1                                                           \
 	.kstrtox.kstrtobool_tf = true, .never = true, .period_param = true, \
 	.disable_nx_cap = true, .mmu.tdp_mmu = true,                        \
-	.mmu.tdp_mmu_default = true
+	.mmu.tdp_mmu_default = true, .mmu.fault_read_lock = true,           \
+	.mmu.dirty_log_read_lock = true, .mmu.eager_page_split = true
 #define SINCE_6_2                                   \
 	SINCE_6_1, .mmu.tdp_split_on_fault = true,  \
 		   .mmu.recovery_skip_dirty = true, \
@@ -83,6 +84,7 @@ static const struct nxsim__profile profiles[] = {
 		.worker = NXSIM__WORKER_VHOST_AT_FIRST_RUN,
 		SINCE_6_16,
 		.mmu.per_type_lists = true,
+		.mmu.recovery_read_lock = true,
 	},
 };
 

@@ -121,8 +121,10 @@ void nxsim__vm_free(struct nxsim_vm *vm)
 {
 	struct nxsim_vcpu *vcpu, *tmp;
 
-	TAILQ_FOREACH_SAFE(vcpu, &vm->vcpus, link, tmp)
+	TAILQ_FOREACH_SAFE(vcpu, &vm->vcpus, link, tmp) {
+		pthread_mutex_destroy(&vcpu->mutex);
 		nxsim__free(vcpu, sizeof(*vcpu));
+	}
 	nxsim__worker_release(vm);
 	nxsim__gate_destroy(&vm->gate);
 	pthread_mutex_destroy(&vm->lock);
@@ -215,6 +217,7 @@ out:
 int nxsim_vm_destroy(struct nxsim_vm *vm)
 {
 	struct nxsim_host *host;
+	struct nxsim_vcpu *vcpu;
 
 	if (!vm)
 		return -EINVAL;
@@ -229,6 +232,9 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 	/* kvm_arch_pre_destroy_vm(), then the MMU teardown. */
 	nxsim__worker_stop(vm);
 	nxsim__host_charge(host, NXSIM__LC_DESTROY_VM, 0);
+	/* kvm_destroy_vcpus() -> kvm_mmu_destroy(): the vCPUs' caches */
+	TAILQ_FOREACH(vcpu, &vm->vcpus, link)
+		nxsim__kvm_mmu_free_memory_caches(vm->mmu, &vcpu->mmu_cache);
 	nxsim__kvm_mmu_uninit_vm(vm->mmu);
 	vm->mmu = NULL;
 	ATOMIC_INC(host->counters.vms_destroyed);
@@ -395,6 +401,7 @@ int nxsim_vcpu_create(struct nxsim_vm *vm, unsigned int id,
 	}
 	vcpu->vm = vm;
 	vcpu->id = id;
+	pthread_mutex_init(&vcpu->mutex, NULL);
 	TAILQ_INSERT_TAIL(&vm->vcpus, vcpu, link);
 	vm->created_vcpus++;
 	*vcpup = vcpu;

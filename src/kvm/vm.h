@@ -17,6 +17,7 @@
 #include "core/gate.h"
 #include "core/lockdep.h"
 #include "mmu/paging_tmpl.h"
+#include "mmu/mmu.h"
 
 struct nxsim_host;
 struct nxsim__worker;
@@ -48,12 +49,16 @@ struct nxsim__once {
  * @link: on vm->vcpus
  * @arch_mmu: the guest's paging state and MMU (vcpu->arch.mmu's guest
  *	half), under the VM's mmu_lock
+ * @mutex: vcpu->mutex: one access at a time per vCPU (vcpu_load())
+ * @mmu_cache: vcpu->arch.mmu_shadow_page_cache
  */
 struct nxsim_vcpu {
 	struct nxsim_vm *vm;
 	unsigned int id;
 	TAILQ_ENTRY(nxsim_vcpu) link;
 	struct nxsim__kvm_mmu arch_mmu;
+	pthread_mutex_t mutex;
+	struct nxsim__mmu_memory_cache mmu_cache;
 };
 
 /**

@@ -78,10 +78,14 @@ int nxsim_vcpu_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind,
 	rc = nxsim__vm_enter(vm);
 	if (rc)
 		return rc;
-	if (!tdp_enabled(vm->host))
+	if (!tdp_enabled(vm->host)) {
 		rc = -EOPNOTSUPP;
-	else
-		rc = nxsim__mmu_access(vm->mmu, kind, gpa, &local);
+	} else {
+		pthread_mutex_lock(&vcpu->mutex);
+		rc = nxsim__mmu_access(vm->mmu, &vcpu->mmu_cache, kind, gpa,
+				       &local);
+		pthread_mutex_unlock(&vcpu->mutex);
+	}
 	if (!rc && info)
 		*info = local;
 	nxsim__vm_exit(vm);

@@ -62,7 +62,7 @@ static void check_sp_flags(struct checker *c, struct nxsim__mmu_page *sp)
 	uint64_t gfn = sp->gfn;
 
 	c->sps++;
-	if (sp->id >= mmu->nr_frames || mmu->frames[sp->id].sp != sp)
+	if (sp->id >= mmu->nr_frames || nxsim__frame(mmu, sp->id)->sp != sp)
 		violation(c,
 			  "SP gfn 0x%" PRIx64 " level %d: frame %u not its own",
 			  gfn, sp->level, sp->id);
@@ -122,7 +122,9 @@ static bool points_at_table(struct checker *c, struct nxsim__mmu_page *sp,
 
 	if (sp->level == NXSIM_PG_LEVEL_4K ||
 	    spte_to_pfn(spte) - NXSIM__SP_PFN_BASE >= mmu->nr_frames ||
-	    !mmu->frames[spte_to_pfn(spte) - NXSIM__SP_PFN_BASE].sp) {
+	    !nxsim__frame(mmu, (uint32_t)(spte_to_pfn(spte) -
+					  NXSIM__SP_PFN_BASE))
+		     ->sp) {
 		violation(c,
 			  "SPTE 0x%016" PRIx64 " at level %d points at no "
 			  "page table",
@@ -457,11 +459,15 @@ int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report, void *ctx)
 				  ", the tables hold %" PRIu64 " leaves",
 				  names[i], mmu->pages[i], c.leaves[i]);
 	check_lists(&c);
-	if (c.sps + mmu->nr_cache != mmu->nr_sps)
+	/* pages_alloc_lock: RCU callbacks free pages meanwhile */
+	pthread_mutex_lock(&mmu->pages_alloc_lock);
+	if (c.sps + mmu->nr_cached + mmu->nr_rcu_pending != mmu->nr_sps)
 		violation(&c,
 			  "%" PRIu64 " page-table pages alive, %" PRIu64
-			  " reachable",
-			  mmu->nr_sps, c.sps + mmu->nr_cache);
+			  " reachable, cached or awaiting RCU",
+			  mmu->nr_sps,
+			  c.sps + mmu->nr_cached + mmu->nr_rcu_pending);
+	pthread_mutex_unlock(&mmu->pages_alloc_lock);
 	if (c.hard_off_nx)
 		violation(&c, "invariant 8: "
 			      "hard-disabled but nx_huge_pages set");

@@ -6,8 +6,10 @@
  * MMU side of slot changes (kvm_arch_flush_shadow_memslot(), which zaps
  * all with the default KVM_X86_QUIRK_SLOT_ZAP_ALL and in 6.1;
  * kvm_mmu_slot_apply_flags()), and the host mapping size under a slot
- * (what host_pfn_mapping_level() finds), with the MMU-notifier zap a change
- * of it causes (kvm_unmap_gfn_range()).
+ * (what host_pfn_mapping_level() finds), with the MMU notifier a change of
+ * it causes: invalidate_range_start() (the invalidation counted in
+ * progress, kvm_unmap_gfn_range()) and _end() (mmu_invalidate_seq
+ * bumped), which a racing fault sees and retries.
  *
  * With the shadow MMU in use (no TDP MMU), slots also get their rmaps and
  * the write-tracking counts of the page tracker
@@ -240,25 +242,39 @@ static bool kvm_check_memslot_overlap(struct nxsim__vm_mmu *mmu, uint16_t id,
 	return false;
 }
 
-/* kvm_mmu_slot_apply_flags() for KVM_MR_FLAGS_ONLY */
+/*
+ * kvm_mmu_slot_apply_flags() for KVM_MR_FLAGS_ONLY, after the slot is
+ * committed; the TDP MMU's walks take mmu_lock for read where the profile
+ * says so (kvm_mmu_slot_remove_write_access(),
+ * kvm_mmu_slot_leaf_clear_dirty(), kvm_mmu_zap_collapsible_sptes()).
+ */
 static void kvm_mmu_slot_apply_flags(struct nxsim__vm_mmu *mmu,
 				     struct nxsim__memslot *s,
 				     uint32_t old_flags)
 {
+	bool shared = mmu->prof->dirty_log_read_lock;
+
 	if ((s->flags & NXSIM_MEM_READONLY) ||
 	    !((old_flags ^ s->flags) & NXSIM_MEM_LOG_DIRTY_PAGES))
 		return;
 	if (!mmu->tdp_mmu_enabled) {
+		nxsim__write_lock(&mmu->mmu_lock);
 		if (nxsim__slot_dirty_logging(s))
 			nxsim__shadow_mmu_wrprot_slot(mmu, s);
 		else
 			nxsim__kvm_rmap_zap_collapsible_sptes(mmu, s);
+		nxsim__rw_unlock(&mmu->mmu_lock);
 		return;
 	}
+	if (shared)
+		nxsim__read_lock(&mmu->mmu_lock);
+	else
+		nxsim__write_lock(&mmu->mmu_lock);
 	if (nxsim__slot_dirty_logging(s))
 		nxsim__tdp_mmu_wrprot_slot(mmu, s);
 	else
 		nxsim__tdp_mmu_collapse_slot(mmu, s);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
 static int check_region(const struct nxsim_memory_region *mr)
@@ -322,8 +338,8 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 			slot_remove(mmu, old);
 			old->flags = mr->flags;
 			slot_insert(mmu, old);
-			kvm_mmu_slot_apply_flags(mmu, old, old_flags);
 			nxsim__rw_unlock(&mmu->mmu_lock);
+			kvm_mmu_slot_apply_flags(mmu, old, old_flags);
 			return 0;
 		}
 	}
@@ -372,15 +388,13 @@ static void set_host_chunks(struct nxsim__memslot *s, uint64_t first,
 }
 
 /*
- * The MMU notifier for the 2 MiB hva chunks [first, last] of @s, which the
- * host remapped: __kvm_handle_hva_range() clamps the hva range to the slot
- * and turns it into gfns (hva_to_gfn_memslot()), and kvm_unmap_gfn_range()
- * zaps their leaves.  The chunks are in hva space, so they need not start
- * at a 2 MiB gfn when gfn and hva are not congruent.
+ * The gfns of the 2 MiB hva chunks [first, last] of @s:
+ * __kvm_handle_hva_range() clamps the hva range to the slot and turns it
+ * into gfns (hva_to_gfn_memslot()).  The chunks are in hva space, so they
+ * need not start at a 2 MiB gfn when gfn and hva are not congruent.
  */
-static void zap_host_chunks(struct nxsim__vm_mmu *mmu,
-			    const struct nxsim__memslot *s, uint64_t first,
-			    uint64_t last)
+static void host_chunks_gfns(const struct nxsim__memslot *s, uint64_t first,
+			     uint64_t last, uint64_t *start, uint64_t *end)
 {
 	uint64_t ugfn = s->userspace_addr >> 12;
 	uint64_t base = ugfn / HOST_CHUNK_PAGES;
@@ -388,13 +402,36 @@ static void zap_host_chunks(struct nxsim__vm_mmu *mmu,
 	uint64_t uend =
 		MIN(ugfn + s->npages, (base + last + 1) * HOST_CHUNK_PAGES);
 
+	*start = s->base_gfn + (ustart - ugfn);
+	*end = s->base_gfn + (uend - ugfn);
+}
+
+/*
+ * kvm_mmu_notifier_invalidate_range_start(): under the write lock,
+ * kvm_mmu_invalidate_begin() counts the invalidation in progress and
+ * widens the range, then kvm_unmap_gfn_range() zaps the range's leaves
+ * (of slot @s, through its rmaps on the shadow MMU).
+ */
+static void kvm_mmu_notifier_invalidate_range_start(struct nxsim__vm_mmu *mmu,
+						    const struct nxsim__memslot *s,
+						    uint64_t start,
+						    uint64_t end)
+{
+	nxsim__write_lock(&mmu->mmu_lock);
+	if (!mmu->mmu_invalidate_in_progress++) {
+		mmu->mmu_invalidate_range_start = start;
+		mmu->mmu_invalidate_range_end = end;
+	} else {
+		mmu->mmu_invalidate_range_start =
+			MIN(mmu->mmu_invalidate_range_start, start);
+		mmu->mmu_invalidate_range_end =
+			MAX(mmu->mmu_invalidate_range_end, end);
+	}
 	if (!mmu->tdp_mmu_enabled)
-		nxsim__kvm_rmap_zap_gfn_range(mmu, s,
-					      s->base_gfn + (ustart - ugfn),
-					      s->base_gfn + (uend - ugfn));
+		nxsim__kvm_rmap_zap_gfn_range(mmu, s, start, end);
 	else
-		nxsim__kvm_tdp_mmu_zap_leafs(mmu, s->base_gfn + (ustart - ugfn),
-					     s->base_gfn + (uend - ugfn));
+		nxsim__kvm_tdp_mmu_zap_leafs(mmu, start, end);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
 int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,
@@ -416,9 +453,21 @@ int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,
 	end = start + (size >> 12);
 	first = host_chunk(s, start);
 	last = host_chunk(s, end - 1);
+	host_chunks_gfns(s, first, last, &start, &end);
+	kvm_mmu_notifier_invalidate_range_start(mmu, s, start, end);
+	nxsim__sched_point(mmu, NXSIM__SCHED_INVALIDATE, start, level);
+	/*
+	 * The primary MMU changes its mapping, then
+	 * kvm_mmu_notifier_invalidate_range_end(): kvm_mmu_invalidate_end()
+	 * bumps the sequence a racing fault compares, and the invalidation
+	 * is no longer in progress.  The model's host table changes under
+	 * the same write lock, as faults read it under mmu_lock.
+	 */
 	nxsim__write_lock(&mmu->mmu_lock);
 	set_host_chunks(s, first, last, level);
-	zap_host_chunks(mmu, s, first, last);
+	__atomic_store_n(&mmu->mmu_invalidate_seq, mmu->mmu_invalidate_seq + 1,
+			 __ATOMIC_RELEASE);
+	mmu->mmu_invalidate_in_progress--;
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	return 0;
 }

@@ -30,15 +30,22 @@
  * root has 5 levels when the host has LA57 and, on EPT, the guest's
  * MAXPHYADDR (the host's here) exceeds 48 (kvm_mmu_get_tdp_level()).
  *
- * Page-table pages come from a cache topped up at the start of the fault
- * (mmu_topup_memory_caches(); under mmu_lock here, where the cache is per
- * VM, not per vCPU), so a failed allocation changes nothing.  Faults are
- * handled under mmu_lock held for write; the kernel's read-lock
- * concurrency (and its retry paths) is left out, as are MMIO SPTEs (an
- * access outside every slot is reported as emulated).  Recovery breaks
- * mmu_lock (cond_resched_rwlock_write()) only where a test installed
- * vm_mmu->resched to stand in for the thread that runs meanwhile, and
- * leaves out the SMM address space of the memslot lookup.
+ * Page-table pages come from the vCPU's cache, topped up before mmu_lock
+ * (mmu_topup_memory_caches()), so a failed allocation changes nothing.
+ * The hardware walk takes no lock (RCU keeps the tables it reads); a TDP
+ * fault takes mmu_lock for read from 5.12 (the profile's fault_read_lock;
+ * 5.10's TDP MMU takes it for write), after reading mmu_invalidate_seq,
+ * and runs again while it returns RET_PF_RETRY: a lost compare-and-
+ * exchange, a frozen SPTE, a stale invalidation sequence
+ * (mmu_invalidate_retry_gfn()), or fast_page_fault()'s lost race.
+ * Recovery of the TDP MMU's list takes the read lock from 6.18.  MMIO
+ * SPTEs are left out (an access outside every slot is reported as
+ * emulated), as is the SMM address space of the memslot lookup.  The
+ * shadow MMU (src/mmu/shadow_mmu.c) keeps the write lock, as in the
+ * kernel; its rmap-descriptor cache is the VM's, so it is topped up under
+ * that lock.  Recovery breaks mmu_lock (cond_resched_rwlock_*()) only
+ * where a test set the scheduling hook and need_resched
+ * (vm_mmu->resched_pending).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -53,15 +60,22 @@
 
 void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 {
+	unsigned int i =
+		__atomic_fetch_add(&mmu->nr_events, 1, __ATOMIC_RELAXED);
 	va_list ap;
 
-	if (mmu->nr_events < NXSIM__MAX_EVENTS) {
+	if (i < NXSIM__MAX_EVENTS) {
 		va_start(ap, fmt);
-		vsnprintf(mmu->events[mmu->nr_events], sizeof(mmu->events[0]),
-			  fmt, ap);
+		vsnprintf(mmu->events[i], sizeof(mmu->events[0]), fmt, ap);
 		va_end(ap);
 	}
-	mmu->nr_events++;
+}
+
+void nxsim__mmu_set_sched_hook(struct nxsim__vm_mmu *mmu, nxsim__sched_fn fn,
+			       void *ctx)
+{
+	mmu->sched = fn;
+	mmu->sched_ctx = ctx;
 }
 
 int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
@@ -69,6 +83,7 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 {
 	const struct nxsim_cpu *cpu = cfg->cpu;
 	struct nxsim__vm_mmu *mmu = nxsim__zalloc(sizeof(*mmu));
+	pthread_rwlockattr_t attr;
 	int i;
 
 	if (!mmu)
@@ -76,6 +91,16 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 	mmu->prof = cfg->prof;
 	mmu->bugs = cfg->bugs;
 	mmu->params = cfg->params;
+	/*
+	 * The kernel's qrwlock makes new readers wait behind a waiting
+	 * writer; glibc's default would let faults retrying under the read
+	 * lock starve an MMU-notifier invalidation's write lock.
+	 */
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(
+		&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&mmu->mmu_lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
 	mmu->fmt = cpu->amd ? NXSIM_SPTE_LEGACY : NXSIM_SPTE_EPT;
 	mmu->phys_bits = cpu->phys_bits ? cpu->phys_bits : 46;
 	mmu->root_level = cpu->la57 && (cpu->amd || mmu->phys_bits > 48) ? 5 :
@@ -97,10 +122,21 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 	}
 	pthread_rwlock_init(&mmu->mmu_lock, NULL);
 	pthread_mutex_init(&mmu->tdp_mmu_pages_lock, NULL);
+	pthread_mutex_init(&mmu->pages_alloc_lock, NULL);
 	*mmup = mmu;
 	return 0;
 }
 
+void nxsim__mmu_rcu_barrier(void)
+{
+	nxsim__rcu_barrier();
+}
+
+/*
+ * kvm_mmu_uninit_vm() after kvm_mmu_zap_all(): the roots go, then
+ * rcu_barrier() (kvm_mmu_uninit_tdp_mmu()) waits for their pages' RCU
+ * callbacks, so that every page is back before the VM is freed.
+ */
 void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu)
 {
 	nxsim__write_lock(&mmu->mmu_lock);
@@ -111,16 +147,25 @@ void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu)
 		nxsim__shadow_mmu_uninit_vm(mmu);
 	}
 	nxsim__tdp_mmu_zap_all_roots(mmu);
-	while (mmu->nr_cache)
-		nxsim__tdp_mmu_free_sp(mmu, mmu->cache[--mmu->nr_cache]);
+	nxsim__rw_unlock(&mmu->mmu_lock);
+	nxsim__rcu_barrier();
+	WARN_ON(__atomic_load_n(&mmu->nr_sps, __ATOMIC_ACQUIRE) ||
+		__atomic_load_n(&mmu->nr_rcu_pending, __ATOMIC_ACQUIRE));
 	nxsim__tdp_mmu_trim_reserve(mmu, 0);
 	nxsim__kvm_free_memslots(mmu);
 	nxsim__guest_mem_free(&mmu->gmem);
 	nxsim__tdp_mmu_release(mmu);
-	nxsim__rw_unlock(&mmu->mmu_lock);
+	pthread_mutex_destroy(&mmu->pages_alloc_lock);
 	pthread_mutex_destroy(&mmu->tdp_mmu_pages_lock);
 	pthread_rwlock_destroy(&mmu->mmu_lock);
 	nxsim__free(mmu, sizeof(*mmu));
+}
+
+void nxsim__kvm_mmu_free_memory_caches(struct nxsim__vm_mmu *mmu,
+				       struct nxsim__mmu_memory_cache *mc)
+{
+	while (mc->nobjs)
+		nxsim__tdp_mmu_free_cached_sp(mmu, mc);
 }
 
 void nxsim__kvm_mmu_zap_all_fast(struct nxsim__vm_mmu *mmu)
@@ -130,7 +175,7 @@ void nxsim__kvm_mmu_zap_all_fast(struct nxsim__vm_mmu *mmu)
 	if (!mmu->tdp_mmu_enabled)
 		nxsim__kvm_zap_obsolete_pages(mmu);
 	nxsim__tdp_mmu_zap_all_roots(mmu);
-	mmu->counters.zap_all++;
+	MMU_COUNT(mmu, zap_all);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
@@ -145,9 +190,13 @@ void nxsim__mmu_disable_nx_huge_pages(struct nxsim__vm_mmu *mmu)
 	WRITE_ONCE(mmu->disable_nx_huge_pages, true);
 }
 
+/*
+ * The stats and counters are read under the write lock: faults under the
+ * read lock update them, so only the write lock gives one snapshot.
+ */
 void nxsim__mmu_stats(struct nxsim__vm_mmu *mmu, struct nxsim_vm_stats *st)
 {
-	nxsim__read_lock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	*st = (struct nxsim_vm_stats){
 		.pages_4k = mmu->pages[0],
 		.pages_2m = mmu->pages[1],
@@ -160,17 +209,28 @@ void nxsim__mmu_stats(struct nxsim__vm_mmu *mmu, struct nxsim_vm_stats *st)
 void nxsim__mmu_counters(struct nxsim__vm_mmu *mmu,
 			 struct nxsim_mmu_counters *c)
 {
-	nxsim__read_lock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	*c = mmu->counters;
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
 long nxsim__mmu_nr_pages(struct nxsim__vm_mmu *mmu)
 {
+	long n, pending;
+
+	n = nxsim__mmu_nr_pages_allocated(mmu, &pending);
+	return n - pending -
+	       (long)__atomic_load_n(&mmu->nr_cached, __ATOMIC_RELAXED);
+}
+
+long nxsim__mmu_nr_pages_allocated(struct nxsim__vm_mmu *mmu, long *pending)
+{
 	long n;
 
-	nxsim__read_lock(&mmu->mmu_lock);
-	n = (long)(mmu->nr_sps - mmu->nr_cache);
+	nxsim__write_lock(&mmu->mmu_lock);
+	n = (long)__atomic_load_n(&mmu->nr_sps, __ATOMIC_RELAXED);
+	*pending =
+		(long)__atomic_load_n(&mmu->nr_rcu_pending, __ATOMIC_ACQUIRE);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	return n;
 }
@@ -213,8 +273,7 @@ void nxsim__disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 
 	if (cur_level > NXSIM_PG_LEVEL_4K && cur_level == f->goal_level &&
 	    is_shadow_present_pte(spte) && !is_large_pte(spte) &&
-	    (!check_flag ||
-	     spte_to_child_sp(mmu, spte)->nx_huge_page_disallowed)) {
+	    (!check_flag || sp_nx_disallowed(spte_to_child_sp(mmu, spte)))) {
 		f->pfn |= f->gfn & (KVM_PAGES_PER_HPAGE(cur_level) -
 				    KVM_PAGES_PER_HPAGE(cur_level - 1));
 		f->goal_level--;
@@ -222,53 +281,66 @@ void nxsim__disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 }
 
 /*
- * mmu_topup_memory_caches(): enough page-table pages for a walk from the
- * root (and the root itself if there is none), reserved pages first, and
- * for the shadow MMU the rmap descriptors (1 rmap, 1 parent PTE per level,
- * the prefetched rmaps).  0 or -ENOMEM, and on -ENOMEM the reserve and the
- * allocator get back what this call took.
+ * mmu_topup_memory_caches(): enough page-table pages in the vCPU's cache
+ * for a walk from the root (and the root itself if there is none),
+ * reserved pages first, and for the shadow MMU the rmap descriptors (1
+ * rmap, 1 parent PTE per level, the prefetched rmaps); before mmu_lock as
+ * in the kernel, except on the shadow MMU, whose descriptor cache is the
+ * VM's: it tops up under the write lock.  0 or -ENOMEM, and
+ * on -ENOMEM the reserve and the allocator get back what this call took.
  */
-static int mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu)
+static int mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__mmu_memory_cache *mc)
 {
-	unsigned int want = mmu->root_level + !mmu->root, had = mmu->nr_cache;
-	unsigned int reserved = mmu->nr_reserve;
+	unsigned int want = mmu->root_level +
+			    !__atomic_load_n(&mmu->root, __ATOMIC_RELAXED);
+	unsigned int had = mc->nobjs, reserved;
 
-	while (mmu->nr_cache < want) {
+	pthread_mutex_lock(&mmu->pages_alloc_lock);
+	reserved = mmu->nr_reserve;
+	pthread_mutex_unlock(&mmu->pages_alloc_lock);
+	while (mc->nobjs < want) {
 		struct nxsim__mmu_page *sp = nxsim__tdp_mmu_alloc_sp(mmu);
 
 		if (!sp)
 			goto fail;
-		mmu->cache[mmu->nr_cache++] = sp;
+		mc->objs[mc->nobjs++] = sp;
 	}
 	if (mmu->tdp_mmu_enabled || !nxsim__mmu_topup_desc_cache(mmu))
 		return 0;
 fail:
-	while (mmu->nr_cache > had)
-		nxsim__tdp_mmu_free_sp(mmu, mmu->cache[--mmu->nr_cache]);
+	while (mc->nobjs > had)
+		nxsim__tdp_mmu_free_cached_sp(mmu, mc);
 	/* Pages are alike: keep as many as there were. */
 	nxsim__tdp_mmu_trim_reserve(mmu, reserved);
-	/* The first frame table goes too: nothing changed. */
-	if (!mmu->nr_sps)
-		nxsim__tdp_mmu_release(mmu);
+	/* The first frame chunk goes too: nothing changed. */
+	nxsim__tdp_mmu_release_unused(mmu);
 	return -ENOMEM;
 }
 
-/* The leaf mapping @gfn, or NULL; *level receives its level. */
-static uint64_t *find_leaf(struct nxsim__vm_mmu *mmu, uint64_t gfn, int *level)
+/*
+ * The hardware walk: the leaf mapping @gfn, or NULL; *level and *spte
+ * receive its level and value.
+ */
+static uint64_t *find_leaf(struct nxsim__vm_mmu *mmu, uint64_t gfn, int *level,
+			   uint64_t *spte)
 {
-	struct nxsim__mmu_page *sp = mmu->root;
+	struct nxsim__mmu_page *sp =
+		__atomic_load_n(&mmu->root, __ATOMIC_ACQUIRE);
 	int l = mmu->root_level;
 
 	for (; sp; l--) {
 		uint64_t *sptep = &sp->spt[spte_index(gfn, l)];
+		uint64_t v = nxsim__read_spte(sptep);
 
-		if (!is_shadow_present_pte(*sptep))
+		if (!is_shadow_present_pte(v))
 			return NULL;
-		if (is_last_spte(*sptep, l)) {
+		if (is_last_spte(v, l)) {
 			*level = l;
+			*spte = v;
 			return sptep;
 		}
-		sp = spte_to_child_sp(mmu, *sptep);
+		sp = spte_to_child_sp(mmu, v);
 	}
 	return NULL;
 }
@@ -287,12 +359,31 @@ static bool permits(enum nxsim_spte_format fmt, uint64_t spte,
 }
 
 /*
+ * mmu_invalidate_retry_gfn(): an MMU-notifier invalidation covering @gfn
+ * is in progress, or one ended since the fault read @mmu_seq: the pfn the
+ * fault resolved may be stale.  Called with mmu_lock held.
+ */
+static bool mmu_invalidate_retry_gfn(struct nxsim__vm_mmu *mmu,
+				     unsigned long mmu_seq, uint64_t gfn)
+{
+	if (mmu->mmu_invalidate_in_progress &&
+	    gfn >= mmu->mmu_invalidate_range_start &&
+	    gfn < mmu->mmu_invalidate_range_end)
+		return true;
+	return __atomic_load_n(&mmu->mmu_invalidate_seq, __ATOMIC_RELAXED) !=
+	       mmu_seq;
+}
+
+/*
  * kvm_tdp_page_fault(): the access the walk could not complete; @sptep is
- * the leaf it found (NULL if none), at @level.
+ * the leaf it found (NULL if none), holding @spte, at @level.  Return: a
+ * RET_PF_* code.
  */
 static int kvm_tdp_page_fault(struct nxsim__vm_mmu *mmu,
+			      struct nxsim__mmu_memory_cache *mc,
 			      enum nxsim_access_kind kind, uint64_t gfn,
-			      uint64_t *sptep, int level,
+			      uint64_t *sptep, uint64_t spte, int level,
+			      unsigned long mmu_seq,
 			      struct nxsim_access_info *info)
 {
 	struct nxsim__kvm_page_fault f = {
@@ -303,68 +394,140 @@ static int kvm_tdp_page_fault(struct nxsim__vm_mmu *mmu,
 		.req_level = NXSIM_PG_LEVEL_4K,
 		.goal_level = NXSIM_PG_LEVEL_4K,
 	};
-	int rc;
+	int r;
 
-	rc = mmu_topup_memory_caches(mmu);
-	if (rc)
-		return rc;
-	if (!mmu->root && mmu->tdp_mmu_enabled)
-		nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(
-			mmu, mmu->cache[--mmu->nr_cache]);
-	else if (!mmu->root)
-		nxsim__mmu_alloc_direct_roots(mmu);
-	mmu->counters.faults++;
+	MMU_COUNT(mmu, faults);
 	f.slot = nxsim__gfn_to_memslot(mmu, gfn);
 	if (!f.slot || (f.write && (f.slot->flags & NXSIM_MEM_READONLY))) {
 		/* RET_PF_EMULATE: MMIO, or KVM_PFN_ERR_RO_FAULT */
-		mmu->counters.emulated++;
+		MMU_COUNT(mmu, emulated);
 		info->outcome = NXSIM_ACCESS_EMULATE;
 		info->level = sptep ? level : 0;
-		return 0;
+		return RET_PF_EMULATE;
 	}
 	/* fast_page_fault(): restore W on an MMU-writable SPTE. */
-	if (sptep && f.write && nxsim__is_mmu_writable_spte(mmu->fmt, *sptep) &&
+	if (sptep && f.write && nxsim__is_mmu_writable_spte(mmu->fmt, spte) &&
 	    (level == NXSIM_PG_LEVEL_4K ||
 	     !nxsim__slot_dirty_logging(f.slot))) {
 		uint64_t d = nxsim__spte_masks(mmu->fmt)->dirty;
 
-		WRITE_ONCE(*sptep, *sptep | PT_WRITABLE_MASK | d);
+		/* fast_pf_fix_direct_spte(): lost a race, fault again */
+		if (!nxsim__cmpxchg_spte(sptep, &spte,
+					 spte | PT_WRITABLE_MASK | d))
+			return RET_PF_RETRY;
 		info->outcome = NXSIM_ACCESS_FAST;
 		info->level = level;
-		return 0;
+		return RET_PF_FIXED;
 	}
+	/* is_page_fault_stale() */
+	if (mmu_invalidate_retry_gfn(mmu, mmu_seq, gfn))
+		return RET_PF_RETRY;
 	f.nx_huge_page_workaround_enabled = nxsim__is_nx_huge_page_enabled(mmu);
 	f.pfn = nxsim__gfn_to_pfn(f.slot, gfn);
 	f.map_writable = !(f.slot->flags & NXSIM_MEM_READONLY);
 	f.is_tdp = true;
-	if (mmu->tdp_mmu_enabled)
-		nxsim__kvm_tdp_mmu_map(mmu, &f, info);
-	else
-		nxsim__direct_map(mmu, &f, info);
+	if (mmu->tdp_mmu_enabled) {
+		r = nxsim__kvm_tdp_mmu_map(mmu, mc, &f, info);
+	} else {
+		nxsim__direct_map(mmu, mc, &f, info);
+		r = RET_PF_FIXED;
+	}
 	info->req_level = f.req_level;
 	info->goal_level = f.goal_level;
 	info->huge_page_disallowed = f.huge_page_disallowed;
-	return 0;
+	return r;
 }
 
-int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
-		      uint64_t gpa, struct nxsim_access_info *info)
+/* mmu_lock for read (@shared) or write. */
+static void mmu_lock(struct nxsim__vm_mmu *mmu, bool shared)
 {
-	uint64_t gfn = gpa >> 12, *sptep;
-	int level = 0, rc = 0;
+	if (shared)
+		nxsim__read_lock(&mmu->mmu_lock);
+	else
+		nxsim__write_lock(&mmu->mmu_lock);
+}
+
+/*
+ * Freed pages waiting for their grace period that the model lets pile up
+ * before a fault waits for them (outside every lock and read-side
+ * section), as the kernel's RCU makes a task that queues callbacks faster
+ * than grace periods end wait: memory stays bounded under a fault/zap
+ * storm.
+ */
+#define NXSIM__RCU_PENDING_MAX 4096
+
+int nxsim__mmu_access(struct nxsim__vm_mmu *mmu,
+		      struct nxsim__mmu_memory_cache *mc,
+		      enum nxsim_access_kind kind, uint64_t gpa,
+		      struct nxsim_access_info *info)
+{
+	bool shared = mmu->tdp_mmu_enabled && mmu->prof->fault_read_lock;
+	uint64_t gfn = gpa >> 12, *sptep, spte = 0;
+	unsigned long mmu_seq;
+	int level = 0, r, rc;
 
 	if (gpa >> mmu->phys_bits)
 		return -ERANGE;
-	nxsim__write_lock(&mmu->mmu_lock);
-	sptep = find_leaf(mmu, gfn, &level);
-	if (sptep && permits(mmu->fmt, *sptep, kind)) {
-		info->outcome = NXSIM_ACCESS_HIT;
-		info->level = level;
-	} else {
-		rc = kvm_tdp_page_fault(mmu, kind, gfn, sptep, level, info);
+	if (__atomic_load_n(&mmu->nr_rcu_pending, __ATOMIC_RELAXED) >
+	    NXSIM__RCU_PENDING_MAX)
+		nxsim__rcu_barrier();
+	for (;;) {
+		/*
+		 * The hardware walk takes no lock: RCU keeps the tables it
+		 * reads, as the kernel's lockless walkers rely on.
+		 */
+		nxsim__rcu_read_lock();
+		sptep = find_leaf(mmu, gfn, &level, &spte);
+		nxsim__rcu_read_unlock();
+		if (sptep && permits(mmu->fmt, spte, kind)) {
+			info->outcome = NXSIM_ACCESS_HIT;
+			info->level = level;
+			return 0;
+		}
+		/* kvm_mmu_page_fault() -> direct_page_fault() */
+		rc = mmu->tdp_mmu_enabled ? mmu_topup_memory_caches(mmu, mc) :
+					    0;
+		if (rc)
+			return rc;
+		mmu_seq = __atomic_load_n(&mmu->mmu_invalidate_seq,
+					  __ATOMIC_ACQUIRE);
+		nxsim__sched_point(mmu, NXSIM__SCHED_FAULTIN, gfn, 0);
+		mmu_lock(mmu, shared);
+		if (!mmu->tdp_mmu_enabled) {
+			rc = mmu_topup_memory_caches(mmu, mc);
+			if (rc) {
+				nxsim__rw_unlock(&mmu->mmu_lock);
+				return rc;
+			}
+		}
+		if (!mmu->root && !mmu->tdp_mmu_enabled) {
+			nxsim__mmu_alloc_direct_roots(mmu, mc);
+		} else if (!mmu->root) {
+			/* mmu_alloc_direct_roots(): under the write lock */
+			if (shared) {
+				nxsim__rw_unlock(&mmu->mmu_lock);
+				nxsim__write_lock(&mmu->mmu_lock);
+			}
+			if (!mmu->root)
+				nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(
+					mmu, nxsim__mmu_cache_pop(mmu, mc));
+			if (shared) {
+				nxsim__rw_unlock(&mmu->mmu_lock);
+				continue;
+			}
+		}
+		nxsim__rcu_read_lock();
+		sptep = find_leaf(mmu, gfn, &level, &spte);
+		r = kvm_tdp_page_fault(mmu, mc, kind, gfn, sptep, spte, level,
+				       mmu_seq, info);
+		nxsim__rcu_read_unlock();
+		nxsim__rw_unlock(&mmu->mmu_lock);
+		if (r != RET_PF_RETRY)
+			return 0;
+		__atomic_fetch_add(&mmu->fault_retries, 1, __ATOMIC_RELAXED);
+		nxsim__sched_point(mmu, NXSIM__SCHED_RETRY, gfn, 0);
+		*info = (struct nxsim_access_info){ 0 };
 	}
-	nxsim__rw_unlock(&mmu->mmu_lock);
-	return rc;
 }
 
 struct nxsim__possible_nx *nxsim__nx_list(struct nxsim__vm_mmu *mmu,
@@ -413,7 +576,7 @@ static void unaccount_nx_huge_page(struct nxsim__vm_mmu *mmu,
 {
 	if (nxsim__mmu_has_bug(mmu, NXSIM_BUG_UNTRACK_WRONG_TYPE))
 		type = NXSIM__SHADOW_MMU;
-	sp->nx_huge_page_disallowed = false;
+	sp_set_nx_disallowed(sp, false);
 	nxsim__untrack_possible_nx_huge_page(mmu, sp, type);
 }
 
@@ -436,7 +599,7 @@ static bool kvm_mmu_sp_dirty_logging_enabled(struct nxsim__vm_mmu *mmu,
  */
 void nxsim__kvm_flush_remote_tlbs(struct nxsim__vm_mmu *mmu)
 {
-	mmu->counters.tlb_flushes++;
+	MMU_COUNT(mmu, tlb_flushes);
 }
 
 /*
@@ -445,38 +608,44 @@ void nxsim__kvm_flush_remote_tlbs(struct nxsim__vm_mmu *mmu)
  * (kvm_mmu_prepare_zap_page()).  Return: true if a TDP zap needs a flush.
  */
 static bool recovery_zap(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
-			 struct nxsim__sp_list *invalid_list)
+			 struct nxsim__sp_list *invalid_list, bool shared)
 {
 	if (sp->tdp_mmu_page) {
-		if (!nxsim__kvm_tdp_mmu_zap_sp(mmu, sp))
+		if (!nxsim__kvm_tdp_mmu_zap_sp(mmu, sp, shared))
 			return false;
-		mmu->counters.recovery_zapped++;
+		MMU_COUNT(mmu, recovery_zapped);
 		return true;
 	}
 	nxsim__kvm_mmu_prepare_zap_page(mmu, sp, invalid_list);
 	WARN_ON(sp->nx_tracked);
-	mmu->counters.recovery_zapped++;
+	MMU_COUNT(mmu, recovery_zapped);
 	return false;
 }
 
 /*
  * The lock-break point of the loop (need_resched() ||
- * rwlock_needbreak()): finish what was zapped so far, drop mmu_lock while
- * vm_mmu->resched runs, take it again.  Before e89505698c9f the same
- * commit was also the one of the last SP (!--to_zap); see
- * kvm_recover_nx_huge_pages().
+ * rwlock_needbreak()): finish what was zapped so far, drop mmu_lock and
+ * the RCU read side while the scheduling hook runs (the task that
+ * waited), take them again.  Before e89505698c9f the same commit was also
+ * the one of the last SP (!--to_zap); see kvm_recover_nx_huge_pages().
  */
-static void recovery_resched(struct nxsim__vm_mmu *mmu, bool flush)
+static void recovery_resched(struct nxsim__vm_mmu *mmu, bool shared,
+			     bool flush)
 {
 	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &mmu->invalid_list, flush);
 	mmu->resched_pending = false;
+	nxsim__rcu_read_unlock();
 	nxsim__rw_unlock(&mmu->mmu_lock);
-	mmu->resched(mmu, mmu->resched_ctx);
-	nxsim__write_lock(&mmu->mmu_lock);
+	nxsim__sched_point(mmu, NXSIM__SCHED_RESCHED, 0, 0);
+	mmu_lock(mmu, shared);
+	nxsim__rcu_read_lock();
 }
 
 /*
- * kvm_recover_nx_huge_pages(kvm, type); called with mmu_lock for write.
+ * kvm_recover_nx_huge_pages(kvm, type); called in rcu_read_lock() with
+ * mmu_lock held for read (@shared: the TDP MMU's list from 6.18, zaps by
+ * atomic update) or write.  The list and its counts are read under
+ * tdp_mmu_pages_lock, which faults under the read lock take to track.
  * Shadow pages wait on vm_mmu->invalid_list (the kernel's on-stack
  * invalid_list) until the commit after the loop; with
  * NXSIM_BUG_RECOVER_NO_COMMIT the loop has its shape before e89505698c9f:
@@ -485,7 +654,7 @@ static void recovery_resched(struct nxsim__vm_mmu *mmu, bool flush)
  * the pages prepared since the last commit on the list, unflushed.
  */
 static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
-				      enum nxsim__mmu_type type)
+				      enum nxsim__mmu_type type, bool shared)
 {
 	const struct nxsim__mmu_profile *prof = mmu->prof;
 	struct nxsim__possible_nx *l = nxsim__nx_list(mmu, type);
@@ -493,13 +662,16 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 			  !nxsim__mmu_has_bug(mmu, NXSIM_BUG_RECOVER_DIRTY);
 	bool no_commit = nxsim__mmu_has_bug(mmu, NXSIM_BUG_RECOVER_NO_COMMIT);
 	unsigned int ratio = READ_ONCE(mmu->params->recovery_ratio);
-	uint64_t nr = prof->per_type_lists ? l->nr_pages : mmu->nx_lpage_splits;
-	uint64_t to_zap = ratio ? DIV_ROUND_UP(nr, ratio) : 0, done = 0;
-	uint64_t len = l->len; /* the true length, for invariant 9 */
+	uint64_t nr, to_zap, done = 0, len;
 	struct nxsim__mmu_page *sp;
 	bool flush = false, dirty;
 
-	mmu->counters.recovery_passes++;
+	pthread_mutex_lock(&mmu->tdp_mmu_pages_lock);
+	nr = prof->per_type_lists ? l->nr_pages : mmu->nx_lpage_splits;
+	len = l->len; /* the true length, for invariant 9 */
+	pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
+	to_zap = ratio ? DIV_ROUND_UP(nr, ratio) : 0;
+	MMU_COUNT(mmu, recovery_passes);
 	for (; to_zap; to_zap--) {
 		pthread_mutex_lock(&mmu->tdp_mmu_pages_lock);
 		sp = TAILQ_FIRST(&l->pages);
@@ -507,7 +679,7 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 			pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
 			break;
 		}
-		WARN_ON(!sp->nx_huge_page_disallowed || !sp->direct);
+		WARN_ON(!sp_nx_disallowed(sp) || !sp->direct);
 		if (prof->per_type_lists)
 			unaccount_nx_huge_page(mmu, sp, type);
 		pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
@@ -517,23 +689,26 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 		if (skip_dirty && dirty) {
 			if (!prof->per_type_lists)
 				unaccount_nx_huge_page(mmu, sp, type);
-			sp->unaccounted = true;
-			mmu->counters.recovery_unaccounted++;
-			continue;
+			__atomic_store_n(&sp->unaccounted, true,
+					 __ATOMIC_RELAXED);
+			MMU_COUNT(mmu, recovery_unaccounted);
+		} else {
+			if (dirty && prof->recovery_skip_dirty)
+				nxsim__mmu_event(
+					mmu,
+					"invariant 9: recovery zapped SP gfn "
+					"0x%" PRIx64
+					" level %d in a dirty-logged slot",
+					sp->gfn, sp->level);
+			flush |= recovery_zap(mmu, sp, &mmu->invalid_list,
+					      shared);
 		}
-		if (dirty && prof->recovery_skip_dirty)
-			nxsim__mmu_event(
-				mmu,
-				"invariant 9: recovery zapped SP gfn 0x%" PRIx64
-				" level %d in a dirty-logged slot",
-				sp->gfn, sp->level);
-		flush |= recovery_zap(mmu, sp, &mmu->invalid_list);
 		if (no_commit && to_zap == 1) {
 			nxsim__kvm_mmu_remote_flush_or_zap(
 				mmu, &mmu->invalid_list, flush);
 			flush = false;
-		} else if (mmu->resched && mmu->resched_pending) {
-			recovery_resched(mmu, flush);
+		} else if (mmu->sched && mmu->resched_pending) {
+			recovery_resched(mmu, shared, flush);
 			flush = false;
 		}
 	}
@@ -549,9 +724,19 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 
 void nxsim__mmu_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu)
 {
-	nxsim__write_lock(&mmu->mmu_lock);
-	if (mmu->prof->per_type_lists)
-		kvm_recover_nx_huge_pages(mmu, NXSIM__SHADOW_MMU);
-	kvm_recover_nx_huge_pages(mmu, NXSIM__TDP_MMU);
+	bool shared = mmu->prof->recovery_read_lock;
+
+	/* The shadow MMU's list always takes the write lock. */
+	if (mmu->prof->per_type_lists) {
+		nxsim__write_lock(&mmu->mmu_lock);
+		nxsim__rcu_read_lock();
+		kvm_recover_nx_huge_pages(mmu, NXSIM__SHADOW_MMU, false);
+		nxsim__rcu_read_unlock();
+		nxsim__rw_unlock(&mmu->mmu_lock);
+	}
+	mmu_lock(mmu, shared);
+	nxsim__rcu_read_lock();
+	kvm_recover_nx_huge_pages(mmu, NXSIM__TDP_MMU, shared);
+	nxsim__rcu_read_unlock();
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }

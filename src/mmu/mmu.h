@@ -35,6 +35,15 @@
  *	a flagged child (76901e56fb51, 6.2; not in 6.1.y)
  * @tdp_mmu_default: kvm.tdp_mmu defaults to on (5.15); before, the TDP
  *	MMU of 5.10 is opt-in and VMs use the shadow MMU's direct map
+ * @fault_read_lock: TDP MMU faults run under mmu_lock held for read, with
+ *	atomic SPTE updates and RCU-freed page tables (5.12); before, under
+ *	the write lock
+ * @dirty_log_read_lock: the TDP MMU's dirty-logging walks (write-protect
+ *	and clear-dirty on enable, zap of collapsible SPTEs or the in-place
+ *	recovery on disable) run under the read lock (5.13)
+ * @recovery_read_lock: NX recovery of the TDP MMU's list runs under the
+ *	read lock, zapping with an atomic SPTE update (6.18)
+ * @eager_page_split: kvm.eager_page_split exists, default on (5.19)
  */
 struct nxsim__mmu_profile {
 	bool tdp_mmu;
@@ -45,7 +54,43 @@ struct nxsim__mmu_profile {
 	bool nx_tag_untracked;
 	bool nx_adjust_checks_flag;
 	bool tdp_mmu_default;
+	bool fault_read_lock;
+	bool dirty_log_read_lock;
+	bool recovery_read_lock;
+	bool eager_page_split;
 };
+
+/**
+ * enum nxsim__sched_point - where the MMU may let a test run other threads
+ * @NXSIM__SCHED_FAULTIN: a fault read mmu_invalidate_seq and resolved its
+ *	pfn, before mmu_lock (the kernel's __kvm_faultin_pfn())
+ * @NXSIM__SCHED_WALK: kvm_tdp_mmu_map() read the SPTE at a level
+ * @NXSIM__SCHED_LINK: a new child table is filled, not yet published
+ * @NXSIM__SCHED_LINKED: the child was published, before its possible-NX
+ *	accounting
+ * @NXSIM__SCHED_TARGET: at the target level, before installing the leaf
+ * @NXSIM__SCHED_RETRY: the fault returns RET_PF_RETRY and will run again
+ * @NXSIM__SCHED_FROZEN: spinning on a frozen SPTE (cpu_relax())
+ * @NXSIM__SCHED_INVALIDATE: between invalidate_range_start() and _end()
+ * @NXSIM__SCHED_RESCHED: tdp_mmu_iter_cond_resched() and the recovery
+ *	loop's lock break: a yield point
+ */
+enum nxsim__sched_point {
+	NXSIM__SCHED_FAULTIN,
+	NXSIM__SCHED_WALK,
+	NXSIM__SCHED_LINK,
+	NXSIM__SCHED_LINKED,
+	NXSIM__SCHED_TARGET,
+	NXSIM__SCHED_RETRY,
+	NXSIM__SCHED_FROZEN,
+	NXSIM__SCHED_INVALIDATE,
+	NXSIM__SCHED_RESCHED,
+	NXSIM__NR_SCHED_POINTS,
+};
+
+/* The hook: called at @p with the gfn and level in hand (or 0). */
+typedef void (*nxsim__sched_fn)(void *ctx, enum nxsim__sched_point p,
+				uint64_t gfn, int level);
 
 /**
  * struct nxsim__nx_params - module parameter storage (arch/x86/kvm/mmu/mmu.c)
@@ -85,6 +130,28 @@ struct nxsim__mmu_config {
 };
 
 struct nxsim__vm_mmu;
+struct nxsim__mmu_page;
+
+/**
+ * struct nxsim__mmu_memory_cache - a vCPU's mmu_shadow_page_cache
+ * @objs: page-table pages topped up before mmu_lock
+ * @nobjs: entries in @objs
+ */
+struct nxsim__mmu_memory_cache {
+	struct nxsim__mmu_page *objs[6];
+	unsigned int nobjs;
+};
+
+/* kvm_mmu_free_memory_caches() at vCPU destruction. */
+void nxsim__kvm_mmu_free_memory_caches(struct nxsim__vm_mmu *mmu,
+				       struct nxsim__mmu_memory_cache *mc);
+
+/*
+ * Set the scheduling hook (tests: interleavings on the virtual clock);
+ * @fn NULL removes it.  Set it while no other thread uses the VM.
+ */
+void nxsim__mmu_set_sched_hook(struct nxsim__vm_mmu *mmu, nxsim__sched_fn fn,
+			       void *ctx);
 
 /* kvm_mmu_init_vm(): Return: 0 or -ENOMEM. */
 int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
@@ -101,12 +168,15 @@ bool nxsim__is_nx_huge_page_enabled(struct nxsim__vm_mmu *mmu);
 void nxsim__mmu_disable_nx_huge_pages(struct nxsim__vm_mmu *mmu);
 
 /*
- * A guest access at @gpa: the hardware walk and, if it misses, the TDP
- * page fault, under mmu_lock.  Return: 0, -ERANGE (beyond MAXPHYADDR) or
- * -ENOMEM.
+ * A guest access at @gpa by the vCPU whose page cache is @mc (the caller
+ * holds the vCPU's mutex): the hardware walk and, if it misses, the TDP
+ * page fault, under mmu_lock, retried while the fault says RET_PF_RETRY.
+ * Return: 0, -ERANGE (beyond MAXPHYADDR) or -ENOMEM.
  */
-int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
-		      uint64_t gpa, struct nxsim_access_info *info);
+int nxsim__mmu_access(struct nxsim__vm_mmu *mmu,
+		      struct nxsim__mmu_memory_cache *mc,
+		      enum nxsim_access_kind kind, uint64_t gpa,
+		      struct nxsim_access_info *info);
 /*
  * KVM_SET_USER_MEMORY_REGION (__kvm_set_memory_region() and the x86 and
  * MMU hooks it calls); called with slots_lock held.
@@ -129,7 +199,14 @@ int nxsim__mmu_dump(struct nxsim__vm_mmu *mmu, nxsim_text_fn emit, void *ctx);
 void nxsim__mmu_stats(struct nxsim__vm_mmu *mmu, struct nxsim_vm_stats *st);
 void nxsim__mmu_counters(struct nxsim__vm_mmu *mmu,
 			 struct nxsim_mmu_counters *c);
-/* Page-table pages in use (not counting the cache). */
+/* Page-table pages in use (not counting caches and pages awaiting RCU). */
 long nxsim__mmu_nr_pages(struct nxsim__vm_mmu *mmu);
+/*
+ * Page-table pages allocated, whatever their state (in the tables, in
+ * vCPU caches, awaiting their grace period); *pending receives the last.
+ */
+long nxsim__mmu_nr_pages_allocated(struct nxsim__vm_mmu *mmu, long *pending);
+/* rcu_barrier(): every page-table page freed so far is back. */
+void nxsim__mmu_rcu_barrier(void);
 
 #endif /* NXSIM_MMU_MMU_H */

@@ -19,6 +19,8 @@
 
 #include <bsd/sys/queue.h>
 
+#include "core/rcu.h"
+
 #include <nxsim/vcpu.h>
 #include <nxsim/vm.h>
 
@@ -82,14 +84,19 @@ struct nxsim__kvm_rmap_head {
  * @gfn: first gfn the page maps
  * @link: on vm_mmu->roots (roots only), or on vm_mmu->reserve (freed)
  * @possible_nx_huge_page_link: on a possible_nx_huge_pages list
+ * @rcu_head: for tdp_mmu_free_sp_rcu_callback()
+ * @mmu: the VM the page belongs to (for the RCU callback)
  * @id: frame index (pfn = NXSIM__SP_PFN_BASE + @id)
  * @root_count: tdp_mmu_root_count (roots only)
- * @nr_leaves: present leaf SPTEs in @spt (kept with the page stats)
+ * @nr_leaves: present leaf SPTEs in @spt (kept with the page stats;
+ *	atomic: faults under the read lock fill one table together)
  * @level: role.level
  * @direct: role.direct (always, until shadow paging exists)
  * @invalid: role.invalid (roots only)
  * @tdp_mmu_page: made by the TDP MMU
  * @nx_huge_page_disallowed: made because an exec fault could not map huge
+ *	(read and written with sp_nx_disallowed() / sp_set_nx_disallowed():
+ *	faults under the read lock read it while others write it)
  * @nx_tracked: on a possible_nx_huge_pages list
  * @made_hpd: checker record: made by a fault with huge_page_disallowed
  * @made_req_level: checker record: that fault's req_level
@@ -107,6 +114,9 @@ struct nxsim__kvm_rmap_head {
  * @mmu_valid_gen: the generation it was made in (is_obsolete_sp())
  * (@link is then on vm_mmu->active_mmu_pages, newest first, or on an
  * invalid list between prepare and commit)
+ * @nx_flag_pending: checker record: its fault decided to flag it but had
+ *	not yet (only NXSIM_BUG_TDP_FLAG_AFTER_LINK publishes it so)
+ * @removed: checker record: handle_removed_pt() took it out of the tables
  */
 struct nxsim__mmu_page {
 	uint64_t *spt;
@@ -120,6 +130,8 @@ struct nxsim__mmu_page {
 	LIST_ENTRY(nxsim__mmu_page) hash_link;
 	uint64_t *shadowed_translation;
 	uint8_t mmu_valid_gen;
+	struct rcu_head rcu_head;
+	struct nxsim__vm_mmu *mmu;
 	uint32_t id;
 	uint32_t root_count;
 	uint16_t nr_leaves;
@@ -132,7 +144,19 @@ struct nxsim__mmu_page {
 	bool made_hpd;
 	uint8_t made_req_level;
 	bool unaccounted;
+	bool nx_flag_pending;
+	bool removed;
 };
+
+static inline bool sp_nx_disallowed(const struct nxsim__mmu_page *sp)
+{
+	return __atomic_load_n(&sp->nx_huge_page_disallowed, __ATOMIC_RELAXED);
+}
+
+static inline void sp_set_nx_disallowed(struct nxsim__mmu_page *sp, bool v)
+{
+	__atomic_store_n(&sp->nx_huge_page_disallowed, v, __ATOMIC_RELAXED);
+}
 
 TAILQ_HEAD(nxsim__sp_list, nxsim__mmu_page);
 LIST_HEAD(nxsim__sp_hlist, nxsim__mmu_page);
@@ -158,6 +182,14 @@ struct nxsim__frame {
 };
 
 #define NXSIM__NO_FRAME UINT32_MAX
+
+/*
+ * Frames live in chunks that never move, so that a walker under the read
+ * lock can look a frame up while another thread adds one: at most
+ * NXSIM__FRAME_CHUNKS * NXSIM__FRAME_CHUNK frames (4 GiB of page tables).
+ */
+#define NXSIM__FRAME_CHUNK 4096u
+#define NXSIM__FRAME_CHUNKS 256u
 
 /**
  * struct nxsim__possible_nx - kvm->arch.possible_nx_huge_pages[type]
@@ -201,19 +233,30 @@ struct nxsim__possible_nx {
  * @nx_lpage_splits: stat.nx_lpage_splits
  * @slots: memory slots, by base gfn
  * @nr_memslots_dirty_logging: slots with dirty logging on
- * @frames: frame index -> page-table page, or the next free index
- * @cap_frames: entries allocated in @frames
+ * @pages_alloc_lock: the page allocator's lock (the kernel's slab and
+ *	buddy allocator): @frame_chunk, @nr_frames, @free_frame, @reserve,
+ *	@nr_reserve
+ * @frame_chunk: frame index -> page-table page, or the next free index,
+ *	NXSIM__FRAME_CHUNK frames per chunk
  * @nr_frames: entries handed out so far
  * @free_frame: first free entry, or NXSIM__NO_FRAME
- * @nr_sps: live page-table pages
- * @cache: pre-allocated page-table pages (mmu_shadow_page_cache)
- * @nr_cache: entries in @cache
+ * @nr_sps: page-table pages allocated: in the tables, in vCPU caches and
+ *	waiting for their RCU grace period (atomic)
+ * @nr_cached: of those, pages in vCPU caches (atomic)
+ * @nr_rcu_pending: of those, pages waiting for their grace period (atomic)
  * @reserve: freed page-table pages (table and header) kept for reuse,
  *	newest first
  * @nr_reserve: entries on @reserve
- * @counters: simulator counters
+ * @mmu_invalidate_seq: kvm->mmu_invalidate_seq (bumped at the end of an
+ *	MMU-notifier invalidation, under the write lock)
+ * @mmu_invalidate_in_progress: kvm->mmu_invalidate_in_progress
+ * @mmu_invalidate_range_start: kvm->mmu_invalidate_range_start (gfn)
+ * @mmu_invalidate_range_end: kvm->mmu_invalidate_range_end (gfn, exclusive)
+ * @sched: the scheduling hook (tests), NULL if none
+ * @sched_ctx: its argument
+ * @fault_retries: faults that returned RET_PF_RETRY (atomic)
+ * @counters: simulator counters (atomic increments)
  * @events: checker records not yet reported
- * @nr_events: how many (may exceed NXSIM__MAX_EVENTS; the rest are counted)
  * @gmem: guest memory: the written pages behind the slots (guest_mem.c)
  * @tdp_mmu_enabled: kvm->arch.tdp_mmu_enabled: the TDP MMU maps faults;
  *	otherwise the shadow MMU does, and memslots have rmaps
@@ -230,13 +273,12 @@ struct nxsim__possible_nx {
  * @invalid_list: shadow pages prepared for zap and not committed; empty
  *	between operations unless a bug left them (the kernel's invalid_list
  *	lives on the stack of each operation)
- * @resched: what runs while the recovery pass has dropped mmu_lock at its
- *	lock-break point (cond_resched_rwlock_write()); NULL: the pass never
- *	breaks the lock (tests set it to stand in for the other thread)
- * @resched_ctx: passed to @resched
- * @resched_pending: need_resched(): the pass breaks the lock at its next
- *	break point and clears it (set by a test, as the scheduler sets
- *	TIF_NEED_RESCHED)
+ * @resched_pending: need_resched(): with @sched set, the recovery pass
+ *	breaks the lock at its next break point, runs the hook there
+ *	(NXSIM__SCHED_RESCHED) and clears it (set by a test, as the scheduler
+ *	sets TIF_NEED_RESCHED)
+ * @nr_events: how many (may exceed NXSIM__MAX_EVENTS; the rest are counted;
+ *	slots are claimed atomically)
  */
 struct nxsim__vm_mmu {
 	const struct nxsim__mmu_profile *prof;
@@ -257,15 +299,22 @@ struct nxsim__vm_mmu {
 	uint64_t nx_lpage_splits;
 	struct nxsim__slot_list slots;
 	unsigned int nr_memslots_dirty_logging;
-	struct nxsim__frame *frames;
-	uint32_t cap_frames;
+	pthread_mutex_t pages_alloc_lock;
+	struct nxsim__frame *frame_chunk[NXSIM__FRAME_CHUNKS];
 	uint32_t nr_frames;
 	uint32_t free_frame;
 	uint64_t nr_sps;
-	struct nxsim__mmu_page *cache[6];
-	unsigned int nr_cache;
+	uint64_t nr_cached;
+	uint64_t nr_rcu_pending;
 	struct nxsim__sp_list reserve;
 	unsigned int nr_reserve;
+	unsigned long mmu_invalidate_seq;
+	long mmu_invalidate_in_progress;
+	uint64_t mmu_invalidate_range_start;
+	uint64_t mmu_invalidate_range_end;
+	nxsim__sched_fn sched;
+	void *sched_ctx;
+	uint64_t fault_retries;
 	struct nxsim_mmu_counters counters;
 	char events[NXSIM__MAX_EVENTS][160];
 	unsigned int nr_events;
@@ -281,10 +330,40 @@ struct nxsim__vm_mmu {
 	uint64_t *shadowed_info_cache[5];
 	unsigned int nr_info_cache;
 	struct nxsim__sp_list invalid_list;
-	void (*resched)(struct nxsim__vm_mmu *mmu, void *ctx);
-	void *resched_ctx;
 	bool resched_pending;
 };
+
+/* The frame entry of index @id (allocated). */
+static inline struct nxsim__frame *nxsim__frame(struct nxsim__vm_mmu *mmu,
+						uint32_t id)
+{
+	return &mmu->frame_chunk[id / NXSIM__FRAME_CHUNK]
+				[id % NXSIM__FRAME_CHUNK];
+}
+
+/* An atomic increment of a simulator counter. */
+#define MMU_COUNT(mmu, field) \
+	__atomic_fetch_add(&(mmu)->counters.field, 1, __ATOMIC_RELAXED)
+
+/* kvm_update_page_stats(): stat.pages[level - 1] += @delta. */
+static inline void nxsim__update_page_stats(struct nxsim__vm_mmu *mmu,
+					    int level, int64_t delta)
+{
+	__atomic_fetch_add(&mmu->pages[level - 1], (uint64_t)delta,
+			   __ATOMIC_RELAXED);
+}
+
+/*
+ * A scheduling point: the hook, if a test set one, may run other threads'
+ * steps here before this one goes on.
+ */
+static inline void nxsim__sched_point(struct nxsim__vm_mmu *mmu,
+				      enum nxsim__sched_point p, uint64_t gfn,
+				      int level)
+{
+	if (mmu->sched)
+		mmu->sched(mmu->sched_ctx, p, gfn, level);
+}
 
 static inline uint64_t sp_pfn(const struct nxsim__mmu_page *sp)
 {
@@ -331,13 +410,17 @@ static inline struct nxsim__mmu_page *
 spte_to_child_sp(struct nxsim__vm_mmu *mmu, uint64_t spte)
 {
 	uint64_t idx = spte_to_pfn(spte) - NXSIM__SP_PFN_BASE;
+	struct nxsim__mmu_page *sp;
 
-	assert(idx < mmu->nr_frames && mmu->frames[idx].sp);
-	return mmu->frames[idx].sp;
+	assert(idx < NXSIM__FRAME_CHUNK * NXSIM__FRAME_CHUNKS);
+	sp = nxsim__frame(mmu, (uint32_t)idx)->sp;
+	assert(sp);
+	return sp;
 }
 /*
- * tdp_mmu_alloc_sp(), taking a page from @reserve first, with its frame;
- * NULL on -ENOMEM.  Level and gfn are set when the page leaves the cache
+ * tdp_mmu_alloc_sp(), taking a page from @reserve first, with its frame,
+ * counted in nr_cached (the caller puts it in a vCPU's cache); NULL on
+ * -ENOMEM.  Level and gfn are set when the page leaves the cache
  * (tdp_mmu_init_child_sp(), nxsim__kvm_tdp_mmu_get_vcpu_root_hpa()).  The
  * SPTEs are not set: the user fills them (nxsim__sp_clear() or a split),
  * as the kernel's page cache hands out pages filled with the non-present
@@ -346,27 +429,53 @@ spte_to_child_sp(struct nxsim__vm_mmu *mmu, uint64_t spte)
 struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu);
 /* Fill @sp with SHADOW_NONPRESENT_VALUE. */
 void nxsim__sp_clear(struct nxsim__mmu_page *sp);
-/* tdp_mmu_free_sp(): onto @reserve while it has room, else freed. */
-void nxsim__tdp_mmu_free_sp(struct nxsim__vm_mmu *mmu,
-			    struct nxsim__mmu_page *sp);
+/*
+ * tdp_mmu_free_sp() of the newest page in @mc: onto @reserve while it has
+ * room, else freed; at once, as no walker can see it.  Pages that left
+ * the tables go back after their grace period instead
+ * (tdp_mmu_free_sp_rcu_callback()).
+ */
+void nxsim__tdp_mmu_free_cached_sp(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__mmu_memory_cache *mc);
+/*
+ * A page that left the tables goes back after an RCU grace period
+ * (call_rcu() of tdp_mmu_free_sp_rcu_callback()), since the lockless
+ * hardware walk may still read it.  The shadow MMU's pages go this way
+ * too: in the kernel, kvm_mmu_commit_zap_page()'s remote flush waits for
+ * lockless walkers (they run with interrupts off); RCU stands in for that.
+ */
+void nxsim__mmu_free_sp_after_grace_period(struct nxsim__vm_mmu *mmu,
+					   struct nxsim__mmu_page *sp);
 /* Free reserved pages until @keep are left. */
 void nxsim__tdp_mmu_trim_reserve(struct nxsim__vm_mmu *mmu, unsigned int keep);
 /*
  * tdp_mmu_set_spte() + handle_changed_spte(): install @new at @sptep, an
  * entry of @sp, keeping the page stats and tearing down a page table the
- * old value pointed to.
+ * old value pointed to; mmu_lock held for write.
  */
 void nxsim__tdp_mmu_set_spte(struct nxsim__vm_mmu *mmu,
 			     struct nxsim__mmu_page *sp, uint64_t *sptep,
 			     uint64_t new);
+/*
+ * tdp_mmu_set_spte_atomic(): the same with mmu_lock held for read: @new
+ * goes in only if *@sptep is still *@old.  Return: 0, or -EBUSY with *@old
+ * updated to the value found (the caller retries or gives up).
+ */
+int nxsim__tdp_mmu_set_spte_atomic(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__mmu_page *sp, uint64_t *sptep,
+				   uint64_t *old, uint64_t new);
 /* kvm_tdp_mmu_get_vcpu_root_hpa(): make @sp (from the cache) the root. */
 void nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(struct nxsim__vm_mmu *mmu,
 					  struct nxsim__mmu_page *sp);
 /* kvm_tdp_mmu_invalidate_all_roots() + zap them + free them. */
 void nxsim__tdp_mmu_zap_all_roots(struct nxsim__vm_mmu *mmu);
-/* kvm_tdp_mmu_zap_sp() / kvm_tdp_mmu_zap_possible_nx_huge_page() */
+/*
+ * kvm_tdp_mmu_zap_sp() / kvm_tdp_mmu_zap_possible_nx_huge_page(): zap the
+ * parent SPTE if it still points at @sp; with @shared (read lock, 6.18)
+ * by an atomic update, which fails if another thread changed it.
+ */
 bool nxsim__kvm_tdp_mmu_zap_sp(struct nxsim__vm_mmu *mmu,
-			       struct nxsim__mmu_page *sp);
+			       struct nxsim__mmu_page *sp, bool shared);
 /* tdp_mmu_zap_leafs() over [start, end) in every root. */
 void nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
 				  uint64_t end);
@@ -379,8 +488,10 @@ void nxsim__tdp_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
 /* Dirty logging turned off: zap collapsible SPTEs or recover in place. */
 void nxsim__tdp_mmu_collapse_slot(struct nxsim__vm_mmu *mmu,
 				  const struct nxsim__memslot *slot);
-/* Free the frame table (at VM teardown, after zapping). */
+/* Free the frame chunks (at VM teardown, after zapping). */
 void nxsim__tdp_mmu_release(struct nxsim__vm_mmu *mmu);
+/* The same while no page is allocated (a failed first topup); locked. */
+void nxsim__tdp_mmu_release_unused(struct nxsim__vm_mmu *mmu);
 
 /* ---- mmu.c: the fault path ---------------------------------------------- */
 
@@ -435,15 +546,48 @@ void nxsim__disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 
 /* ---- tdp_mmu.c: the map ------------------------------------------------- */
 
+/* The page-fault return codes used (enum of arch/x86/kvm/mmu/mmu_internal.h). */
+enum {
+	RET_PF_CONTINUE = 0,
+	RET_PF_RETRY,
+	RET_PF_EMULATE,
+	RET_PF_FIXED,
+	RET_PF_SPURIOUS,
+};
+
+/*
+ * A page out of a vCPU's cache into the tables, or back (a failed link);
+ * with mmu_lock held, so the checker sees the counts agree.
+ */
+static inline struct nxsim__mmu_page *
+nxsim__mmu_cache_pop(struct nxsim__vm_mmu *mmu,
+		     struct nxsim__mmu_memory_cache *mc)
+{
+	__atomic_fetch_sub(&mmu->nr_cached, 1, __ATOMIC_RELAXED);
+	return mc->objs[--mc->nobjs];
+}
+
+static inline void nxsim__mmu_cache_push(struct nxsim__vm_mmu *mmu,
+					 struct nxsim__mmu_memory_cache *mc,
+					 struct nxsim__mmu_page *sp)
+{
+	__atomic_fetch_add(&mmu->nr_cached, 1, __ATOMIC_RELAXED);
+	mc->objs[mc->nobjs++] = sp;
+}
+
 /*
  * kvm_tdp_mmu_map() with tdp_mmu_map_handle_target_level(): walk from the
  * root to @f->goal_level, making or splitting tables on the way (from the
- * topped-up cache), and install the leaf.  Fills @info's outcome, level and
- * split/zap counts.
+ * vCPU's topped-up cache @mc), and install the leaf; with the profile's
+ * fault_read_lock, under mmu_lock held for read and rcu_read_lock(),
+ * every SPTE change by compare-and-exchange.  Fills @info's outcome, level
+ * and split/zap counts.  Return: RET_PF_FIXED, RET_PF_SPURIOUS, or
+ * RET_PF_RETRY (an SPTE was frozen or changed under the walk).
  */
-void nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
-			    struct nxsim__kvm_page_fault *f,
-			    struct nxsim_access_info *info);
+int nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
+			   struct nxsim__mmu_memory_cache *mc,
+			   struct nxsim__kvm_page_fault *f,
+			   struct nxsim_access_info *info);
 
 /* ---- rmap.c: reverse maps ---------------------------------------------- */
 
@@ -462,7 +606,7 @@ static inline uintptr_t sptep_ref(const struct nxsim__mmu_page *sp,
 static inline struct nxsim__mmu_page *ref_to_sp(struct nxsim__vm_mmu *mmu,
 						uintptr_t ref)
 {
-	return mmu->frames[(ref >> 10) - 1].sp;
+	return nxsim__frame(mmu, (uint32_t)((ref >> 10) - 1))->sp;
 }
 
 /* spte_index(sptep) */
@@ -540,7 +684,8 @@ bool nxsim__is_obsolete_sp(const struct nxsim__vm_mmu *mmu,
  * write-protects @gfn for an indirect page: account_shadowed()).
  */
 struct nxsim__mmu_page *
-nxsim__kvm_mmu_get_shadow_page(struct nxsim__vm_mmu *mmu, uint64_t gfn,
+nxsim__kvm_mmu_get_shadow_page(struct nxsim__vm_mmu *mmu,
+			       struct nxsim__mmu_memory_cache *mc, uint64_t gfn,
 			       union nxsim__kvm_mmu_page_role role);
 /*
  * kvm_mmu_get_child_sp(): the page for the child of the SPTE @parent_sp
@@ -549,6 +694,7 @@ nxsim__kvm_mmu_get_shadow_page(struct nxsim__vm_mmu *mmu, uint64_t gfn,
  */
 struct nxsim__mmu_page *
 nxsim__kvm_mmu_get_child_sp(struct nxsim__vm_mmu *mmu,
+			    struct nxsim__mmu_memory_cache *mc,
 			    struct nxsim__mmu_page *parent_sp, unsigned int idx,
 			    uint64_t gfn, bool direct, unsigned int access);
 /* link_shadow_page(): point @parent_sp->spt[@idx] at @sp. */
@@ -601,10 +747,15 @@ bool nxsim__kvm_mmu_slot_gfn_write_protect(struct nxsim__vm_mmu *mmu,
 
 /* ---- shadow_mmu.c: the legacy direct MMU -------------------------------- */
 
-/* mmu_alloc_direct_roots(): make @sp (from the cache) the root. */
-void nxsim__mmu_alloc_direct_roots(struct nxsim__vm_mmu *mmu);
-/* direct_map(), with direct_pte_prefetch(); fills @info as the TDP map. */
+/* mmu_alloc_direct_roots(): a root from the vCPU's cache @mc. */
+void nxsim__mmu_alloc_direct_roots(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__mmu_memory_cache *mc);
+/*
+ * direct_map(), with direct_pte_prefetch(), pages from @mc; fills @info as
+ * the TDP map.
+ */
 void nxsim__direct_map(struct nxsim__vm_mmu *mmu,
+		       struct nxsim__mmu_memory_cache *mc,
 		       struct nxsim__kvm_page_fault *f,
 		       struct nxsim_access_info *info);
 /* kvm_unmap_gfn_range() over the rmaps of [start, end) of @slot. */

@@ -208,19 +208,20 @@ void nxsim__unaccount_shadowed(struct nxsim__vm_mmu *mmu,
 }
 
 /*
- * kvm_mmu_alloc_shadow_page(): the page comes from the topped-up cache;
- * an indirect one also gets its shadowed_translation array from
- * @shadowed_info (NULL for direct pages).
+ * kvm_mmu_alloc_shadow_page(): the page comes from the vCPU's topped-up
+ * cache @mc; an indirect one also gets its shadowed_translation array
+ * from @shadowed_info (NULL for direct pages).
  */
 static struct nxsim__mmu_page *
-kvm_mmu_alloc_shadow_page(struct nxsim__vm_mmu *mmu, uint64_t gfn,
+kvm_mmu_alloc_shadow_page(struct nxsim__vm_mmu *mmu,
+			  struct nxsim__mmu_memory_cache *mc, uint64_t gfn,
 			  struct nxsim__sp_hlist *sp_list,
 			  union nxsim__kvm_mmu_page_role role)
 {
 	struct nxsim__mmu_page *sp;
 
-	assert(mmu->nr_cache);
-	sp = mmu->cache[--mmu->nr_cache];
+	assert(mc->nobjs);
+	sp = nxsim__mmu_cache_pop(mmu, mc);
 	sp->tdp_mmu_page = false;
 	nxsim__sp_clear(sp);
 	if (!role.direct) {
@@ -251,7 +252,7 @@ static void kvm_mmu_free_shadow_page(struct nxsim__vm_mmu *mmu,
 		nxsim__free(sp->shadowed_translation,
 			    SPTE_ENT_PER_PAGE * sizeof(uint64_t));
 	sp->shadowed_translation = NULL;
-	nxsim__tdp_mmu_free_sp(mmu, sp);
+	nxsim__mmu_free_sp_after_grace_period(mmu, sp);
 }
 
 /*
@@ -276,7 +277,8 @@ kvm_mmu_find_shadow_page(struct nxsim__vm_mmu *mmu, uint64_t gfn,
 }
 
 struct nxsim__mmu_page *
-nxsim__kvm_mmu_get_shadow_page(struct nxsim__vm_mmu *mmu, uint64_t gfn,
+nxsim__kvm_mmu_get_shadow_page(struct nxsim__vm_mmu *mmu,
+			       struct nxsim__mmu_memory_cache *mc, uint64_t gfn,
 			       union nxsim__kvm_mmu_page_role role)
 {
 	struct nxsim__sp_hlist *sp_list =
@@ -285,7 +287,7 @@ nxsim__kvm_mmu_get_shadow_page(struct nxsim__vm_mmu *mmu, uint64_t gfn,
 
 	sp = kvm_mmu_find_shadow_page(mmu, gfn, sp_list, role);
 	if (!sp)
-		sp = kvm_mmu_alloc_shadow_page(mmu, gfn, sp_list, role);
+		sp = kvm_mmu_alloc_shadow_page(mmu, mc, gfn, sp_list, role);
 	return sp;
 }
 
@@ -315,6 +317,7 @@ kvm_mmu_child_role(const struct nxsim__mmu_page *parent_sp, unsigned int idx,
 
 struct nxsim__mmu_page *
 nxsim__kvm_mmu_get_child_sp(struct nxsim__vm_mmu *mmu,
+			    struct nxsim__mmu_memory_cache *mc,
 			    struct nxsim__mmu_page *parent_sp, unsigned int idx,
 			    uint64_t gfn, bool direct, unsigned int access)
 {
@@ -328,7 +331,7 @@ nxsim__kvm_mmu_get_child_sp(struct nxsim__vm_mmu *mmu,
 		if (child->gfn == gfn && child->role.word == role.word)
 			return NULL; /* ERR_PTR(-EEXIST) */
 	}
-	return nxsim__kvm_mmu_get_shadow_page(mmu, gfn, role);
+	return nxsim__kvm_mmu_get_shadow_page(mmu, mc, gfn, role);
 }
 
 /* mmu_page_add_parent_pte() */
@@ -558,7 +561,8 @@ void nxsim__kvm_mmu_zap_all(struct nxsim__vm_mmu *mmu)
 
 /* ---- the legacy direct MMU ---------------------------------------------- */
 
-void nxsim__mmu_alloc_direct_roots(struct nxsim__vm_mmu *mmu)
+void nxsim__mmu_alloc_direct_roots(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__mmu_memory_cache *mc)
 {
 	/* kvm_calc_tdp_mmu_root_page_role() */
 	union nxsim__kvm_mmu_page_role role = {
@@ -569,13 +573,11 @@ void nxsim__mmu_alloc_direct_roots(struct nxsim__vm_mmu *mmu)
 		.cr0_wp = 1,
 	};
 	struct nxsim__mmu_page *root =
-		nxsim__kvm_mmu_get_shadow_page(mmu, 0, role);
+		nxsim__kvm_mmu_get_shadow_page(mmu, mc, 0, role);
 
 	root->root_count++;
 	mmu->root = root;
 }
-
-enum { RET_PF_FIXED, RET_PF_SPURIOUS };
 
 /*
  * mmu_set_spte(): install the leaf of @gfn at @sp->spt[@idx]; @f is NULL
@@ -718,6 +720,7 @@ static void direct_map_account_nx(struct nxsim__vm_mmu *mmu,
 }
 
 void nxsim__direct_map(struct nxsim__vm_mmu *mmu,
+		       struct nxsim__mmu_memory_cache *mc,
 		       struct nxsim__kvm_page_fault *f,
 		       struct nxsim_access_info *info)
 {
@@ -735,12 +738,12 @@ void nxsim__direct_map(struct nxsim__vm_mmu *mmu,
 		base_gfn = f->gfn & ~(KVM_PAGES_PER_HPAGE(level) - 1);
 		if (level == f->goal_level)
 			break;
-		child = nxsim__kvm_mmu_get_child_sp(mmu, sp, idx, base_gfn,
+		child = nxsim__kvm_mmu_get_child_sp(mmu, mc, sp, idx, base_gfn,
 						    true, ACC_ALL);
 		if (!child)
 			continue;
 		if (is_shadow_present_pte(sp->spt[idx])) {
-			mmu->counters.huge_zaps++;
+			MMU_COUNT(mmu, huge_zaps);
 			info->zapped_huge++;
 		}
 		nxsim__link_shadow_page(mmu, sp, idx, child);

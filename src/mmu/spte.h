@@ -4,7 +4,11 @@
  * spte.c): masks per format as kvm_mmu_set_ept_masks() and
  * kvm_mmu_reset_all_pte_masks() set them (EPT with A/D bits and
  * exec-only support; NPT), make_spte(), make_nonleaf_spte(),
- * make_huge_page_split_spte() and the predicates.
+ * make_huge_page_split_spte() and the predicates; the SPTE accessors of
+ * tdp_iter.h (kvm_tdp_mmu_read_spte(), __kvm_tdp_mmu_write_spte(), the
+ * try_cmpxchg64() of __tdp_mmu_set_spte_atomic() and the xchg of
+ * kvm_tdp_mmu_write_spte_atomic()) as C11 atomics, and the frozen SPTE
+ * (REMOVED_SPTE in 6.1, renamed FROZEN_SPTE later: same value).
  */
 #ifndef NXSIM_MMU_SPTE_H
 #define NXSIM_MMU_SPTE_H
@@ -21,6 +25,11 @@
 #define SPTE_MMU_PRESENT_MASK (1ull << 11)
 #define SPTE_BASE_ADDR_MASK 0x000ffffffffff000ull
 #define SHADOW_NONPRESENT_VALUE NXSIM_SPTE_NONPRESENT
+/*
+ * FROZEN_SPTE: a non-present value no fault installs, held by an SPTE
+ * while one thread replaces what it maps; others who see it retry.
+ */
+#define FROZEN_SPTE (SHADOW_NONPRESENT_VALUE | 0x5a0ull)
 
 /* ACC_* access bits of the role and of make_spte(). */
 #define ACC_EXEC_MASK 1u
@@ -50,6 +59,40 @@ const struct nxsim__spte_masks *nxsim__spte_masks(enum nxsim_spte_format f);
 static inline bool is_shadow_present_pte(uint64_t spte)
 {
 	return spte & SPTE_MMU_PRESENT_MASK;
+}
+
+static inline bool is_frozen_spte(uint64_t spte)
+{
+	return spte == FROZEN_SPTE;
+}
+
+/* kvm_tdp_mmu_read_spte(): READ_ONCE() of an SPTE that others may change. */
+static inline uint64_t nxsim__read_spte(const uint64_t *sptep)
+{
+	return __atomic_load_n(sptep, __ATOMIC_ACQUIRE);
+}
+
+/* __kvm_tdp_mmu_write_spte(): WRITE_ONCE(), publishing what @new points to. */
+static inline void nxsim__write_spte(uint64_t *sptep, uint64_t new)
+{
+	__atomic_store_n(sptep, new, __ATOMIC_RELEASE);
+}
+
+/*
+ * try_cmpxchg64(): install @new if *@sptep is still *@old; on failure
+ * *@old receives the current value.  Fully ordered, as in the kernel.
+ */
+static inline bool nxsim__cmpxchg_spte(uint64_t *sptep, uint64_t *old,
+				       uint64_t new)
+{
+	return __atomic_compare_exchange_n(sptep, old, new, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+/* kvm_tdp_mmu_write_spte_atomic(): xchg(), returning the old value. */
+static inline uint64_t nxsim__xchg_spte(uint64_t *sptep, uint64_t new)
+{
+	return __atomic_exchange_n(sptep, new, __ATOMIC_SEQ_CST);
 }
 
 static inline bool is_large_pte(uint64_t spte)

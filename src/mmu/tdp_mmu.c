@@ -10,13 +10,24 @@
  * split of a huge SPTE (tdp_mmu_split_huge_page(), 6.2) or its zap
  * (before), and the possible-NX accounting of the tables it links.
  *
- * Everything runs with mmu_lock held for write; the kernel's atomic
- * (shared-lock) variants, RCU-deferred frees, yielding and the frozen-SPTE
- * protocol are left out, as is the removal of roots by refcount (roots are
- * torn down at once when invalidated).
+ * Under mmu_lock held for read (faults from 5.12, the dirty-logging walks
+ * from 5.13, recovery from 6.18), SPTEs change only by compare-and-
+ * exchange (tdp_mmu_set_spte_atomic(), -EBUSY when another thread got
+ * there first), a huge SPTE being zapped is frozen first
+ * (tdp_mmu_zap_spte_atomic()), a removed table's entries are frozen one
+ * by one (handle_removed_pt()), and a new child is flagged
+ * nx_huge_page_disallowed before its SPTE is published (61f94478547b),
+ * its tracking re-checked under tdp_mmu_pages_lock.  Removed tables are
+ * freed after an RCU grace period (tdp_mmu_free_sp_rcu_callback()).
+ * Walks offer each root entry to the scheduling hook as a
+ * tdp_mmu_iter_cond_resched() point without dropping mmu_lock (nothing in
+ * the model needs the CPU back); roots are torn down at once when
+ * invalidated, not by refcount, and under the write lock, where removed
+ * tables are not frozen (no lockless walker writes).
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -28,25 +39,27 @@
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
 
-/* A free frame index, growing the table if needed; false on -ENOMEM. */
+/*
+ * A free frame index, adding a chunk if needed; false on -ENOMEM.  Called
+ * with pages_alloc_lock held.  A new chunk is stored before any SPTE
+ * naming one of its frames is published, so walkers find it.
+ */
 static bool frame_get(struct nxsim__vm_mmu *mmu, uint32_t *id)
 {
-	uint32_t cap = mmu->cap_frames ? mmu->cap_frames * 2 : 64;
-	struct nxsim__frame *frames;
+	uint32_t c = mmu->nr_frames / NXSIM__FRAME_CHUNK;
 
 	if (mmu->free_frame != NXSIM__NO_FRAME) {
 		*id = mmu->free_frame;
-		mmu->free_frame = mmu->frames[*id].next_free;
+		mmu->free_frame = nxsim__frame(mmu, *id)->next_free;
 		return true;
 	}
-	if (mmu->nr_frames == mmu->cap_frames) {
-		frames = nxsim__realloc(mmu->frames,
-					mmu->cap_frames * sizeof(*frames),
-					cap * sizeof(*frames));
-		if (!frames)
+	if (!(mmu->nr_frames % NXSIM__FRAME_CHUNK)) {
+		if (c == NXSIM__FRAME_CHUNKS)
 			return false;
-		mmu->frames = frames;
-		mmu->cap_frames = cap;
+		mmu->frame_chunk[c] = nxsim__alloc(NXSIM__FRAME_CHUNK *
+						   sizeof(struct nxsim__frame));
+		if (!mmu->frame_chunk[c])
+			return false;
 	}
 	*id = mmu->nr_frames++;
 	return true;
@@ -54,8 +67,10 @@ static bool frame_get(struct nxsim__vm_mmu *mmu, uint32_t *id)
 
 static void frame_put(struct nxsim__vm_mmu *mmu, uint32_t id)
 {
-	mmu->frames[id].sp = NULL;
-	mmu->frames[id].next_free = mmu->free_frame;
+	struct nxsim__frame *fr = nxsim__frame(mmu, id);
+
+	fr->sp = NULL;
+	fr->next_free = mmu->free_frame;
 	mmu->free_frame = id;
 }
 
@@ -143,20 +158,27 @@ static void sp_put(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp)
 
 struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu)
 {
-	struct nxsim__mmu_page *sp = sp_get(mmu);
+	struct nxsim__mmu_page *sp;
 	uint32_t id;
 
+	pthread_mutex_lock(&mmu->pages_alloc_lock);
+	sp = sp_get(mmu);
+	if (sp && !frame_get(mmu, &id)) {
+		sp_put(mmu, sp);
+		sp = NULL;
+	}
+	if (sp) {
+		sp->id = id;
+		nxsim__frame(mmu, id)->sp = sp;
+		__atomic_fetch_add(&mmu->nr_sps, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&mmu->nr_cached, 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&mmu->pages_alloc_lock);
 	if (!sp)
 		return NULL;
-	if (!frame_get(mmu, &id)) {
-		sp_put(mmu, sp);
-		return NULL;
-	}
-	sp->id = id;
-	mmu->frames[id].sp = sp;
+	sp->mmu = mmu;
 	sp->direct = true;
 	sp->tdp_mmu_page = true;
-	mmu->nr_sps++;
 	return sp;
 }
 
@@ -169,67 +191,125 @@ void nxsim__sp_clear(struct nxsim__mmu_page *sp)
 		spt[i] = SHADOW_NONPRESENT_VALUE;
 }
 
-void nxsim__tdp_mmu_free_sp(struct nxsim__vm_mmu *mmu,
-			    struct nxsim__mmu_page *sp)
+/*
+ * tdp_mmu_free_sp(), the page leaving the count @from (nr_cached or
+ * nr_rcu_pending) with nr_sps, under pages_alloc_lock: the checker reads
+ * the counts together under it.
+ */
+static void tdp_mmu_free_sp(struct nxsim__vm_mmu *mmu,
+			    struct nxsim__mmu_page *sp, uint64_t *from)
 {
+	pthread_mutex_lock(&mmu->pages_alloc_lock);
 	frame_put(mmu, sp->id);
-	mmu->nr_sps--;
 	sp_put(mmu, sp);
+	__atomic_fetch_sub(&mmu->nr_sps, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(from, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&mmu->pages_alloc_lock);
+}
+
+void nxsim__tdp_mmu_free_cached_sp(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__mmu_memory_cache *mc)
+{
+	tdp_mmu_free_sp(mmu, mc->objs[--mc->nobjs], &mmu->nr_cached);
+}
+
+/* tdp_mmu_free_sp_rcu_callback(): the grace period is over. */
+static void tdp_mmu_free_sp_rcu_callback(struct rcu_head *head)
+{
+	struct nxsim__mmu_page *sp =
+		(struct nxsim__mmu_page *)((char *)head -
+					   offsetof(struct nxsim__mmu_page,
+						    rcu_head));
+
+	nxsim__rcu_callback_enter();
+	tdp_mmu_free_sp(sp->mmu, sp, &sp->mmu->nr_rcu_pending);
+}
+
+void nxsim__mmu_free_sp_after_grace_period(struct nxsim__vm_mmu *mmu,
+					   struct nxsim__mmu_page *sp)
+{
+	__atomic_fetch_add(&mmu->nr_rcu_pending, 1, __ATOMIC_RELAXED);
+	nxsim__call_rcu(&sp->rcu_head, tdp_mmu_free_sp_rcu_callback);
 }
 
 void nxsim__tdp_mmu_trim_reserve(struct nxsim__vm_mmu *mmu, unsigned int keep)
 {
+	pthread_mutex_lock(&mmu->pages_alloc_lock);
 	while (mmu->nr_reserve > keep)
 		sp_release(reserve_pop(mmu));
+	pthread_mutex_unlock(&mmu->pages_alloc_lock);
 }
 
 /*
  * tdp_mmu_unlink_sp(): clear the flag and untrack.  As in the kernel, the
- * lock is taken only for a flagged SP: every writer of the flag holds
- * mmu_lock for write, as this path does.
+ * lock is taken only for a flagged SP, and the flag is written again under
+ * it: a fault under the read lock tracks the SP only if the flag is still
+ * set when it holds the lock.
  */
 static void tdp_mmu_unlink_sp(struct nxsim__vm_mmu *mmu,
 			      struct nxsim__mmu_page *sp)
 {
-	if (!sp->nx_huge_page_disallowed)
+	if (!sp_nx_disallowed(sp))
 		return;
 	pthread_mutex_lock(&mmu->tdp_mmu_pages_lock);
-	sp->nx_huge_page_disallowed = false;
+	sp_set_nx_disallowed(sp, false);
 	nxsim__untrack_possible_nx_huge_page(mmu, sp, NXSIM__TDP_MMU);
 	pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
 }
 
 static void handle_changed_spte(struct nxsim__vm_mmu *mmu,
 				struct nxsim__mmu_page *sp, uint64_t old,
-				uint64_t new);
+				uint64_t new, bool shared);
 
 /*
- * handle_removed_pt(): a table left the paging structure.  Its leaves
- * leave the page stats (counted by @nr_leaves, so a table of leaves is
- * not read again) and its child tables are removed in turn.
+ * handle_removed_pt(): a table left the paging structure; its page goes
+ * back after an RCU grace period (call_rcu() of
+ * tdp_mmu_free_sp_rcu_callback()), as walkers may still read it.
+ *
+ * @shared (mmu_lock held for read): every entry is frozen with an atomic
+ * exchange, so that a fault still holding a pointer into the table fails
+ * its compare-and-exchange there, and what each entry held leaves the
+ * stats; an entry another thread froze is waited for (cpu_relax()).
+ * Exclusive: no other thread walks, so entries are not frozen and a table
+ * of leaves leaves the stats by its @nr_leaves without being read again.
  */
 static void handle_removed_pt(struct nxsim__vm_mmu *mmu,
-			      struct nxsim__mmu_page *sp)
+			      struct nxsim__mmu_page *sp, bool shared)
 {
 	unsigned int i;
+	uint64_t old;
 
+	__atomic_store_n(&sp->removed, true, __ATOMIC_RELAXED);
 	tdp_mmu_unlink_sp(mmu, sp);
-	if (sp->nr_leaves)
-		mmu->pages[sp->level - 1] -= sp->nr_leaves;
-	for (i = 0; sp->level > NXSIM_PG_LEVEL_4K && i < SPTE_ENT_PER_PAGE;
-	     i++) {
-		uint64_t spte = sp->spt[i];
-
-		if (is_shadow_present_pte(spte) && !is_large_pte(spte))
-			handle_removed_pt(mmu, spte_to_child_sp(mmu, spte));
+	if (!shared && sp->nr_leaves) {
+		nxsim__update_page_stats(mmu, sp->level,
+					 -(int64_t)sp->nr_leaves);
+		sp->nr_leaves = 0;
 	}
-	nxsim__tdp_mmu_free_sp(mmu, sp);
+	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
+		if (shared) {
+			while (is_frozen_spte(
+				old = nxsim__xchg_spte(&sp->spt[i],
+						       FROZEN_SPTE)))
+				nxsim__sched_point(mmu, NXSIM__SCHED_FROZEN,
+						   sp->gfn, sp->level);
+			handle_changed_spte(mmu, sp, old, FROZEN_SPTE, true);
+			continue;
+		}
+		if (sp->level == NXSIM_PG_LEVEL_4K)
+			break;
+		old = sp->spt[i];
+		if (is_shadow_present_pte(old) && !is_large_pte(old))
+			handle_removed_pt(mmu, spte_to_child_sp(mmu, old),
+					  false);
+	}
+	nxsim__mmu_free_sp_after_grace_period(mmu, sp);
 }
 
 /* handle_changed_spte(): page stats and removed page tables. */
 static void handle_changed_spte(struct nxsim__vm_mmu *mmu,
 				struct nxsim__mmu_page *sp, uint64_t old,
-				uint64_t new)
+				uint64_t new, bool shared)
 {
 	int level = sp->level;
 	bool was_present = is_shadow_present_pte(old);
@@ -241,16 +321,12 @@ static void handle_changed_spte(struct nxsim__vm_mmu *mmu,
 	if (old == new)
 		return;
 	if (was_leaf != is_leaf) {
-		if (is_leaf) {
-			mmu->pages[level - 1]++;
-			sp->nr_leaves++;
-		} else {
-			mmu->pages[level - 1]--;
-			sp->nr_leaves--;
-		}
+		nxsim__update_page_stats(mmu, level, is_leaf ? 1 : -1);
+		__atomic_fetch_add(&sp->nr_leaves, is_leaf ? 1 : -1,
+				   __ATOMIC_RELAXED);
 	}
 	if (was_present && !was_leaf && (is_leaf || !is_present || pfn_changed))
-		handle_removed_pt(mmu, spte_to_child_sp(mmu, old));
+		handle_removed_pt(mmu, spte_to_child_sp(mmu, old), shared);
 }
 
 void nxsim__tdp_mmu_set_spte(struct nxsim__vm_mmu *mmu,
@@ -259,8 +335,43 @@ void nxsim__tdp_mmu_set_spte(struct nxsim__vm_mmu *mmu,
 {
 	uint64_t old = *sptep;
 
-	WRITE_ONCE(*sptep, new);
-	handle_changed_spte(mmu, sp, old, new);
+	nxsim__write_spte(sptep, new);
+	handle_changed_spte(mmu, sp, old, new, false);
+}
+
+int nxsim__tdp_mmu_set_spte_atomic(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__mmu_page *sp, uint64_t *sptep,
+				   uint64_t *old, uint64_t new)
+{
+	WARN_ON(is_frozen_spte(*old));
+	if (!nxsim__cmpxchg_spte(sptep, old, new))
+		return -EBUSY;
+	handle_changed_spte(mmu, sp, *old, new, true);
+	return 0;
+}
+
+/*
+ * tdp_mmu_zap_spte_atomic(): freeze the SPTE (so nobody installs anything
+ * while the TLBs may still hold the old translation), flush, then clear
+ * it.  -EBUSY if the SPTE changed since *@old was read.  Exclusive
+ * (@shared false): clear and flush.
+ */
+static int tdp_mmu_zap_spte_atomic(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__mmu_page *sp, uint64_t *sptep,
+				   uint64_t *old, bool shared)
+{
+	if (!shared) {
+		nxsim__tdp_mmu_set_spte(mmu, sp, sptep,
+					SHADOW_NONPRESENT_VALUE);
+		nxsim__kvm_flush_remote_tlbs(mmu);
+		return 0;
+	}
+	if (nxsim__tdp_mmu_set_spte_atomic(mmu, sp, sptep, old, FROZEN_SPTE))
+		return -EBUSY;
+	nxsim__kvm_flush_remote_tlbs(mmu);
+	/* FROZEN_SPTE -> non-present needs no handling. */
+	nxsim__write_spte(sptep, SHADOW_NONPRESENT_VALUE);
+	return 0;
 }
 
 void nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(struct nxsim__vm_mmu *mmu,
@@ -271,7 +382,7 @@ void nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(struct nxsim__vm_mmu *mmu,
 	sp->gfn = 0;
 	sp->root_count = 1;
 	TAILQ_INSERT_TAIL(&mmu->roots, sp, link);
-	mmu->root = sp;
+	__atomic_store_n(&mmu->root, sp, __ATOMIC_RELEASE);
 }
 
 void nxsim__tdp_mmu_zap_all_roots(struct nxsim__vm_mmu *mmu)
@@ -280,25 +391,29 @@ void nxsim__tdp_mmu_zap_all_roots(struct nxsim__vm_mmu *mmu)
 
 	TAILQ_FOREACH(root, &mmu->roots, link)
 		root->invalid = true;
-	mmu->root = NULL;
+	__atomic_store_n(&mmu->root, NULL, __ATOMIC_RELEASE);
 	while ((root = TAILQ_FIRST(&mmu->roots))) {
 		TAILQ_REMOVE(&mmu->roots, root, link);
-		handle_removed_pt(mmu, root);
+		handle_removed_pt(mmu, root, false);
 	}
 }
 
 bool nxsim__kvm_tdp_mmu_zap_sp(struct nxsim__vm_mmu *mmu,
-			       struct nxsim__mmu_page *sp)
+			       struct nxsim__mmu_page *sp, bool shared)
 {
 	uint64_t old;
 
 	if (WARN_ON(!sp->ptep))
 		return false;
-	old = *sp->ptep;
+	old = nxsim__read_spte(sp->ptep);
 	/* The parent no longer points here: nothing to do. */
 	if (!is_shadow_present_pte(old) || is_large_pte(old) ||
 	    spte_to_pfn(old) != sp_pfn(sp))
 		return false;
+	if (shared)
+		return !nxsim__tdp_mmu_set_spte_atomic(mmu, sp->parent,
+						       sp->ptep, &old,
+						       SHADOW_NONPRESENT_VALUE);
 	nxsim__tdp_mmu_set_spte(mmu, sp->parent, sp->ptep,
 				SHADOW_NONPRESENT_VALUE);
 	return true;
@@ -306,26 +421,36 @@ bool nxsim__kvm_tdp_mmu_zap_sp(struct nxsim__vm_mmu *mmu,
 
 /*
  * Visit every present SPTE of @sp overlapping [start, end), top-down; @fn
- * returns true to skip the SPTE's subtree (it was changed).
+ * gets the value read (atomically: with @shared, others change SPTEs
+ * meanwhile) and returns true to skip the SPTE's subtree (it was changed).
+ * Each entry of a root is a tdp_mmu_iter_cond_resched() point, offered to
+ * the scheduling hook (the walk keeps mmu_lock there).
  */
 typedef bool (*walk_fn)(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
-			uint64_t *sptep, uint64_t gfn, void *ctx);
+			uint64_t *sptep, uint64_t spte, uint64_t gfn,
+			void *ctx);
 
 static void walk(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 		 uint64_t start, uint64_t end, walk_fn fn, void *ctx)
 {
 	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level);
+	bool root = !sp->parent;
 	unsigned int i;
 
 	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
-		uint64_t gfn = sp->gfn + i * span, spte = sp->spt[i];
+		uint64_t gfn = sp->gfn + i * span, spte;
 
-		if (gfn >= end || gfn + span <= start ||
-		    !is_shadow_present_pte(spte))
+		if (gfn >= end || gfn + span <= start)
 			continue;
-		if (fn(mmu, sp, &sp->spt[i], gfn, ctx))
+		if (root)
+			nxsim__sched_point(mmu, NXSIM__SCHED_RESCHED, gfn,
+					   sp->level);
+		spte = nxsim__read_spte(&sp->spt[i]);
+		if (!is_shadow_present_pte(spte))
 			continue;
-		spte = sp->spt[i];
+		if (fn(mmu, sp, &sp->spt[i], spte, gfn, ctx))
+			continue;
+		spte = nxsim__read_spte(&sp->spt[i]);
 		if (is_shadow_present_pte(spte) &&
 		    !is_last_spte(spte, sp->level))
 			walk(mmu, spte_to_child_sp(mmu, spte), start, end, fn,
@@ -338,16 +463,18 @@ static void walk_roots(struct nxsim__vm_mmu *mmu, uint64_t start, uint64_t end,
 {
 	struct nxsim__mmu_page *root;
 
+	nxsim__rcu_read_lock();
 	TAILQ_FOREACH(root, &mmu->roots, link)
 		walk(mmu, root, start, end, fn, ctx);
+	nxsim__rcu_read_unlock();
 }
 
 static bool zap_leaf(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
-		     uint64_t *sptep, uint64_t gfn, void *ctx)
+		     uint64_t *sptep, uint64_t spte, uint64_t gfn, void *ctx)
 {
 	(void)gfn;
 	(void)ctx;
-	if (!is_last_spte(*sptep, sp->level))
+	if (!is_last_spte(spte, sp->level))
 		return false;
 	nxsim__tdp_mmu_set_spte(mmu, sp, sptep, SHADOW_NONPRESENT_VALUE);
 	return true;
@@ -360,29 +487,58 @@ void nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
 }
 
 /*
+ * Change a leaf with @make until it sticks: under the read lock, a failed
+ * compare-and-exchange re-reads the SPTE and tries again ("goto retry" of
+ * the kernel's walks), giving up when it is no longer a present leaf.
+ */
+static void leaf_update(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
+			uint64_t *sptep, uint64_t spte,
+			uint64_t (*make)(struct nxsim__vm_mmu *mmu,
+					 uint64_t spte, int level))
+{
+	bool shared = mmu->prof->dirty_log_read_lock;
+	uint64_t new;
+
+	do {
+		if (!is_shadow_present_pte(spte) ||
+		    !is_last_spte(spte, sp->level))
+			return;
+		new = make(mmu, spte, sp->level);
+		if (new == spte)
+			return;
+		if (!shared) {
+			nxsim__tdp_mmu_set_spte(mmu, sp, sptep, new);
+			return;
+		}
+	} while (nxsim__tdp_mmu_set_spte_atomic(mmu, sp, sptep, &spte, new));
+}
+
+/*
  * Dirty logging on, kvm_mmu_slot_apply_flags(): with PML (EPT, whose SPTEs
  * have A/D bits), kvm_mmu_slot_leaf_clear_dirty() clears D on every leaf,
  * huge ones too (clear_dirty_gfn_range()), then kvm_tdp_mmu_wrprot_slot()
  * at min_level 2M clears W on the huge ones; without PML (NPT), it runs
  * at 4K: every leaf loses W and keeps D.
  */
-static bool wrprot_leaf(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
-			uint64_t *sptep, uint64_t gfn, void *ctx)
+static uint64_t wrprot_spte(struct nxsim__vm_mmu *mmu, uint64_t spte, int level)
 {
-	int level = sp->level;
-	const struct nxsim__spte_masks *m = nxsim__spte_masks(mmu->fmt);
 	bool pml = mmu->fmt == NXSIM_SPTE_EPT;
-	uint64_t spte = *sptep;
 
-	(void)gfn;
-	(void)ctx;
-	if (!is_last_spte(spte, level))
-		return false;
 	if (pml)
-		spte &= ~m->dirty;
+		spte &= ~nxsim__spte_masks(mmu->fmt)->dirty;
 	if (!pml || level > NXSIM_PG_LEVEL_4K)
 		spte = nxsim__spte_wrprot(spte);
-	WRITE_ONCE(*sptep, spte);
+	return spte;
+}
+
+static bool wrprot_leaf(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
+			uint64_t *sptep, uint64_t spte, uint64_t gfn, void *ctx)
+{
+	(void)gfn;
+	(void)ctx;
+	if (!is_last_spte(spte, sp->level))
+		return false;
+	leaf_update(mmu, sp, sptep, spte, wrprot_spte);
 	return true;
 }
 
@@ -401,7 +557,7 @@ static bool first_leaf(struct nxsim__vm_mmu *mmu, uint64_t spte, int level,
 	unsigned int i;
 
 	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
-		uint64_t c = sp->spt[i];
+		uint64_t c = nxsim__read_spte(&sp->spt[i]);
 
 		if (!is_shadow_present_pte(c))
 			continue;
@@ -417,37 +573,48 @@ static bool first_leaf(struct nxsim__vm_mmu *mmu, uint64_t spte, int level,
 
 /*
  * Disabling dirty logging: zap_collapsible_spte_range() (non-leaf SPTEs
- * that could be huge are zapped, to refault huge), or, from 6.13,
- * recover_huge_pages_range() (they are replaced by a huge SPTE made from
- * a leaf below them, without exec when the mitigation is on).
+ * that could be huge are zapped, to refault huge: tdp_mmu_zap_spte_atomic()
+ * under the read lock), or, from 6.13, recover_huge_pages_range() (they
+ * are replaced by a huge SPTE made from a leaf below them, without exec
+ * when the mitigation is on).  A lost race retries the SPTE.
  */
 static bool collapse(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
-		     uint64_t *sptep, uint64_t gfn, void *ctx)
+		     uint64_t *sptep, uint64_t spte, uint64_t gfn, void *ctx)
 {
 	const struct nxsim__memslot *slot = ctx;
+	bool shared = mmu->prof->dirty_log_read_lock;
 	int level = sp->level;
 	uint64_t leaf;
 
-	if (level > NXSIM_PG_LEVEL_1G || level == NXSIM_PG_LEVEL_4K ||
-	    is_last_spte(*sptep, level))
+	if (level > NXSIM_PG_LEVEL_1G || level == NXSIM_PG_LEVEL_4K)
 		return false;
 	if (gfn < slot->base_gfn || gfn >= slot->base_gfn + slot->npages)
 		return false;
 	if (nxsim__kvm_mmu_max_mapping_level(mmu, slot, gfn,
 					     NXSIM_PG_LEVEL_1G) < level)
 		return false;
-	if (!mmu->prof->recover_huge_in_place) {
-		nxsim__tdp_mmu_set_spte(mmu, sp, sptep,
-					SHADOW_NONPRESENT_VALUE);
-		return true;
+	for (;;) {
+		if (!is_shadow_present_pte(spte) || is_last_spte(spte, level))
+			return false;
+		if (!mmu->prof->recover_huge_in_place) {
+			if (!tdp_mmu_zap_spte_atomic(mmu, sp, sptep, &spte,
+						     shared))
+				return true;
+			continue;
+		}
+		if (!first_leaf(mmu, spte, level, &leaf))
+			return false;
+		leaf = nxsim__make_huge_spte(
+			mmu->fmt, leaf, level,
+			nxsim__is_nx_huge_page_enabled(mmu));
+		if (!shared) {
+			nxsim__tdp_mmu_set_spte(mmu, sp, sptep, leaf);
+			return true;
+		}
+		if (!nxsim__tdp_mmu_set_spte_atomic(mmu, sp, sptep, &spte,
+						    leaf))
+			return true;
 	}
-	if (!first_leaf(mmu, *sptep, level, &leaf))
-		return false;
-	nxsim__tdp_mmu_set_spte(
-		mmu, sp, sptep,
-		nxsim__make_huge_spte(mmu->fmt, leaf, level,
-				      nxsim__is_nx_huge_page_enabled(mmu)));
-	return true;
 }
 
 void nxsim__tdp_mmu_collapse_slot(struct nxsim__vm_mmu *mmu,
@@ -457,43 +624,96 @@ void nxsim__tdp_mmu_collapse_slot(struct nxsim__vm_mmu *mmu,
 		   (void *)slot);
 }
 
+void nxsim__tdp_mmu_release_unused(struct nxsim__vm_mmu *mmu)
+{
+	pthread_mutex_lock(&mmu->pages_alloc_lock);
+	if (!__atomic_load_n(&mmu->nr_sps, __ATOMIC_RELAXED))
+		nxsim__tdp_mmu_release(mmu);
+	pthread_mutex_unlock(&mmu->pages_alloc_lock);
+}
+
 void nxsim__tdp_mmu_release(struct nxsim__vm_mmu *mmu)
 {
-	nxsim__free(mmu->frames, mmu->cap_frames * sizeof(*mmu->frames));
-	mmu->frames = NULL;
-	mmu->cap_frames = mmu->nr_frames = 0;
+	uint32_t c;
+
+	for (c = 0; c < NXSIM__FRAME_CHUNKS && mmu->frame_chunk[c]; c++) {
+		nxsim__free(mmu->frame_chunk[c],
+			    NXSIM__FRAME_CHUNK * sizeof(struct nxsim__frame));
+		mmu->frame_chunk[c] = NULL;
+	}
+	mmu->nr_frames = 0;
 	mmu->free_frame = NXSIM__NO_FRAME;
 }
 
-/* tdp_mmu_alloc_sp() from the cache + tdp_mmu_init_child_sp(). */
-static struct nxsim__mmu_page *
-tdp_mmu_init_child_sp(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *parent,
-		      uint64_t *ptep, uint64_t gfn)
+/*
+ * tdp_mmu_alloc_sp() from the vCPU's cache + tdp_mmu_init_child_sp(): the
+ * header is set for this use (a page a failed link gave back is reused).
+ */
+static struct nxsim__mmu_page *tdp_mmu_init_child_sp(
+	struct nxsim__vm_mmu *mmu, struct nxsim__mmu_memory_cache *mc,
+	struct nxsim__mmu_page *parent, uint64_t *ptep, uint64_t gfn)
 {
-	struct nxsim__mmu_page *sp = mmu->cache[--mmu->nr_cache];
+	struct nxsim__mmu_page *sp = nxsim__mmu_cache_pop(mmu, mc);
 	int level = parent->level - 1;
 
 	sp->parent = parent;
 	sp->level = level;
 	sp->gfn = gfn & ~(KVM_PAGES_PER_HPAGE(level + 1) - 1);
 	sp->ptep = ptep;
+	sp->nr_leaves = 0;
+	sp->nx_huge_page_disallowed = false;
+	sp->nx_flag_pending = false;
 	return sp;
 }
 
-/* tdp_mmu_split_huge_page(): fill @sp from @huge, then link it. */
-static void tdp_mmu_split_huge_page(struct nxsim__vm_mmu *mmu,
-				    struct nxsim__mmu_page *sp, uint64_t huge)
+/*
+ * tdp_mmu_link_sp(): publish @sp in its parent SPTE, whose value was
+ * *@old.  -EBUSY (the parent SPTE changed) under the read lock.
+ */
+static int tdp_mmu_link_sp(struct nxsim__vm_mmu *mmu,
+			   struct nxsim__mmu_page *sp, uint64_t *old,
+			   bool shared)
 {
-	nxsim__make_split_sptes(mmu->fmt, huge, sp->level,
-				nxsim__is_nx_huge_page_enabled(mmu), sp->spt);
-	nxsim__tdp_mmu_set_spte(mmu, sp->parent, sp->ptep,
-				nxsim__make_nonleaf_spte(mmu->fmt, sp_pfn(sp)));
-	mmu->pages[sp->level - 1] += SPTE_ENT_PER_PAGE;
-	sp->nr_leaves = SPTE_ENT_PER_PAGE;
-	mmu->counters.splits++;
+	uint64_t new = nxsim__make_nonleaf_spte(mmu->fmt, sp_pfn(sp));
+
+	if (shared)
+		return nxsim__tdp_mmu_set_spte_atomic(mmu, sp->parent, sp->ptep,
+						      old, new);
+	nxsim__tdp_mmu_set_spte(mmu, sp->parent, sp->ptep, new);
+	return 0;
 }
 
-/* The possible-NX accounting after linking @sp for a fault. */
+/*
+ * tdp_mmu_split_huge_page(): fill @sp from the huge SPTE *@old (no atomics:
+ * nobody sees @sp yet), then link it in its place.
+ */
+static int tdp_mmu_split_huge_page(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__mmu_page *sp, uint64_t *old,
+				   bool shared)
+{
+	int r;
+
+	nxsim__make_split_sptes(mmu->fmt, *old, sp->level,
+				nxsim__is_nx_huge_page_enabled(mmu), sp->spt);
+	sp->nr_leaves = SPTE_ENT_PER_PAGE;
+	r = tdp_mmu_link_sp(mmu, sp, old, shared);
+	if (r)
+		return r;
+	nxsim__update_page_stats(mmu, sp->level, SPTE_ENT_PER_PAGE);
+	MMU_COUNT(mmu, splits);
+	return 0;
+}
+
+/*
+ * The possible-NX accounting after linking @sp for a fault, under
+ * tdp_mmu_pages_lock.  6.1 (@tag false): account_huge_nx_page() sets the
+ * flag and tracks together.  6.2 on: the flag was set before the link and
+ * is re-checked under the lock, so an SP a concurrent zap has already
+ * unlinked (which cleared the flag) is not tracked.  A removed SP is never
+ * tracked here: with NXSIM_BUG_TDP_FLAG_AFTER_LINK the kernel's code would
+ * put a page that is being freed on the list; the model reports the huge
+ * page that replaced it instead.
+ */
 static void account_nx(struct nxsim__vm_mmu *mmu,
 		       struct nxsim__kvm_page_fault *f,
 		       struct nxsim__mmu_page *sp, int level, bool tag)
@@ -503,34 +723,66 @@ static void account_nx(struct nxsim__vm_mmu *mmu,
 	     !nxsim__mmu_has_bug(mmu, NXSIM_BUG_TRACK_ANY_LEVEL)))
 		return;
 	pthread_mutex_lock(&mmu->tdp_mmu_pages_lock);
-	if (!tag) {
-		/* account_huge_nx_page() of 6.1: flag iff tracked */
-		if (!sp->nx_huge_page_disallowed) {
-			sp->nx_huge_page_disallowed = true;
+	if (__atomic_load_n(&sp->removed, __ATOMIC_RELAXED)) {
+		/* unlinked already */
+	} else if (!tag) {
+		if (!sp_nx_disallowed(sp)) {
+			sp_set_nx_disallowed(sp, true);
 			nxsim__track_possible_nx_huge_page(mmu, sp,
 							   NXSIM__TDP_MMU);
 		}
-	} else if (sp->nx_huge_page_disallowed) {
+	} else if (sp_nx_disallowed(sp)) {
 		nxsim__track_possible_nx_huge_page(mmu, sp, NXSIM__TDP_MMU);
 	}
 	pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
 }
 
-void nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
-			    struct nxsim__kvm_page_fault *f,
-			    struct nxsim_access_info *info)
+/*
+ * Whether a huge leaf at @level replacing @old would break the checker's
+ * invariant 5 (the mitigation on, and the table @old points to flagged,
+ * or its fault decided to flag it and had not yet: the window that
+ * NXSIM_BUG_TDP_FLAG_AFTER_LINK opens).
+ * Only a table still flagged blocks a huge page: recovery of a
+ * dirty-logged SP clears the flag (eb298605705a), and the flag-checking
+ * adjust (76901e56fb51) then lets it go.
+ */
+static bool huge_over_flagged_table(struct nxsim__vm_mmu *mmu, uint64_t old,
+				    int level)
+{
+	struct nxsim__mmu_page *child;
+
+	if (!is_shadow_present_pte(old) || is_last_spte(old, level))
+		return false;
+	child = spte_to_child_sp(mmu, old);
+	return (sp_nx_disallowed(child) ||
+		__atomic_load_n(&child->nx_flag_pending, __ATOMIC_RELAXED)) &&
+	       nxsim__is_nx_huge_page_enabled(mmu);
+}
+
+int nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
+			   struct nxsim__mmu_memory_cache *mc,
+			   struct nxsim__kvm_page_fault *f,
+			   struct nxsim_access_info *info)
 {
 	const struct nxsim__mmu_profile *prof = mmu->prof;
+	bool shared = prof->fault_read_lock;
 	bool tag = prof->nx_tag_untracked &&
 		   !nxsim__mmu_has_bug(mmu, NXSIM_BUG_UNTAGGED_NX);
+	bool late_flag = tag &&
+			 nxsim__mmu_has_bug(mmu, NXSIM_BUG_TDP_FLAG_AFTER_LINK);
 	struct nxsim__mmu_page *sp = mmu->root, *child;
-	int level = mmu->root_level;
+	int level = mmu->root_level, r;
 	uint64_t *sptep, old, new;
+	bool bad;
 
 	nxsim__kvm_mmu_hugepage_adjust(mmu, f);
 	for (;;) {
 		sptep = &sp->spt[spte_index(f->gfn, level)];
-		old = *sptep;
+		old = nxsim__read_spte(sptep);
+		nxsim__sched_point(mmu, NXSIM__SCHED_WALK, f->gfn, level);
+		/* An SPTE frozen by another thread: retry the fault. */
+		if (is_frozen_spte(old))
+			return RET_PF_RETRY;
 		if (f->nx_huge_page_workaround_enabled)
 			nxsim__disallowed_hugepage_adjust(mmu, f, old, level);
 		if (level == f->goal_level)
@@ -540,59 +792,78 @@ void nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 			level--;
 			continue;
 		}
-		child = tdp_mmu_init_child_sp(mmu, sp, sptep, f->gfn);
+		if (is_shadow_present_pte(old) && !prof->tdp_split_on_fault) {
+			/* the huge SPTE is zapped (6.1), then replaced */
+			if (tdp_mmu_zap_spte_atomic(mmu, sp, sptep, &old,
+						    shared))
+				return RET_PF_RETRY;
+			MMU_COUNT(mmu, huge_zaps);
+			info->zapped_huge++;
+			old = nxsim__read_spte(sptep);
+			if (is_shadow_present_pte(old) || is_frozen_spte(old))
+				return RET_PF_RETRY;
+		}
+		child = tdp_mmu_init_child_sp(mmu, mc, sp, sptep, f->gfn);
 		child->made_hpd = f->huge_page_disallowed;
 		child->made_req_level = f->req_level;
-		if (tag)
+		/* 61f94478547b: the flag before the SPTE is published */
+		if (tag && !late_flag)
 			child->nx_huge_page_disallowed =
 				f->huge_page_disallowed;
-		if (is_shadow_present_pte(old) && prof->tdp_split_on_fault) {
-			tdp_mmu_split_huge_page(mmu, child, old);
-			info->splits++;
+		else if (late_flag)
+			child->nx_flag_pending = f->huge_page_disallowed;
+		if (is_shadow_present_pte(old)) {
+			nxsim__sched_point(mmu, NXSIM__SCHED_LINK, f->gfn,
+					   level);
+			r = tdp_mmu_split_huge_page(mmu, child, &old, shared);
+			if (!r)
+				info->splits++;
 		} else {
 			nxsim__sp_clear(child);
-			if (is_shadow_present_pte(old)) {
-				/* tdp_mmu_zap_spte_atomic() of 6.1 */
-				nxsim__tdp_mmu_set_spte(
-					mmu, sp, sptep,
-					SHADOW_NONPRESENT_VALUE);
-				mmu->counters.huge_zaps++;
-				info->zapped_huge++;
-			}
-			nxsim__tdp_mmu_set_spte(
-				mmu, sp, sptep,
-				nxsim__make_nonleaf_spte(mmu->fmt,
-							 sp_pfn(child)));
+			nxsim__sched_point(mmu, NXSIM__SCHED_LINK, f->gfn,
+					   level);
+			r = tdp_mmu_link_sp(mmu, child, &old, shared);
+		}
+		if (r) {
+			/* tdp_mmu_free_sp(): never published; back to the cache */
+			nxsim__mmu_cache_push(mmu, mc, child);
+			return RET_PF_RETRY;
+		}
+		nxsim__sched_point(mmu, NXSIM__SCHED_LINKED, f->gfn, level);
+		if (late_flag && f->huge_page_disallowed) {
+			sp_set_nx_disallowed(child, true);
+			__atomic_store_n(&child->nx_flag_pending, false,
+					 __ATOMIC_RELAXED);
 		}
 		account_nx(mmu, f, child, level, tag);
 		sp = child;
 		level--;
 	}
 
+	/* tdp_mmu_map_handle_target_level() */
+	nxsim__sched_point(mmu, NXSIM__SCHED_TARGET, f->gfn, level);
 	new = nxsim__make_spte(mmu->fmt, level, f->pfn, ACC_ALL,
 			       f->map_writable,
 			       nxsim__is_nx_huge_page_enabled(mmu));
 	info->level = level;
 	if (new == old) {
 		info->outcome = NXSIM_ACCESS_SPURIOUS;
-		return;
+		return RET_PF_SPURIOUS;
 	}
-	if (is_shadow_present_pte(old) && !is_last_spte(old, level)) {
-		child = spte_to_child_sp(mmu, old);
-		/*
-		 * Only a table still flagged blocks a huge page: recovery of
-		 * a dirty-logged SP clears the flag (eb298605705a), and the
-		 * flag-checking adjust (76901e56fb51) then lets it go.
-		 */
-		if (child->nx_huge_page_disallowed &&
-		    nxsim__is_nx_huge_page_enabled(mmu))
-			nxsim__mmu_event(
-				mmu,
-				"invariant 5: huge SPTE at level %d gfn 0x%" PRIx64
-				" replaced a table flagged "
-				"nx_huge_page_disallowed",
-				level, f->gfn);
-	}
-	nxsim__tdp_mmu_set_spte(mmu, sp, sptep, new);
+	bad = huge_over_flagged_table(mmu, old, level);
+	if (!shared)
+		nxsim__tdp_mmu_set_spte(mmu, sp, sptep, new);
+	else if (nxsim__tdp_mmu_set_spte_atomic(mmu, sp, sptep, &old, new))
+		return RET_PF_RETRY;
+	if (bad)
+		nxsim__mmu_event(
+			mmu,
+			"invariant 5: huge SPTE at level %d gfn 0x%" PRIx64
+			" replaced a table flagged "
+			"nx_huge_page_disallowed",
+			level, f->gfn);
+	if (is_shadow_present_pte(old) && !is_last_spte(old, level))
+		nxsim__kvm_flush_remote_tlbs(mmu);
 	info->outcome = NXSIM_ACCESS_FAULT;
+	return RET_PF_FIXED;
 }

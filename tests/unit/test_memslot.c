@@ -340,9 +340,11 @@ static void test_alloc_failures_walk(void **state)
 }
 
 /*
- * Page-table pages freed by zaps are reserved for the VM's next topups:
- * a topup takes them before it allocates, a failed one puts back what it
- * took, and the reserve keeps at most NXSIM__SP_RESERVE_MAX pages.
+ * Page-table pages freed by zaps are reserved for the VM's next topups
+ * once their RCU grace period is over (nxsim__mmu_rcu_barrier() waits for
+ * it): a topup of the vCPU's cache takes them before it allocates, a
+ * failed one puts back what it took, and the reserve keeps at most
+ * NXSIM__SP_RESERVE_MAX pages.
  */
 static void test_alloc_failures_reserve(void **state)
 {
@@ -357,10 +359,11 @@ static void test_alloc_failures_reserve(void **state)
 	/* root, PDPT, PD, PT from five topped-up pages; the PT is tracked */
 	nx_access(w.e.vcpu, NXSIM_ACCESS_EXEC, 512 * GIB);
 	nx_expect(w.e.vm, 1, 0, 0, 1);
-	assert_int_equal(mmu->nr_cache, 1);
-	/* recovery zaps the PT: its page is reserved */
+	assert_int_equal(w.e.vcpu->mmu_cache.nobjs, 1);
+	/* recovery zaps the PT: its page is reserved after a grace period */
 	nxsim__mmu_recover_nx_huge_pages(w.e.vm->mmu);
 	nx_expect(w.e.vm, 0, 0, 0, 0);
+	nxsim__mmu_rcu_barrier();
 	assert_int_equal(mmu->nr_reserve, 1);
 	/* topup to 4: the reserved page, then two allocated (table, header) */
 	w.kind = NXSIM_ACCESS_READ;
@@ -369,10 +372,11 @@ static void test_alloc_failures_reserve(void **state)
 	assert_int_equal(test_alloc_failures(op_access, NULL, same, &w), 4);
 	nx_expect(w.e.vm, 0, 1, 0, 0);
 	assert_int_equal(mmu->nr_reserve, 0);
-	assert_int_equal(mmu->nr_cache, 2);
+	assert_int_equal(w.e.vcpu->mmu_cache.nobjs, 2);
 	/* zap all: root and both PDPTs and PDs reserved; the new root and
 	 * walk need none allocated */
 	assert_rc(nxsim_param_set(w.e.host, "nx_huge_pages", "N"), 0);
+	nxsim__mmu_rcu_barrier();
 	assert_int_equal(mmu->nr_reserve, 5);
 	walk_start(&w);
 	assert_int_equal(test_alloc_failures(op_access, NULL, same, &w), 0);
@@ -384,6 +388,7 @@ static void test_alloc_failures_reserve(void **state)
 	live = test_live_allocs();
 	assert_int_equal(nxsim_vm_nr_mmu_pages(w.e.vm), 68);
 	assert_rc(nxsim_param_set(w.e.host, "nx_huge_pages", "Y"), 0);
+	nxsim__mmu_rcu_barrier();
 	assert_int_equal(mmu->nr_reserve, NXSIM__SP_RESERVE_MAX);
 	assert_int_equal(live - test_live_allocs(),
 			 2 * (68 - NXSIM__SP_RESERVE_MAX));

@@ -14,14 +14,18 @@
  */
 #include "mmu_unit.h"
 
+/* The vCPU's page cache, which faults top up. */
+#define MC(e) (&(e)->vcpu->mmu_cache)
+
 /* Pages for @n shadow pages, as mmu_topup_memory_caches() leaves them. */
-static void fill_cache(struct nxsim__vm_mmu *mmu, unsigned int n)
+static void fill_cache(struct nxsim__vm_mmu *mmu,
+		       struct nxsim__mmu_memory_cache *mc, unsigned int n)
 {
-	while (mmu->nr_cache < n) {
+	while (mc->nobjs < n) {
 		struct nxsim__mmu_page *sp = nxsim__tdp_mmu_alloc_sp(mmu);
 
 		assert_non_null(sp);
-		mmu->cache[mmu->nr_cache++] = sp;
+		mc->objs[mc->nobjs++] = sp;
 	}
 	assert_rc(nxsim__mmu_topup_desc_cache(mmu), 0);
 	assert_rc(nxsim__mmu_topup_shadowed_info_cache(mmu), 0);
@@ -42,8 +46,8 @@ static void test_pte_list_shapes(void **state)
 	(void)state;
 	nx_slot(e.vm, 0, GIB, MIB2, HVA_BASE, 2, 0);
 	pthread_rwlock_wrlock(&mmu->mmu_lock);
-	fill_cache(mmu, 1);
-	sp = mmu->cache[0];
+	fill_cache(mmu, MC(&e), 1);
+	sp = MC(&e)->objs[0];
 	for (i = 0; i < 30; i++) {
 		if (mmu->nr_desc_cache < 2)
 			assert_rc(nxsim__mmu_topup_desc_cache(mmu), 0);
@@ -103,11 +107,13 @@ static void test_hash_and_generation(void **state)
 	(void)state;
 	nx_slot(e.vm, 0, GIB, MIB2, HVA_BASE, 2, 0);
 	pthread_rwlock_wrlock(&mmu->mmu_lock);
-	fill_cache(mmu, 3);
-	a = nxsim__kvm_mmu_get_shadow_page(mmu, gfn, role(1, true, ACC_ALL));
-	b = nxsim__kvm_mmu_get_shadow_page(mmu, gfn, role(1, true, ACC_ALL));
+	fill_cache(mmu, MC(&e), 3);
+	a = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), gfn,
+					   role(1, true, ACC_ALL));
+	b = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), gfn,
+					   role(1, true, ACC_ALL));
 	assert_ptr_equal(a, b);
-	c = nxsim__kvm_mmu_get_shadow_page(mmu, gfn, role(1, true, 5));
+	c = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), gfn, role(1, true, 5));
 	assert_ptr_not_equal(a, c);
 	assert_int_equal(mmu->n_used_mmu_pages, 2);
 	assert_ptr_equal(TAILQ_FIRST(&mmu->active_mmu_pages), c);
@@ -119,8 +125,9 @@ static void test_hash_and_generation(void **state)
 	assert_int_equal(mmu->n_used_mmu_pages, 0);
 	assert_int_equal(mmu->counters.tlb_flushes, 1);
 	pthread_rwlock_wrlock(&mmu->mmu_lock);
-	fill_cache(mmu, 1);
-	b = nxsim__kvm_mmu_get_shadow_page(mmu, gfn, role(1, true, ACC_ALL));
+	fill_cache(mmu, MC(&e), 1);
+	b = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), gfn,
+					   role(1, true, ACC_ALL));
 	assert_int_equal(b->mmu_valid_gen, mmu->mmu_valid_gen);
 	assert_int_equal(mmu->n_used_mmu_pages, 1);
 	pthread_rwlock_unlock(&mmu->mmu_lock);
@@ -138,17 +145,19 @@ static void test_link_prepare_commit(void **state)
 	(void)state;
 	nx_slot(e.vm, 0, GIB, MIB2, HVA_BASE, 2, 0);
 	pthread_rwlock_wrlock(&mmu->mmu_lock);
-	fill_cache(mmu, 2);
-	l2 = nxsim__kvm_mmu_get_shadow_page(mmu, gfn, role(2, true, ACC_ALL));
-	l1 = nxsim__kvm_mmu_get_child_sp(mmu, l2, 0, gfn, true, ACC_ALL);
+	fill_cache(mmu, MC(&e), 2);
+	l2 = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), gfn,
+					    role(2, true, ACC_ALL));
+	l1 = nxsim__kvm_mmu_get_child_sp(mmu, MC(&e), l2, 0, gfn, true,
+					 ACC_ALL);
 	assert_non_null(l1);
 	assert_int_equal(l1->level, 1);
 	nxsim__link_shadow_page(mmu, l2, 0, l1);
 	assert_int_equal(nxsim__pte_list_count(&l1->parent_ptes), 1);
 	assert_ptr_equal(spte_to_child_sp(mmu, l2->spt[0]), l1);
 	/* The same child again: -EEXIST */
-	assert_null(
-		nxsim__kvm_mmu_get_child_sp(mmu, l2, 0, gfn, true, ACC_ALL));
+	assert_null(nxsim__kvm_mmu_get_child_sp(mmu, MC(&e), l2, 0, gfn, true,
+						ACC_ALL));
 	flushes = mmu->counters.tlb_flushes;
 	assert_int_equal(nxsim__kvm_mmu_prepare_zap_page(mmu, l1,
 							 &mmu->invalid_list),
@@ -208,8 +217,8 @@ static void test_account_shadowed(void **state)
 		flushes = mmu->counters.tlb_flushes;
 
 		pthread_rwlock_wrlock(&mmu->mmu_lock);
-		fill_cache(mmu, 1);
-		sp = nxsim__kvm_mmu_get_shadow_page(mmu, gfn,
+		fill_cache(mmu, MC(&e), 1);
+		sp = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), gfn,
 						    role(k->level, false, 7));
 		assert_int_equal(mmu->indirect_shadow_pages, 1);
 		assert_false(is_writable_pte(*leaf));

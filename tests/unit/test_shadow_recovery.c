@@ -134,15 +134,26 @@ static void test_shadow_recovery_fifo(void **state)
 		run_case(&fifo_cases[i]);
 }
 
+struct yield_ctx {
+	struct nxsim__vm_mmu *mmu;
+	int calls;
+};
+
 /* The other thread: zaps the newest tracked SP while the pass yields. */
-static void zap_newest(struct nxsim__vm_mmu *mmu, void *ctx)
+static void zap_newest(void *ctx, enum nxsim__sched_point p, uint64_t gfn,
+		       int level)
 {
+	struct yield_ctx *y = ctx;
+	struct nxsim__vm_mmu *mmu = y->mmu;
 	struct nxsim__possible_nx *l = nxsim__nx_list(mmu, NXSIM__SHADOW_MMU);
 	struct nxsim__sp_list invalid_list =
 		TAILQ_HEAD_INITIALIZER(invalid_list);
-	int *calls = ctx;
 
-	(*calls)++;
+	(void)gfn;
+	(void)level;
+	if (p != NXSIM__SCHED_RESCHED)
+		return;
+	y->calls++;
 	pthread_rwlock_wrlock(&mmu->mmu_lock);
 	nxsim__kvm_mmu_prepare_zap_page(
 		mmu, TAILQ_LAST(&l->pages, nxsim__sp_list), &invalid_list);
@@ -179,18 +190,19 @@ static void test_recover_no_commit(void **state)
 		struct nx_env e = legacy_env("6.1", k->bugs);
 		struct nxsim__vm_mmu *mmu = unit_mmu(&e);
 		struct nxsim__mmu_page *sp;
+		struct yield_ctx y = { .mmu = mmu };
 		uint64_t pending = 0;
-		int calls = 0, j;
+		int j;
 
 		nx_slot(e.vm, 0, GIB, SLOT_SIZE, HVA_BASE, 2, 0);
 		for (j = 0; j < 3; j++)
 			nx_access(e.vcpu, NXSIM_ACCESS_EXEC, GIB + j * MIB2);
 		nx_expect(e.vm, 24, 0, 0, 3);
-		mmu->resched = zap_newest;
-		mmu->resched_ctx = &calls;
+		nxsim__mmu_set_sched_hook(mmu, zap_newest, &y);
 		mmu->resched_pending = true;
 		nxsim__mmu_recover_nx_huge_pages(mmu);
-		assert_int_equal(calls, 1);
+		nxsim__mmu_set_sched_hook(mmu, NULL, NULL);
+		assert_int_equal(y.calls, 1);
 		assert_int_equal(mmu->counters.recovery_zapped, 2);
 		assert_int_equal(mmu->counters.tlb_flushes, k->flushes);
 		TAILQ_FOREACH(sp, &mmu->invalid_list, link)

@@ -11,21 +11,28 @@
 
 #define REGION(n) (GIB + (n)*MIB2)
 
+/* The vCPU page cache the calls below use. */
+static struct nxsim__mmu_memory_cache cache;
+
 /* The MMU with a root and a cache enough for one walk. */
 static void topup(struct nxsim__vm_mmu *mmu)
 {
-	if (!mmu->root) {
-		struct nxsim__mmu_page *root = nxsim__tdp_mmu_alloc_sp(mmu);
-
-		assert_non_null(root);
-		nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(mmu, root);
-	}
-	while (mmu->nr_cache < (unsigned int)mmu->root_level) {
+	while (cache.nobjs < (unsigned int)mmu->root_level + !mmu->root) {
 		struct nxsim__mmu_page *sp = nxsim__tdp_mmu_alloc_sp(mmu);
 
 		assert_non_null(sp);
-		mmu->cache[mmu->nr_cache++] = sp;
+		cache.objs[cache.nobjs++] = sp;
 	}
+	if (!mmu->root)
+		nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(
+			mmu, nxsim__mmu_cache_pop(mmu, &cache));
+}
+
+/* The cache's pages back, then the VM destroyed. */
+static void destroy(struct nx_env *e)
+{
+	nxsim__kvm_mmu_free_memory_caches(unit_mmu(e), &cache);
+	nx_env_destroy(e);
 }
 
 static struct nxsim_access_info map(struct nxsim__vm_mmu *mmu, uint64_t gpa,
@@ -37,7 +44,7 @@ static struct nxsim_access_info map(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 	pthread_rwlock_wrlock(&mmu->mmu_lock);
 	topup(mmu);
 	f = unit_fault(mmu, gpa, exec);
-	nxsim__kvm_tdp_mmu_map(mmu, &f, &info);
+	nxsim__kvm_tdp_mmu_map(mmu, &cache, &f, &info);
 	pthread_rwlock_unlock(&mmu->mmu_lock);
 	return info;
 }
@@ -66,11 +73,11 @@ static void test_map_huge_leaf(void **state)
 	assert_int_equal(mmu->pages[0] + mmu->pages[1], 0);
 	assert_int_equal(mmu->pages[2], 1);
 	/* The root and the L3 table under it. */
-	assert_int_equal(mmu->nr_sps - mmu->nr_cache, 2);
+	assert_int_equal(nxsim__mmu_nr_pages(mmu), 2);
 	/* The same fault again installs the same SPTE. */
 	info = map(mmu, GIB + 0x7000, false);
 	assert_int_equal(info.outcome, NXSIM_ACCESS_SPURIOUS);
-	nx_env_destroy(&e);
+	destroy(&e);
 }
 
 /*
@@ -145,14 +152,14 @@ static void test_map_splits_huge_page(void **state)
 
 	/* kvm_tdp_mmu_zap_sp() takes the table and its 512 leaves away. */
 	pthread_rwlock_wrlock(&mmu->mmu_lock);
-	assert_true(nxsim__kvm_tdp_mmu_zap_sp(mmu, child));
+	assert_true(nxsim__kvm_tdp_mmu_zap_sp(mmu, child, false));
 	pthread_rwlock_unlock(&mmu->mmu_lock);
 	assert_int_equal(*unit_sptep(mmu, REGION(3), 2),
 			 SHADOW_NONPRESENT_VALUE);
 	assert_int_equal(mmu->pages[0], 0);
 	assert_int_equal(mmu->nx_lpage_splits, 0);
 	assert_int_equal(nxsim__nx_list(mmu, NXSIM__TDP_MMU)->len, 0);
-	nx_env_destroy(&e);
+	destroy(&e);
 }
 
 static void test_map_zaps_huge_page_before_6_2(void **state)
@@ -179,7 +186,7 @@ static void test_map_zaps_huge_page_before_6_2(void **state)
 					  SHADOW_NONPRESENT_VALUE);
 	assert_int_equal(child->nr_leaves, 1);
 	assert_int_equal(mmu->pages[0], 1);
-	nx_env_destroy(&e);
+	destroy(&e);
 }
 
 int main(void)

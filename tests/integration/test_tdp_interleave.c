@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Two vCPUs' TDP faults under mmu_lock held for read, run in a chosen
+ * order: the MMU's scheduling hook (nxsim__mmu_set_sched_hook()) stops a
+ * thread at a named point and hands a baton to the other, so each
+ * interleaving runs the same way every time, stamped on a virtual clock.
+ *
+ *   flag_after_link   6.6, exec fault A stops after publishing its new 4K
+ *                     table; read fault B in the same 2 MiB region runs.
+ *                     Fixed order (61f94478547b): B sees the flag, steps
+ *                     down and maps 4K in A's table.  With
+ *                     NXSIM_BUG_TDP_FLAG_AFTER_LINK: B replaces the table
+ *                     with a huge page (invariant 5), A finds its table
+ *                     frozen, retries and splits the huge page again.
+ *   link_race         A stops with its table filled but not published; B
+ *                     links its own; A's compare-and-exchange fails
+ *                     (-EBUSY), A retries and uses B's table; A's page goes
+ *                     back to its cache.
+ *   invalidate_seq    A stops after reading mmu_invalidate_seq; B remaps
+ *                     the host (start, zap, end): A's fault is stale and
+ *                     retries (mmu_invalidate_retry_gfn()).
+ *   invalidate_range  B stops between invalidate_range_start() and _end();
+ *                     A faults in the range, retries, and hands back at
+ *                     its retry; B ends; A's second try maps.
+ *   determinism       flag_after_link twice: the same events at the same
+ *                     virtual times.
+ */
+#include <pthread.h>
+
+#include <nxsim/clock.h>
+
+#include "kvm/vm.h"
+#include "mmu/mmu_internal.h"
+#include "integration/nx_test.h"
+
+#define REGION(n) (GIB + (n)*MIB2)
+#define ANY_LEVEL (-1)
+#define DONE NXSIM__NR_SCHED_POINTS /* a thread's last event */
+
+/* When @thread reaches @point at @level, hand the baton to @to. */
+struct step {
+	int thread;
+	enum nxsim__sched_point point;
+	int level;
+	int to;
+};
+
+struct event {
+	int thread;
+	int point;
+	int level;
+	uint64_t t;
+};
+
+struct sched {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	int turn; /* the thread that may run, -1 when both are done */
+	const struct step *script;
+	unsigned int nsteps, next;
+	struct event log[96];
+	unsigned int nlog;
+	bool done[2];
+	struct nxsim_clock *clock;
+};
+
+struct actor {
+	struct sched *s;
+	int id;
+	int (*op)(struct actor *a);
+	struct nx_env *e;
+	struct nxsim_vcpu *vcpu;
+	enum nxsim_access_kind kind;
+	uint64_t gpa;
+	struct nxsim_access_info info;
+	int rc;
+};
+
+static _Thread_local int me = -1;
+
+static void record(struct sched *s, int point, int level)
+{
+	nxsim_clock_advance(s->clock, 1000);
+	assert_true(s->nlog < sizeof(s->log) / sizeof(s->log[0]));
+	s->log[s->nlog++] =
+		(struct event){ me, point, level, nxsim_clock_now(s->clock) };
+}
+
+static void wait_turn(struct sched *s)
+{
+	while (s->turn != me)
+		pthread_cond_wait(&s->cv, &s->lock);
+}
+
+static void hook(void *ctx, enum nxsim__sched_point p, uint64_t gfn, int level)
+{
+	struct sched *s = ctx;
+	const struct step *st;
+
+	(void)gfn;
+	if (me < 0)
+		return;
+	pthread_mutex_lock(&s->lock);
+	record(s, p, level);
+	st = s->next < s->nsteps ? &s->script[s->next] : NULL;
+	if (st && st->thread == me && st->point == p &&
+	    (st->level == ANY_LEVEL || st->level == level)) {
+		s->next++;
+		s->turn = st->to;
+		pthread_cond_broadcast(&s->cv);
+		wait_turn(s);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void *actor_thread(void *p)
+{
+	struct actor *a = p;
+	struct sched *s = a->s;
+
+	me = a->id;
+	pthread_mutex_lock(&s->lock);
+	wait_turn(s);
+	pthread_mutex_unlock(&s->lock);
+	a->rc = a->op(a);
+	pthread_mutex_lock(&s->lock);
+	record(s, DONE, 0);
+	s->done[me] = true;
+	s->turn = s->done[!me] ? -1 : !me;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+static int op_access(struct actor *a)
+{
+	return nxsim_vcpu_access(a->vcpu, a->kind, a->gpa, &a->info);
+}
+
+/* Remap the 2 MiB at REGION(0) with 4K host pages. */
+static int op_remap(struct actor *a)
+{
+	return nxsim_vm_set_host_level(a->e->vm, 0, 0, MIB2, NXSIM_PG_LEVEL_4K);
+}
+
+/* Run @a[0] first, then as the script says. */
+static void run(struct sched *s, struct nx_env *e, struct actor a[2],
+		const struct step *script, unsigned int nsteps)
+{
+	pthread_t t[2];
+	int i;
+
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	s->script = script;
+	s->nsteps = nsteps;
+	assert_rc(nxsim_clock_create(NXSIM_CLOCK_VIRTUAL, &s->clock), 0);
+	nxsim__mmu_set_sched_hook(e->vm->mmu, hook, s);
+	for (i = 0; i < 2; i++) {
+		a[i].s = s;
+		a[i].id = i;
+		a[i].e = e;
+		assert_int_equal(
+			pthread_create(&t[i], NULL, actor_thread, &a[i]), 0);
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	nxsim__mmu_set_sched_hook(e->vm->mmu, NULL, NULL);
+	assert_int_equal(s->next, nsteps); /* every hand-over happened */
+	assert_rc(a[0].rc, 0);
+	assert_rc(a[1].rc, 0);
+	assert_rc(nxsim_clock_destroy(s->clock), 0);
+	pthread_cond_destroy(&s->cv);
+	pthread_mutex_destroy(&s->lock);
+}
+
+/* A 6.6 VM with one 1 GiB slot of 2M host pages; REGION(1) read huge. */
+static struct nx_env setup(uint64_t bugs, struct nxsim_vcpu **vcpu2)
+{
+	struct nx_env e = nx_env("6.6", bugs);
+
+	nx_slot(e.vm, 0, GIB, GIB, HVA_BASE, 2, 0);
+	assert_rc(nxsim_vcpu_create(e.vm, 1, vcpu2), 0);
+	assert_int_equal(nx_access(e.vcpu, NXSIM_ACCESS_READ, REGION(1)).level,
+			 2);
+	return e;
+}
+
+static uint64_t retries(struct nx_env *e)
+{
+	return __atomic_load_n(&e->vm->mmu->fault_retries, __ATOMIC_RELAXED);
+}
+
+/* A: exec at REGION(0) + 4K; B: read at REGION(0) + 8K; B after A's link. */
+static const struct step flag_script[] = {
+	{ 0, NXSIM__SCHED_LINKED, 2, 1 },
+};
+
+static void flag_after_link(uint64_t bugs, struct sched *s)
+{
+	struct nxsim_vcpu *vcpu2;
+	struct nx_env e = setup(bugs, &vcpu2);
+	struct actor a[2] = {
+		{ .op = op_access,
+		  .vcpu = e.vcpu,
+		  .kind = NXSIM_ACCESS_EXEC,
+		  .gpa = REGION(0) + 0x1000 },
+		{ .op = op_access,
+		  .vcpu = vcpu2,
+		  .kind = NXSIM_ACCESS_READ,
+		  .gpa = REGION(0) + 0x2000 },
+	};
+
+	run(s, &e, a, flag_script, 1);
+	assert_int_equal(a[0].info.level, 1);
+	if (!bugs) {
+		assert_int_equal(a[0].info.outcome, NXSIM_ACCESS_FAULT);
+		/* B stepped down at the flagged table: 4K in A's table */
+		assert_int_equal(a[1].info.outcome, NXSIM_ACCESS_FAULT);
+		assert_int_equal(a[1].info.level, 1);
+		assert_int_equal(a[1].info.goal_level, 1);
+		assert_int_equal(retries(&e), 0);
+		/* REGION(1) huge; A's and B's 4K leaves; A's table tracked */
+		nx_expect(e.vm, 2, 1, 0, 1);
+	} else {
+		/* B kept its 2M goal and replaced the table */
+		assert_int_equal(a[1].info.outcome, NXSIM_ACCESS_FAULT);
+		assert_int_equal(a[1].info.level, 2);
+		/*
+		 * A walked into its frozen table, retried and split B's page:
+		 * the split made the 4K children executable, so the fetch
+		 * needed nothing more
+		 */
+		assert_int_equal(retries(&e), 1);
+		assert_int_equal(a[0].info.splits, 1);
+		assert_int_equal(a[0].info.outcome, NXSIM_ACCESS_SPURIOUS);
+		assert_int_equal(nx_caught(e.vm, "invariant 5: huge SPTE at "
+						 "level 2 gfn 0x40002 replaced "
+						 "a table flagged"),
+				 1);
+		/* the split left 512 4K leaves; its table is tracked */
+		nx_expect(e.vm, 512, 1, 0, 1);
+	}
+	nx_env_destroy(&e);
+}
+
+static void test_flag_after_link(void **state)
+{
+	struct sched s = { 0 };
+
+	(void)state;
+	flag_after_link(0, &s);
+	/* A: FAULTIN, WALK 4, 3, 2, LINK 2, LINKED 2 -> B: FAULTIN ... */
+	assert_int_equal(s.log[5].thread, 0);
+	assert_int_equal(s.log[5].point, NXSIM__SCHED_LINKED);
+	assert_int_equal(s.log[6].thread, 1);
+	assert_int_equal(s.log[6].point, NXSIM__SCHED_FAULTIN);
+}
+
+static void test_flag_after_link_bug(void **state)
+{
+	struct sched s = { 0 };
+
+	(void)state;
+	flag_after_link(NXSIM_BUG_TDP_FLAG_AFTER_LINK, &s);
+}
+
+/* Same seed, same script: the same events at the same virtual times. */
+static void test_determinism(void **state)
+{
+	struct sched s1 = { 0 }, s2 = { 0 };
+	unsigned int i;
+
+	(void)state;
+	flag_after_link(NXSIM_BUG_TDP_FLAG_AFTER_LINK, &s1);
+	flag_after_link(NXSIM_BUG_TDP_FLAG_AFTER_LINK, &s2);
+	assert_int_equal(s1.nlog, s2.nlog);
+	for (i = 0; i < s1.nlog; i++) {
+		assert_int_equal(s1.log[i].thread, s2.log[i].thread);
+		assert_int_equal(s1.log[i].point, s2.log[i].point);
+		assert_int_equal(s1.log[i].level, s2.log[i].level);
+		assert_int_equal(s1.log[i].t, s2.log[i].t);
+	}
+	assert_int_equal(s1.log[s1.nlog - 1].t, s1.nlog * 1000ull);
+}
+
+/* A stops with its table built; B links its own first. */
+static const struct step link_script[] = {
+	{ 0, NXSIM__SCHED_LINK, 2, 1 },
+};
+
+static void test_link_race(void **state)
+{
+	struct nxsim_vcpu *vcpu2;
+	struct nx_env e = setup(0, &vcpu2);
+	struct actor a[2] = {
+		{ .op = op_access,
+		  .vcpu = e.vcpu,
+		  .kind = NXSIM_ACCESS_EXEC,
+		  .gpa = REGION(0) + 0x1000 },
+		{ .op = op_access,
+		  .vcpu = vcpu2,
+		  .kind = NXSIM_ACCESS_EXEC,
+		  .gpa = REGION(0) + 0x2000 },
+	};
+	struct sched s = { 0 };
+	long pages;
+
+	(void)state;
+	pages = nxsim_vm_nr_mmu_pages(e.vm);
+	run(&s, &e, a, link_script, 1);
+	assert_int_equal(retries(&e), 1);
+	assert_int_equal(a[0].info.level, 1);
+	assert_int_equal(a[1].info.level, 1);
+	/* one new table, B's; A's page went back to its vCPU's cache */
+	assert_int_equal(nxsim_vm_nr_mmu_pages(e.vm), pages + 1);
+	assert_int_equal(e.vcpu->mmu_cache.nobjs,
+			 (unsigned int)e.vm->mmu->root_level);
+	nx_expect(e.vm, 2, 1, 0, 1);
+	nx_env_destroy(&e);
+}
+
+/* A read mmu_invalidate_seq; B's whole remap runs before A locks. */
+static const struct step seq_script[] = {
+	{ 0, NXSIM__SCHED_FAULTIN, 0, 1 },
+};
+
+static void test_invalidate_seq(void **state)
+{
+	struct nxsim_vcpu *vcpu2;
+	struct nx_env e = setup(0, &vcpu2);
+	struct actor a[2] = {
+		{ .op = op_access,
+		  .vcpu = e.vcpu,
+		  .kind = NXSIM_ACCESS_READ,
+		  .gpa = REGION(0) },
+		{ .op = op_remap },
+	};
+	struct sched s = { 0 };
+
+	(void)state;
+	run(&s, &e, a, seq_script, 1);
+	/* stale: one retry, then 4K as the host now maps */
+	assert_int_equal(retries(&e), 1);
+	assert_int_equal(a[0].info.level, 1);
+	assert_int_equal(e.vm->mmu->mmu_invalidate_seq, 1);
+	nx_expect(e.vm, 1, 1, 0, 0);
+	nx_env_destroy(&e);
+}
+
+/*
+ * B stops inside its invalidation; A faults in the range and retries, at
+ * each retry handing back, until B's invalidation ends.
+ */
+static const struct step range_script[] = {
+	{ 0, NXSIM__SCHED_FAULTIN, 0, 1 },
+	{ 1, NXSIM__SCHED_INVALIDATE, NXSIM_PG_LEVEL_4K, 0 },
+	{ 0, NXSIM__SCHED_RETRY, 0, 1 },
+};
+
+static void test_invalidate_range(void **state)
+{
+	struct nxsim_vcpu *vcpu2;
+	struct nx_env e = setup(0, &vcpu2);
+	struct actor a[2] = {
+		{ .op = op_access,
+		  .vcpu = e.vcpu,
+		  .kind = NXSIM_ACCESS_READ,
+		  .gpa = REGION(0) + 0x3000 },
+		{ .op = op_remap },
+	};
+	struct sched s = { 0 };
+
+	(void)state;
+	run(&s, &e, a, range_script, 3);
+	/* in progress at the first try; the retry reads the new sequence */
+	assert_int_equal(retries(&e), 1);
+	assert_int_equal(a[0].info.level, 1);
+	assert_int_equal(e.vm->mmu->mmu_invalidate_in_progress, 0);
+	nx_expect(e.vm, 1, 1, 0, 0);
+	nx_env_destroy(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flag_after_link),
+		cmocka_unit_test(test_flag_after_link_bug),
+		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_link_race),
+		cmocka_unit_test(test_invalidate_seq),
+		cmocka_unit_test(test_invalidate_range),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
