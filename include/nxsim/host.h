@@ -93,6 +93,14 @@ enum nxsim_bug {
 	/* per-type lists (6.18): recovery untracks TDP SPs with type
 	 * KVM_SHADOW_MMU, so both lists' nr_pages go wrong. */
 	NXSIM_BUG_UNTRACK_WRONG_TYPE = 1ull << 9,
+	/* set_nx_huge_pages() holds kvm_lock while it takes each VM's
+	 * slots_lock, closing the chain slots_lock -> kvm->srcu ->
+	 * cpu_hotplug_lock -> kvm_lock -> slots_lock that Paolo Bonzini
+	 * reported on 24 Jan 2025 ("KVM: x86: fix usage of kvm_lock in
+	 * set_nx_huge_pages()"); every released tree has it.  Off, the
+	 * setter walks vm_list as Sean Christopherson's vm_list_srcu
+	 * proposal does, without kvm_lock across slots_lock. */
+	NXSIM_BUG_SETTER_LOCK_ORDER = 1ull << 14,
 };
 
 /**
@@ -170,6 +178,20 @@ NXSIM_API const char *nxsim_host_profile(const struct nxsim_host *host);
  */
 NXSIM_API int nxsim_host_counters(const struct nxsim_host *host,
 				  struct nxsim_host_counters *c);
+
+/**
+ * nxsim_host_cpufreq_notify() - every host CPU changed frequency
+ * @host: the host
+ *
+ * __kvmclock_cpufreq_notifier(), registered on hosts without a constant
+ * TSC: called by the cpufreq core under cpus_read_lock(), it takes
+ * kvm_lock and asks each vCPU of each VM for a clock update
+ * (KVM_REQ_CLOCK_UPDATE).  The lock order this builds is what the lock
+ * checker of debug builds records.
+ *
+ * Return: the number of vCPUs asked; -EINVAL; -ENODEV.
+ */
+NXSIM_API int64_t nxsim_host_cpufreq_notify(struct nxsim_host *host);
 
 /**
  * nxsim_host_vulnerability() - /sys/devices/system/cpu/vulnerabilities/

@@ -216,6 +216,11 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 	if (!vm)
 		return -EINVAL;
 	assert(vm->magic == NXSIM_VM_MAGIC);
+	/*
+	 * Waits for every call inside, a vm_list walk's reference too:
+	 * kvm_destroy_vm()'s synchronize_srcu(&vm_list_srcu).
+	 */
+	nxsim__lockdep_sync(NXSIM__LOCK_VM_LIST_SRCU);
 	if (!nxsim__gate_close(&vm->gate))
 		return -EBADF;
 	host = vm->host;
@@ -393,7 +398,8 @@ int nxsim_vcpu_create(struct nxsim_vm *vm, unsigned int id,
 	vcpu->vm = vm;
 	vcpu->id = id;
 	TAILQ_INSERT_TAIL(&vm->vcpus, vcpu, link);
-	vm->created_vcpus++;
+	__atomic_store_n(&vm->created_vcpus, vm->created_vcpus + 1,
+			 __ATOMIC_RELEASE);
 	*vcpup = vcpu;
 unlock:
 	pthread_mutex_unlock(&vm->lock);
@@ -419,6 +425,38 @@ int nxsim_vcpu_run(struct nxsim_vcpu *vcpu)
 		rc = kvm_mmu_post_init_vm_first_run(vm);
 	nxsim__vm_exit(vm);
 	return rc;
+}
+
+int nxsim_vcpu_set_apic_hw_enabled(struct nxsim_vcpu *vcpu, bool enable)
+{
+	struct nxsim_host *host;
+	bool was_enabled;
+	int rc;
+
+	if (!vcpu)
+		return -EINVAL;
+	rc = nxsim__vm_enter(vcpu->vm);
+	if (rc)
+		return rc;
+	host = vcpu->vm->host;
+	was_enabled = !vcpu->apic_hw_disabled;
+	/* The guest's WRMSR runs inside KVM_RUN, under kvm->srcu. */
+	nxsim__lockdep_acquire(NXSIM__LOCK_KVM_SRCU);
+	if (was_enabled && !enable) {
+		/*
+		 * kvm_lapic_set_base(): static_branch_inc(&apic_hw_disabled)
+		 * patches code under cpus_read_lock().  Enabling decrements
+		 * the key from deferred work, outside this path.
+		 */
+		nxsim__lockdep_acquire(NXSIM__LOCK_CPU_HOTPLUG);
+		pthread_rwlock_rdlock(&host->cpu_hotplug_lock);
+		pthread_rwlock_unlock(&host->cpu_hotplug_lock);
+		nxsim__lockdep_release(NXSIM__LOCK_CPU_HOTPLUG);
+	}
+	vcpu->apic_hw_disabled = !enable;
+	nxsim__lockdep_release(NXSIM__LOCK_KVM_SRCU);
+	nxsim__vm_exit(vcpu->vm);
+	return was_enabled;
 }
 
 struct nxsim_vm *nxsim_vcpu_vm(const struct nxsim_vcpu *vcpu)

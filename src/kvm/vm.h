@@ -45,11 +45,14 @@ struct nxsim__once {
  * @vm: its VM
  * @id: vcpu_id
  * @link: on vm->vcpus
+ * @apic_hw_disabled: IA32_APIC_BASE.EN is clear (the guest disabled its
+ *	local APIC); under the vCPU (one caller at a time, as vcpu->mutex)
  */
 struct nxsim_vcpu {
 	struct nxsim_vm *vm;
 	unsigned int id;
 	TAILQ_ENTRY(nxsim_vcpu) link;
+	bool apic_hw_disabled;
 };
 
 /**
@@ -57,6 +60,7 @@ struct nxsim_vcpu {
  * @magic: NXSIM_VM_MAGIC while the handle is valid
  * @host: the host (kvm.ko) it belongs to
  * @vm_list: link on host->vm_list, then on host->dead_vms; under kvm_lock
+ * @nx_walk: link on host->nx_walk, under the host's param_lock
  * @gate: API calls inside the VM; closed by destruction (-EBADF)
  * @lock: kvm->lock: vCPU creation, capabilities
  * @slots_lock: kvm->slots_lock
@@ -72,6 +76,7 @@ struct nxsim_vm {
 	uint32_t magic;
 	struct nxsim_host *host;
 	TAILQ_ENTRY(nxsim_vm) vm_list;
+	TAILQ_ENTRY(nxsim_vm) nx_walk;
 	struct nxsim__gate gate;
 	pthread_mutex_t lock;
 	pthread_mutex_t slots_lock;

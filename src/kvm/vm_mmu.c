@@ -78,10 +78,14 @@ int nxsim_vcpu_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind,
 	rc = nxsim__vm_enter(vm);
 	if (rc)
 		return rc;
-	if (!uses_tdp_mmu(vm->host))
+	if (!uses_tdp_mmu(vm->host)) {
 		rc = -EOPNOTSUPP;
-	else
+	} else {
+		/* vcpu_run(): kvm_vcpu_srcu_read_lock() around the exit. */
+		nxsim__lockdep_acquire(NXSIM__LOCK_KVM_SRCU);
 		rc = nxsim__mmu_access(vm->mmu, kind, gpa, &local);
+		nxsim__lockdep_release(NXSIM__LOCK_KVM_SRCU);
+	}
 	if (!rc && info)
 		*info = local;
 	nxsim__vm_exit(vm);

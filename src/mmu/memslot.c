@@ -165,6 +165,17 @@ static void slot_remove(struct nxsim__vm_mmu *mmu, struct nxsim__memslot *s)
 		mmu->nr_memslots_dirty_logging--;
 }
 
+/*
+ * kvm_swap_active_memslots(), after the new slots are in: wait for the
+ * vCPUs still reading the old ones (synchronize_srcu_expedited() on
+ * kvm->srcu), with slots_lock held.
+ */
+static void kvm_swap_active_memslots(struct nxsim__vm_mmu *mmu)
+{
+	(void)mmu;
+	nxsim__lockdep_sync(NXSIM__LOCK_KVM_SRCU);
+}
+
 /* kvm_check_memslot_overlap() */
 static bool kvm_check_memslot_overlap(struct nxsim__vm_mmu *mmu, uint16_t id,
 				      uint64_t start, uint64_t end)
@@ -236,6 +247,7 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 		nxsim__write_lock(&mmu->mmu_lock);
 		slot_remove(mmu, old);
 		nxsim__rw_unlock(&mmu->mmu_lock);
+		kvm_swap_active_memslots(mmu);
 		kvm_free_memslot(old);
 		return 0;
 	}
@@ -255,6 +267,7 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 			slot_insert(mmu, old);
 			kvm_mmu_slot_apply_flags(mmu, old, old_flags);
 			nxsim__rw_unlock(&mmu->mmu_lock);
+			kvm_swap_active_memslots(mmu);
 			return 0;
 		}
 	}
@@ -276,6 +289,7 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 		slot_remove(mmu, old);
 	slot_insert(mmu, new);
 	nxsim__rw_unlock(&mmu->mmu_lock);
+	kvm_swap_active_memslots(mmu);
 	if (old)
 		kvm_free_memslot(old);
 	return 0;

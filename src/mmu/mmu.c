@@ -428,16 +428,19 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 
 	mmu->counters.recovery_passes++;
 	for (; to_zap; to_zap--) {
-		pthread_mutex_lock(&mmu->tdp_mmu_pages_lock);
+		nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock,
+				  NXSIM__LOCK_TDP_MMU_PAGES);
 		sp = TAILQ_FIRST(&l->pages);
 		if (!sp) {
-			pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
+			nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
+					    NXSIM__LOCK_TDP_MMU_PAGES);
 			break;
 		}
 		WARN_ON(!sp->nx_huge_page_disallowed || !sp->direct);
 		if (prof->per_type_lists)
 			unaccount_nx_huge_page(mmu, sp, type);
-		pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
+		nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
+				    NXSIM__LOCK_TDP_MMU_PAGES);
 		done++;
 
 		dirty = kvm_mmu_sp_dirty_logging_enabled(mmu, sp);

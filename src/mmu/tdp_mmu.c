@@ -193,10 +193,11 @@ static void tdp_mmu_unlink_sp(struct nxsim__vm_mmu *mmu,
 {
 	if (!sp->nx_huge_page_disallowed)
 		return;
-	pthread_mutex_lock(&mmu->tdp_mmu_pages_lock);
+	nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock, NXSIM__LOCK_TDP_MMU_PAGES);
 	sp->nx_huge_page_disallowed = false;
 	nxsim__untrack_possible_nx_huge_page(mmu, sp, NXSIM__TDP_MMU);
-	pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
+	nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
+			    NXSIM__LOCK_TDP_MMU_PAGES);
 }
 
 static void handle_changed_spte(struct nxsim__vm_mmu *mmu,
@@ -502,7 +503,7 @@ static void account_nx(struct nxsim__vm_mmu *mmu,
 	    (f->req_level < level &&
 	     !nxsim__mmu_has_bug(mmu, NXSIM_BUG_TRACK_ANY_LEVEL)))
 		return;
-	pthread_mutex_lock(&mmu->tdp_mmu_pages_lock);
+	nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock, NXSIM__LOCK_TDP_MMU_PAGES);
 	if (!tag) {
 		/* account_huge_nx_page() of 6.1: flag iff tracked */
 		if (!sp->nx_huge_page_disallowed) {
@@ -513,7 +514,8 @@ static void account_nx(struct nxsim__vm_mmu *mmu,
 	} else if (sp->nx_huge_page_disallowed) {
 		nxsim__track_possible_nx_huge_page(mmu, sp, NXSIM__TDP_MMU);
 	}
-	pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
+	nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
+			    NXSIM__LOCK_TDP_MMU_PAGES);
 }
 
 void nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,

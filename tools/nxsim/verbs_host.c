@@ -39,6 +39,7 @@ static const struct {
 	{ "adjust_any_nonleaf", NXSIM_BUG_ADJUST_ANY_NONLEAF },
 	{ "recover_dirty", NXSIM_BUG_RECOVER_DIRTY },
 	{ "untrack_wrong_type", NXSIM_BUG_UNTRACK_WRONG_TYPE },
+	{ "setter_lock_order", NXSIM_BUG_SETTER_LOCK_ORDER },
 };
 
 /* "a,b,c" of cpu= or bugs=; "none" is the empty list. */
