@@ -27,6 +27,7 @@
 #include "kvm/vm.h"
 #include "kvm/worker.h"
 #include "params/cmdline.h"
+#include "params/kstrtox.h"
 #include "kvm/nx_params.h"
 
 /* mitigations_parse_cmdline() of kernel/cpu.c: an early parameter. */
@@ -52,6 +53,16 @@ static int apply_module_param(void *arg, const char *param, const char *val)
 
 	if (strncmp(param, "kvm.", 4))
 		return 0;
+	/* module_param_named(mmio_caching, ...), read-only after load */
+	if (nxsim__parameq(param + 4, "mmio_caching")) {
+		if (!val) {
+			host->mmio_caching = true;
+			return 0;
+		}
+		rc = nxsim__kstrtobool(&host->prof->kstrtox, val,
+				       &host->mmio_caching);
+		return rc < 0 ? -EINVAL : 0;
+	}
 	rc = nxsim__nx_param_store(host, param + 4, val, true);
 	return rc == -ENOENT ? 0 : rc;
 }
@@ -105,6 +116,7 @@ int nxsim_host_create(const struct nxsim_host_config *cfg,
 	if (!host->cpu.phys_bits)
 		host->cpu.phys_bits = 46;
 	host->bugs = cfg->bugs;
+	host->mmio_caching = true;
 	if (cfg->clock) {
 		host->clock = cfg->clock;
 	} else {

@@ -50,6 +50,8 @@ typedef void (*nxsim__lc_charge_fn)(void *model, enum nxsim__lc_event ev,
  * @nx: NX-huge-page module parameters
  * @param_lock: kernel_param_lock(THIS_MODULE): serialises parameter access
  * @kvm_lock: the global kvm_lock
+ * @mmio_caching: kvm.mmio_caching (allow_mmio_caching), from the command
+ *	line; on by default
  * @cpu_hotplug_lock: cpu_hotplug_lock; the model only takes it for read
  *	(cpus_read_lock())
  * @nx_walk: the VMs set_nx_huge_pages() is zapping, each held by a
@@ -74,6 +76,7 @@ struct nxsim_host {
 	struct nxsim_clock *clock;
 	bool own_clock;
 	struct nxsim__nx_params nx;
+	bool mmio_caching;
 	pthread_mutex_t param_lock;
 	pthread_mutex_t kvm_lock;
 	pthread_rwlock_t cpu_hotplug_lock;

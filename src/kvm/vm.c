@@ -147,6 +147,7 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 		.prof = &host->prof->mmu,
 		.bugs = host->bugs,
 		.params = &host->nx,
+		.mmio_caching = host->mmio_caching,
 	};
 	race_order = nxsim__host_has_bug(host, NXSIM_BUG_NEVER_CREATE_RACE);
 	rc = nxsim__gate_enter(&host->gate);

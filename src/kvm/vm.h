@@ -16,6 +16,7 @@
 
 #include "core/gate.h"
 #include "core/lockdep.h"
+#include "mmu/mmu.h"
 
 struct nxsim_host;
 struct nxsim__worker;
@@ -45,6 +46,7 @@ struct nxsim__once {
  * @vm: its VM
  * @id: vcpu_id
  * @link: on vm->vcpus
+ * @mmu: the MMU's per-vCPU state (the MMIO cache)
  * @apic_hw_disabled: IA32_APIC_BASE.EN is clear (the guest disabled its
  *	local APIC); under the vCPU (one caller at a time, as vcpu->mutex)
  */
@@ -52,6 +54,7 @@ struct nxsim_vcpu {
 	struct nxsim_vm *vm;
 	unsigned int id;
 	TAILQ_ENTRY(nxsim_vcpu) link;
+	struct nxsim__vcpu_mmu mmu;
 	bool apic_hw_disabled;
 };
 

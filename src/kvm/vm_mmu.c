@@ -83,7 +83,7 @@ int nxsim_vcpu_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind,
 	} else {
 		/* vcpu_run(): kvm_vcpu_srcu_read_lock() around the exit. */
 		nxsim__lockdep_acquire(NXSIM__LOCK_KVM_SRCU);
-		rc = nxsim__mmu_access(vm->mmu, kind, gpa, &local);
+		rc = nxsim__mmu_access(vm->mmu, &vcpu->mmu, kind, gpa, &local);
 		nxsim__lockdep_release(NXSIM__LOCK_KVM_SRCU);
 	}
 	if (!rc && info)

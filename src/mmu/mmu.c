@@ -31,8 +31,19 @@
  * (mmu_topup_memory_caches(); under mmu_lock here, where the cache is per
  * VM, not per vCPU), so a failed allocation changes nothing.  Faults are
  * handled under mmu_lock held for write; the kernel's read-lock
- * concurrency (and its retry paths) is left out, as are MMIO SPTEs (an
- * access outside every slot is reported as emulated).  Recovery leaves out
+ * concurrency (and its retry paths) is left out.
+ *
+ * MMIO: a fault outside every slot caches the gfn in the vCPU
+ * (vcpu_cache_mmio_info()) and, with MMIO caching on, installs a 4K MMIO
+ * SPTE carrying the memslots generation (tdp_mmu_map_handle_target_level()
+ * with make_mmio_spte()); both are answered with emulation.  The next
+ * access that meets the MMIO SPTE is an EPT misconfiguration or a RSVD
+ * #PF: handle_mmio_page_fault() emulates from the vCPU's cache or the
+ * SPTE without a fault walk, unless the generation moved on
+ * (check_mmio_spte()), in which case the full fault replaces the SPTE.  A
+ * wrap of the MMIO generation zaps everything
+ * (kvm_mmu_invalidate_mmio_sptes()).  Left out: the emulator itself and
+ * KVM_FAST_MMIO_BUS.  Recovery leaves out
  * the shadow MMU's list (always empty here: no shadow paging), lock
  * breaking, and the SMM address space of the memslot lookup.
  */
@@ -79,6 +90,11 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 									   4;
 	mmu->max_huge_level = cpu->no_gbpages ? NXSIM_PG_LEVEL_2M :
 						NXSIM_PG_LEVEL_1G;
+	nxsim__kvm_mmu_set_mmio_spte_mask(mmu->fmt, mmu->phys_bits,
+					  cfg->mmio_caching, &mmu->mmio);
+	/* kvm_create_vm(): each address space starts at its own number. */
+	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++)
+		mmu->memslots_gen[i] = i;
 	TAILQ_INIT(&mmu->roots);
 	TAILQ_INIT(&mmu->reserve);
 	TAILQ_INIT(&mmu->slots);
@@ -173,7 +189,8 @@ void nxsim__kvm_mmu_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 				    struct nxsim__kvm_page_fault *f)
 {
 	f->huge_page_disallowed = f->exec && f->nx_huge_page_workaround_enabled;
-	if (nxsim__slot_dirty_logging(f->slot))
+	/* is_error_noslot_pfn(): MMIO maps at 4K. */
+	if (!f->slot || nxsim__slot_dirty_logging(f->slot))
 		return;
 	f->req_level = nxsim__kvm_mmu_max_mapping_level(mmu, f->slot, f->gfn,
 							f->max_level);
@@ -251,6 +268,84 @@ static uint64_t *find_leaf(struct nxsim__vm_mmu *mmu, uint64_t gfn, int *level)
 	return NULL;
 }
 
+/*
+ * get_mmio_spte(): the last SPTE of the walk to @gfn (0 if there is no
+ * root), where the hardware stopped.
+ */
+static uint64_t get_mmio_spte(struct nxsim__vm_mmu *mmu, uint64_t gfn)
+{
+	struct nxsim__mmu_page *sp = mmu->root;
+	uint64_t spte = 0;
+	int l = mmu->root_level;
+
+	for (; sp; l--) {
+		spte = sp->spt[spte_index(gfn, l)];
+		if (!is_shadow_present_pte(spte) || is_last_spte(spte, l))
+			break;
+		sp = spte_to_child_sp(mmu, spte);
+	}
+	return spte;
+}
+
+/* kvm_vcpu_memslots(vcpu)->generation */
+static uint64_t vcpu_memslots_gen(struct nxsim__vm_mmu *mmu)
+{
+	return READ_ONCE(mmu->memslots_gen[0]);
+}
+
+/* vcpu_cache_mmio_info() (x86.h) for a TDP fault: no gva. */
+static void vcpu_cache_mmio_info(struct nxsim__vm_mmu *mmu,
+				 struct nxsim__vcpu_mmu *vcpu, uint64_t gfn)
+{
+	uint64_t gen = vcpu_memslots_gen(mmu);
+
+	if (gen & KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS)
+		return;
+	vcpu->mmio_gfn = gfn;
+	vcpu->mmio_gen = gen;
+}
+
+/* check_mmio_spte(): the SPTE's generation is the vCPU's current one. */
+static bool check_mmio_spte(struct nxsim__vm_mmu *mmu, uint64_t spte)
+{
+	uint64_t gen = vcpu_memslots_gen(mmu);
+
+	if (gen & KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS)
+		return false;
+	return (gen & MMIO_SPTE_GEN_MASK) ==
+	       nxsim__get_mmio_spte_generation(spte);
+}
+
+/*
+ * handle_mmio_page_fault() for the misconfiguration an MMIO SPTE raised:
+ * true to emulate (mmio_info_in_cache() or a current SPTE), false when
+ * the SPTE is stale (RET_PF_INVALID: the full fault follows).
+ */
+static bool handle_mmio_page_fault(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__vcpu_mmu *vcpu, uint64_t gfn,
+				   uint64_t spte)
+{
+	/* mmio_info_in_cache() -> vcpu_match_mmio_gpa() */
+	if (vcpu->mmio_gfn && vcpu->mmio_gfn == gfn &&
+	    vcpu->mmio_gen == vcpu_memslots_gen(mmu))
+		return true;
+	if (!check_mmio_spte(mmu, spte))
+		return false;
+	vcpu_cache_mmio_info(mmu, vcpu, get_mmio_spte_gfn(&mmu->mmio, spte));
+	return true;
+}
+
+void nxsim__kvm_mmu_invalidate_mmio_sptes(struct nxsim__vm_mmu *mmu,
+					  uint64_t gen)
+{
+	WARN_ON(gen & KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS);
+	gen &= MMIO_SPTE_GEN_MASK;
+	/* Strip the address-space modifier: a wrap in any space counts. */
+	gen &= ~((uint64_t)KVM_ADDRESS_SPACE_NUM - 1);
+	if (gen == 0)
+		nxsim__kvm_mmu_zap_all_fast(mmu);
+}
+
 static bool permits(enum nxsim_spte_format fmt, uint64_t spte,
 		    enum nxsim_access_kind kind)
 {
@@ -269,6 +364,7 @@ static bool permits(enum nxsim_spte_format fmt, uint64_t spte,
  * the leaf it found (NULL if none), at @level.
  */
 static int kvm_tdp_page_fault(struct nxsim__vm_mmu *mmu,
+			      struct nxsim__vcpu_mmu *vcpu,
 			      enum nxsim_access_kind kind, uint64_t gfn,
 			      uint64_t *sptep, int level,
 			      struct nxsim_access_info *info)
@@ -291,8 +387,25 @@ static int kvm_tdp_page_fault(struct nxsim__vm_mmu *mmu,
 			mmu, mmu->cache[--mmu->nr_cache]);
 	mmu->counters.faults++;
 	f.slot = nxsim__gfn_to_memslot(mmu, gfn);
+	if (!f.slot) {
+		/* handle_abnormal_pfn() */
+		vcpu_cache_mmio_info(mmu, vcpu, gfn);
+		if (mmu->mmio.enabled) {
+			f.nx_huge_page_workaround_enabled =
+				nxsim__is_nx_huge_page_enabled(mmu);
+			f.mmio_gen = vcpu_memslots_gen(mmu);
+			nxsim__kvm_tdp_mmu_map(mmu, &f, info);
+			info->req_level = f.req_level;
+			info->goal_level = f.goal_level;
+			info->huge_page_disallowed = f.huge_page_disallowed;
+			info->level = 0;
+			if (info->outcome == NXSIM_ACCESS_EMULATE)
+				mmu->counters.emulated++;
+			return 0;
+		}
+	}
 	if (!f.slot || (f.write && (f.slot->flags & NXSIM_MEM_READONLY))) {
-		/* RET_PF_EMULATE: MMIO, or KVM_PFN_ERR_RO_FAULT */
+		/* RET_PF_EMULATE: uncached MMIO, or KVM_PFN_ERR_RO_FAULT */
 		mmu->counters.emulated++;
 		info->outcome = NXSIM_ACCESS_EMULATE;
 		info->level = sptep ? level : 0;
@@ -319,10 +432,11 @@ static int kvm_tdp_page_fault(struct nxsim__vm_mmu *mmu,
 	return 0;
 }
 
-int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
-		      uint64_t gpa, struct nxsim_access_info *info)
+int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
+		      enum nxsim_access_kind kind, uint64_t gpa,
+		      struct nxsim_access_info *info)
 {
-	uint64_t gfn = gpa >> 12, *sptep;
+	uint64_t gfn = gpa >> 12, *sptep, spte;
 	int level = 0, rc = 0;
 
 	if (gpa >> mmu->phys_bits)
@@ -332,9 +446,20 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
 	if (sptep && permits(mmu->fmt, *sptep, kind)) {
 		info->outcome = NXSIM_ACCESS_HIT;
 		info->level = level;
-	} else {
-		rc = kvm_tdp_page_fault(mmu, kind, gfn, sptep, level, info);
+		goto out;
 	}
+	/* An MMIO SPTE: EPT misconfiguration, or #PF with PFERR_RSVD. */
+	spte = sptep ? 0 : get_mmio_spte(mmu, gfn);
+	if (is_mmio_spte(&mmu->mmio, spte)) {
+		if (handle_mmio_page_fault(mmu, vcpu, gfn, spte)) {
+			mmu->counters.mmio_exits++;
+			info->outcome = NXSIM_ACCESS_EMULATE;
+			goto out;
+		}
+		mmu->counters.mmio_stale++;
+	}
+	rc = kvm_tdp_page_fault(mmu, vcpu, kind, gfn, sptep, level, info);
+out:
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	return rc;
 }

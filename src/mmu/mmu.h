@@ -73,12 +73,27 @@ struct nxsim__nx_params {
  * @prof: the tree's MMU behaviours
  * @bugs: NXSIM_BUG_* switches
  * @params: the module parameters, read live
+ * @mmio_caching: kvm.mmio_caching (allow_mmio_caching; default on)
  */
 struct nxsim__mmu_config {
 	const struct nxsim_cpu *cpu;
 	const struct nxsim__mmu_profile *prof;
 	uint64_t bugs;
 	const struct nxsim__nx_params *params;
+	bool mmio_caching;
+};
+
+/**
+ * struct nxsim__vcpu_mmu - what the MMU keeps per vCPU (struct
+ *	kvm_vcpu_arch)
+ * @mmio_gfn: vcpu->arch.mmio_gfn, the last MMIO gfn cached; 0 for none
+ * @mmio_gen: vcpu->arch.mmio_gen, the memslots generation cached with it
+ *
+ * Read and written under mmu_lock by the vCPU's own accesses.
+ */
+struct nxsim__vcpu_mmu {
+	uint64_t mmio_gfn;
+	uint64_t mmio_gen;
 };
 
 struct nxsim__vm_mmu;
@@ -98,12 +113,13 @@ bool nxsim__is_nx_huge_page_enabled(struct nxsim__vm_mmu *mmu);
 void nxsim__mmu_disable_nx_huge_pages(struct nxsim__vm_mmu *mmu);
 
 /*
- * A guest access at @gpa: the hardware walk and, if it misses, the TDP
- * page fault, under mmu_lock.  Return: 0, -ERANGE (beyond MAXPHYADDR) or
- * -ENOMEM.
+ * A guest access of @vcpu at @gpa: the hardware walk and, if it misses,
+ * the MMIO exit or the TDP page fault, under mmu_lock.  Return: 0,
+ * -ERANGE (beyond MAXPHYADDR) or -ENOMEM.
  */
-int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
-		      uint64_t gpa, struct nxsim_access_info *info);
+int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
+		      enum nxsim_access_kind kind, uint64_t gpa,
+		      struct nxsim_access_info *info);
 /*
  * KVM_SET_USER_MEMORY_REGION (__kvm_set_memory_region() and the x86 and
  * MMU hooks it calls); called with slots_lock held.

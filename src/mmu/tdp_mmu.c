@@ -571,9 +571,13 @@ void nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 		level--;
 	}
 
-	new = nxsim__make_spte(mmu->fmt, level, f->pfn, ACC_ALL,
-			       f->map_writable,
-			       nxsim__is_nx_huge_page_enabled(mmu));
+	if (!f->slot)
+		new = nxsim__make_mmio_spte(&mmu->mmio, f->mmio_gen, f->gfn,
+					    ACC_ALL);
+	else
+		new = nxsim__make_spte(mmu->fmt, level, f->pfn, ACC_ALL,
+				       f->map_writable,
+				       nxsim__is_nx_huge_page_enabled(mmu));
 	info->level = level;
 	if (new == old) {
 		info->outcome = NXSIM_ACCESS_SPURIOUS;
@@ -597,4 +601,9 @@ void nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 	}
 	nxsim__tdp_mmu_set_spte(mmu, sp, sptep, new);
 	info->outcome = NXSIM_ACCESS_FAULT;
+	if (!f->slot) {
+		/* pf_mmio_spte_created, RET_PF_EMULATE */
+		mmu->counters.mmio_spte_created++;
+		info->outcome = NXSIM_ACCESS_EMULATE;
+	}
 }

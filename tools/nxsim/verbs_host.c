@@ -310,7 +310,8 @@ const struct nxsim__drv_verb nxsim__drv_host_verbs[] = {
 	  "no_tdp_mmu no_gbpages la57; bugs: raw_period_wake "
 	  "wake_null_worker worker_once_fail wake_killed_worker "
 	  "never_create_race track_any_level untagged_nx adjust_any_nonleaf "
-	  "recover_dirty untrack_wrong_type; clock=CLOCK shares a clock made by \"clock "
+	  "recover_dirty untrack_wrong_type setter_lock_order; clock=CLOCK shares "
+	  "a clock made by \"clock "
 	  "create\"; answers profile=P",
 	  host_create },
 	{ "host", "destroy", 1, 1, "NAME",
