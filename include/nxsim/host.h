@@ -102,6 +102,14 @@ enum nxsim_bug {
 	 * faulting under the read lock meanwhile sees an unflagged table
 	 * and replaces it with a huge page (needs the 6.2 flag check). */
 	NXSIM_BUG_TDP_FLAG_AFTER_LINK = 1ull << 12,
+	/* set_nx_huge_pages() holds kvm_lock while it takes each VM's
+	 * slots_lock, closing the chain slots_lock -> kvm->srcu ->
+	 * cpu_hotplug_lock -> kvm_lock -> slots_lock that Paolo Bonzini
+	 * reported on 24 Jan 2025 ("KVM: x86: fix usage of kvm_lock in
+	 * set_nx_huge_pages()"); every released tree has it.  Off, the
+	 * setter walks vm_list as Sean Christopherson's vm_list_srcu
+	 * proposal does, without kvm_lock across slots_lock. */
+	NXSIM_BUG_SETTER_LOCK_ORDER = 1ull << 14,
 };
 
 /**
@@ -179,6 +187,20 @@ NXSIM_API const char *nxsim_host_profile(const struct nxsim_host *host);
  */
 NXSIM_API int nxsim_host_counters(const struct nxsim_host *host,
 				  struct nxsim_host_counters *c);
+
+/**
+ * nxsim_host_cpufreq_notify() - every host CPU changed frequency
+ * @host: the host
+ *
+ * __kvmclock_cpufreq_notifier(), registered on hosts without a constant
+ * TSC: called by the cpufreq core under cpus_read_lock(), it takes
+ * kvm_lock and asks each vCPU of each VM for a clock update
+ * (KVM_REQ_CLOCK_UPDATE).  The lock order this builds is what the lock
+ * checker of debug builds records.
+ *
+ * Return: the number of vCPUs asked; -EINVAL; -ENODEV.
+ */
+NXSIM_API int64_t nxsim_host_cpufreq_notify(struct nxsim_host *host);
 
 /**
  * nxsim_host_vulnerability() - /sys/devices/system/cpu/vulnerabilities/

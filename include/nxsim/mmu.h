@@ -7,7 +7,10 @@
  * invariant checker and a page-table dump.
  *
  * Guest physical memory is only what the slots say: an access outside
- * every slot is MMIO, emulated, and maps nothing.  Host physical memory is
+ * every slot is MMIO and emulated; with MMIO caching (the default, where
+ * the host has a spare SPTE encoding) the fault leaves an MMIO SPTE that
+ * answers the next access without a fault, until a memslot change makes
+ * its generation stale.  Host physical memory is
  * the slot's userspace address (pfn = hva >> 12), and the host mapping size
  * (what THP or hugetlbfs give) is set per slot and may vary inside it.
  *
@@ -16,8 +19,7 @@
  * formats are in <nxsim/spte.h>.
  *
  * Left out: shadow paging of guest page tables, the legacy (shadow-MMU)
- * direct map used with kvm.tdp_mmu=0, SMM address spaces, MMIO SPTE caching,
- * access tracking, eager page splitting (as kvm.eager_page_split=0) and the
+ * direct map used with kvm.tdp_mmu=0, SMM address spaces, access tracking, eager page splitting (as kvm.eager_page_split=0) and the
  * dirty bitmap itself.
  *
  * Thread safety: as <nxsim/vm.h>.
@@ -79,6 +81,7 @@ enum nxsim_access_outcome {
 	NXSIM_ACCESS_SPURIOUS, /* a fault found the SPTE already right */
 	NXSIM_ACCESS_FAST,     /* fast_page_fault() made the SPTE writable */
 	NXSIM_ACCESS_EMULATE,  /* no slot (MMIO) or write to a read-only slot */
+	/* (an MMIO exit answered from an MMIO SPTE is EMULATE too) */
 };
 
 /**
@@ -104,7 +107,8 @@ struct nxsim_access_info {
 /**
  * struct nxsim_mmu_counters - MMU activity of one VM (simulator counters,
  *				not kernel stats)
- * @faults: page faults handled (outcomes FAULT, SPURIOUS, FAST, EMULATE)
+ * @faults: page faults handled (outcomes FAULT, SPURIOUS, FAST, EMULATE),
+ *	not counting @mmio_exits
  * @emulated: faults answered with emulation
  * @splits: huge SPTEs split in place on a fault
  * @huge_zaps: huge SPTEs zapped on a fault (pre-6.2 TDP MMU)
@@ -114,6 +118,12 @@ struct nxsim_access_info {
  * @recovery_unaccounted: SPs only unaccounted (dirty-logged slot)
  * @tlb_flushes: remote TLB flushes requested (kvm_flush_remote_tlbs())
  * @zap_all: kvm_mmu_zap_all_fast() calls
+ * @mmio_spte_created: MMIO SPTEs installed by faults (the vCPU stat
+ *	pf_mmio_spte_created)
+ * @mmio_exits: accesses that met an MMIO SPTE of the current generation
+ *	and were emulated without a fault (handle_mmio_page_fault())
+ * @mmio_stale: accesses that met an MMIO SPTE of an older generation and
+ *	went on to a fault (RET_PF_INVALID)
  */
 struct nxsim_mmu_counters {
 	uint64_t faults;
@@ -125,6 +135,9 @@ struct nxsim_mmu_counters {
 	uint64_t recovery_unaccounted;
 	uint64_t tlb_flushes;
 	uint64_t zap_all;
+	uint64_t mmio_spte_created;
+	uint64_t mmio_exits;
+	uint64_t mmio_stale;
 };
 
 /**

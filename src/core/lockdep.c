@@ -19,6 +19,10 @@ static const char *const names[N] = {
 	[NXSIM__LOCK_KVM] = "kvm_lock",
 	[NXSIM__LOCK_SLOTS] = "slots_lock",
 	[NXSIM__LOCK_MMU] = "mmu_lock",
+	[NXSIM__LOCK_TDP_MMU_PAGES] = "tdp_mmu_pages_lock",
+	[NXSIM__LOCK_CPU_HOTPLUG] = "cpu_hotplug_lock",
+	[NXSIM__LOCK_KVM_SRCU] = "kvm->srcu",
+	[NXSIM__LOCK_VM_LIST_SRCU] = "vm_list_srcu",
 };
 
 static _Atomic bool edge[N][N]; /* held [a] while taking [b] */

@@ -8,10 +8,22 @@
  * documents (Documentation/virt/kvm/locking.rst) and the model keeps is
  *
  *   param_lock (kernel_param_lock) -> kvm_lock -> slots_lock -> mmu_lock
+ *	-> tdp_mmu_pages_lock
+ *   cpu_hotplug_lock (cpus_read_lock()) -> kvm_lock
+ *   slots_lock -> kvm->srcu (synchronize_srcu() in kvm_swap_active_memslots())
+ *   kvm->srcu (a running vCPU) -> mmu_lock, and -> cpu_hotplug_lock when
+ *	the guest disables its local APIC (static_branch_inc())
+ *   vm_list_srcu (a walk of vm_list that takes locks) -> slots_lock
+ *
+ * SRCU is a class like the kernel's srcu lockdep map: a reader "holds" it
+ * from srcu_read_lock() to srcu_read_unlock(), and synchronize_srcu() is an
+ * acquisition released at once (nxsim__lockdep_sync()), so a grace-period
+ * wait inside a lock that a reader takes closes a cycle.
  *
  * Left out: lock instances (all VMs' mmu_locks are one class, and taking
- * two of one class nests silently), read/write distinctions, IRQ states.
- * Release builds (NDEBUG) compile to the bare pthread calls.
+ * two of one class nests silently), read/write distinctions (so a reader
+ * of cpu_hotplug_lock or SRCU counts as a holder), IRQ states.  Release
+ * builds (NDEBUG) compile to the bare pthread calls.
  */
 #ifndef NXSIM_CORE_LOCKDEP_H
 #define NXSIM_CORE_LOCKDEP_H
@@ -20,10 +32,14 @@
 #include <stdbool.h>
 
 enum nxsim__lock_class {
-	NXSIM__LOCK_PARAM, /* host->param_lock: kernel_param_lock() */
-	NXSIM__LOCK_KVM,   /* host->kvm_lock */
-	NXSIM__LOCK_SLOTS, /* vm->slots_lock */
-	NXSIM__LOCK_MMU,   /* vm->mmu_lock */
+	NXSIM__LOCK_PARAM,	   /* host->param_lock: kernel_param_lock() */
+	NXSIM__LOCK_KVM,	   /* host->kvm_lock */
+	NXSIM__LOCK_SLOTS,	   /* vm->slots_lock */
+	NXSIM__LOCK_MMU,	   /* vm->mmu_lock */
+	NXSIM__LOCK_TDP_MMU_PAGES, /* kvm->arch.tdp_mmu_pages_lock */
+	NXSIM__LOCK_CPU_HOTPLUG,   /* host->cpu_hotplug_lock (cpus_read_lock) */
+	NXSIM__LOCK_KVM_SRCU,	   /* kvm->srcu (an annotation, no lock) */
+	NXSIM__LOCK_VM_LIST_SRCU,  /* vm_list_srcu (an annotation, no lock) */
 	NXSIM__NR_LOCK_CLASSES,
 };
 
@@ -46,6 +62,13 @@ static inline void nxsim__lockdep_release(enum nxsim__lock_class c)
 {
 }
 #endif
+
+/* synchronize_srcu() on a class: wait for every reader, hold nothing. */
+static inline void nxsim__lockdep_sync(enum nxsim__lock_class c)
+{
+	nxsim__lockdep_acquire(c);
+	nxsim__lockdep_release(c);
+}
 
 static inline void nxsim__mutex_lock(pthread_mutex_t *m,
 				     enum nxsim__lock_class c)

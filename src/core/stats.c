@@ -87,6 +87,9 @@ static const struct nxsim_stat_desc mmu_descs[] = {
 	S(recovery_unaccounted, "shadow pages only unaccounted (dirty log)"),
 	S(tlb_flushes, "remote TLB flushes requested"),
 	S(zap_all, "kvm_mmu_zap_all_fast() calls"),
+	S(mmio_spte_created, "MMIO SPTEs installed by faults"),
+	S(mmio_exits, "MMIO SPTE exits emulated without a fault"),
+	S(mmio_stale, "MMIO SPTEs of an old generation refaulted"),
 #undef S
 };
 

@@ -27,6 +27,7 @@
 #include "kvm/vm.h"
 #include "kvm/worker.h"
 #include "params/cmdline.h"
+#include "params/kstrtox.h"
 #include "kvm/nx_params.h"
 
 /* mitigations_parse_cmdline() of kernel/cpu.c: an early parameter. */
@@ -52,6 +53,16 @@ static int apply_module_param(void *arg, const char *param, const char *val)
 
 	if (strncmp(param, "kvm.", 4))
 		return 0;
+	/* module_param_named(mmio_caching, ...), read-only after load */
+	if (nxsim__parameq(param + 4, "mmio_caching")) {
+		if (!val) {
+			host->mmio_caching = true;
+			return 0;
+		}
+		rc = nxsim__kstrtobool(&host->prof->kstrtox, val,
+				       &host->mmio_caching);
+		return rc < 0 ? -EINVAL : 0;
+	}
 	rc = nxsim__nx_param_store(host, param + 4, val, true);
 	return rc == -ENOENT ? 0 : rc;
 }
@@ -66,6 +77,7 @@ static void host_free(struct nxsim_host *host)
 	nxsim__gate_destroy(&host->gate);
 	pthread_mutex_destroy(&host->param_lock);
 	pthread_mutex_destroy(&host->kvm_lock);
+	pthread_rwlock_destroy(&host->cpu_hotplug_lock);
 	nxsim__clock_put(host->clock);
 	if (host->own_clock)
 		nxsim_clock_destroy(host->clock);
@@ -104,6 +116,7 @@ int nxsim_host_create(const struct nxsim_host_config *cfg,
 	if (!host->cpu.phys_bits)
 		host->cpu.phys_bits = 46;
 	host->bugs = cfg->bugs;
+	host->mmio_caching = true;
 	if (cfg->clock) {
 		host->clock = cfg->clock;
 	} else {
@@ -117,6 +130,8 @@ int nxsim_host_create(const struct nxsim_host_config *cfg,
 	nxsim__clock_get(host->clock);
 	pthread_mutex_init(&host->param_lock, NULL);
 	pthread_mutex_init(&host->kvm_lock, NULL);
+	pthread_rwlock_init(&host->cpu_hotplug_lock, NULL);
+	TAILQ_INIT(&host->nx_walk);
 	TAILQ_INIT(&host->vm_list);
 	TAILQ_INIT(&host->dead_vms);
 	nxsim__gate_init(&host->gate, -ENODEV);
@@ -165,19 +180,76 @@ bool nxsim__host_no_vms_locked(struct nxsim_host *host)
 	return TAILQ_EMPTY(&host->vm_list);
 }
 
+/* The body of set_nx_huge_pages()'s vm_list loop: zap, then wake. */
+static void nxsim__vm_zap_all_and_wake(struct nxsim_vm *vm)
+{
+	nxsim__mutex_lock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
+	nxsim__kvm_mmu_zap_all_fast(vm->mmu);
+	ATOMIC_INC(vm->counters.zap_all);
+	nxsim__mutex_unlock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
+	nxsim__kvm_wake_nx_recovery_thread(vm);
+}
+
 void nxsim__host_zap_all_and_wake(struct nxsim_host *host)
 {
 	struct nxsim_vm *vm;
 
-	nxsim__mutex_lock(&host->kvm_lock, NXSIM__LOCK_KVM);
-	TAILQ_FOREACH(vm, &host->vm_list, vm_list) {
-		nxsim__mutex_lock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
-		nxsim__kvm_mmu_zap_all_fast(vm->mmu);
-		ATOMIC_INC(vm->counters.zap_all);
-		nxsim__mutex_unlock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
-		nxsim__kvm_wake_nx_recovery_thread(vm);
+	if (nxsim__host_has_bug(host, NXSIM_BUG_SETTER_LOCK_ORDER)) {
+		/* kvm_lock -> slots_lock: one link of the ABBA chain. */
+		nxsim__mutex_lock(&host->kvm_lock, NXSIM__LOCK_KVM);
+		TAILQ_FOREACH(vm, &host->vm_list, vm_list)
+			nxsim__vm_zap_all_and_wake(vm);
+		nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
+		return;
 	}
+	/*
+	 * srcu_read_lock(&vm_list_srcu): a VM seen on the list stays until
+	 * the walk ends, because its destruction waits for the reader
+	 * (kvm_destroy_vm()'s synchronize_srcu(); here, the VM's gate).  A
+	 * VM already being destroyed is skipped; kvm_lock is held only to
+	 * read the list.
+	 */
+	nxsim__lockdep_acquire(NXSIM__LOCK_VM_LIST_SRCU);
+	nxsim__mutex_lock(&host->kvm_lock, NXSIM__LOCK_KVM);
+	TAILQ_FOREACH(vm, &host->vm_list, vm_list)
+		if (!nxsim__gate_enter(&vm->gate))
+			TAILQ_INSERT_TAIL(&host->nx_walk, vm, nx_walk);
 	nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
+	while ((vm = TAILQ_FIRST(&host->nx_walk))) {
+		TAILQ_REMOVE(&host->nx_walk, vm, nx_walk);
+		nxsim__vm_zap_all_and_wake(vm);
+		nxsim__gate_exit(&vm->gate);
+	}
+	nxsim__lockdep_release(NXSIM__LOCK_VM_LIST_SRCU);
+}
+
+int64_t nxsim_host_cpufreq_notify(struct nxsim_host *host)
+{
+	struct nxsim_vm *vm;
+	int64_t n = 0;
+	int rc;
+
+	if (!host)
+		return -EINVAL;
+	assert(host->magic == NXSIM_HOST_MAGIC);
+	rc = nxsim__gate_enter(&host->gate);
+	if (rc)
+		return rc;
+	/* The cpufreq core calls the notifier under cpus_read_lock(). */
+	nxsim__lockdep_acquire(NXSIM__LOCK_CPU_HOTPLUG);
+	pthread_rwlock_rdlock(&host->cpu_hotplug_lock);
+	nxsim__mutex_lock(&host->kvm_lock, NXSIM__LOCK_KVM);
+	/*
+	 * KVM_REQ_CLOCK_UPDATE to each vCPU (kvm_for_each_vcpu() reads
+	 * online_vcpus atomically, without kvm->lock).
+	 */
+	TAILQ_FOREACH(vm, &host->vm_list, vm_list)
+		n += __atomic_load_n(&vm->created_vcpus, __ATOMIC_ACQUIRE);
+	nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
+	pthread_rwlock_unlock(&host->cpu_hotplug_lock);
+	nxsim__lockdep_release(NXSIM__LOCK_CPU_HOTPLUG);
+	nxsim__gate_exit(&host->gate);
+	return n;
 }
 
 void nxsim__host_wake_all(struct nxsim_host *host)

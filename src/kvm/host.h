@@ -50,6 +50,12 @@ typedef void (*nxsim__lc_charge_fn)(void *model, enum nxsim__lc_event ev,
  * @nx: NX-huge-page module parameters
  * @param_lock: kernel_param_lock(THIS_MODULE): serialises parameter access
  * @kvm_lock: the global kvm_lock
+ * @mmio_caching: kvm.mmio_caching (allow_mmio_caching), from the command
+ *	line; on by default
+ * @cpu_hotplug_lock: cpu_hotplug_lock; the model only takes it for read
+ *	(cpus_read_lock())
+ * @nx_walk: the VMs set_nx_huge_pages() is zapping, each held by a
+ *	reference on its gate; under @param_lock, which serialises setters
  * @vm_list: live VMs, under @kvm_lock
  * @dead_vms: handles of destroyed VMs, freed at unload, under @kvm_lock
  * @unloading: set under @kvm_lock by nxsim_host_destroy()
@@ -70,8 +76,11 @@ struct nxsim_host {
 	struct nxsim_clock *clock;
 	bool own_clock;
 	struct nxsim__nx_params nx;
+	bool mmio_caching;
 	pthread_mutex_t param_lock;
 	pthread_mutex_t kvm_lock;
+	pthread_rwlock_t cpu_hotplug_lock;
+	TAILQ_HEAD(, nxsim_vm) nx_walk;
 	TAILQ_HEAD(, nxsim_vm) vm_list;
 	TAILQ_HEAD(, nxsim_vm) dead_vms;
 	bool unloading;
@@ -103,9 +112,12 @@ static inline void nxsim__host_charge(struct nxsim_host *host,
 bool nxsim__host_no_vms_locked(struct nxsim_host *host);
 
 /*
- * The loop of set_nx_huge_pages() after a change: for each VM, under
- * kvm_lock, take slots_lock, kvm_mmu_zap_all_fast(), drop slots_lock, wake
- * its worker.
+ * The loop of set_nx_huge_pages() after a change: for each VM take
+ * slots_lock, kvm_mmu_zap_all_fast(), drop slots_lock, wake its worker.
+ * The walk holds a reference on each VM instead of kvm_lock across
+ * slots_lock (the vm_list_srcu walk proposed in Jan 2025); with
+ * NXSIM_BUG_SETTER_LOCK_ORDER it holds kvm_lock throughout, as every
+ * released tree does.  Called with param_lock held.
  */
 void nxsim__host_zap_all_and_wake(struct nxsim_host *host);
 /* The loop of set_nx_huge_pages_recovery_param(): wake every VM's worker. */

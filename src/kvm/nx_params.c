@@ -13,6 +13,11 @@
  * kstrtobool 'n'.  Before 5.16 there is no period parameter and the period
  * is a fixed 60 s.
  *
+ * After a change the setter zaps every VM (nxsim__host_zap_all_and_wake()):
+ * without holding kvm_lock across each VM's slots_lock, as Sean
+ * Christopherson's vm_list_srcu proposal of Jan 2025 does, unless
+ * NXSIM_BUG_SETTER_LOCK_ORDER restores the released trees' order.
+ *
  * Left out: the itlb_multihit sysfs text beyond what nxsim_host_vulnerability
  * reports, and the unresolved -1 visible before 5.18 (1d0e84806047): a host
  * always resolves it at load, as kvm.ko does since then.

@@ -152,6 +152,7 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 		/* kvm.tdp_mmu (on by default since 5.15) and tdp_enabled */
 		.tdp_mmu = host->prof->mmu.tdp_mmu_default &&
 			   !host->cpu.no_tdp && !host->cpu.no_tdp_mmu,
+		.mmio_caching = host->mmio_caching,
 	};
 	race_order = nxsim__host_has_bug(host, NXSIM_BUG_NEVER_CREATE_RACE);
 	rc = nxsim__gate_enter(&host->gate);
@@ -222,6 +223,11 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 	if (!vm)
 		return -EINVAL;
 	assert(vm->magic == NXSIM_VM_MAGIC);
+	/*
+	 * Waits for every call inside, a vm_list walk's reference too:
+	 * kvm_destroy_vm()'s synchronize_srcu(&vm_list_srcu).
+	 */
+	nxsim__lockdep_sync(NXSIM__LOCK_VM_LIST_SRCU);
 	if (!nxsim__gate_close(&vm->gate))
 		return -EBADF;
 	host = vm->host;
@@ -234,7 +240,7 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 	nxsim__host_charge(host, NXSIM__LC_DESTROY_VM, 0);
 	/* kvm_destroy_vcpus() -> kvm_mmu_destroy(): the vCPUs' caches */
 	TAILQ_FOREACH(vcpu, &vm->vcpus, link)
-		nxsim__kvm_mmu_free_memory_caches(vm->mmu, &vcpu->mmu_cache);
+		nxsim__kvm_mmu_free_memory_caches(vm->mmu, &vcpu->mmu.mmu_cache);
 	nxsim__kvm_mmu_uninit_vm(vm->mmu);
 	vm->mmu = NULL;
 	ATOMIC_INC(host->counters.vms_destroyed);
@@ -403,7 +409,8 @@ int nxsim_vcpu_create(struct nxsim_vm *vm, unsigned int id,
 	vcpu->id = id;
 	pthread_mutex_init(&vcpu->mutex, NULL);
 	TAILQ_INSERT_TAIL(&vm->vcpus, vcpu, link);
-	vm->created_vcpus++;
+	__atomic_store_n(&vm->created_vcpus, vm->created_vcpus + 1,
+			 __ATOMIC_RELEASE);
 	*vcpup = vcpu;
 unlock:
 	pthread_mutex_unlock(&vm->lock);
@@ -429,6 +436,38 @@ int nxsim_vcpu_run(struct nxsim_vcpu *vcpu)
 		rc = kvm_mmu_post_init_vm_first_run(vm);
 	nxsim__vm_exit(vm);
 	return rc;
+}
+
+int nxsim_vcpu_set_apic_hw_enabled(struct nxsim_vcpu *vcpu, bool enable)
+{
+	struct nxsim_host *host;
+	bool was_enabled;
+	int rc;
+
+	if (!vcpu)
+		return -EINVAL;
+	rc = nxsim__vm_enter(vcpu->vm);
+	if (rc)
+		return rc;
+	host = vcpu->vm->host;
+	was_enabled = !vcpu->apic_hw_disabled;
+	/* The guest's WRMSR runs inside KVM_RUN, under kvm->srcu. */
+	nxsim__lockdep_acquire(NXSIM__LOCK_KVM_SRCU);
+	if (was_enabled && !enable) {
+		/*
+		 * kvm_lapic_set_base(): static_branch_inc(&apic_hw_disabled)
+		 * patches code under cpus_read_lock().  Enabling decrements
+		 * the key from deferred work, outside this path.
+		 */
+		nxsim__lockdep_acquire(NXSIM__LOCK_CPU_HOTPLUG);
+		pthread_rwlock_rdlock(&host->cpu_hotplug_lock);
+		pthread_rwlock_unlock(&host->cpu_hotplug_lock);
+		nxsim__lockdep_release(NXSIM__LOCK_CPU_HOTPLUG);
+	}
+	vcpu->apic_hw_disabled = !enable;
+	nxsim__lockdep_release(NXSIM__LOCK_KVM_SRCU);
+	nxsim__vm_exit(vcpu->vm);
+	return was_enabled;
 }
 
 struct nxsim_vm *nxsim_vcpu_vm(const struct nxsim_vcpu *vcpu)

@@ -50,7 +50,9 @@ struct nxsim__once {
  * @arch_mmu: the guest's paging state and MMU (vcpu->arch.mmu's guest
  *	half), under the VM's mmu_lock
  * @mutex: vcpu->mutex: one access at a time per vCPU (vcpu_load())
- * @mmu_cache: vcpu->arch.mmu_shadow_page_cache
+ * @mmu: the MMU's per-vCPU state (the page cache, the MMIO cache)
+ * @apic_hw_disabled: IA32_APIC_BASE.EN is clear (the guest disabled its
+ *	local APIC); under the vCPU (one caller at a time, as vcpu->mutex)
  */
 struct nxsim_vcpu {
 	struct nxsim_vm *vm;
@@ -58,7 +60,8 @@ struct nxsim_vcpu {
 	TAILQ_ENTRY(nxsim_vcpu) link;
 	struct nxsim__kvm_mmu arch_mmu;
 	pthread_mutex_t mutex;
-	struct nxsim__mmu_memory_cache mmu_cache;
+	struct nxsim__vcpu_mmu mmu;
+	bool apic_hw_disabled;
 };
 
 /**
@@ -66,6 +69,7 @@ struct nxsim_vcpu {
  * @magic: NXSIM_VM_MAGIC while the handle is valid
  * @host: the host (kvm.ko) it belongs to
  * @vm_list: link on host->vm_list, then on host->dead_vms; under kvm_lock
+ * @nx_walk: link on host->nx_walk, under the host's param_lock
  * @gate: API calls inside the VM; closed by destruction (-EBADF)
  * @lock: kvm->lock: vCPU creation, capabilities
  * @slots_lock: kvm->slots_lock
@@ -81,6 +85,7 @@ struct nxsim_vm {
 	uint32_t magic;
 	struct nxsim_host *host;
 	TAILQ_ENTRY(nxsim_vm) vm_list;
+	TAILQ_ENTRY(nxsim_vm) nx_walk;
 	struct nxsim__gate gate;
 	pthread_mutex_t lock;
 	pthread_mutex_t slots_lock;

@@ -82,8 +82,10 @@ int nxsim_vcpu_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind,
 		rc = -EOPNOTSUPP;
 	} else {
 		pthread_mutex_lock(&vcpu->mutex);
-		rc = nxsim__mmu_access(vm->mmu, &vcpu->mmu_cache, kind, gpa,
-				       &local);
+		/* vcpu_run(): kvm_vcpu_srcu_read_lock() around the exit. */
+		nxsim__lockdep_acquire(NXSIM__LOCK_KVM_SRCU);
+		rc = nxsim__mmu_access(vm->mmu, &vcpu->mmu, kind, gpa, &local);
+		nxsim__lockdep_release(NXSIM__LOCK_KVM_SRCU);
 		pthread_mutex_unlock(&vcpu->mutex);
 	}
 	if (!rc && info)

@@ -17,6 +17,11 @@
  * lowered for shadowed guest tables (kvm_mmu_gfn_disallow_lpage(),
  * kvm_mmu_gfn_allow_lpage()).
  *
+ * The memslots generation steps by KVM_ADDRESS_SPACE_NUM at each swap
+ * (twice for a delete or a move, which first swaps the slot out as
+ * invalid), with the in-progress bit set in between; a wrap of its MMIO
+ * slice zaps everything (kvm_mmu_invalidate_mmio_sptes()).
+ *
  * Left out: the SMM address space, KVM_MEM_GUEST_MEMFD and memory
  * attributes (KVM_LPAGE_MIXED_FLAG), the dirty bitmap, eager page
  * splitting, and the total-pages overflow check.
@@ -229,6 +234,55 @@ static void slot_remove(struct nxsim__vm_mmu *mmu, struct nxsim__memslot *s)
 		mmu->nr_memslots_dirty_logging--;
 }
 
+/*
+ * kvm_swap_active_memslots(), after the new slots are in: wait for the
+ * vCPUs still reading the old ones (synchronize_srcu_expedited() on
+ * kvm->srcu), with slots_lock held.
+ */
+static void kvm_swap_active_memslots(struct nxsim__vm_mmu *mmu, int as_id)
+{
+	uint64_t gen;
+
+	nxsim__lockdep_sync(NXSIM__LOCK_KVM_SRCU);
+	/* Drop the in-progress flag; step by the number of spaces. */
+	gen = (READ_ONCE(mmu->memslots_gen[as_id]) &
+	       ~KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS) +
+	      KVM_ADDRESS_SPACE_NUM;
+	/* kvm_arch_memslots_updated() */
+	nxsim__kvm_mmu_invalidate_mmio_sptes(mmu, gen);
+	WRITE_ONCE(mmu->memslots_gen[as_id], gen);
+}
+
+/*
+ * The first half of kvm_swap_active_memslots(), with mmu_lock held for
+ * write as the new slots go in: the generation says "in flux", so no vCPU
+ * trusts an MMIO SPTE or caches one until the swap ends.
+ */
+static void memslots_update_begin(struct nxsim__vm_mmu *mmu, int as_id)
+{
+	uint64_t gen = READ_ONCE(mmu->memslots_gen[as_id]);
+
+	WARN_ON(gen & KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS);
+	WRITE_ONCE(mmu->memslots_gen[as_id],
+		   gen | KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS);
+}
+
+/*
+ * kvm_invalidate_memslot() for a delete or a move: the slot is swapped
+ * out as invalid (one generation step), then kvm_arch_flush_shadow_memslot()
+ * zaps everything.  The model leaves the slot itself in place until then:
+ * where the kernel's faults retry on the invalid slot, the model's map it,
+ * and the zap removes the mapping either way.
+ */
+static void kvm_invalidate_memslot(struct nxsim__vm_mmu *mmu, int as_id)
+{
+	nxsim__write_lock(&mmu->mmu_lock);
+	memslots_update_begin(mmu, as_id);
+	nxsim__rw_unlock(&mmu->mmu_lock);
+	kvm_swap_active_memslots(mmu, as_id);
+	nxsim__kvm_mmu_zap_all_fast(mmu);
+}
+
 /* kvm_check_memslot_overlap() */
 static bool kvm_check_memslot_overlap(struct nxsim__vm_mmu *mmu, uint16_t id,
 				      uint64_t start, uint64_t end)
@@ -308,6 +362,7 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 	struct nxsim__memslot *old = id_to_memslot(mmu, id), *new;
 	uint64_t base_gfn = mr->guest_phys_addr >> 12;
 	uint64_t npages = mr->memory_size >> 12;
+	int as_id = (int)(mr->slot >> 16);
 	uint32_t old_flags;
 	int rc = check_region(mr);
 
@@ -317,10 +372,12 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 		if (!old)
 			return -EINVAL;
 		/* KVM_MR_DELETE */
-		nxsim__kvm_mmu_zap_all_fast(mmu);
+		kvm_invalidate_memslot(mmu, as_id);
 		nxsim__write_lock(&mmu->mmu_lock);
+		memslots_update_begin(mmu, as_id);
 		slot_remove(mmu, old);
 		nxsim__rw_unlock(&mmu->mmu_lock);
+		kvm_swap_active_memslots(mmu, as_id);
 		kvm_free_memslot(old);
 		return 0;
 	}
@@ -334,11 +391,13 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 				return 0;
 			/* KVM_MR_FLAGS_ONLY */
 			nxsim__write_lock(&mmu->mmu_lock);
+			memslots_update_begin(mmu, as_id);
 			old_flags = old->flags;
 			slot_remove(mmu, old);
 			old->flags = mr->flags;
 			slot_insert(mmu, old);
 			nxsim__rw_unlock(&mmu->mmu_lock);
+			kvm_swap_active_memslots(mmu, as_id);
 			kvm_mmu_slot_apply_flags(mmu, old, old_flags);
 			return 0;
 		}
@@ -355,13 +414,15 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 		return -ENOMEM;
 	if (old) {
 		memcpy(new->host_level, old->host_level, old->nr_host);
-		nxsim__kvm_mmu_zap_all_fast(mmu);
+		kvm_invalidate_memslot(mmu, as_id);
 	}
 	nxsim__write_lock(&mmu->mmu_lock);
+	memslots_update_begin(mmu, as_id);
 	if (old)
 		slot_remove(mmu, old);
 	slot_insert(mmu, new);
 	nxsim__rw_unlock(&mmu->mmu_lock);
+	kvm_swap_active_memslots(mmu, as_id);
 	if (old)
 		kvm_free_memslot(old);
 	return 0;

@@ -38,14 +38,26 @@
  * and runs again while it returns RET_PF_RETRY: a lost compare-and-
  * exchange, a frozen SPTE, a stale invalidation sequence
  * (mmu_invalidate_retry_gfn()), or fast_page_fault()'s lost race.
- * Recovery of the TDP MMU's list takes the read lock from 6.18.  MMIO
- * SPTEs are left out (an access outside every slot is reported as
- * emulated), as is the SMM address space of the memslot lookup.  The
- * shadow MMU (src/mmu/shadow_mmu.c) keeps the write lock, as in the
+ * Recovery of the TDP MMU's list takes the read lock from 6.18.  The
+ * SMM address space of the memslot lookup is left out.  The shadow MMU (src/mmu/shadow_mmu.c) keeps the write lock, as in the
  * kernel; its rmap-descriptor cache is the VM's, so it is topped up under
  * that lock.  Recovery breaks mmu_lock (cond_resched_rwlock_*()) only
  * where a test set the scheduling hook and need_resched
  * (vm_mmu->resched_pending).
+ *
+ * MMIO: a fault outside every slot caches the gfn in the vCPU
+ * (vcpu_cache_mmio_info()) and, with MMIO caching on, installs a 4K MMIO
+ * SPTE carrying the memslots generation (tdp_mmu_map_handle_target_level()
+ * with make_mmio_spte()); both are answered with emulation.  The next
+ * access that meets the MMIO SPTE is an EPT misconfiguration or a RSVD
+ * #PF: handle_mmio_page_fault() emulates from the vCPU's cache or the
+ * SPTE without a fault walk, unless the generation moved on
+ * (check_mmio_spte()), in which case the full fault replaces the SPTE.  A
+ * wrap of the MMIO generation zaps everything
+ * (kvm_mmu_invalidate_mmio_sptes()).  The MMIO SPTE is looked for by the
+ * lockless walk, as walk_shadow_page_get_mmio_spte() does.  Left out: the
+ * emulator itself, KVM_FAST_MMIO_BUS, and MMIO SPTEs on the shadow MMU
+ * (its faults outside every slot are emulated uncached).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -108,6 +120,11 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 	mmu->max_huge_level = cpu->no_gbpages ? NXSIM_PG_LEVEL_2M :
 						NXSIM_PG_LEVEL_1G;
 	mmu->tdp_mmu_enabled = cfg->tdp_mmu;
+	nxsim__kvm_mmu_set_mmio_spte_mask(mmu->fmt, mmu->phys_bits,
+					  cfg->mmio_caching, &mmu->mmio);
+	/* kvm_create_vm(): each address space starts at its own number. */
+	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++)
+		mmu->memslots_gen[i] = i;
 	TAILQ_INIT(&mmu->roots);
 	TAILQ_INIT(&mmu->active_mmu_pages);
 	TAILQ_INIT(&mmu->invalid_list);
@@ -253,7 +270,8 @@ void nxsim__kvm_mmu_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 				    struct nxsim__kvm_page_fault *f)
 {
 	f->huge_page_disallowed = f->exec && f->nx_huge_page_workaround_enabled;
-	if (nxsim__slot_dirty_logging(f->slot))
+	/* is_error_noslot_pfn(): MMIO maps at 4K. */
+	if (!f->slot || nxsim__slot_dirty_logging(f->slot))
 		return;
 	f->req_level = nxsim__kvm_mmu_max_mapping_level(mmu, f->slot, f->gfn,
 							f->max_level);
@@ -345,6 +363,85 @@ static uint64_t *find_leaf(struct nxsim__vm_mmu *mmu, uint64_t gfn, int *level,
 	return NULL;
 }
 
+/*
+ * get_mmio_spte(): the last SPTE of the walk to @gfn (0 if there is no
+ * root), where the hardware stopped.
+ */
+static uint64_t get_mmio_spte(struct nxsim__vm_mmu *mmu, uint64_t gfn)
+{
+	struct nxsim__mmu_page *sp =
+		__atomic_load_n(&mmu->root, __ATOMIC_ACQUIRE);
+	uint64_t spte = 0;
+	int l = mmu->root_level;
+
+	for (; sp; l--) {
+		spte = nxsim__read_spte(&sp->spt[spte_index(gfn, l)]);
+		if (!is_shadow_present_pte(spte) || is_last_spte(spte, l))
+			break;
+		sp = spte_to_child_sp(mmu, spte);
+	}
+	return spte;
+}
+
+/* kvm_vcpu_memslots(vcpu)->generation */
+static uint64_t vcpu_memslots_gen(struct nxsim__vm_mmu *mmu)
+{
+	return READ_ONCE(mmu->memslots_gen[0]);
+}
+
+/* vcpu_cache_mmio_info() (x86.h) for a TDP fault: no gva. */
+static void vcpu_cache_mmio_info(struct nxsim__vm_mmu *mmu,
+				 struct nxsim__vcpu_mmu *vcpu, uint64_t gfn)
+{
+	uint64_t gen = vcpu_memslots_gen(mmu);
+
+	if (gen & KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS)
+		return;
+	vcpu->mmio_gfn = gfn;
+	vcpu->mmio_gen = gen;
+}
+
+/* check_mmio_spte(): the SPTE's generation is the vCPU's current one. */
+static bool check_mmio_spte(struct nxsim__vm_mmu *mmu, uint64_t spte)
+{
+	uint64_t gen = vcpu_memslots_gen(mmu);
+
+	if (gen & KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS)
+		return false;
+	return (gen & MMIO_SPTE_GEN_MASK) ==
+	       nxsim__get_mmio_spte_generation(spte);
+}
+
+/*
+ * handle_mmio_page_fault() for the misconfiguration an MMIO SPTE raised:
+ * true to emulate (mmio_info_in_cache() or a current SPTE), false when
+ * the SPTE is stale (RET_PF_INVALID: the full fault follows).
+ */
+static bool handle_mmio_page_fault(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__vcpu_mmu *vcpu, uint64_t gfn,
+				   uint64_t spte)
+{
+	/* mmio_info_in_cache() -> vcpu_match_mmio_gpa() */
+	if (vcpu->mmio_gfn && vcpu->mmio_gfn == gfn &&
+	    vcpu->mmio_gen == vcpu_memslots_gen(mmu))
+		return true;
+	if (!check_mmio_spte(mmu, spte))
+		return false;
+	vcpu_cache_mmio_info(mmu, vcpu, get_mmio_spte_gfn(&mmu->mmio, spte));
+	return true;
+}
+
+void nxsim__kvm_mmu_invalidate_mmio_sptes(struct nxsim__vm_mmu *mmu,
+					  uint64_t gen)
+{
+	WARN_ON(gen & KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS);
+	gen &= MMIO_SPTE_GEN_MASK;
+	/* Strip the address-space modifier: a wrap in any space counts. */
+	gen &= ~((uint64_t)KVM_ADDRESS_SPACE_NUM - 1);
+	if (gen == 0)
+		nxsim__kvm_mmu_zap_all_fast(mmu);
+}
+
 static bool permits(enum nxsim_spte_format fmt, uint64_t spte,
 		    enum nxsim_access_kind kind)
 {
@@ -380,12 +477,13 @@ static bool mmu_invalidate_retry_gfn(struct nxsim__vm_mmu *mmu,
  * RET_PF_* code.
  */
 static int kvm_tdp_page_fault(struct nxsim__vm_mmu *mmu,
-			      struct nxsim__mmu_memory_cache *mc,
+			      struct nxsim__vcpu_mmu *vcpu,
 			      enum nxsim_access_kind kind, uint64_t gfn,
 			      uint64_t *sptep, uint64_t spte, int level,
 			      unsigned long mmu_seq,
 			      struct nxsim_access_info *info)
 {
+	struct nxsim__mmu_memory_cache *mc = &vcpu->mmu_cache;
 	struct nxsim__kvm_page_fault f = {
 		.gfn = gfn,
 		.exec = kind == NXSIM_ACCESS_EXEC,
@@ -398,8 +496,25 @@ static int kvm_tdp_page_fault(struct nxsim__vm_mmu *mmu,
 
 	MMU_COUNT(mmu, faults);
 	f.slot = nxsim__gfn_to_memslot(mmu, gfn);
+	if (!f.slot) {
+		/* handle_abnormal_pfn() */
+		vcpu_cache_mmio_info(mmu, vcpu, gfn);
+		if (mmu->mmio.enabled && mmu->tdp_mmu_enabled) {
+			f.nx_huge_page_workaround_enabled =
+				nxsim__is_nx_huge_page_enabled(mmu);
+			f.mmio_gen = vcpu_memslots_gen(mmu);
+			r = nxsim__kvm_tdp_mmu_map(mmu, mc, &f, info);
+			info->req_level = f.req_level;
+			info->goal_level = f.goal_level;
+			info->huge_page_disallowed = f.huge_page_disallowed;
+			info->level = 0;
+			if (info->outcome == NXSIM_ACCESS_EMULATE)
+				MMU_COUNT(mmu, emulated);
+			return r;
+		}
+	}
 	if (!f.slot || (f.write && (f.slot->flags & NXSIM_MEM_READONLY))) {
-		/* RET_PF_EMULATE: MMIO, or KVM_PFN_ERR_RO_FAULT */
+		/* RET_PF_EMULATE: uncached MMIO, or KVM_PFN_ERR_RO_FAULT */
 		MMU_COUNT(mmu, emulated);
 		info->outcome = NXSIM_ACCESS_EMULATE;
 		info->level = sptep ? level : 0;
@@ -456,13 +571,13 @@ static void mmu_lock(struct nxsim__vm_mmu *mmu, bool shared)
  */
 #define NXSIM__RCU_PENDING_MAX 4096
 
-int nxsim__mmu_access(struct nxsim__vm_mmu *mmu,
-		      struct nxsim__mmu_memory_cache *mc,
+int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		      enum nxsim_access_kind kind, uint64_t gpa,
 		      struct nxsim_access_info *info)
 {
+	struct nxsim__mmu_memory_cache *mc = &vcpu->mmu_cache;
 	bool shared = mmu->tdp_mmu_enabled && mmu->prof->fault_read_lock;
-	uint64_t gfn = gpa >> 12, *sptep, spte = 0;
+	uint64_t gfn = gpa >> 12, *sptep, spte = 0, mmio;
 	unsigned long mmu_seq;
 	int level = 0, r, rc;
 
@@ -478,11 +593,21 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu,
 		 */
 		nxsim__rcu_read_lock();
 		sptep = find_leaf(mmu, gfn, &level, &spte);
+		/* An MMIO SPTE: EPT misconfiguration, or #PF with PFERR_RSVD. */
+		mmio = sptep ? 0 : get_mmio_spte(mmu, gfn);
 		nxsim__rcu_read_unlock();
 		if (sptep && permits(mmu->fmt, spte, kind)) {
 			info->outcome = NXSIM_ACCESS_HIT;
 			info->level = level;
 			return 0;
+		}
+		if (is_mmio_spte(&mmu->mmio, mmio)) {
+			if (handle_mmio_page_fault(mmu, vcpu, gfn, mmio)) {
+				MMU_COUNT(mmu, mmio_exits);
+				info->outcome = NXSIM_ACCESS_EMULATE;
+				return 0;
+			}
+			MMU_COUNT(mmu, mmio_stale);
 		}
 		/* kvm_mmu_page_fault() -> direct_page_fault() */
 		rc = mmu->tdp_mmu_enabled ? mmu_topup_memory_caches(mmu, mc) :
@@ -518,8 +643,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu,
 		}
 		nxsim__rcu_read_lock();
 		sptep = find_leaf(mmu, gfn, &level, &spte);
-		r = kvm_tdp_page_fault(mmu, mc, kind, gfn, sptep, spte, level,
-				       mmu_seq, info);
+		r = kvm_tdp_page_fault(mmu, vcpu, kind, gfn, sptep, spte,
+				       level, mmu_seq, info);
 		nxsim__rcu_read_unlock();
 		nxsim__rw_unlock(&mmu->mmu_lock);
 		if (r != RET_PF_RETRY)
@@ -666,23 +791,26 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 	struct nxsim__mmu_page *sp;
 	bool flush = false, dirty;
 
-	pthread_mutex_lock(&mmu->tdp_mmu_pages_lock);
+	nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock, NXSIM__LOCK_TDP_MMU_PAGES);
 	nr = prof->per_type_lists ? l->nr_pages : mmu->nx_lpage_splits;
 	len = l->len; /* the true length, for invariant 9 */
-	pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
+	nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock, NXSIM__LOCK_TDP_MMU_PAGES);
 	to_zap = ratio ? DIV_ROUND_UP(nr, ratio) : 0;
 	MMU_COUNT(mmu, recovery_passes);
 	for (; to_zap; to_zap--) {
-		pthread_mutex_lock(&mmu->tdp_mmu_pages_lock);
+		nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock,
+				  NXSIM__LOCK_TDP_MMU_PAGES);
 		sp = TAILQ_FIRST(&l->pages);
 		if (!sp) {
-			pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
+			nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
+					    NXSIM__LOCK_TDP_MMU_PAGES);
 			break;
 		}
 		WARN_ON(!sp_nx_disallowed(sp) || !sp->direct);
 		if (prof->per_type_lists)
 			unaccount_nx_huge_page(mmu, sp, type);
-		pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
+		nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
+				    NXSIM__LOCK_TDP_MMU_PAGES);
 		done++;
 
 		dirty = kvm_mmu_sp_dirty_logging_enabled(mmu, sp);

@@ -120,6 +120,7 @@ struct nxsim__nx_params {
  * @params: the module parameters, read live
  * @tdp_mmu: the VM uses the TDP MMU (kvm->arch.tdp_mmu_enabled); otherwise
  *	the shadow MMU maps its faults (the legacy direct MMU)
+ * @mmio_caching: kvm.mmio_caching (allow_mmio_caching; default on)
  */
 struct nxsim__mmu_config {
 	const struct nxsim_cpu *cpu;
@@ -127,10 +128,8 @@ struct nxsim__mmu_config {
 	uint64_t bugs;
 	const struct nxsim__nx_params *params;
 	bool tdp_mmu;
+	bool mmio_caching;
 };
-
-struct nxsim__vm_mmu;
-struct nxsim__mmu_page;
 
 /**
  * struct nxsim__mmu_memory_cache - a vCPU's mmu_shadow_page_cache
@@ -141,6 +140,25 @@ struct nxsim__mmu_memory_cache {
 	struct nxsim__mmu_page *objs[6];
 	unsigned int nobjs;
 };
+
+/**
+ * struct nxsim__vcpu_mmu - what the MMU keeps per vCPU (struct
+ *	kvm_vcpu_arch)
+ * @mmu_cache: vcpu->arch.mmu_shadow_page_cache, topped up before a fault
+ * @mmio_gfn: vcpu->arch.mmio_gfn, the last MMIO gfn cached; 0 for none
+ * @mmio_gen: vcpu->arch.mmio_gen, the memslots generation cached with it
+ *
+ * Used by the vCPU's own accesses (the caller holds the vCPU's mutex);
+ * the MMIO cache under mmu_lock.
+ */
+struct nxsim__vcpu_mmu {
+	struct nxsim__mmu_memory_cache mmu_cache;
+	uint64_t mmio_gfn;
+	uint64_t mmio_gen;
+};
+
+struct nxsim__vm_mmu;
+struct nxsim__mmu_page;
 
 /* kvm_mmu_free_memory_caches() at vCPU destruction. */
 void nxsim__kvm_mmu_free_memory_caches(struct nxsim__vm_mmu *mmu,
@@ -168,13 +186,12 @@ bool nxsim__is_nx_huge_page_enabled(struct nxsim__vm_mmu *mmu);
 void nxsim__mmu_disable_nx_huge_pages(struct nxsim__vm_mmu *mmu);
 
 /*
- * A guest access at @gpa by the vCPU whose page cache is @mc (the caller
- * holds the vCPU's mutex): the hardware walk and, if it misses, the TDP
- * page fault, under mmu_lock, retried while the fault says RET_PF_RETRY.
- * Return: 0, -ERANGE (beyond MAXPHYADDR) or -ENOMEM.
+ * A guest access of @vcpu at @gpa (the caller holds the vCPU's mutex):
+ * the hardware walk and, if it misses, the MMIO exit or the page fault,
+ * under mmu_lock, retried while the fault says RET_PF_RETRY.  Return: 0,
+ * -ERANGE (beyond MAXPHYADDR) or -ENOMEM.
  */
-int nxsim__mmu_access(struct nxsim__vm_mmu *mmu,
-		      struct nxsim__mmu_memory_cache *mc,
+int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		      enum nxsim_access_kind kind, uint64_t gpa,
 		      struct nxsim_access_info *info);
 /*

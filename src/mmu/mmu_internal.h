@@ -225,6 +225,10 @@ struct nxsim__possible_nx {
  * @max_huge_level: max_huge_page_level (1G unless no_gbpages)
  * @phys_bits: guest MAXPHYADDR
  * @mmu_valid_gen: flipped by each fast zap
+ * @memslots_gen: __kvm_memslots(kvm, as_id)->generation per address
+ *	space, with KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS while slots change;
+ *	written under slots_lock and mmu_lock, read under either
+ * @mmio: the host's MMIO SPTE masks and enable_mmio_caching
  * @roots: tdp_mmu_roots, valid and invalid
  * @root: the vCPUs' current root (NULL until the first fault after a zap)
  * @nx: possible_nx_huge_pages; one list ([0]) before per-type lists
@@ -291,6 +295,8 @@ struct nxsim__vm_mmu {
 	int max_huge_level;
 	unsigned int phys_bits;
 	uint8_t mmu_valid_gen;
+	uint64_t memslots_gen[KVM_ADDRESS_SPACE_NUM];
+	struct nxsim__mmio_masks mmio;
 	struct nxsim__sp_list roots;
 	struct nxsim__mmu_page *root;
 	struct nxsim__possible_nx nx[NXSIM__NR_MMU_TYPES];
@@ -388,6 +394,14 @@ void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 
 /* kvm_flush_remote_tlbs(): a remote TLB flush of every vCPU of the VM. */
 void nxsim__kvm_flush_remote_tlbs(struct nxsim__vm_mmu *mmu);
+
+/*
+ * kvm_mmu_invalidate_mmio_sptes(): the memslots generation became @gen;
+ * zap everything when the MMIO generation wrapped.  Called with slots_lock
+ * held, mmu_lock not.
+ */
+void nxsim__kvm_mmu_invalidate_mmio_sptes(struct nxsim__vm_mmu *mmu,
+					  uint64_t gen);
 
 /* ---- mmu.c: track / untrack --------------------------------------------- */
 
@@ -507,8 +521,9 @@ void nxsim__tdp_mmu_release_unused(struct nxsim__vm_mmu *mmu);
  * @max_level: the largest level asked for
  * @req_level: the level the slot and the host allow
  * @goal_level: the level mapped
- * @slot: the memslot holding @gfn
+ * @slot: the memslot holding @gfn; NULL for MMIO (KVM_PFN_NOSLOT)
  * @is_tdp: the fault comes from the TDP fault path (kvm_tdp_page_fault())
+ * @mmio_gen: for MMIO, the vCPU's memslots generation at the fault
  */
 struct nxsim__kvm_page_fault {
 	uint64_t gfn;
@@ -523,6 +538,7 @@ struct nxsim__kvm_page_fault {
 	int goal_level;
 	const struct nxsim__memslot *slot;
 	bool is_tdp;
+	uint64_t mmio_gen;
 };
 
 /* kvm_mmu_max_mapping_level() */
@@ -531,7 +547,8 @@ int nxsim__kvm_mmu_max_mapping_level(struct nxsim__vm_mmu *mmu,
 				     uint64_t gfn, int max_level);
 /*
  * kvm_mmu_hugepage_adjust(): sets @f->req_level and @f->goal_level (and
- * rounds @f->pfn down to it) from the slot, lpage_info and the host level.
+ * rounds @f->pfn down to it) from the slot, lpage_info and the host level;
+ * an MMIO fault (no slot) stays at 4K.
  */
 void nxsim__kvm_mmu_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 				    struct nxsim__kvm_page_fault *f);
@@ -578,7 +595,8 @@ static inline void nxsim__mmu_cache_push(struct nxsim__vm_mmu *mmu,
 /*
  * kvm_tdp_mmu_map() with tdp_mmu_map_handle_target_level(): walk from the
  * root to @f->goal_level, making or splitting tables on the way (from the
- * vCPU's topped-up cache @mc), and install the leaf; with the profile's
+ * vCPU's topped-up cache @mc), and install the leaf, or an MMIO SPTE for a
+ * fault without a slot (outcome EMULATE); with the profile's
  * fault_read_lock, under mmu_lock held for read and rcu_read_lock(),
  * every SPTE change by compare-and-exchange.  Fills @info's outcome, level
  * and split/zap counts.  Return: RET_PF_FIXED, RET_PF_SPURIOUS, or

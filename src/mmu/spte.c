@@ -8,8 +8,15 @@
  * Memory types: EPT leaves of RAM get WB | IPAT (vmx_get_mt_mask() without
  * non-coherent DMA); NPT leaves get none.
  *
- * Left out: MMIO SPTEs, access tracking, SME/SEV C-bit, A/D-disabled
- * roles, and the SPTE_TDP_AD_WRPROT_ONLY case.
+ * MMIO SPTEs: the EPT value is W|X with the mask RWX plus suppress-#VE
+ * (the newest tree's; 6.1 masks RWX only, which tells the same SPTEs
+ * apart here); the NPT value is reserved bit 51 plus present, with W and
+ * U kept from the access, as kvm_mmu_reset_all_pte_masks() sets it (SME's
+ * svm_adjust_mmio_mask() is left out: no memory encryption).
+ *
+ * Left out: access tracking, SME/SEV C-bit, A/D-disabled roles, the
+ * SPTE_TDP_AD_WRPROT_ONLY case, and the L1TF relocation of gfn bits in
+ * MMIO SPTEs (as on a CPU without X86_BUG_L1TF).
  */
 #include <errno.h>
 #include <string.h>
@@ -183,6 +190,61 @@ int nxsim_spte_encode(enum nxsim_spte_format fmt,
 		return -EINVAL;
 	*spte = v | b->other | (b->pfn << 12);
 	return 0;
+}
+
+void nxsim__kvm_mmu_set_mmio_spte_mask(enum nxsim_spte_format f,
+				       unsigned int phys_bits, bool allow,
+				       struct nxsim__mmio_masks *m)
+{
+	uint64_t value, mask;
+
+	if (f == NXSIM_SPTE_EPT) {
+		/* VMX_EPT_MISCONFIG_WX_VALUE, VMX_EPT_RWX_MASK | SVE */
+		value = BIT(1) | BIT(2);
+		mask = BIT(0) | BIT(1) | BIT(2) | BIT(63);
+		m->access_mask = 0;
+	} else {
+		/* No reserved PA bit when MAXPHYADDR is 52. */
+		value = phys_bits < 52 ? BIT(51) | BIT(0) : 0;
+		mask = value;
+		m->access_mask = ACC_WRITE_MASK | ACC_USER_MASK;
+	}
+	if (!allow)
+		value = 0;
+	m->value = value;
+	m->mask = mask;
+	m->enabled = value != 0;
+	/* GENMASK_ULL(low_phys_bits - 1, PAGE_SHIFT) */
+	m->gfn_mask = ((1ull << phys_bits) - 1) & ~0xfffull;
+}
+
+/* generation_mmio_spte_mask() */
+static uint64_t generation_mmio_spte_mask(uint64_t gen)
+{
+	uint64_t low = gen & ((1ull << MMIO_SPTE_GEN_LOW_BITS) - 1);
+	uint64_t high = (gen & MMIO_SPTE_GEN_MASK) >> MMIO_SPTE_GEN_LOW_BITS;
+
+	return low << MMIO_SPTE_GEN_LOW_START |
+	       high << MMIO_SPTE_GEN_HIGH_START;
+}
+
+uint64_t nxsim__get_mmio_spte_generation(uint64_t spte)
+{
+	uint64_t low = (spte >> MMIO_SPTE_GEN_LOW_START) &
+		       ((1ull << MMIO_SPTE_GEN_LOW_BITS) - 1);
+	uint64_t high = (spte >> MMIO_SPTE_GEN_HIGH_START) &
+			((1ull << MMIO_SPTE_GEN_HIGH_BITS) - 1);
+
+	return low | high << MMIO_SPTE_GEN_LOW_BITS;
+}
+
+uint64_t nxsim__make_mmio_spte(const struct nxsim__mmio_masks *m, uint64_t gen,
+			       uint64_t gfn, unsigned int access)
+{
+	uint64_t spte = generation_mmio_spte_mask(gen & MMIO_SPTE_GEN_MASK);
+
+	WARN_ON(!m->value);
+	return spte | m->value | (access & m->access_mask) | gfn << 12;
 }
 
 bool nxsim__is_executable_pte(enum nxsim_spte_format f, uint64_t spte)

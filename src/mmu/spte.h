@@ -8,7 +8,9 @@
  * tdp_iter.h (kvm_tdp_mmu_read_spte(), __kvm_tdp_mmu_write_spte(), the
  * try_cmpxchg64() of __tdp_mmu_set_spte_atomic() and the xchg of
  * kvm_tdp_mmu_write_spte_atomic()) as C11 atomics, and the frozen SPTE
- * (REMOVED_SPTE in 6.1, renamed FROZEN_SPTE later: same value).
+ * (REMOVED_SPTE in 6.1, renamed FROZEN_SPTE later: same value); MMIO
+ * SPTEs (make_mmio_spte(), is_mmio_spte(), the MMIO generation) with the
+ * masks kvm_mmu_set_mmio_spte_mask() settles on for the host.
  */
 #ifndef NXSIM_MMU_SPTE_H
 #define NXSIM_MMU_SPTE_H
@@ -149,6 +151,83 @@ void nxsim__make_split_sptes(enum nxsim_spte_format f, uint64_t huge_spte,
 /* make_huge_spte(): a huge leaf at @level from a small leaf below it. */
 uint64_t nxsim__make_huge_spte(enum nxsim_spte_format f, uint64_t small_spte,
 			       int level, bool nx_huge_page_enabled);
+
+/*
+ * The MMIO generation: a 19-bit slice of the memslots generation, bits
+ * 0-7 in SPTE bits 3-10 and bits 8-18 in SPTE bits 52-62 (6.1's layout,
+ * unchanged since).  KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS is not stored: a
+ * generation with it set never matches.
+ */
+#define MMIO_SPTE_GEN_LOW_START 3
+#define MMIO_SPTE_GEN_LOW_END 10
+#define MMIO_SPTE_GEN_HIGH_START 52
+#define MMIO_SPTE_GEN_HIGH_END 62
+#define MMIO_SPTE_GEN_LOW_BITS \
+	(MMIO_SPTE_GEN_LOW_END - MMIO_SPTE_GEN_LOW_START + 1)
+#define MMIO_SPTE_GEN_HIGH_BITS \
+	(MMIO_SPTE_GEN_HIGH_END - MMIO_SPTE_GEN_HIGH_START + 1)
+#define MMIO_SPTE_GEN_MASK \
+	((1ull << (MMIO_SPTE_GEN_LOW_BITS + MMIO_SPTE_GEN_HIGH_BITS)) - 1)
+#define KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS (1ull << 63)
+#define KVM_ADDRESS_SPACE_NUM 2
+
+/**
+ * struct nxsim__mmio_masks - shadow_mmio_value, _mask, _access_mask and
+ *	enable_mmio_caching as vendor setup leaves them
+ * @value: shadow_mmio_value; 0 when caching is off
+ * @mask: shadow_mmio_mask
+ * @access_mask: shadow_mmio_access_mask (ACC_* bits kept in the SPTE)
+ * @gfn_mask: shadow_nonpresent_or_rsvd_lower_gfn_mask: the gpa bits
+ * @enabled: enable_mmio_caching
+ */
+struct nxsim__mmio_masks {
+	uint64_t value;
+	uint64_t mask;
+	uint64_t access_mask;
+	uint64_t gfn_mask;
+	bool enabled;
+};
+
+/**
+ * nxsim__kvm_mmu_set_mmio_spte_mask() - the MMIO masks of a host
+ * @f: EPT (kvm_mmu_set_ept_masks(): W|X, an EPT misconfiguration) or NPT
+ *	(kvm_mmu_reset_all_pte_masks(): reserved bit 51 plus present, only
+ *	if MAXPHYADDR < 52, else caching is off)
+ * @phys_bits: MAXPHYADDR (shadow_phys_bits)
+ * @allow: kvm.mmio_caching (allow_mmio_caching)
+ * @m: receives the masks
+ */
+void nxsim__kvm_mmu_set_mmio_spte_mask(enum nxsim_spte_format f,
+				       unsigned int phys_bits, bool allow,
+				       struct nxsim__mmio_masks *m);
+
+/* make_mmio_spte() for @gfn with memslots generation @gen. */
+uint64_t nxsim__make_mmio_spte(const struct nxsim__mmio_masks *m, uint64_t gen,
+			       uint64_t gfn, unsigned int access);
+
+/* is_mmio_spte() */
+static inline bool is_mmio_spte(const struct nxsim__mmio_masks *m,
+				uint64_t spte)
+{
+	return (spte & m->mask) == m->value && m->enabled;
+}
+
+/* get_mmio_spte_generation() */
+uint64_t nxsim__get_mmio_spte_generation(uint64_t spte);
+
+/* get_mmio_spte_gfn() */
+static inline uint64_t get_mmio_spte_gfn(const struct nxsim__mmio_masks *m,
+					 uint64_t spte)
+{
+	return (spte & m->gfn_mask) >> 12;
+}
+
+/* get_mmio_spte_access() */
+static inline unsigned int
+get_mmio_spte_access(const struct nxsim__mmio_masks *m, uint64_t spte)
+{
+	return spte & m->access_mask;
+}
 
 /* Write-protect for dirty logging: clear W, keep MMU-writable. */
 static inline uint64_t nxsim__spte_wrprot(uint64_t spte)

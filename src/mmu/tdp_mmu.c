@@ -251,10 +251,11 @@ static void tdp_mmu_unlink_sp(struct nxsim__vm_mmu *mmu,
 {
 	if (!sp_nx_disallowed(sp))
 		return;
-	pthread_mutex_lock(&mmu->tdp_mmu_pages_lock);
+	nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock, NXSIM__LOCK_TDP_MMU_PAGES);
 	sp_set_nx_disallowed(sp, false);
 	nxsim__untrack_possible_nx_huge_page(mmu, sp, NXSIM__TDP_MMU);
-	pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
+	nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
+			    NXSIM__LOCK_TDP_MMU_PAGES);
 }
 
 static void handle_changed_spte(struct nxsim__vm_mmu *mmu,
@@ -722,10 +723,11 @@ static void account_nx(struct nxsim__vm_mmu *mmu,
 	    (f->req_level < level &&
 	     !nxsim__mmu_has_bug(mmu, NXSIM_BUG_TRACK_ANY_LEVEL)))
 		return;
-	pthread_mutex_lock(&mmu->tdp_mmu_pages_lock);
+	nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock, NXSIM__LOCK_TDP_MMU_PAGES);
 	if (__atomic_load_n(&sp->removed, __ATOMIC_RELAXED)) {
 		/* unlinked already */
 	} else if (!tag) {
+		/* account_huge_nx_page() of 6.1: flag iff tracked */
 		if (!sp_nx_disallowed(sp)) {
 			sp_set_nx_disallowed(sp, true);
 			nxsim__track_possible_nx_huge_page(mmu, sp,
@@ -734,7 +736,8 @@ static void account_nx(struct nxsim__vm_mmu *mmu,
 	} else if (sp_nx_disallowed(sp)) {
 		nxsim__track_possible_nx_huge_page(mmu, sp, NXSIM__TDP_MMU);
 	}
-	pthread_mutex_unlock(&mmu->tdp_mmu_pages_lock);
+	nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
+			    NXSIM__LOCK_TDP_MMU_PAGES);
 }
 
 /*
@@ -842,9 +845,13 @@ int nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 
 	/* tdp_mmu_map_handle_target_level() */
 	nxsim__sched_point(mmu, NXSIM__SCHED_TARGET, f->gfn, level);
-	new = nxsim__make_spte(mmu->fmt, level, f->pfn, ACC_ALL,
-			       f->map_writable,
-			       nxsim__is_nx_huge_page_enabled(mmu));
+	if (!f->slot)
+		new = nxsim__make_mmio_spte(&mmu->mmio, f->mmio_gen, f->gfn,
+					    ACC_ALL);
+	else
+		new = nxsim__make_spte(mmu->fmt, level, f->pfn, ACC_ALL,
+				       f->map_writable,
+				       nxsim__is_nx_huge_page_enabled(mmu));
 	info->level = level;
 	if (new == old) {
 		info->outcome = NXSIM_ACCESS_SPURIOUS;
@@ -865,5 +872,10 @@ int nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 	if (is_shadow_present_pte(old) && !is_last_spte(old, level))
 		nxsim__kvm_flush_remote_tlbs(mmu);
 	info->outcome = NXSIM_ACCESS_FAULT;
+	if (!f->slot) {
+		/* pf_mmio_spte_created, RET_PF_EMULATE */
+		MMU_COUNT(mmu, mmio_spte_created);
+		info->outcome = NXSIM_ACCESS_EMULATE;
+	}
 	return RET_PF_FIXED;
 }

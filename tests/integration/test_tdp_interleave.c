@@ -314,7 +314,7 @@ static void test_link_race(void **state)
 	assert_int_equal(a[1].info.level, 1);
 	/* one new table, B's; A's page went back to its vCPU's cache */
 	assert_int_equal(nxsim_vm_nr_mmu_pages(e.vm), pages + 1);
-	assert_int_equal(e.vcpu->mmu_cache.nobjs,
+	assert_int_equal(e.vcpu->mmu.mmu_cache.nobjs,
 			 (unsigned int)e.vm->mmu->root_level);
 	nx_expect(e.vm, 2, 1, 0, 1);
 	nx_env_destroy(&e);

@@ -269,7 +269,7 @@ static void test_memory_bounded(void **state)
 	nxsim__mmu_rcu_barrier();
 	n = nxsim__mmu_nr_pages_allocated(mmu, &pending);
 	assert_int_equal(pending, 0);
-	assert_int_equal(n, e.vcpu->mmu_cache.nobjs);
+	assert_int_equal(n, e.vcpu->mmu.mmu_cache.nobjs);
 	nx_env_destroy(&e);
 }
 

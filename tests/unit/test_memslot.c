@@ -359,7 +359,7 @@ static void test_alloc_failures_reserve(void **state)
 	/* root, PDPT, PD, PT from five topped-up pages; the PT is tracked */
 	nx_access(w.e.vcpu, NXSIM_ACCESS_EXEC, 512 * GIB);
 	nx_expect(w.e.vm, 1, 0, 0, 1);
-	assert_int_equal(w.e.vcpu->mmu_cache.nobjs, 1);
+	assert_int_equal(w.e.vcpu->mmu.mmu_cache.nobjs, 1);
 	/* recovery zaps the PT: its page is reserved after a grace period */
 	nxsim__mmu_recover_nx_huge_pages(w.e.vm->mmu);
 	nx_expect(w.e.vm, 0, 0, 0, 0);
@@ -372,7 +372,7 @@ static void test_alloc_failures_reserve(void **state)
 	assert_int_equal(test_alloc_failures(op_access, NULL, same, &w), 4);
 	nx_expect(w.e.vm, 0, 1, 0, 0);
 	assert_int_equal(mmu->nr_reserve, 0);
-	assert_int_equal(w.e.vcpu->mmu_cache.nobjs, 2);
+	assert_int_equal(w.e.vcpu->mmu.mmu_cache.nobjs, 2);
 	/* zap all: root and both PDPTs and PDs reserved; the new root and
 	 * walk need none allocated */
 	assert_rc(nxsim_param_set(w.e.host, "nx_huge_pages", "N"), 0);

@@ -15,7 +15,7 @@
 #include "mmu_unit.h"
 
 /* The vCPU's page cache, which faults top up. */
-#define MC(e) (&(e)->vcpu->mmu_cache)
+#define MC(e) (&(e)->vcpu->mmu.mmu_cache)
 
 /* Pages for @n shadow pages, as mmu_topup_memory_caches() leaves them. */
 static void fill_cache(struct nxsim__vm_mmu *mmu,

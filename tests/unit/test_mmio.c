@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * MMIO SPTEs (arch/x86/kvm/mmu/spte.c make_mmio_spte(), mmu.c
+ * handle_mmio_page_fault()): the SPTE bits per host CPU (EPT or NPT,
+ * MAXPHYADDR, kvm.mmio_caching), the generation's split layout, and the
+ * caching scenario step by step: the first access outside every slot
+ * installs an MMIO SPTE, the next is emulated from it without a fault, a
+ * memslot change makes it stale and it is refaulted, a new slot over it
+ * maps memory, a wrap of the MMIO generation zaps everything; hosts
+ * without caching emulate every time and build no tables; allocation
+ * failures of the MMIO fault leave everything as it was.
+ */
+#include <stdio.h>
+
+#include "common/test_util.h"
+#include "core/compiler.h"
+#include "mmu_unit.h"
+
+#define MMIO_GPA 0xF0000000ull
+
+struct mmio_row {
+	enum nxsim_spte_format fmt;
+	unsigned int phys_bits;
+	bool allow;
+	uint64_t gen;
+	uint64_t gfn;
+	bool enabled;
+	uint64_t spte;	   /* make_mmio_spte(), when enabled */
+	uint64_t gen_back; /* get_mmio_spte_generation() */
+};
+
+static const struct mmio_row rows[] = {
+	/* EPT: W|X (misconfiguration) | gpa */
+	{ NXSIM_SPTE_EPT, 46, true, 0, 0xF0000, true, 0x00000000F0000006ull,
+	  0 },
+	/* generation bits 0-7 in SPTE bits 3-10, 8-18 in 52-62 */
+	{ NXSIM_SPTE_EPT, 46, true, 0x7ffff, 0xF0000, true,
+	  0x7ff00000F00007feull, 0x7ffff },
+	{ NXSIM_SPTE_EPT, 46, true, 0x100, 0xF0000, true, 0x00100000F0000006ull,
+	  0x100 },
+	/* bit 19 up (and the in-progress bit 63) are not stored */
+	{ NXSIM_SPTE_EPT, 46, true, (1ull << 63) | (1ull << 19) | 2, 0xF0000,
+	  true, 0x00000000F0000016ull, 2 },
+	/* EPT keeps caching at MAXPHYADDR 52: the value needs no PA bit */
+	{ NXSIM_SPTE_EPT, 52, true, 4, 0xFFFFFFFFFFull, true,
+	  0x000FFFFFFFFFF026ull, 4 },
+	/* kvm.mmio_caching=0 */
+	{ NXSIM_SPTE_EPT, 46, false, 0, 0xF0000, false, 0, 0 },
+	/* NPT: reserved bit 51 + present, W|U kept from ACC_ALL */
+	{ NXSIM_SPTE_LEGACY, 46, true, 2, 0xF0000, true, 0x00080000F0000017ull,
+	  2 },
+	{ NXSIM_SPTE_LEGACY, 51, true, 0x1ff, 0x7FFFFFFFFFull, true,
+	  0x001FFFFFFFFFF7ffull, 0x1ff },
+	/* NPT at MAXPHYADDR 52: no reserved bit, no caching */
+	{ NXSIM_SPTE_LEGACY, 52, true, 2, 0xF0000, false, 0, 0 },
+	{ NXSIM_SPTE_LEGACY, 46, false, 2, 0xF0000, false, 0, 0 },
+};
+
+static void test_mmio_spte_table(void **state)
+{
+	struct nxsim__mmio_masks m;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		const struct mmio_row *r = &rows[i];
+		uint64_t spte, leaf;
+
+		nxsim__kvm_mmu_set_mmio_spte_mask(r->fmt, r->phys_bits,
+						  r->allow, &m);
+		printf("# row %u: enabled %d\n", i, m.enabled);
+		assert_int_equal(m.enabled, r->enabled);
+		leaf = nxsim__make_spte(r->fmt, 1, r->gfn, ACC_ALL, true, true);
+		assert_false(is_mmio_spte(&m, leaf));
+		assert_false(is_mmio_spte(&m, SHADOW_NONPRESENT_VALUE));
+		if (!r->enabled) {
+			/* Nothing is MMIO when caching is off. */
+			assert_false(is_mmio_spte(&m, 0));
+			assert_false(is_mmio_spte(&m, 0x6));
+			assert_false(is_mmio_spte(&m, (1ull << 51) | 1));
+			continue;
+		}
+		spte = nxsim__make_mmio_spte(&m, r->gen, r->gfn, ACC_ALL);
+		printf("# row %u: 0x%016llx\n", i, (unsigned long long)spte);
+		assert_int_equal(spte, r->spte);
+		assert_true(is_mmio_spte(&m, spte));
+		/* MMIO SPTEs are not MMU-present: no stats, no teardown */
+		assert_false(is_shadow_present_pte(spte));
+		assert_int_equal(nxsim__get_mmio_spte_generation(spte),
+				 r->gen_back);
+		assert_int_equal(get_mmio_spte_gfn(&m, spte), r->gfn);
+		assert_int_equal(get_mmio_spte_access(&m, spte),
+				 r->fmt == NXSIM_SPTE_EPT ?
+					 0 :
+					 ACC_WRITE_MASK | ACC_USER_MASK);
+		/* a present leaf or table is never MMIO */
+		assert_false(is_mmio_spte(
+			&m, nxsim__make_nonleaf_spte(r->fmt, r->gfn)));
+	}
+}
+
+static struct nxsim_mmu_counters counters(struct nxsim_vm *vm)
+{
+	struct nxsim_mmu_counters c;
+
+	assert_rc(nxsim_vm_mmu_counters(vm, &c), 0);
+	return c;
+}
+
+/* faults, emulated, mmio_spte_created, mmio_exits, mmio_stale, zap_all */
+static void expect_counters(struct nxsim_vm *vm, uint64_t faults,
+			    uint64_t emulated, uint64_t created, uint64_t exits,
+			    uint64_t stale, uint64_t zap_all)
+{
+	struct nxsim_mmu_counters c = counters(vm);
+
+	assert_int_equal(c.faults, faults);
+	assert_int_equal(c.emulated, emulated);
+	assert_int_equal(c.mmio_spte_created, created);
+	assert_int_equal(c.mmio_exits, exits);
+	assert_int_equal(c.mmio_stale, stale);
+	assert_int_equal(c.zap_all, zap_all);
+}
+
+static void expect_emulate(struct nxsim_vcpu *vcpu, enum nxsim_access_kind k)
+{
+	struct nxsim_access_info info = nx_access(vcpu, k, MMIO_GPA);
+
+	assert_int_equal(info.outcome, NXSIM_ACCESS_EMULATE);
+	assert_int_equal(info.level, 0);
+}
+
+static void test_mmio_caching_steps(void **state)
+{
+	struct nx_env e = nx_env(NULL, 0);
+	struct nxsim__vm_mmu *mmu = unit_mmu(&e);
+	struct nxsim_access_info info;
+	struct nxsim_vcpu *v1;
+	uint64_t spte;
+
+	(void)state;
+	/* one slot: the memslots generation goes 0 -> 2 */
+	nx_slot(e.vm, 1, 0, MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M, 0);
+	assert_int_equal(mmu->memslots_gen[0], 2);
+	assert_int_equal(mmu->memslots_gen[1], 1);
+
+	/* 1: a fault walks to 4K and installs the MMIO SPTE */
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, MMIO_GPA);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_EMULATE);
+	assert_int_equal(info.req_level, NXSIM_PG_LEVEL_4K);
+	assert_int_equal(info.goal_level, NXSIM_PG_LEVEL_4K);
+	expect_counters(e.vm, 1, 1, 1, 0, 0, 0);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(e.vm), mmu->root_level);
+	spte = *unit_sptep(mmu, MMIO_GPA, NXSIM_PG_LEVEL_4K);
+	assert_int_equal(spte, 0x00000000F0000016ull); /* W|X, gen 2 */
+	nx_expect(e.vm, 0, 0, 0, 0);
+
+	/* 2: the same vCPU, from its MMIO cache: no fault */
+	expect_emulate(e.vcpu, NXSIM_ACCESS_WRITE);
+	expect_counters(e.vm, 1, 1, 1, 1, 0, 0);
+	/* 3: another vCPU, from the SPTE: no fault either */
+	assert_rc(nxsim_vcpu_create(e.vm, 1, &v1), 0);
+	expect_emulate(v1, NXSIM_ACCESS_EXEC);
+	expect_counters(e.vm, 1, 1, 1, 2, 0, 0);
+
+	/* a slot elsewhere: generation 4, the SPTE is stale */
+	nx_slot(e.vm, 2, 4 * MIB2, MIB2, HVA_BASE + 4 * MIB2, NXSIM_PG_LEVEL_4K,
+		0);
+	assert_int_equal(mmu->memslots_gen[0], 4);
+	/* 4: refaulted: a new MMIO SPTE with generation 4 */
+	expect_emulate(e.vcpu, NXSIM_ACCESS_READ);
+	expect_counters(e.vm, 2, 2, 2, 2, 1, 0);
+	spte = *unit_sptep(mmu, MMIO_GPA, NXSIM_PG_LEVEL_4K);
+	assert_int_equal(nxsim__get_mmio_spte_generation(spte), 4);
+	/* 5: and answered from it again */
+	expect_emulate(v1, NXSIM_ACCESS_READ);
+	expect_counters(e.vm, 2, 2, 2, 3, 1, 0);
+
+	/* a deleted slot steps twice (invalid, then gone) and zaps all */
+	nx_slot(e.vm, 2, 4 * MIB2, 0, HVA_BASE + 4 * MIB2, 0, 0);
+	assert_int_equal(mmu->memslots_gen[0], 8);
+	expect_counters(e.vm, 2, 2, 2, 3, 1, 1);
+	/* 6: the zap took the SPTE: an EPT violation, a fault */
+	expect_emulate(e.vcpu, NXSIM_ACCESS_READ);
+	expect_counters(e.vm, 3, 3, 3, 3, 1, 1);
+
+	/* memory appears at the gpa: the stale SPTE gives way to a leaf */
+	nx_slot(e.vm, 3, MMIO_GPA, MIB2, HVA_BASE + 8 * MIB2, NXSIM_PG_LEVEL_4K,
+		0);
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, MMIO_GPA);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_FAULT);
+	assert_int_equal(info.level, NXSIM_PG_LEVEL_4K);
+	expect_counters(e.vm, 4, 3, 3, 3, 2, 1);
+	nx_expect(e.vm, 1, 0, 0, 0);
+	nx_env_destroy(&e);
+}
+
+/* An exec fault on MMIO flags the tables it makes, as any exec fault. */
+static void test_mmio_exec_fault_tables(void **state)
+{
+	struct nx_env e = nx_env(NULL, 0);
+	struct nxsim_access_info info;
+
+	(void)state;
+	info = nx_access(e.vcpu, NXSIM_ACCESS_EXEC, MMIO_GPA);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_EMULATE);
+	assert_true(info.huge_page_disallowed);
+	/* req_level 4K: flagged (6.2 on), never tracked */
+	nx_expect(e.vm, 0, 0, 0, 0);
+	nx_env_destroy(&e);
+}
+
+/* No caching: every access is a fault, emulated, and builds nothing. */
+static void no_caching(const struct nxsim_host_config *cfg)
+{
+	struct nx_env e = nx_env_config(cfg);
+	unsigned int i;
+
+	for (i = 1; i <= 3; i++) {
+		expect_emulate(e.vcpu, NXSIM_ACCESS_READ);
+		expect_counters(e.vm, i, i, 0, 0, 0, 0);
+	}
+	/* only the root the first fault loaded */
+	assert_int_equal(nxsim_vm_nr_mmu_pages(e.vm), 1);
+	nx_env_destroy(&e);
+}
+
+static void test_mmio_caching_off(void **state)
+{
+	struct nxsim_host_config npt52 = {
+		.cpu = { .amd = true, .phys_bits = 52, .la57 = true },
+	};
+	struct nxsim_host_config param = {
+		.cmdline = "kvm.mmio_caching=0",
+	};
+
+	(void)state;
+	no_caching(&npt52);
+	no_caching(&param);
+}
+
+/* 2^18 swaps bring the 19-bit MMIO generation of space 0 back to 0. */
+static void test_mmio_generation_wrap(void **state)
+{
+	struct nx_env e = nx_env(NULL, 0);
+	struct nxsim__vm_mmu *mmu = unit_mmu(&e);
+	struct nxsim_memory_region mr = {
+		.slot = 1,
+		.memory_size = 4096,
+		.userspace_addr = HVA_BASE,
+	};
+	unsigned int swaps = 1u << 18, i;
+
+	(void)state;
+	/* the slot's creation is the first swap */
+	assert_rc(nxsim_vm_set_memory_region(e.vm, &mr), 0);
+	expect_emulate(e.vcpu, NXSIM_ACCESS_READ);
+	for (i = 2; i < swaps; i++) {
+		mr.flags ^= NXSIM_MEM_LOG_DIRTY_PAGES;
+		assert_rc(nxsim_vm_set_memory_region(e.vm, &mr), 0);
+	}
+	expect_counters(e.vm, 1, 1, 1, 0, 0, 0);
+	mr.flags ^= NXSIM_MEM_LOG_DIRTY_PAGES;
+	assert_rc(nxsim_vm_set_memory_region(e.vm, &mr), 0);
+	assert_int_equal(mmu->memslots_gen[0] & MMIO_SPTE_GEN_MASK, 0);
+	/* the wrap zapped everything: a fault, not a false match */
+	expect_counters(e.vm, 1, 1, 1, 0, 0, 1);
+	expect_emulate(e.vcpu, NXSIM_ACCESS_READ);
+	expect_counters(e.vm, 2, 2, 2, 0, 0, 1);
+	nx_env_destroy(&e);
+}
+
+struct walk {
+	struct nx_env e;
+	struct nxsim_mmu_counters c;
+	int64_t pages;
+};
+
+static int op_access(void *ctx)
+{
+	struct walk *w = ctx;
+
+	return nxsim_vcpu_access(w->e.vcpu, NXSIM_ACCESS_READ, MMIO_GPA, NULL);
+}
+
+static void same(void *ctx)
+{
+	struct walk *w = ctx;
+	struct nxsim_mmu_counters c = counters(w->e.vm);
+
+	assert_memory_equal(&c, &w->c, sizeof(c));
+	assert_int_equal(nxsim_vm_nr_mmu_pages(w->e.vm), w->pages);
+	nx_check_ok(w->e.vm);
+}
+
+static void test_mmio_alloc_failures(void **state)
+{
+	struct walk w = { .e = nx_env(NULL, 0) };
+
+	(void)state;
+	w.c = counters(w.e.vm);
+	w.pages = nxsim_vm_nr_mmu_pages(w.e.vm);
+	/* root, three tables, the frame table */
+	assert_true(test_alloc_failures(op_access, NULL, same, &w) >= 5);
+	expect_counters(w.e.vm, 1, 1, 1, 0, 0, 0);
+	/* the exit from the SPTE allocates nothing */
+	w.c = counters(w.e.vm);
+	w.c.mmio_exits++;
+	w.pages = nxsim_vm_nr_mmu_pages(w.e.vm);
+	assert_int_equal(test_alloc_failures(op_access, NULL, NULL, &w), 0);
+	same(&w);
+	nx_env_destroy(&w.e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mmio_spte_table),
+		cmocka_unit_test(test_mmio_caching_steps),
+		cmocka_unit_test(test_mmio_exec_fault_tables),
+		cmocka_unit_test(test_mmio_caching_off),
+		cmocka_unit_test(test_mmio_generation_wrap),
+		cmocka_unit_test(test_mmio_alloc_failures),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
