@@ -9,8 +9,11 @@
  * on), no worker at all under nx_huge_pages=never, and the worker's stop
  * when a VM is destroyed.  nxsim__lc_charge() appends the steps that
  * kernel path takes, read from the 6.1 sources (kernel/kthread.c,
- * virt/kvm/kvm_main.c, kernel/cgroup/cgroup-v1.c, kernel/vhost_task.c), to
- * the calling creator's program; nxsim__lc_task_advance() runs it:
+ * virt/kvm/kvm_main.c, kernel/cgroup/cgroup-v1.c; the vhost task from
+ * kernel/vhost_task.c of 6.14; the cpuset_rwsem option from
+ * kernel/cgroup/cpuset.c of 5.4 to 6.3), to the calling creator's
+ * program; each path is built once per lab (it depends only on the costs
+ * and the config).  nxsim__lc_task_advance() runs the program:
  *
  *   - CPU work queues for the C modelled CPUs (FIFO);
  *   - a wake-up costs wakeup_us, plus, with the probability of the CPU's
