@@ -9,8 +9,11 @@
  * on), no worker at all under nx_huge_pages=never, and the worker's stop
  * when a VM is destroyed.  nxsim__lc_charge() appends the steps that
  * kernel path takes, read from the 6.1 sources (kernel/kthread.c,
- * virt/kvm/kvm_main.c, kernel/cgroup/cgroup-v1.c, kernel/vhost_task.c), to
- * the calling creator's program; nxsim__lc_task_advance() runs it:
+ * virt/kvm/kvm_main.c, kernel/cgroup/cgroup-v1.c; the vhost task from
+ * kernel/vhost_task.c of 6.14; the cpuset_rwsem option from
+ * kernel/cgroup/cpuset.c of 5.4 to 6.3), to the calling creator's
+ * program; each path is built once per lab (it depends only on the costs
+ * and the config).  nxsim__lc_task_advance() runs the program:
  *
  *   - CPU work queues for the C modelled CPUs (FIFO);
  *   - a wake-up costs wakeup_us, plus, with the probability of the CPU's
@@ -42,12 +45,9 @@ static uint64_t wakeup_latency(struct nxsim__lab *lab)
 
 static void trace_step(struct nxsim__lc_task *t, enum nxsim__lc_step step)
 {
-	if (unlikely(t->lab->trace)) {
-		struct nxsim__lc_trace ev = { t->idx, t->vm_idx, t->op, step,
-					      t->now };
+	struct nxsim__lc_trace ev = { t->idx, t->vm_idx, t->op, step, t->now };
 
-		t->lab->trace(t->lab->trace_arg, &ev);
-	}
+	t->lab->trace(t->lab->trace_arg, &ev);
 }
 
 /* Wake @t, which slept in a queue, at @now: its step is done. */
@@ -82,20 +82,24 @@ void nxsim__lc_cpu_release(struct nxsim__lab *lab, uint64_t now)
 bool nxsim__lc_task_advance(struct nxsim__lc_task *t)
 {
 	struct nxsim__lab *lab = t->lab;
+	bool traced = unlikely(lab->trace != NULL);
+	unsigned int pc = t->pc, n = t->nsteps; /* no push while it runs */
 	struct nxsim__lc_step_rec *s;
 	uint64_t end;
 
-	for (; t->pc < t->nsteps; t->pc++) {
-		s = &t->steps[t->pc];
-		trace_step(t, s->op);
+	for (; pc < n; pc++) {
+		s = &t->steps[pc];
+		if (traced)
+			trace_step(t, s->op);
 		switch (s->op) {
 		case NXSIM__ST_CPU:
 			if (lab->cpus_busy >= lab->cfg->cpus) {
 				TAILQ_INSERT_TAIL(&lab->cpu_q, t, wait);
-				return false;
+				goto wait;
 			}
 			end = t->now + s->ns;
 			if (end >= lab->horizon) {
+				t->pc = pc;
 				cpu_run(t, t->now);
 				return false;
 			}
@@ -108,31 +112,31 @@ bool nxsim__lc_task_advance(struct nxsim__lc_task *t)
 						s->ns);
 			if (end >= lab->horizon) {
 				nxsim__lc_task_arm(t, end, NXSIM__RESUME_NEXT);
-				return false;
+				goto wait;
 			}
 			t->now = end;
 			break;
 		case NXSIM__ST_MUTEX_LOCK:
 			if (!nxsim__cgroup_lock(t))
-				return false;
+				goto wait;
 			break;
 		case NXSIM__ST_MUTEX_UNLOCK:
 			nxsim__cgroup_unlock(t);
 			break;
 		case NXSIM__ST_RSS_ENTER:
 			if (!nxsim__rcu_sync_enter(t, &lab->rss))
-				return false;
+				goto wait;
 			break;
 		case NXSIM__ST_WRITE_LOCK:
 			if (!nxsim__percpu_down_write(t))
-				return false;
+				goto wait;
 			break;
 		case NXSIM__ST_WRITE_UNLOCK:
 			nxsim__percpu_up_write(lab, t->now);
 			break;
 		case NXSIM__ST_READ_LOCK:
 			if (!nxsim__percpu_down_read(t))
-				return false;
+				goto wait;
 			break;
 		case NXSIM__ST_READ_UNLOCK:
 			nxsim__percpu_up_read(t);
@@ -144,7 +148,7 @@ bool nxsim__lc_task_advance(struct nxsim__lc_task *t)
 			end += wakeup_latency(lab);
 			if (end >= lab->horizon) {
 				nxsim__lc_task_arm(t, end, NXSIM__RESUME_NEXT);
-				return false;
+				goto wait;
 			}
 			t->now = end;
 			break;
@@ -160,31 +164,41 @@ bool nxsim__lc_task_advance(struct nxsim__lc_task *t)
 			/* exclusive under cgroup_mutex, and the lab has no
 			 * cpuset_rwsem readers: only its rcu_sync can wait */
 			if (!nxsim__rcu_sync_enter(t, &lab->cpuset_rss))
-				return false;
+				goto wait;
 			break;
 		case NXSIM__ST_CPUSET_UNLOCK:
 			nxsim__rcu_sync_exit(&lab->cpuset_rss, t->now);
 			break;
 		}
 	}
+	t->pc = pc;
 	return true;
+wait:
+	t->pc = pc;
+	return false;
+}
+
+/* Append step @op (@ns long) to path @p. */
+static void push(struct nxsim__lc_path *p, enum nxsim__lc_step op, uint64_t ns)
+{
+	if (WARN_ON(p->n >= NXSIM__LC_PATH_MAX))
+		return;
+	p->steps[p->n++] = (struct nxsim__lc_step_rec){ op, ns };
 }
 
 /* The kernel side of kthread_run() up to the new thread's first run. */
-static void kthread_run(struct nxsim__lc_task *t,
-			const struct nxsim__lc_costs_ns *n, int rc)
+static void kthread_run(struct nxsim__lc_path *p,
+			const struct nxsim__lc_costs_ns *n, bool failed)
 {
-	nxsim__lc_push(t, NXSIM__ST_CPU, n->kthread_create);
-	nxsim__lc_push(t, NXSIM__ST_WAKE, 0); /* kthreadd */
-	nxsim__lc_push(t, NXSIM__ST_READ_LOCK, 0);
-	nxsim__lc_push(t, NXSIM__ST_CPU, n->kthread_fork);
-	nxsim__lc_push(t, NXSIM__ST_READ_UNLOCK, 0);
-	nxsim__lc_push(t, NXSIM__ST_WAKE,
-		       0); /* the creator, from kthread_create() */
-	if (rc < 0)
+	push(p, NXSIM__ST_CPU, n->kthread_create);
+	push(p, NXSIM__ST_WAKE, 0); /* kthreadd */
+	push(p, NXSIM__ST_READ_LOCK, 0);
+	push(p, NXSIM__ST_CPU, n->kthread_fork);
+	push(p, NXSIM__ST_READ_UNLOCK, 0);
+	push(p, NXSIM__ST_WAKE, 0); /* the creator, from kthread_create() */
+	if (failed)
 		return;
-	nxsim__lc_push(t, NXSIM__ST_WAKE,
-		       0); /* the kthread, by wake_up_process() */
+	push(p, NXSIM__ST_WAKE, 0); /* the kthread, by wake_up_process() */
 }
 
 /*
@@ -194,81 +208,112 @@ static void kthread_run(struct nxsim__lc_task *t,
  * side, inside the threadgroup write section (sem->block set), so a
  * grace period waited there holds every fork back.
  */
-static void cgroup_attach_task_all(struct nxsim__lc_task *t,
-				   const struct nxsim__lc_costs_ns *n)
+static void cgroup_attach_task_all(struct nxsim__lc_path *p,
+				   const struct nxsim__lc_costs_ns *n,
+				   bool cpuset)
 {
-	bool cpuset = t->lab->cfg->cpuset_rwsem;
-
-	nxsim__lc_push(t, NXSIM__ST_MUTEX_LOCK, 0);
-	nxsim__lc_push(t, NXSIM__ST_RSS_ENTER, 0);
-	nxsim__lc_push(t, NXSIM__ST_WRITE_LOCK, 0);
+	push(p, NXSIM__ST_MUTEX_LOCK, 0);
+	push(p, NXSIM__ST_RSS_ENTER, 0);
+	push(p, NXSIM__ST_WRITE_LOCK, 0);
 	if (cpuset) {
 		/* cpuset_can_attach(), then cpuset_attach() */
-		nxsim__lc_push(t, NXSIM__ST_CPUSET_LOCK, 0);
-		nxsim__lc_push(t, NXSIM__ST_CPUSET_UNLOCK, 0);
-		nxsim__lc_push(t, NXSIM__ST_CPUSET_LOCK, 0);
+		push(p, NXSIM__ST_CPUSET_LOCK, 0);
+		push(p, NXSIM__ST_CPUSET_UNLOCK, 0);
+		push(p, NXSIM__ST_CPUSET_LOCK, 0);
 	}
-	nxsim__lc_push(t, NXSIM__ST_CPU, n->cgroup_attach);
+	push(p, NXSIM__ST_CPU, n->cgroup_attach);
 	if (cpuset)
-		nxsim__lc_push(t, NXSIM__ST_CPUSET_UNLOCK, 0);
-	nxsim__lc_push(t, NXSIM__ST_WRITE_UNLOCK, 0);
-	nxsim__lc_push(t, NXSIM__ST_MUTEX_UNLOCK, 0);
+		push(p, NXSIM__ST_CPUSET_UNLOCK, 0);
+	push(p, NXSIM__ST_WRITE_UNLOCK, 0);
+	push(p, NXSIM__ST_MUTEX_UNLOCK, 0);
+}
+
+/* The steps of @ev's kernel path, @failed when the call failed. */
+static void lc_path(struct nxsim__lc_path *p, const struct nxsim__lab *lab,
+		    enum nxsim__lc_event ev, bool failed)
+{
+	const struct nxsim__lc_costs_ns *n = &lab->ns;
+	bool cpuset = lab->cfg->cpuset_rwsem;
+
+	p->n = 0;
+	switch (ev) {
+	case NXSIM__LC_CREATE_VM:
+		push(p, NXSIM__ST_CPU, n->create_vm);
+		break;
+	case NXSIM__LC_CREATE_VCPU:
+		push(p, NXSIM__ST_CPU, n->create_vcpu);
+		break;
+	case NXSIM__LC_VCPU_RUN:
+		push(p, NXSIM__ST_CPU, n->kvm_run);
+		break;
+	case NXSIM__LC_DESTROY_VM:
+		/* kvm_destroy_vm() after kvm_arch_pre_destroy_vm() */
+		push(p, NXSIM__ST_SRCU_SYNC, 0);
+		push(p, NXSIM__ST_CPU, n->destroy_vm);
+		break;
+	case NXSIM__LC_KTHREAD_WORKER:
+		/* kvm_vm_create_worker_thread() */
+		push(p, NXSIM__ST_WORKER_BEGIN, 0);
+		kthread_run(p, n, failed);
+		if (!failed) {
+			/* kvm_vm_worker_thread() until init_done */
+			cgroup_attach_task_all(p, n, cpuset);
+			push(p, NXSIM__ST_WAKE, 0); /* the creator */
+		}
+		push(p, NXSIM__ST_WORKER_END, 0);
+		break;
+	case NXSIM__LC_VHOST_WORKER:
+		/* vhost_task_create(): copy_process() in the vCPU thread */
+		push(p, NXSIM__ST_READ_LOCK, 0);
+		push(p, NXSIM__ST_CPU, n->vhost_create);
+		push(p, NXSIM__ST_READ_UNLOCK, 0);
+		break;
+	case NXSIM__LC_KTHREAD_STOP:
+		/* kthread_stop(): the worker moves back to kthreadd's
+		 * cgroups before it exits, and the closer waits for it. */
+		push(p, NXSIM__ST_WAKE, 0);
+		cgroup_attach_task_all(p, n, cpuset);
+		push(p, NXSIM__ST_CPU, n->kthread_exit);
+		push(p, NXSIM__ST_WAKE, 0);
+		break;
+	case NXSIM__LC_VHOST_STOP:
+		push(p, NXSIM__ST_WAKE, 0);
+		push(p, NXSIM__ST_CPU, n->vhost_exit);
+		push(p, NXSIM__ST_WAKE, 0);
+		break;
+	}
+}
+
+/**
+ * nxsim__lc_paths_init() - build every report's path once for the lab
+ * @lab: the lab, its costs in ns and its config set
+ *
+ * The paths depend only on the cost table and the config, so a report
+ * copies a ready program instead of building it.
+ */
+void nxsim__lc_paths_init(struct nxsim__lab *lab)
+{
+	for (unsigned int ev = 0; ev < NXSIM__LC_NR_EVENTS; ev++)
+		for (unsigned int failed = 0; failed < 2; failed++)
+			lc_path(&lab->paths[ev][failed], lab, ev, failed);
 }
 
 /* The host's lifecycle hook: append @ev's kernel path to the caller. */
 void nxsim__lc_charge(void *model, enum nxsim__lc_event ev, int rc)
 {
 	struct nxsim__lab *lab = model;
-	const struct nxsim__lc_costs_ns *n = &lab->ns;
 	struct nxsim__lc_task *t = lab->cur;
+	const struct nxsim__lc_path *p;
 
 	if (!t)
 		return; /* background set-up and teardown are not timed */
-	switch (ev) {
-	case NXSIM__LC_CREATE_VM:
-		nxsim__lc_push(t, NXSIM__ST_CPU, n->create_vm);
-		break;
-	case NXSIM__LC_CREATE_VCPU:
-		nxsim__lc_push(t, NXSIM__ST_CPU, n->create_vcpu);
-		break;
-	case NXSIM__LC_VCPU_RUN:
-		nxsim__lc_push(t, NXSIM__ST_CPU, n->kvm_run);
-		break;
-	case NXSIM__LC_DESTROY_VM:
-		/* kvm_destroy_vm() after kvm_arch_pre_destroy_vm() */
-		nxsim__lc_push(t, NXSIM__ST_SRCU_SYNC, 0);
-		nxsim__lc_push(t, NXSIM__ST_CPU, n->destroy_vm);
-		break;
-	case NXSIM__LC_KTHREAD_WORKER:
-		/* kvm_vm_create_worker_thread() */
-		nxsim__lc_push(t, NXSIM__ST_WORKER_BEGIN, 0);
-		kthread_run(t, n, rc);
-		if (rc >= 0) {
-			/* kvm_vm_worker_thread() until init_done */
-			cgroup_attach_task_all(t, n);
-			nxsim__lc_push(t, NXSIM__ST_WAKE, 0); /* the creator */
-		}
-		nxsim__lc_push(t, NXSIM__ST_WORKER_END, 0);
-		break;
-	case NXSIM__LC_VHOST_WORKER:
-		/* vhost_task_create(): copy_process() in the vCPU thread */
-		nxsim__lc_push(t, NXSIM__ST_READ_LOCK, 0);
-		nxsim__lc_push(t, NXSIM__ST_CPU, n->vhost_create);
-		nxsim__lc_push(t, NXSIM__ST_READ_UNLOCK, 0);
-		break;
-	case NXSIM__LC_KTHREAD_STOP:
-		/* kthread_stop(): the worker moves back to kthreadd's
-		 * cgroups before it exits, and the closer waits for it. */
-		nxsim__lc_push(t, NXSIM__ST_WAKE, 0);
-		cgroup_attach_task_all(t, n);
-		nxsim__lc_push(t, NXSIM__ST_CPU, n->kthread_exit);
-		nxsim__lc_push(t, NXSIM__ST_WAKE, 0);
-		break;
-	case NXSIM__LC_VHOST_STOP:
-		nxsim__lc_push(t, NXSIM__ST_WAKE, 0);
-		nxsim__lc_push(t, NXSIM__ST_CPU, n->vhost_exit);
-		nxsim__lc_push(t, NXSIM__ST_WAKE, 0);
-		break;
+	p = &lab->paths[ev][rc < 0];
+	if (!WARN_ON(t->nsteps + p->n > NXSIM__LC_MAX_STEPS)) {
+		struct nxsim__lc_step_rec *to = &t->steps[t->nsteps];
+
+		for (unsigned int i = 0; i < p->n; i++)
+			to[i] = p->steps[i];
+		t->nsteps += p->n;
 	}
 	if (ev == NXSIM__LC_KTHREAD_WORKER || ev == NXSIM__LC_VHOST_WORKER) {
 		if (rc < 0)

@@ -39,6 +39,16 @@ struct nxsim__lc_step_rec {
 	uint64_t ns; /* CPU and SLEEP: how long */
 };
 
+/* The longest path of one report (the kthread worker with cpuset_rwsem). */
+#define NXSIM__LC_PATH_MAX 24
+#define NXSIM__LC_NR_EVENTS (NXSIM__LC_VHOST_STOP + 1)
+
+/* The steps of one report's kernel path, built once per lab. */
+struct nxsim__lc_path {
+	struct nxsim__lc_step_rec steps[NXSIM__LC_PATH_MAX];
+	unsigned int n;
+};
+
 /* What a task does when its event comes. */
 enum nxsim__lc_resume {
 	NXSIM__RESUME_NEXT,	/* the step it waited in is done */
@@ -154,6 +164,7 @@ struct nxsim__rcu_sync {
  * @first_run:
  * @scratch: room for sorting one of them
  * @last_done: when the last bring-up finished
+ * @paths: each report's steps, [event][the call failed]
  * @res: counters of the result
  * @trace: test hook, or NULL
  * @trace_arg: its argument
@@ -190,6 +201,7 @@ struct nxsim__lab {
 	struct nxsim_vm **vms;
 	uint64_t *create, *worker, *first_run, *scratch;
 	uint64_t last_done;
+	struct nxsim__lc_path paths[NXSIM__LC_NR_EVENTS][2];
 	struct nxsim_bringup_result *res;
 	nxsim__lc_trace_fn trace;
 	void *trace_arg;
@@ -223,6 +235,7 @@ void nxsim__lc_task_arm(struct nxsim__lc_task *t, uint64_t when,
 void nxsim__lc_task_wake(struct nxsim__lc_task *t, uint64_t now);
 bool nxsim__lc_task_advance(struct nxsim__lc_task *t);
 void nxsim__lc_cpu_release(struct nxsim__lab *lab, uint64_t now);
+void nxsim__lc_paths_init(struct nxsim__lab *lab);
 void nxsim__lc_charge(void *model, enum nxsim__lc_event ev, int rc);
 
 /* lifecycle_sync.c */

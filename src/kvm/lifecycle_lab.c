@@ -477,6 +477,7 @@ int nxsim__bringup_run_traced(const struct nxsim_bringup_config *cfg,
 	lab.first_fqs = 1 + (hz > 250) + (hz > 500) + cfg->cpus / 256;
 	TAILQ_INIT(&lab.cpu_q);
 	nxsim__lc_sync_init(&lab, cfg->favordynmods);
+	nxsim__lc_paths_init(&lab);
 
 	rc = nxsim_clock_create(NXSIM_CLOCK_VIRTUAL, &lab.clock);
 	if (!rc)

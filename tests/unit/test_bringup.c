@@ -62,6 +62,18 @@ static void test_costs_parse_override(void **state)
 	assert_true(c.create_vm_us == def.create_vm_us);
 	assert_rc(nxsim_bringup_costs_parse(&c, "", NULL, NULL), 0);
 	assert_true(c.gp_jiffies == 3);
+	/* each range's ends are in it (just past them: the error cases) */
+	assert_rc(nxsim_bringup_costs_parse(&c,
+					    "kvm_run_us=1e7,gp_sigma=3,"
+					    "bg_vm_load=1,wakeup_us=0",
+					    NULL, NULL),
+		  0);
+	assert_true(c.kvm_run_us == 1e7 && c.gp_sigma == 3 &&
+		    c.bg_vm_load == 1 && c.wakeup_us == 0);
+	assert_rc(nxsim_bringup_costs_parse(&c, "kvm_run_us=10000000.5", NULL,
+					    NULL),
+		  -ERANGE);
+	assert_true(c.kvm_run_us == 1e7);
 }
 
 /*
