@@ -385,6 +385,27 @@ static const struct nxsim_stat_desc bringup_result_descs[] = {
 #undef S
 };
 
+static const struct nxsim_stat_desc vcpu_descs[] = {
+#define S(f, m) STAT(nxsim_vcpu_stats, f, m)
+	S(accesses, "guest accesses through the vCPU's TLB"),
+	S(exec, "of them, instruction fetches (iTLB side)"),
+	S(l1d_misses, "data accesses the L1 dTLB did not serve"),
+	S(l1i_misses, "fetches the L1 iTLB did not serve"),
+	S(walks, "two-dimensional walks (second-level or rights misses)"),
+	S(perm_misses, "walks of a cached entry that did not allow the access"),
+	S(walk_refs, "memory references of the walks"),
+	S(walk_cycles, "cycles of the walks"),
+	S(faults, "walks that took a TDP page fault"),
+	S(fills_4k, "entries filled at 4 KiB"),
+	S(fills_2m, "entries filled at 2 MiB"),
+	S(fills_1g, "entries filled at 1 GiB"),
+	S(flush_requests, "remote flush requests posted to the vCPU"),
+	S(tlb_flush, "full flushes done (vcpu->stat.tlb_flush)"),
+	S(tlb_flush_range, "ranged flushes done"),
+	S(root_reloads, "root reloads done (obsolete roots freed)"),
+#undef S
+};
+
 #define SET(name, t)                    \
 	{                               \
 #name, t, ARRAY_SIZE(t) \
@@ -421,6 +442,7 @@ static const struct {
 		SET(nxsim_bringup_stats, bringup_latency_descs),
 	[NXSIM_STATS_BRINGUP_RESULT] =
 		SET(nxsim_bringup_result, bringup_result_descs),
+	[NXSIM_STATS_VCPU] = SET(nxsim_vcpu_stats, vcpu_descs),
 };
 
 const char *nxsim_stats_set_name(enum nxsim_stats_set set)

@@ -30,10 +30,9 @@
 #include "kvm/profile.h"
 #include "kvm/host.h"
 #include "mmu/mmu.h"
+#include "kvm/vcpu_tlb.h"
 #include "kvm/vm.h"
 #include "kvm/worker.h"
-
-#define KVM_MAX_VCPUS 1024
 
 int nxsim__vm_enter(struct nxsim_vm *vm)
 {
@@ -121,8 +120,15 @@ void nxsim__vm_free(struct nxsim_vm *vm)
 {
 	struct nxsim_vcpu *vcpu, *tmp;
 
-	TAILQ_FOREACH_SAFE(vcpu, &vm->vcpus, link, tmp)
+	TAILQ_FOREACH_SAFE(vcpu, &vm->vcpus, link, tmp) {
+		nxsim__vcpu_tlb_free(vcpu);
 		nxsim__free(vcpu, sizeof(*vcpu));
+	}
+	if (vm->tlb_cfg) {
+		nxsim__free(vm->tlb_vcpus,
+			    KVM_MAX_VCPUS * sizeof(*vm->tlb_vcpus));
+		nxsim__free(vm->tlb_cfg, sizeof(*vm->tlb_cfg));
+	}
 	nxsim__worker_release(vm);
 	nxsim__gate_destroy(&vm->gate);
 	pthread_mutex_destroy(&vm->lock);
@@ -147,6 +153,7 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 		.prof = &host->prof->mmu,
 		.bugs = host->bugs,
 		.params = &host->nx,
+		.flush_vcpus = nxsim__kvm_make_all_cpus_request,
 	};
 	race_order = nxsim__host_has_bug(host, NXSIM_BUG_NEVER_CREATE_RACE);
 	rc = nxsim__gate_enter(&host->gate);
@@ -165,6 +172,7 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 	pthread_mutex_init(&vm->nx_once.lock, NULL);
 	TAILQ_INIT(&vm->vcpus);
 	vm->magic = NXSIM_VM_MAGIC;
+	mmu_cfg.flush_ctx = vm;
 
 	rc = nxsim__kvm_mmu_init_vm(&mmu_cfg, &vm->mmu);
 	if (rc)
@@ -392,6 +400,16 @@ int nxsim_vcpu_create(struct nxsim_vm *vm, unsigned int id,
 	}
 	vcpu->vm = vm;
 	vcpu->id = id;
+	rc = nxsim__vcpu_tlb_create(vm, vcpu);
+	if (rc) {
+		nxsim__free(vcpu, sizeof(*vcpu));
+		goto unlock;
+	}
+	if (vcpu->tlb) {
+		vm->tlb_vcpus[vm->nr_tlb_vcpus] = vcpu;
+		__atomic_store_n(&vm->nr_tlb_vcpus, vm->nr_tlb_vcpus + 1,
+				 __ATOMIC_RELEASE);
+	}
 	TAILQ_INSERT_TAIL(&vm->vcpus, vcpu, link);
 	vm->created_vcpus++;
 	*vcpup = vcpu;

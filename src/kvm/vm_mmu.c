@@ -21,6 +21,7 @@
 
 #include "kvm/host.h"
 #include "kvm/profile.h"
+#include "kvm/vcpu_tlb.h"
 #include "kvm/vm.h"
 #include "mmu/mmu.h"
 
@@ -59,33 +60,46 @@ int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot_id,
 }
 
 /* The TDP MMU is in use: kvm.tdp_mmu (default on since 5.15), tdp_enabled. */
-static bool uses_tdp_mmu(struct nxsim_host *host)
+bool nxsim__vm_uses_tdp_mmu(const struct nxsim_vm *vm)
 {
+	const struct nxsim_host *host = vm->host;
+
 	return host->prof->mmu.tdp_mmu_default && !host->cpu.no_tdp &&
 	       !host->cpu.no_tdp_mmu;
 }
 
-int nxsim_vcpu_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind,
-		      uint64_t gpa, struct nxsim_access_info *info)
+int nxsim_vcpu_access_guest(struct nxsim_vcpu *vcpu,
+			    enum nxsim_access_kind kind, uint64_t gpa,
+			    int guest_level, struct nxsim_access_info *info)
 {
 	struct nxsim_access_info local = { 0 };
 	struct nxsim_vm *vm;
 	int rc;
 
-	if (!vcpu || (unsigned int)kind > NXSIM_ACCESS_EXEC)
+	if (!vcpu || (unsigned int)kind > NXSIM_ACCESS_EXEC ||
+	    guest_level < NXSIM_PG_LEVEL_4K || guest_level > NXSIM_PG_LEVEL_1G)
 		return -EINVAL;
 	vm = vcpu->vm;
 	rc = nxsim__vm_enter(vm);
 	if (rc)
 		return rc;
-	if (!uses_tdp_mmu(vm->host))
+	if (!nxsim__vm_uses_tdp_mmu(vm))
 		rc = -EOPNOTSUPP;
 	else
-		rc = nxsim__mmu_access(vm->mmu, kind, gpa, &local);
+		rc = nxsim__vcpu_access_entered(vcpu, kind, gpa, guest_level,
+						&local);
 	if (!rc && info)
 		*info = local;
 	nxsim__vm_exit(vm);
 	return rc;
+}
+
+/* A guest mapping everything with 4 KiB pages. */
+int nxsim_vcpu_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind,
+		      uint64_t gpa, struct nxsim_access_info *info)
+{
+	return nxsim_vcpu_access_guest(vcpu, kind, gpa, NXSIM_PG_LEVEL_4K,
+				       info);
 }
 
 int nxsim_vm_stats(struct nxsim_vm *vm, struct nxsim_vm_stats *st)

@@ -186,9 +186,11 @@ static void kvm_mmu_slot_apply_flags(struct nxsim__vm_mmu *mmu,
 	if ((s->flags & NXSIM_MEM_READONLY) ||
 	    !((old_flags ^ s->flags) & NXSIM_MEM_LOG_DIRTY_PAGES))
 		return;
-	if (nxsim__slot_dirty_logging(s))
+	if (nxsim__slot_dirty_logging(s)) {
 		nxsim__tdp_mmu_wrprot_slot(mmu, s);
-	else
+		/* kvm_arch_flush_remote_tlbs_memslot(), unconditional */
+		nxsim__kvm_flush_remote_tlbs_range(mmu, s->base_gfn, s->npages);
+	} else
 		nxsim__tdp_mmu_collapse_slot(mmu, s);
 }
 
@@ -318,8 +320,10 @@ static void zap_host_chunks(struct nxsim__vm_mmu *mmu,
 	uint64_t uend =
 		MIN(ugfn + s->npages, (base + last + 1) * HOST_CHUNK_PAGES);
 
-	nxsim__kvm_tdp_mmu_zap_leafs(mmu, s->base_gfn + (ustart - ugfn),
-				     s->base_gfn + (uend - ugfn));
+	/* __kvm_handle_hva_range(): flush_on_ret, kvm_flush_remote_tlbs() */
+	if (nxsim__kvm_tdp_mmu_zap_leafs(mmu, s->base_gfn + (ustart - ugfn),
+					 s->base_gfn + (uend - ugfn)))
+		nxsim__kvm_flush_remote_tlbs(mmu);
 }
 
 int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,

@@ -72,6 +72,8 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 	mmu->prof = cfg->prof;
 	mmu->bugs = cfg->bugs;
 	mmu->params = cfg->params;
+	mmu->flush_vcpus = cfg->flush_vcpus;
+	mmu->flush_ctx = cfg->flush_ctx;
 	pthread_rwlock_init(&mmu->mmu_lock, NULL);
 	mmu->fmt = cpu->amd ? NXSIM_SPTE_LEGACY : NXSIM_SPTE_EPT;
 	mmu->phys_bits = cpu->phys_bits ? cpu->phys_bits : 46;
@@ -109,6 +111,13 @@ void nxsim__kvm_mmu_zap_all_fast(struct nxsim__vm_mmu *mmu)
 {
 	nxsim__write_lock(&mmu->mmu_lock);
 	mmu->mmu_valid_gen ^= 1;
+	/*
+	 * kvm_make_all_cpus_request(KVM_REQ_MMU_FREE_OBSOLETE_ROOTS) under
+	 * mmu_lock: each vCPU loads a new root, and kvm_mmu_load() flushes
+	 * its TLB for it (kvm_x86_flush_tlb_current).
+	 */
+	if (mmu->flush_vcpus)
+		mmu->flush_vcpus(mmu->flush_ctx, NXSIM__FLUSH_ROOTS, 0, 0);
 	nxsim__tdp_mmu_zap_all_roots(mmu);
 	mmu->counters.zap_all++;
 	nxsim__rw_unlock(&mmu->mmu_lock);
@@ -319,8 +328,14 @@ static int kvm_tdp_page_fault(struct nxsim__vm_mmu *mmu,
 	return 0;
 }
 
+int nxsim__mmu_root_level(const struct nxsim__vm_mmu *mmu)
+{
+	return mmu->root_level;
+}
+
 int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
-		      uint64_t gpa, struct nxsim_access_info *info)
+		      uint64_t gpa, struct nxsim_access_info *info,
+		      unsigned int *rights)
 {
 	uint64_t gfn = gpa >> 12, *sptep;
 	int level = 0, rc = 0;
@@ -334,6 +349,15 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
 		info->level = level;
 	} else {
 		rc = kvm_tdp_page_fault(mmu, kind, gfn, sptep, level, info);
+		if (!rc && rights)
+			sptep = find_leaf(mmu, gfn, &level);
+	}
+	if (!rc && rights) {
+		*rights = 0;
+		if (sptep && permits(mmu->fmt, *sptep, NXSIM_ACCESS_WRITE))
+			*rights |= NXSIM__RIGHT_WRITE;
+		if (sptep && permits(mmu->fmt, *sptep, NXSIM_ACCESS_EXEC))
+			*rights |= NXSIM__RIGHT_EXEC;
 	}
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	return rc;
@@ -403,12 +427,30 @@ static bool kvm_mmu_sp_dirty_logging_enabled(struct nxsim__vm_mmu *mmu,
 
 /*
  * kvm_flush_remote_tlbs() (virt/kvm/kvm_main.c): every place the kernel asks
- * for a flush of the VM's vCPU TLBs calls this, so that the flush is
- * counted once, in one place.
+ * for a flush of the VM's vCPU TLBs calls this or the ranged form below,
+ * so that the flush is counted once, in one place; the kvm layer then
+ * posts KVM_REQ_TLB_FLUSH to every vCPU.
  */
 void nxsim__kvm_flush_remote_tlbs(struct nxsim__vm_mmu *mmu)
 {
 	mmu->counters.tlb_flushes++;
+	if (mmu->flush_vcpus)
+		mmu->flush_vcpus(mmu->flush_ctx, NXSIM__FLUSH_ALL, 0, 0);
+}
+
+/*
+ * kvm_flush_remote_tlbs_range() (6.6; kvm_flush_remote_tlbs_with_address()
+ * of 6.1, arch/x86/kvm/mmu/mmu.c): a ranged flush where the host has one
+ * (kvm_x86_ops.flush_remote_tlbs_range, Hyper-V's enlightened flush),
+ * kvm_flush_remote_tlbs() otherwise; the kvm layer decides which.
+ */
+void nxsim__kvm_flush_remote_tlbs_range(struct nxsim__vm_mmu *mmu, uint64_t gfn,
+					uint64_t pages)
+{
+	mmu->counters.tlb_flushes++;
+	if (mmu->flush_vcpus)
+		mmu->flush_vcpus(mmu->flush_ctx, NXSIM__FLUSH_RANGE, gfn,
+				 pages);
 }
 
 /* kvm_recover_nx_huge_pages(kvm, type); called with mmu_lock for write. */

@@ -140,6 +140,8 @@ struct nxsim__possible_nx {
  *	newest first
  * @nr_reserve: entries on @reserve
  * @counters: simulator counters
+ * @flush_vcpus: struct nxsim__mmu_config's, to reach the vCPUs
+ * @flush_ctx: its context
  * @events: checker records not yet reported
  * @nr_events: how many (may exceed NXSIM__MAX_EVENTS; the rest are counted)
  */
@@ -172,6 +174,8 @@ struct nxsim__vm_mmu {
 	struct nxsim__sp_list reserve;
 	unsigned int nr_reserve;
 	struct nxsim_mmu_counters counters;
+	nxsim__flush_vcpus_fn flush_vcpus;
+	void *flush_ctx;
 	char events[NXSIM__MAX_EVENTS][160];
 	unsigned int nr_events;
 };
@@ -199,6 +203,12 @@ void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 
 /* kvm_flush_remote_tlbs(): a remote TLB flush of every vCPU of the VM. */
 void nxsim__kvm_flush_remote_tlbs(struct nxsim__vm_mmu *mmu);
+/*
+ * kvm_flush_remote_tlbs_range() (6.6; kvm_flush_remote_tlbs_with_address()
+ * in 6.1): the same flush, naming @pages from @gfn.
+ */
+void nxsim__kvm_flush_remote_tlbs_range(struct nxsim__vm_mmu *mmu, uint64_t gfn,
+					uint64_t pages);
 
 /* ---- mmu.c: track / untrack --------------------------------------------- */
 
@@ -257,8 +267,8 @@ void nxsim__tdp_mmu_zap_all_roots(struct nxsim__vm_mmu *mmu);
 /* kvm_tdp_mmu_zap_sp() / kvm_tdp_mmu_zap_possible_nx_huge_page() */
 bool nxsim__kvm_tdp_mmu_zap_sp(struct nxsim__vm_mmu *mmu,
 			       struct nxsim__mmu_page *sp);
-/* tdp_mmu_zap_leafs() over [start, end) in every root. */
-void nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
+/* tdp_mmu_zap_leafs() over [start, end) in every root: whether any went. */
+bool nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
 				  uint64_t end);
 /*
  * Dirty logging turned on: kvm_mmu_slot_leaf_clear_dirty() (PML) and

@@ -346,17 +346,20 @@ static bool zap_leaf(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 		     uint64_t *sptep, uint64_t gfn, void *ctx)
 {
 	(void)gfn;
-	(void)ctx;
 	if (!is_last_spte(*sptep, sp->level))
 		return false;
 	nxsim__tdp_mmu_set_spte(mmu, sp, sptep, SHADOW_NONPRESENT_VALUE);
+	*(bool *)ctx = true;
 	return true;
 }
 
-void nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
+bool nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
 				  uint64_t end)
 {
-	walk_roots(mmu, start, end, zap_leaf, NULL);
+	bool flush = false;
+
+	walk_roots(mmu, start, end, zap_leaf, &flush);
+	return flush;
 }
 
 /*
@@ -421,10 +424,16 @@ static bool first_leaf(struct nxsim__vm_mmu *mmu, uint64_t spte, int level,
  * recover_huge_pages_range() (they are replaced by a huge SPTE made from
  * a leaf below them, without exec when the mitigation is on).
  */
+struct collapse_ctx {
+	const struct nxsim__memslot *slot;
+	bool flush;
+};
+
 static bool collapse(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 		     uint64_t *sptep, uint64_t gfn, void *ctx)
 {
-	const struct nxsim__memslot *slot = ctx;
+	struct collapse_ctx *c = ctx;
+	const struct nxsim__memslot *slot = c->slot;
 	int level = sp->level;
 	uint64_t leaf;
 
@@ -439,6 +448,9 @@ static bool collapse(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 	if (!mmu->prof->recover_huge_in_place) {
 		nxsim__tdp_mmu_set_spte(mmu, sp, sptep,
 					SHADOW_NONPRESENT_VALUE);
+		/* tdp_mmu_zap_spte_atomic() flushes each zap. */
+		nxsim__kvm_flush_remote_tlbs_range(mmu, gfn,
+						   KVM_PAGES_PER_HPAGE(level));
 		return true;
 	}
 	if (!first_leaf(mmu, *sptep, level, &leaf))
@@ -447,14 +459,21 @@ static bool collapse(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 		mmu, sp, sptep,
 		nxsim__make_huge_spte(mmu->fmt, leaf, level,
 				      nxsim__is_nx_huge_page_enabled(mmu)));
+	c->flush = true;
 	return true;
 }
 
 void nxsim__tdp_mmu_collapse_slot(struct nxsim__vm_mmu *mmu,
 				  const struct nxsim__memslot *slot)
 {
+	struct collapse_ctx c = { .slot = slot };
+
 	walk_roots(mmu, slot->base_gfn, slot->base_gfn + slot->npages, collapse,
-		   (void *)slot);
+		   &c);
+	/* recover_huge_pages_range(): one kvm_flush_remote_tlbs_memslot() */
+	if (c.flush)
+		nxsim__kvm_flush_remote_tlbs_range(mmu, slot->base_gfn,
+						   slot->npages);
 }
 
 void nxsim__tdp_mmu_release(struct nxsim__vm_mmu *mmu)
@@ -558,6 +577,11 @@ void nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 					SHADOW_NONPRESENT_VALUE);
 				mmu->counters.huge_zaps++;
 				info->zapped_huge++;
+				nxsim__kvm_flush_remote_tlbs_range(
+					mmu,
+					f->gfn & ~(KVM_PAGES_PER_HPAGE(level) -
+						   1),
+					KVM_PAGES_PER_HPAGE(level));
 			}
 			nxsim__tdp_mmu_set_spte(
 				mmu, sp, sptep,
@@ -594,5 +618,9 @@ void nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 				level, f->gfn);
 	}
 	nxsim__tdp_mmu_set_spte(mmu, sp, sptep, new);
+	/* tdp_mmu_map_handle_target_level(): a table became a huge leaf */
+	if (is_shadow_present_pte(old) && !is_last_spte(old, level))
+		nxsim__kvm_flush_remote_tlbs_range(
+			mmu, sp->gfn, KVM_PAGES_PER_HPAGE(level + 1));
 	info->outcome = NXSIM_ACCESS_FAULT;
 }
