@@ -28,5 +28,6 @@
 #include <nxsim/rng.h>
 #include <nxsim/hex.h>
 #include <nxsim/bringup.h>
+#include <nxsim/guest.h>
 
 #endif /* NXSIM_NXSIM_H */

@@ -406,6 +406,27 @@ static const struct nxsim_stat_desc vcpu_descs[] = {
 #undef S
 };
 
+static const struct nxsim_stat_desc guest_result_descs[] = {
+#define S(f, m) STAT(nxsim_guest_result, f, m)
+	S(accesses, "guest accesses, all vCPUs"),
+	S(exec, "of them, instruction fetches"),
+	S(l1d_mpka, "L1 dTLB misses per 1000 accesses"),
+	S(l1i_mpka, "L1 iTLB misses per 1000 accesses"),
+	S(l2_mpka, "second-level misses (walks) per 1000 accesses"),
+	S(walks, "two-dimensional walks"),
+	S(walk_cycles, "cycles of the walks"),
+	S(faults, "TDP page faults"),
+	S(splits, "huge SPTEs split in place on faults"),
+	S(huge_zaps, "huge SPTEs zapped on faults"),
+	S(recovery_zapped, "SPs zapped by recovery passes"),
+	S(remote_flushes, "kvm_flush_remote_tlbs() calls"),
+	S(vcpu_flushes, "flushes and root reloads the vCPUs did"),
+	S(huge_fraction, "share of mapped bytes in huge SPTEs at the end"),
+	S(cycles, "modelled CPU cycles, all vCPUs"),
+	S(phase_cycles, "cycles of the measured phase"),
+#undef S
+};
+
 #define SET(name, t)                    \
 	{                               \
 #name, t, ARRAY_SIZE(t) \
@@ -443,6 +464,8 @@ static const struct {
 	[NXSIM_STATS_BRINGUP_RESULT] =
 		SET(nxsim_bringup_result, bringup_result_descs),
 	[NXSIM_STATS_VCPU] = SET(nxsim_vcpu_stats, vcpu_descs),
+	[NXSIM_STATS_GUEST_RESULT] =
+		SET(nxsim_guest_result, guest_result_descs),
 };
 
 const char *nxsim_stats_set_name(enum nxsim_stats_set set)
