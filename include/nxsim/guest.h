@@ -23,6 +23,7 @@
 #define NXSIM_GUEST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <nxsim/common.h>
@@ -151,6 +152,27 @@ NXSIM_API void nxsim_guest_config_default(struct nxsim_guest_config *cfg);
 NXSIM_API int nxsim_guest_run_trace(const struct nxsim_guest_config *cfg,
 				    struct nxsim_trace *t,
 				    struct nxsim_guest_result *res);
+
+/**
+ * nxsim_guest_decode_trace() - a trace's accesses as guest accesses
+ * @t: an open trace of memory accesses
+ * @guest_level: the level every access carries
+ * @ap: receives the accesses (free with nxsim_guest_accesses_free())
+ * @np: receives their number
+ * @mem_bytes: receives the guest memory they span (1 GiB per region)
+ *
+ * The decoding nxsim_guest_run_trace() replays, for callers that drive
+ * vCPUs themselves.
+ *
+ * Return: as nxsim_guest_run_trace().
+ */
+NXSIM_API int nxsim_guest_decode_trace(struct nxsim_trace *t, int guest_level,
+				       struct nxsim_guest_access **ap,
+				       size_t *np, uint64_t *mem_bytes);
+
+/** nxsim_guest_accesses_free() - free what nxsim_guest_decode_trace() made */
+NXSIM_API void nxsim_guest_accesses_free(struct nxsim_guest_access *a,
+					 size_t n);
 
 /**
  * nxsim_guest_run_synth() - run a synthetic guest on every vCPU

@@ -114,6 +114,39 @@ static int decode(struct nxsim_trace *t, int level, struct decoded *d)
 	return d->n ? 0 : -EINVAL;
 }
 
+int nxsim_guest_decode_trace(struct nxsim_trace *t, int guest_level,
+			     struct nxsim_guest_access **ap, size_t *np,
+			     uint64_t *mem_bytes)
+{
+	struct decoded d = { 0 };
+	struct nxsim_guest_access *a;
+	int rc;
+
+	if (!t || !ap || !np || !mem_bytes || guest_level < NXSIM_PG_LEVEL_4K ||
+	    guest_level > NXSIM_PG_LEVEL_1G)
+		return -EINVAL;
+	rc = decode(t, guest_level, &d);
+	if (rc) {
+		nxsim__free(d.a, d.cap * sizeof(*d.a));
+		return rc;
+	}
+	/* exactly n, so that the caller frees by the count it got */
+	a = nxsim__realloc(d.a, d.cap * sizeof(*d.a), d.n * sizeof(*d.a));
+	if (!a) {
+		nxsim__free(d.a, d.cap * sizeof(*d.a));
+		return -ENOMEM;
+	}
+	*ap = a;
+	*np = d.n;
+	*mem_bytes = (uint64_t)d.nr_regions << REGION_SHIFT;
+	return 0;
+}
+
+void nxsim_guest_accesses_free(struct nxsim_guest_access *a, size_t n)
+{
+	nxsim__free(a, n * sizeof(*a));
+}
+
 struct replay {
 	const struct decoded *d;
 	size_t *next;

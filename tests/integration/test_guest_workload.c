@@ -60,6 +60,36 @@ static void test_trace_kinds(void **state)
 	nxsim_trace_close(t);
 }
 
+/* The decoding: kinds in order, regions laid out by first use. */
+static void test_trace_decode(void **state)
+{
+	static const uint8_t kinds[] = {
+		NXSIM_ACCESS_EXEC, NXSIM_ACCESS_READ,  NXSIM_ACCESS_WRITE,
+		NXSIM_ACCESS_READ, NXSIM_ACCESS_WRITE, NXSIM_ACCESS_EXEC,
+		NXSIM_ACCESS_EXEC,
+	};
+	static const uint64_t gpas[] = { 0x400000,  0x600000, 0x600008,
+					 0x600010,  0x600010, 0x400004,
+					 0x7f000010 };
+	struct nxsim_trace *t = open_text(small_trace);
+	struct nxsim_guest_access *a;
+	uint64_t mem;
+	size_t n, i;
+
+	(void)state;
+	assert_rc(nxsim_guest_decode_trace(t, 2, &a, &n, &mem), 0);
+	assert_int_equal(n, 7);
+	assert_int_equal(mem, 2ull << 30);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(a[i].kind, kinds[i]);
+		assert_int_equal(a[i].gpa, gpas[i]);
+		assert_int_equal(a[i].guest_level, 2);
+	}
+	nxsim_guest_accesses_free(a, n);
+	assert_rc(nxsim_guest_decode_trace(t, 0, &a, &n, &mem), -EINVAL);
+	nxsim_trace_close(t);
+}
+
 /* The same trace twice gives the same result, byte for byte. */
 static void test_trace_deterministic(void **state)
 {
@@ -271,6 +301,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_trace_kinds),
+		cmocka_unit_test(test_trace_decode),
 		cmocka_unit_test(test_trace_deterministic),
 		cmocka_unit_test(test_trace_bad_line),
 		cmocka_unit_test(test_synth_policies),
