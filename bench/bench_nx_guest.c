@@ -420,7 +420,7 @@ static int tlb_rep(void *arg, double *value, struct bench_samples *lat)
 	struct replay_side *r = arg;
 	struct nxsim_tlb_config cfg;
 	struct nxsim_tlb *tlb;
-	uint64_t t0;
+	uint64_t t0 = 0;
 	int rc;
 
 	(void)lat;

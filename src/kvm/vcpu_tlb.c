@@ -43,6 +43,7 @@
 #include "kvm/vcpu_tlb.h"
 #include "kvm/vm.h"
 #include "mmu/mmu.h"
+#include "tlb/lookup_word.h"
 #include "tlb/tlb.h"
 
 /*
@@ -305,21 +306,23 @@ static inline int vcpu_tlb_access(struct nxsim_vcpu *vcpu,
 				  struct nxsim_access_info *info)
 {
 	struct nxsim__vcpu_tlb *vt = vcpu->tlb;
-	struct nxsim_tlb_entry e;
 	bool exec = kind == NXSIM_ACCESS_EXEC;
+	enum nxsim_tlb_level lv;
+	uint64_t word;
 
 	if (unlikely(__atomic_load_n(&vt->requests, __ATOMIC_RELAXED)))
 		nxsim__vcpu_handle_requests(vt);
 	vt->st.accesses++;
 	vt->st.exec += exec;
-	if (likely(!nxsim__tlb_lookup(vt->tlb, 0, tlb_access(kind), gpa, &e))) {
-		if (e.level == NXSIM_TLB_L2) {
+	if (likely(!nxsim__tlb_lookup_word(vt->tlb, 0, tlb_access(kind), gpa,
+					   &word, &lv))) {
+		if (lv == NXSIM_TLB_L2) {
 			vt->st.l1d_misses += !exec;
 			vt->st.l1i_misses += exec;
 		}
-		if (likely(rights_allow(e.pfn, kind))) {
+		if (likely(rights_allow(word, kind))) {
 			info->outcome = NXSIM_ACCESS_HIT;
-			info->level = (int)((e.pfn >> ENT_LEVEL_SHIFT) & 3);
+			info->level = (int)((word >> ENT_LEVEL_SHIFT) & 3);
 			return 0;
 		}
 		vt->st.perm_misses++;
