@@ -26,6 +26,7 @@ struct shared {
 	struct nxsim_vm *vm;
 	struct nxsim_vcpu *vcpu[NR_VCPUS];
 	int flushers_done;
+	pthread_barrier_t start; /* every thread, so that they overlap */
 };
 
 struct vcpu_arg {
@@ -42,6 +43,7 @@ static void *vcpu_thread(void *p)
 	unsigned int r;
 
 	nxsim_rng_seed(&rng, a->seed);
+	pthread_barrier_wait(&a->s->start);
 	/* until the flushers are done too, so that they overlap */
 	for (r = 0; r < ROUNDS || __atomic_load_n(&a->s->flushers_done,
 						  __ATOMIC_ACQUIRE) < FLUSHERS;
@@ -68,6 +70,7 @@ static void *clock_thread(void *p)
 {
 	struct shared *s = p;
 
+	pthread_barrier_wait(&s->start);
 	for (unsigned int n = 0; n < FLUSH_ROUNDS; n++)
 		nxsim_clock_advance(nxsim_host_clock(s->host), 100000000ull);
 	flusher_done(s);
@@ -78,6 +81,7 @@ static void *slot_thread(void *p)
 {
 	struct shared *s = p;
 
+	pthread_barrier_wait(&s->start);
 	for (unsigned int n = 0; n < FLUSH_ROUNDS; n++) {
 		nx_slot(s->vm, 1, GIB, REGIONS * MIB2, HVA_BASE, 2,
 			n & 1 ? 0 : NXSIM_MEM_LOG_DIRTY_PAGES);
@@ -94,6 +98,7 @@ static void *param_thread(void *p)
 {
 	struct shared *s = p;
 
+	pthread_barrier_wait(&s->start);
 	for (unsigned int n = 0; n < FLUSH_ROUNDS; n++)
 		assert_rc(nxsim_param_set(s->host, "nx_huge_pages",
 					  n & 1 ? "on" : "off"),
@@ -124,6 +129,7 @@ static void test_flush_while_running(void **state)
 		assert_rc(nxsim_vcpu_run(s.vcpu[i]), 0);
 	}
 	nx_slot(s.vm, 1, GIB, REGIONS * MIB2, HVA_BASE, 2, 0);
+	pthread_barrier_init(&s.start, NULL, NR_VCPUS + FLUSHERS);
 	assert_int_equal(pthread_create(&ct, NULL, clock_thread, &s), 0);
 	assert_int_equal(pthread_create(&st, NULL, slot_thread, &s), 0);
 	assert_int_equal(pthread_create(&pt, NULL, param_thread, &s), 0);
@@ -137,6 +143,7 @@ static void test_flush_while_running(void **state)
 	assert_int_equal(pthread_join(ct, NULL), 0);
 	assert_int_equal(pthread_join(st, NULL), 0);
 	assert_int_equal(pthread_join(pt, NULL), 0);
+	pthread_barrier_destroy(&s.start);
 	nx_check_ok(s.vm);
 	for (i = 0; i < NR_VCPUS; i++) {
 		/* joined: this thread runs the vCPU now; it handles the rest */
