@@ -17,6 +17,7 @@ extern const struct bench bench_nx_split;
 extern const struct bench bench_nx_recovery;
 extern const struct bench bench_nx_hugefrac;
 extern const struct bench bench_legacy_fault;
+extern const struct bench bench_nx_guest;
 
 const struct bench *const bench_registry[] = {
 	&bench_vm_burst,     /* B3 */
@@ -31,5 +32,6 @@ const struct bench *const bench_registry[] = {
 	&bench_nx_recovery,  /* B4c */
 	&bench_nx_hugefrac,  /* huge-page fraction */
 	&bench_legacy_fault, /* legacy direct map vs TDP MMU */
+	&bench_nx_guest,     /* B6: guest replay on vCPU TLBs */
 	NULL,
 };

@@ -29,5 +29,6 @@
 #include <nxsim/rng.h>
 #include <nxsim/hex.h>
 #include <nxsim/bringup.h>
+#include <nxsim/workload.h>
 
 #endif /* NXSIM_NXSIM_H */

@@ -14,10 +14,12 @@
 #define NXSIM_VCPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <nxsim/common.h>
 #include <nxsim/mmu.h>
+#include <nxsim/tlb.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -85,6 +87,191 @@ NXSIM_API struct nxsim_vm *nxsim_vcpu_vm(const struct nxsim_vcpu *vcpu);
 NXSIM_API int nxsim_vcpu_access(struct nxsim_vcpu *vcpu,
 				enum nxsim_access_kind kind, uint64_t gpa,
 				struct nxsim_access_info *info);
+
+/* ---- the vCPU's TLB (opt-in per VM) ----------------------------------- */
+
+/**
+ * struct nxsim_guest_costs - cycles the guest-side outputs are charged
+ *
+ * Every row has its source in nxsim_guest_cost_source() and
+ * docs/guest-tlb.md.
+ * @access: guest work per memory access (the baseline the ratios divide)
+ * @stlb_hit: an L1 miss that hits the second-level TLB
+ * @walk_ref: one memory reference of a two-dimensional walk
+ * @fault: a TDP page fault: VM exit, handling, VM entry
+ * @split: an in-place split of a huge SPTE (one page-table page filled)
+ * @zap: a zap of a huge SPTE on a fault (before 6.2), without its flush
+ * @flush_send: a remote flush, on the thread that requests it
+ * @flush_recv: a flush request handled by one vCPU (exit, flush, entry)
+ */
+struct nxsim_guest_costs {
+	uint32_t access;
+	uint32_t stlb_hit;
+	uint32_t walk_ref;
+	uint32_t fault;
+	uint32_t split;
+	uint32_t zap;
+	uint32_t flush_send;
+	uint32_t flush_recv;
+};
+
+/** nxsim_guest_costs_default() - the sourced defaults. */
+NXSIM_API void nxsim_guest_costs_default(struct nxsim_guest_costs *c);
+
+/**
+ * nxsim_guest_cost_source() - where the default of row @name comes from
+ *
+ * Return: the text, or NULL for an unknown @name.
+ */
+NXSIM_API const char *nxsim_guest_cost_source(const char *name);
+
+/**
+ * nxsim_guest_walk_refs() - memory references of a two-dimensional walk
+ * @guest_level: the guest's mapping (NXSIM_PG_LEVEL_*), 4-level paging
+ * @host_level: the SPTE's level
+ * @root_level: the TDP root (4 or 5)
+ * @pwc: page-walk caches hold every non-leaf entry of both dimensions
+ *
+ * (g + 1)(h + 1) - 1 with g = 5 - @guest_level guest levels and
+ * h = @root_level + 1 - @host_level host levels: 24 for 4K on 4K under a
+ * 4-level root; 3 with @pwc (one reference per dimension's leaf).
+ *
+ * Return: the count, or -EINVAL for a level out of range.
+ */
+NXSIM_API int nxsim_guest_walk_refs(int guest_level, int host_level,
+				    int root_level, bool pwc);
+
+/**
+ * struct nxsim_vcpu_tlb_config - the TLB each vCPU of a VM gets
+ * @tlb: geometry, replacement and flush ceiling (@tlb.nr_cpus is ignored:
+ *	each vCPU has its own one-CPU TLB)
+ * @range_flush: ranged remote flushes reach the vCPUs as ranges (a host
+ *	with kvm_x86_ops.flush_remote_tlbs_range, e.g. Hyper-V's enlightened
+ *	flush); otherwise each is a full flush, as on bare-metal EPT/NPT
+ * @pwc: page-walk caches (see nxsim_guest_walk_refs())
+ * @costs: the cycles charged
+ */
+struct nxsim_vcpu_tlb_config {
+	struct nxsim_tlb_config tlb;
+	bool range_flush;
+	bool pwc;
+	struct nxsim_guest_costs costs;
+};
+
+/** nxsim_vcpu_tlb_config_default() - Skylake-like TLB, full flushes. */
+NXSIM_API void nxsim_vcpu_tlb_config_default(struct nxsim_vcpu_tlb_config *c);
+
+/**
+ * nxsim_vm_set_vcpu_tlb() - give every vCPU of @vm a TLB
+ * @vm: a VM without vCPUs yet
+ * @cfg: the TLB; copied
+ *
+ * From then on a guest access looks up the vCPU's TLB first; a miss pays
+ * a two-dimensional walk and goes to the MMU (faulting if needed), and
+ * fills an entry of the smaller of the guest's and the SPTE's page size.
+ * Remote flushes reach every vCPU as requests handled at its next access.
+ *
+ * Return: 0; -EBUSY once a vCPU exists or a TLB was set; -EINVAL for a
+ * bad geometry or NULL; -ENOENT for an unknown replacement; -ENOMEM;
+ * -EBADF.
+ */
+NXSIM_API int nxsim_vm_set_vcpu_tlb(struct nxsim_vm *vm,
+				    const struct nxsim_vcpu_tlb_config *cfg);
+
+/**
+ * nxsim_vcpu_access_guest() - a guest access mapped by the guest at
+ *			       @guest_level
+ * @vcpu: the vCPU
+ * @kind: read, write or exec
+ * @gpa: the address (guest virtual and physical alike: the guest's page
+ *	tables are an identity map whose page size is @guest_level)
+ * @guest_level: NXSIM_PG_LEVEL_4K, _2M or _1G
+ * @info: receives what happened (may be NULL); a TLB hit is
+ *	NXSIM_ACCESS_HIT with the level the SPTE had when it was filled
+ *
+ * Without a vCPU TLB, @guest_level is checked and the access is
+ * nxsim_vcpu_access().  The vCPU's TLB belongs to the thread running the
+ * vCPU: one thread at a time per vCPU.
+ *
+ * Return: as nxsim_vcpu_access(); -EINVAL for a bad @guest_level.
+ */
+NXSIM_API int nxsim_vcpu_access_guest(struct nxsim_vcpu *vcpu,
+				      enum nxsim_access_kind kind, uint64_t gpa,
+				      int guest_level,
+				      struct nxsim_access_info *info);
+
+/**
+ * struct nxsim_guest_access - one access of a batch
+ * @gpa: the address
+ * @kind: enum nxsim_access_kind
+ * @guest_level: the guest's mapping level, NXSIM_PG_LEVEL_*
+ */
+struct nxsim_guest_access {
+	uint64_t gpa;
+	uint8_t kind;
+	uint8_t guest_level;
+};
+
+/**
+ * nxsim_vcpu_access_batch() - nxsim_vcpu_access_guest() over @n accesses
+ *
+ * Enters the VM once for the batch.  Stops at the first error.
+ *
+ * Return: @n, or the negative errno of the access that failed (the ones
+ * before it happened).
+ */
+NXSIM_API int64_t nxsim_vcpu_access_batch(struct nxsim_vcpu *vcpu,
+					  const struct nxsim_guest_access *a,
+					  size_t n);
+
+/**
+ * struct nxsim_vcpu_stats - what one vCPU's TLB saw
+ * @accesses: guest accesses through the TLB
+ * @exec: of them, instruction fetches (iTLB side)
+ * @l1d_misses: data accesses the L1 dTLB did not serve
+ * @l1i_misses: fetches the L1 iTLB did not serve
+ * @walks: accesses that walked (second-level miss, or a cached entry that
+ *	did not allow the access)
+ * @perm_misses: of @walks, those whose entry did not allow the access
+ * @walk_refs: memory references of those walks
+ * @walk_cycles: @walk_refs times the walk_ref cost
+ * @faults: walks the MMU turned into a page fault (any outcome but HIT)
+ * @fills_4k: entries filled at 4 KiB
+ * @fills_2m: at 2 MiB
+ * @fills_1g: at 1 GiB
+ * @flush_requests: remote flush requests posted to this vCPU
+ * @tlb_flush: full flushes it did (KVM_REQ_TLB_FLUSH; vcpu->stat.tlb_flush)
+ * @tlb_flush_range: ranged flushes it did
+ * @root_reloads: root reloads it did (KVM_REQ_MMU_FREE_OBSOLETE_ROOTS)
+ */
+struct nxsim_vcpu_stats {
+	uint64_t accesses;
+	uint64_t exec;
+	uint64_t l1d_misses;
+	uint64_t l1i_misses;
+	uint64_t walks;
+	uint64_t perm_misses;
+	uint64_t walk_refs;
+	uint64_t walk_cycles;
+	uint64_t faults;
+	uint64_t fills_4k;
+	uint64_t fills_2m;
+	uint64_t fills_1g;
+	uint64_t flush_requests;
+	uint64_t tlb_flush;
+	uint64_t tlb_flush_range;
+	uint64_t root_reloads;
+};
+
+/**
+ * nxsim_vcpu_stats() - read @vcpu's counters
+ *
+ * Call it from the vCPU's thread (or when no access runs on it).
+ *
+ * Return: 0; -EINVAL for NULL; -ENODEV when the VM has no vCPU TLB.
+ */
+NXSIM_API int nxsim_vcpu_stats(struct nxsim_vcpu *vcpu,
+			       struct nxsim_vcpu_stats *st);
 
 #ifdef __cplusplus
 }

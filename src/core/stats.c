@@ -388,6 +388,48 @@ static const struct nxsim_stat_desc bringup_result_descs[] = {
 #undef S
 };
 
+static const struct nxsim_stat_desc vcpu_descs[] = {
+#define S(f, m) STAT(nxsim_vcpu_stats, f, m)
+	S(accesses, "guest accesses through the vCPU's TLB"),
+	S(exec, "of them, instruction fetches (iTLB side)"),
+	S(l1d_misses, "data accesses the L1 dTLB did not serve"),
+	S(l1i_misses, "fetches the L1 iTLB did not serve"),
+	S(walks, "two-dimensional walks (second-level or rights misses)"),
+	S(perm_misses, "walks of a cached entry that did not allow the access"),
+	S(walk_refs, "memory references of the walks"),
+	S(walk_cycles, "cycles of the walks"),
+	S(faults, "walks that took a TDP page fault"),
+	S(fills_4k, "entries filled at 4 KiB"),
+	S(fills_2m, "entries filled at 2 MiB"),
+	S(fills_1g, "entries filled at 1 GiB"),
+	S(flush_requests, "remote flush requests posted to the vCPU"),
+	S(tlb_flush, "full flushes done (vcpu->stat.tlb_flush)"),
+	S(tlb_flush_range, "ranged flushes done"),
+	S(root_reloads, "root reloads done (obsolete roots freed)"),
+#undef S
+};
+
+static const struct nxsim_stat_desc guest_result_descs[] = {
+#define S(f, m) STAT(nxsim_guest_result, f, m)
+	S(accesses, "guest accesses, all vCPUs"),
+	S(exec, "of them, instruction fetches"),
+	S(l1d_mpka, "L1 dTLB misses per 1000 accesses"),
+	S(l1i_mpka, "L1 iTLB misses per 1000 accesses"),
+	S(l2_mpka, "second-level misses (walks) per 1000 accesses"),
+	S(walks, "two-dimensional walks"),
+	S(walk_cycles, "cycles of the walks"),
+	S(faults, "TDP page faults"),
+	S(splits, "huge SPTEs split in place on faults"),
+	S(huge_zaps, "huge SPTEs zapped on faults"),
+	S(recovery_zapped, "SPs zapped by recovery passes"),
+	S(remote_flushes, "kvm_flush_remote_tlbs() calls"),
+	S(vcpu_flushes, "flushes and root reloads the vCPUs did"),
+	S(huge_fraction, "share of mapped bytes in huge SPTEs at the end"),
+	S(cycles, "modelled CPU cycles, all vCPUs"),
+	S(phase_cycles, "cycles of the measured phase"),
+#undef S
+};
+
 #define SET(name, t)                    \
 	{                               \
 #name, t, ARRAY_SIZE(t) \
@@ -424,6 +466,9 @@ static const struct {
 		SET(nxsim_bringup_stats, bringup_latency_descs),
 	[NXSIM_STATS_BRINGUP_RESULT] =
 		SET(nxsim_bringup_result, bringup_result_descs),
+	[NXSIM_STATS_VCPU] = SET(nxsim_vcpu_stats, vcpu_descs),
+	[NXSIM_STATS_GUEST_RESULT] =
+		SET(nxsim_guest_result, guest_result_descs),
 };
 
 const char *nxsim_stats_set_name(enum nxsim_stats_set set)

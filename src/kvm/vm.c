@@ -30,10 +30,9 @@
 #include "kvm/profile.h"
 #include "kvm/host.h"
 #include "mmu/mmu.h"
+#include "kvm/vcpu_tlb.h"
 #include "kvm/vm.h"
 #include "kvm/worker.h"
-
-#define KVM_MAX_VCPUS 1024
 
 int nxsim__vm_enter(struct nxsim_vm *vm)
 {
@@ -123,7 +122,13 @@ void nxsim__vm_free(struct nxsim_vm *vm)
 
 	TAILQ_FOREACH_SAFE(vcpu, &vm->vcpus, link, tmp) {
 		pthread_mutex_destroy(&vcpu->mutex);
+		nxsim__vcpu_tlb_free(vcpu);
 		nxsim__free(vcpu, sizeof(*vcpu));
+	}
+	if (vm->tlb_cfg) {
+		nxsim__free(vm->tlb_vcpus,
+			    KVM_MAX_VCPUS * sizeof(*vm->tlb_vcpus));
+		nxsim__free(vm->tlb_cfg, sizeof(*vm->tlb_cfg));
 	}
 	nxsim__worker_release(vm);
 	nxsim__gate_destroy(&vm->gate);
@@ -153,6 +158,7 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 		.tdp_mmu = host->prof->mmu.tdp_mmu_default &&
 			   !host->cpu.no_tdp && !host->cpu.no_tdp_mmu,
 		.mmio_caching = host->mmio_caching,
+		.flush_vcpus = nxsim__kvm_make_all_cpus_request,
 	};
 	race_order = nxsim__host_has_bug(host, NXSIM_BUG_NEVER_CREATE_RACE);
 	rc = nxsim__gate_enter(&host->gate);
@@ -171,6 +177,7 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 	pthread_mutex_init(&vm->nx_once.lock, NULL);
 	TAILQ_INIT(&vm->vcpus);
 	vm->magic = NXSIM_VM_MAGIC;
+	mmu_cfg.flush_ctx = vm;
 
 	rc = nxsim__kvm_mmu_init_vm(&mmu_cfg, &vm->mmu);
 	if (rc)
@@ -407,7 +414,17 @@ int nxsim_vcpu_create(struct nxsim_vm *vm, unsigned int id,
 	}
 	vcpu->vm = vm;
 	vcpu->id = id;
+	rc = nxsim__vcpu_tlb_create(vm, vcpu);
+	if (rc) {
+		nxsim__free(vcpu, sizeof(*vcpu));
+		goto unlock;
+	}
 	pthread_mutex_init(&vcpu->mutex, NULL);
+	if (vcpu->tlb) {
+		vm->tlb_vcpus[vm->nr_tlb_vcpus] = vcpu;
+		__atomic_store_n(&vm->nr_tlb_vcpus, vm->nr_tlb_vcpus + 1,
+				 __ATOMIC_RELEASE);
+	}
 	TAILQ_INSERT_TAIL(&vm->vcpus, vcpu, link);
 	__atomic_store_n(&vm->created_vcpus, vm->created_vcpus + 1,
 			 __ATOMIC_RELEASE);

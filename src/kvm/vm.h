@@ -22,8 +22,11 @@
 struct nxsim_host;
 struct nxsim__worker;
 struct nxsim__vm_mmu;
+struct nxsim__vcpu_tlb;
+struct nxsim_vcpu_tlb_config;
 
 #define NXSIM_MAX_VCPU_ID 4096 /* KVM_MAX_VCPU_IDS on x86 */
+#define KVM_MAX_VCPUS 1024
 
 enum nxsim__once_state {
 	NXSIM__ONCE_NOT_STARTED,
@@ -53,10 +56,12 @@ struct nxsim__once {
  * @mmu: the MMU's per-vCPU state (the page cache, the MMIO cache)
  * @apic_hw_disabled: IA32_APIC_BASE.EN is clear (the guest disabled its
  *	local APIC); under the vCPU (one caller at a time, as vcpu->mutex)
+ * @tlb: its TLB, NULL unless the VM has nxsim_vm_set_vcpu_tlb()
  */
 struct nxsim_vcpu {
 	struct nxsim_vm *vm;
 	unsigned int id;
+	struct nxsim__vcpu_tlb *tlb;
 	TAILQ_ENTRY(nxsim_vcpu) link;
 	struct nxsim__kvm_mmu arch_mmu;
 	pthread_mutex_t mutex;
@@ -80,6 +85,11 @@ struct nxsim_vcpu {
  * @inject_worker_err: error the next worker creation returns, or 0
  * @mmu: the MMU half (src/mmu), from kvm_mmu_init_vm() to destruction
  * @counters: side effects of parameter writes, updated atomically
+ * @tlb_cfg: the vCPU TLB config (published with a release store), or NULL
+ * @tlb_vcpus: the vCPUs with a TLB, KVM_MAX_VCPUS slots, in creation order
+ *	(kvm->vcpu_array); filled under @lock
+ * @nr_tlb_vcpus: how many (kvm->online_vcpus), published with a release
+ *	store after the slot, so flushes read them without @lock
  */
 struct nxsim_vm {
 	uint32_t magic;
@@ -96,6 +106,9 @@ struct nxsim_vm {
 	int inject_worker_err;
 	struct nxsim__vm_mmu *mmu;
 	struct nxsim_vm_counters counters;
+	struct nxsim_vcpu_tlb_config *tlb_cfg;
+	struct nxsim_vcpu **tlb_vcpus;
+	unsigned int nr_tlb_vcpus;
 };
 
 #define NXSIM_VM_MAGIC 0x6b766d76u /* "kvmv" */
@@ -103,6 +116,9 @@ struct nxsim_vm {
 /* Enter / leave an API call on a VM: 0, -EINVAL (NULL) or -EBADF. */
 int nxsim__vm_enter(struct nxsim_vm *vm);
 void nxsim__vm_exit(struct nxsim_vm *vm);
+
+/* EPT or NPT is in use: the VM's accesses are modelled (else -EOPNOTSUPP). */
+bool nxsim__vm_tdp_enabled(const struct nxsim_vm *vm);
 
 /* Free a destroyed VM's handle (host unload). */
 void nxsim__vm_free(struct nxsim_vm *vm);

@@ -22,6 +22,7 @@
 
 #include "kvm/host.h"
 #include "kvm/profile.h"
+#include "kvm/vcpu_tlb.h"
 #include "kvm/vm.h"
 #include "mmu/mmu.h"
 
@@ -60,31 +61,34 @@ int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot_id,
 }
 
 /* tdp_enabled: EPT or NPT in use (kvm_intel.ept / kvm_amd.npt). */
-static bool tdp_enabled(struct nxsim_host *host)
+bool nxsim__vm_tdp_enabled(const struct nxsim_vm *vm)
 {
-	return !host->cpu.no_tdp;
+	return !vm->host->cpu.no_tdp;
 }
 
-int nxsim_vcpu_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind,
-		      uint64_t gpa, struct nxsim_access_info *info)
+int nxsim_vcpu_access_guest(struct nxsim_vcpu *vcpu,
+			    enum nxsim_access_kind kind, uint64_t gpa,
+			    int guest_level, struct nxsim_access_info *info)
 {
 	struct nxsim_access_info local = { 0 };
 	struct nxsim_vm *vm;
 	int rc;
 
-	if (!vcpu || (unsigned int)kind > NXSIM_ACCESS_EXEC)
+	if (!vcpu || (unsigned int)kind > NXSIM_ACCESS_EXEC ||
+	    guest_level < NXSIM_PG_LEVEL_4K || guest_level > NXSIM_PG_LEVEL_1G)
 		return -EINVAL;
 	vm = vcpu->vm;
 	rc = nxsim__vm_enter(vm);
 	if (rc)
 		return rc;
-	if (!tdp_enabled(vm->host)) {
+	if (!nxsim__vm_tdp_enabled(vm)) {
 		rc = -EOPNOTSUPP;
 	} else {
 		pthread_mutex_lock(&vcpu->mutex);
 		/* vcpu_run(): kvm_vcpu_srcu_read_lock() around the exit. */
 		nxsim__lockdep_acquire(NXSIM__LOCK_KVM_SRCU);
-		rc = nxsim__mmu_access(vm->mmu, &vcpu->mmu, kind, gpa, &local);
+		rc = nxsim__vcpu_access_entered(vcpu, kind, gpa, guest_level,
+						&local);
 		nxsim__lockdep_release(NXSIM__LOCK_KVM_SRCU);
 		pthread_mutex_unlock(&vcpu->mutex);
 	}
@@ -92,6 +96,14 @@ int nxsim_vcpu_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind,
 		*info = local;
 	nxsim__vm_exit(vm);
 	return rc;
+}
+
+/* A guest mapping everything with 4 KiB pages. */
+int nxsim_vcpu_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind,
+		      uint64_t gpa, struct nxsim_access_info *info)
+{
+	return nxsim_vcpu_access_guest(vcpu, kind, gpa, NXSIM_PG_LEVEL_4K,
+				       info);
 }
 
 int nxsim_vm_stats(struct nxsim_vm *vm, struct nxsim_vm_stats *st)

@@ -324,9 +324,11 @@ static void kvm_mmu_slot_apply_flags(struct nxsim__vm_mmu *mmu,
 		nxsim__read_lock(&mmu->mmu_lock);
 	else
 		nxsim__write_lock(&mmu->mmu_lock);
-	if (nxsim__slot_dirty_logging(s))
+	if (nxsim__slot_dirty_logging(s)) {
 		nxsim__tdp_mmu_wrprot_slot(mmu, s);
-	else
+		/* kvm_arch_flush_remote_tlbs_memslot(), unconditional */
+		nxsim__kvm_flush_remote_tlbs_range(mmu, s->base_gfn, s->npages);
+	} else
 		nxsim__tdp_mmu_collapse_slot(mmu, s);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
@@ -490,8 +492,9 @@ static void kvm_mmu_notifier_invalidate_range_start(struct nxsim__vm_mmu *mmu,
 	}
 	if (!mmu->tdp_mmu_enabled)
 		nxsim__kvm_rmap_zap_gfn_range(mmu, s, start, end);
-	else
-		nxsim__kvm_tdp_mmu_zap_leafs(mmu, start, end);
+	/* __kvm_handle_hva_range(): flush_on_ret, kvm_flush_remote_tlbs() */
+	else if (nxsim__kvm_tdp_mmu_zap_leafs(mmu, start, end))
+		nxsim__kvm_flush_remote_tlbs(mmu);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 

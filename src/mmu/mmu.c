@@ -113,6 +113,8 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 		&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
 	pthread_rwlock_init(&mmu->mmu_lock, &attr);
 	pthread_rwlockattr_destroy(&attr);
+	mmu->flush_vcpus = cfg->flush_vcpus;
+	mmu->flush_ctx = cfg->flush_ctx;
 	mmu->fmt = cpu->amd ? NXSIM_SPTE_LEGACY : NXSIM_SPTE_EPT;
 	mmu->phys_bits = cpu->phys_bits ? cpu->phys_bits : 46;
 	mmu->root_level = cpu->la57 && (cpu->amd || mmu->phys_bits > 48) ? 5 :
@@ -191,6 +193,13 @@ void nxsim__kvm_mmu_zap_all_fast(struct nxsim__vm_mmu *mmu)
 	mmu->mmu_valid_gen ^= 1;
 	if (!mmu->tdp_mmu_enabled)
 		nxsim__kvm_zap_obsolete_pages(mmu);
+	/*
+	 * kvm_make_all_cpus_request(KVM_REQ_MMU_FREE_OBSOLETE_ROOTS) under
+	 * mmu_lock: each vCPU loads a new root, and kvm_mmu_load() flushes
+	 * its TLB for it (kvm_x86_flush_tlb_current).
+	 */
+	if (mmu->flush_vcpus)
+		mmu->flush_vcpus(mmu->flush_ctx, NXSIM__FLUSH_ROOTS, 0, 0);
 	nxsim__tdp_mmu_zap_all_roots(mmu);
 	MMU_COUNT(mmu, zap_all);
 	nxsim__rw_unlock(&mmu->mmu_lock);
@@ -553,6 +562,11 @@ static int kvm_tdp_page_fault(struct nxsim__vm_mmu *mmu,
 	return r;
 }
 
+int nxsim__mmu_root_level(const struct nxsim__vm_mmu *mmu)
+{
+	return mmu->root_level;
+}
+
 /* mmu_lock for read (@shared) or write. */
 static void mmu_lock(struct nxsim__vm_mmu *mmu, bool shared)
 {
@@ -573,7 +587,7 @@ static void mmu_lock(struct nxsim__vm_mmu *mmu, bool shared)
 
 int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		      enum nxsim_access_kind kind, uint64_t gpa,
-		      struct nxsim_access_info *info)
+		      struct nxsim_access_info *info, unsigned int *rights)
 {
 	struct nxsim__mmu_memory_cache *mc = &vcpu->mmu_cache;
 	bool shared = mmu->tdp_mmu_enabled && mmu->prof->fault_read_lock;
@@ -599,13 +613,14 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		if (sptep && permits(mmu->fmt, spte, kind)) {
 			info->outcome = NXSIM_ACCESS_HIT;
 			info->level = level;
-			return 0;
+			break;
 		}
 		if (is_mmio_spte(&mmu->mmio, mmio)) {
 			if (handle_mmio_page_fault(mmu, vcpu, gfn, mmio)) {
 				MMU_COUNT(mmu, mmio_exits);
 				info->outcome = NXSIM_ACCESS_EMULATE;
-				return 0;
+				sptep = NULL;
+				break;
 			}
 			MMU_COUNT(mmu, mmio_stale);
 		}
@@ -647,12 +662,27 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 				       level, mmu_seq, info);
 		nxsim__rcu_read_unlock();
 		nxsim__rw_unlock(&mmu->mmu_lock);
-		if (r != RET_PF_RETRY)
-			return 0;
+		if (r != RET_PF_RETRY) {
+			if (rights) {
+				/* what the leaf allows now (lockless walk) */
+				nxsim__rcu_read_lock();
+				sptep = find_leaf(mmu, gfn, &level, &spte);
+				nxsim__rcu_read_unlock();
+			}
+			break;
+		}
 		__atomic_fetch_add(&mmu->fault_retries, 1, __ATOMIC_RELAXED);
 		nxsim__sched_point(mmu, NXSIM__SCHED_RETRY, gfn, 0);
 		*info = (struct nxsim_access_info){ 0 };
 	}
+	if (rights) {
+		*rights = 0;
+		if (sptep && permits(mmu->fmt, spte, NXSIM_ACCESS_WRITE))
+			*rights |= NXSIM__RIGHT_WRITE;
+		if (sptep && permits(mmu->fmt, spte, NXSIM_ACCESS_EXEC))
+			*rights |= NXSIM__RIGHT_EXEC;
+	}
+	return 0;
 }
 
 struct nxsim__possible_nx *nxsim__nx_list(struct nxsim__vm_mmu *mmu,
@@ -719,12 +749,30 @@ static bool kvm_mmu_sp_dirty_logging_enabled(struct nxsim__vm_mmu *mmu,
 
 /*
  * kvm_flush_remote_tlbs() (virt/kvm/kvm_main.c): every place the kernel asks
- * for a flush of the VM's vCPU TLBs calls this, so that the flush is
- * counted once, in one place.
+ * for a flush of the VM's vCPU TLBs calls this or the ranged form below,
+ * so that the flush is counted once, in one place; the kvm layer then
+ * posts KVM_REQ_TLB_FLUSH to every vCPU.
  */
 void nxsim__kvm_flush_remote_tlbs(struct nxsim__vm_mmu *mmu)
 {
 	MMU_COUNT(mmu, tlb_flushes);
+	if (mmu->flush_vcpus)
+		mmu->flush_vcpus(mmu->flush_ctx, NXSIM__FLUSH_ALL, 0, 0);
+}
+
+/*
+ * kvm_flush_remote_tlbs_range() (6.6; kvm_flush_remote_tlbs_with_address()
+ * of 6.1, arch/x86/kvm/mmu/mmu.c): a ranged flush where the host has one
+ * (kvm_x86_ops.flush_remote_tlbs_range, Hyper-V's enlightened flush),
+ * kvm_flush_remote_tlbs() otherwise; the kvm layer decides which.
+ */
+void nxsim__kvm_flush_remote_tlbs_range(struct nxsim__vm_mmu *mmu, uint64_t gfn,
+					uint64_t pages)
+{
+	MMU_COUNT(mmu, tlb_flushes);
+	if (mmu->flush_vcpus)
+		mmu->flush_vcpus(mmu->flush_ctx, NXSIM__FLUSH_RANGE, gfn,
+				 pages);
 }
 
 /*

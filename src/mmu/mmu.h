@@ -113,6 +113,28 @@ struct nxsim__nx_params {
 };
 
 /**
+ * enum nxsim__vcpu_flush - what a remote flush asks of every vCPU
+ * @NXSIM__FLUSH_ALL: KVM_REQ_TLB_FLUSH (kvm_flush_remote_tlbs())
+ * @NXSIM__FLUSH_RANGE: a gfn range (kvm_flush_remote_tlbs_range() of
+ *	6.6, kvm_flush_remote_tlbs_with_address() of 6.1); the kvm layer
+ *	flushes it as a range only where the host has a ranged flush
+ * @NXSIM__FLUSH_ROOTS: KVM_REQ_MMU_FREE_OBSOLETE_ROOTS: the vCPU drops its
+ *	obsolete root and loads a new one, flushing what it cached
+ */
+enum nxsim__vcpu_flush {
+	NXSIM__FLUSH_ALL,
+	NXSIM__FLUSH_RANGE,
+	NXSIM__FLUSH_ROOTS,
+};
+
+/*
+ * Called with mmu_lock held, from any thread, for every remote flush;
+ * @gfn and @pages only for NXSIM__FLUSH_RANGE.
+ */
+typedef void (*nxsim__flush_vcpus_fn)(void *ctx, enum nxsim__vcpu_flush what,
+				      uint64_t gfn, uint64_t pages);
+
+/**
  * struct nxsim__mmu_config - what the MMU of a new VM is told
  * @cpu: the host CPU (SPTE format, root level, 1 GiB pages, MAXPHYADDR)
  * @prof: the tree's MMU behaviours
@@ -121,6 +143,9 @@ struct nxsim__nx_params {
  * @tdp_mmu: the VM uses the TDP MMU (kvm->arch.tdp_mmu_enabled); otherwise
  *	the shadow MMU maps its faults (the legacy direct MMU)
  * @mmio_caching: kvm.mmio_caching (allow_mmio_caching; default on)
+ * @flush_vcpus: reaches the VM's vCPUs (kvm_make_all_cpus_request());
+ *	NULL: nothing to reach
+ * @flush_ctx: passed to @flush_vcpus
  */
 struct nxsim__mmu_config {
 	const struct nxsim_cpu *cpu;
@@ -129,6 +154,8 @@ struct nxsim__mmu_config {
 	const struct nxsim__nx_params *params;
 	bool tdp_mmu;
 	bool mmio_caching;
+	nxsim__flush_vcpus_fn flush_vcpus;
+	void *flush_ctx;
 };
 
 /**
@@ -185,15 +212,22 @@ bool nxsim__is_nx_huge_page_enabled(struct nxsim__vm_mmu *mmu);
 /* kvm->arch.disable_nx_huge_pages = true (under kvm->lock). */
 void nxsim__mmu_disable_nx_huge_pages(struct nxsim__vm_mmu *mmu);
 
+/* What the leaf SPTE allows after an access (@rights of the access). */
+#define NXSIM__RIGHT_WRITE 1u
+#define NXSIM__RIGHT_EXEC 2u
+
 /*
  * A guest access of @vcpu at @gpa (the caller holds the vCPU's mutex):
  * the hardware walk and, if it misses, the MMIO exit or the page fault,
- * under mmu_lock, retried while the fault says RET_PF_RETRY.  Return: 0,
- * -ERANGE (beyond MAXPHYADDR) or -ENOMEM.
+ * under mmu_lock, retried while the fault says RET_PF_RETRY.  *@rights
+ * (may be NULL) receives what the leaf then allows, NXSIM__RIGHT_*.
+ * Return: 0, -ERANGE (beyond MAXPHYADDR) or -ENOMEM.
  */
 int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		      enum nxsim_access_kind kind, uint64_t gpa,
-		      struct nxsim_access_info *info);
+		      struct nxsim_access_info *info, unsigned int *rights);
+/* The TDP root's level (4 or 5): the host dimension of a guest walk. */
+int nxsim__mmu_root_level(const struct nxsim__vm_mmu *mmu);
 /*
  * KVM_SET_USER_MEMORY_REGION (__kvm_set_memory_region() and the x86 and
  * MMU hooks it calls); called with slots_lock held.

@@ -260,6 +260,8 @@ struct nxsim__possible_nx {
  * @sched_ctx: its argument
  * @fault_retries: faults that returned RET_PF_RETRY (atomic)
  * @counters: simulator counters (atomic increments)
+ * @flush_vcpus: struct nxsim__mmu_config's, to reach the vCPUs
+ * @flush_ctx: its context
  * @events: checker records not yet reported
  * @gmem: guest memory: the written pages behind the slots (guest_mem.c)
  * @tdp_mmu_enabled: kvm->arch.tdp_mmu_enabled: the TDP MMU maps faults;
@@ -322,6 +324,8 @@ struct nxsim__vm_mmu {
 	void *sched_ctx;
 	uint64_t fault_retries;
 	struct nxsim_mmu_counters counters;
+	nxsim__flush_vcpus_fn flush_vcpus;
+	void *flush_ctx;
 	char events[NXSIM__MAX_EVENTS][160];
 	unsigned int nr_events;
 	struct nxsim__guest_mem gmem;
@@ -394,6 +398,12 @@ void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 
 /* kvm_flush_remote_tlbs(): a remote TLB flush of every vCPU of the VM. */
 void nxsim__kvm_flush_remote_tlbs(struct nxsim__vm_mmu *mmu);
+/*
+ * kvm_flush_remote_tlbs_range() (6.6; kvm_flush_remote_tlbs_with_address()
+ * in 6.1): the same flush, naming @pages from @gfn.
+ */
+void nxsim__kvm_flush_remote_tlbs_range(struct nxsim__vm_mmu *mmu, uint64_t gfn,
+					uint64_t pages);
 
 /*
  * kvm_mmu_invalidate_mmio_sptes(): the memslots generation became @gen;
@@ -490,8 +500,8 @@ void nxsim__tdp_mmu_zap_all_roots(struct nxsim__vm_mmu *mmu);
  */
 bool nxsim__kvm_tdp_mmu_zap_sp(struct nxsim__vm_mmu *mmu,
 			       struct nxsim__mmu_page *sp, bool shared);
-/* tdp_mmu_zap_leafs() over [start, end) in every root. */
-void nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
+/* tdp_mmu_zap_leafs() over [start, end) in every root: whether any went. */
+bool nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
 				  uint64_t end);
 /*
  * Dirty logging turned on: kvm_mmu_slot_leaf_clear_dirty() (PML) and

@@ -354,22 +354,26 @@ int nxsim__tdp_mmu_set_spte_atomic(struct nxsim__vm_mmu *mmu,
 /*
  * tdp_mmu_zap_spte_atomic(): freeze the SPTE (so nobody installs anything
  * while the TLBs may still hold the old translation), flush, then clear
- * it.  -EBUSY if the SPTE changed since *@old was read.  Exclusive
+ * it; the flush covers the SPTE's range (kvm_flush_remote_tlbs_range()).
+ * -EBUSY if the SPTE changed since *@old was read.  Exclusive
  * (@shared false): clear and flush.
  */
 static int tdp_mmu_zap_spte_atomic(struct nxsim__vm_mmu *mmu,
 				   struct nxsim__mmu_page *sp, uint64_t *sptep,
 				   uint64_t *old, bool shared)
 {
+	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level);
+	uint64_t gfn = sp->gfn + (uint64_t)(sptep - sp->spt) * span;
+
 	if (!shared) {
 		nxsim__tdp_mmu_set_spte(mmu, sp, sptep,
 					SHADOW_NONPRESENT_VALUE);
-		nxsim__kvm_flush_remote_tlbs(mmu);
+		nxsim__kvm_flush_remote_tlbs_range(mmu, gfn, span);
 		return 0;
 	}
 	if (nxsim__tdp_mmu_set_spte_atomic(mmu, sp, sptep, old, FROZEN_SPTE))
 		return -EBUSY;
-	nxsim__kvm_flush_remote_tlbs(mmu);
+	nxsim__kvm_flush_remote_tlbs_range(mmu, gfn, span);
 	/* FROZEN_SPTE -> non-present needs no handling. */
 	nxsim__write_spte(sptep, SHADOW_NONPRESENT_VALUE);
 	return 0;
@@ -474,17 +478,20 @@ static bool zap_leaf(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 		     uint64_t *sptep, uint64_t spte, uint64_t gfn, void *ctx)
 {
 	(void)gfn;
-	(void)ctx;
 	if (!is_last_spte(spte, sp->level))
 		return false;
 	nxsim__tdp_mmu_set_spte(mmu, sp, sptep, SHADOW_NONPRESENT_VALUE);
+	*(bool *)ctx = true;
 	return true;
 }
 
-void nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
+bool nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
 				  uint64_t end)
 {
-	walk_roots(mmu, start, end, zap_leaf, NULL);
+	bool flush = false;
+
+	walk_roots(mmu, start, end, zap_leaf, &flush);
+	return flush;
 }
 
 /*
@@ -579,10 +586,16 @@ static bool first_leaf(struct nxsim__vm_mmu *mmu, uint64_t spte, int level,
  * are replaced by a huge SPTE made from a leaf below them, without exec
  * when the mitigation is on).  A lost race retries the SPTE.
  */
+struct collapse_ctx {
+	const struct nxsim__memslot *slot;
+	bool flush;
+};
+
 static bool collapse(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 		     uint64_t *sptep, uint64_t spte, uint64_t gfn, void *ctx)
 {
-	const struct nxsim__memslot *slot = ctx;
+	struct collapse_ctx *c = ctx;
+	const struct nxsim__memslot *slot = c->slot;
 	bool shared = mmu->prof->dirty_log_read_lock;
 	int level = sp->level;
 	uint64_t leaf;
@@ -610,19 +623,28 @@ static bool collapse(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 			nxsim__is_nx_huge_page_enabled(mmu));
 		if (!shared) {
 			nxsim__tdp_mmu_set_spte(mmu, sp, sptep, leaf);
+			c->flush = true;
 			return true;
 		}
 		if (!nxsim__tdp_mmu_set_spte_atomic(mmu, sp, sptep, &spte,
-						    leaf))
+						    leaf)) {
+			c->flush = true;
 			return true;
+		}
 	}
 }
 
 void nxsim__tdp_mmu_collapse_slot(struct nxsim__vm_mmu *mmu,
 				  const struct nxsim__memslot *slot)
 {
+	struct collapse_ctx c = { .slot = slot };
+
 	walk_roots(mmu, slot->base_gfn, slot->base_gfn + slot->npages, collapse,
-		   (void *)slot);
+		   &c);
+	/* recover_huge_pages_range(): one kvm_flush_remote_tlbs_memslot() */
+	if (c.flush)
+		nxsim__kvm_flush_remote_tlbs_range(mmu, slot->base_gfn,
+						   slot->npages);
 }
 
 void nxsim__tdp_mmu_release_unused(struct nxsim__vm_mmu *mmu)
@@ -869,8 +891,10 @@ int nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 			" replaced a table flagged "
 			"nx_huge_page_disallowed",
 			level, f->gfn);
+	/* tdp_mmu_map_handle_target_level(): a table became a huge leaf */
 	if (is_shadow_present_pte(old) && !is_last_spte(old, level))
-		nxsim__kvm_flush_remote_tlbs(mmu);
+		nxsim__kvm_flush_remote_tlbs_range(
+			mmu, sp->gfn, KVM_PAGES_PER_HPAGE(level + 1));
 	info->outcome = NXSIM_ACCESS_FAULT;
 	if (!f->slot) {
 		/* pf_mmio_spte_created, RET_PF_EMULATE */

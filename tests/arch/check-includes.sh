@@ -18,6 +18,7 @@ BEGIN {
 	allowed["tlb"] = "core"
 	allowed["xpfo"] = "core tlb"
 	allowed["trace"] = "core tlb xpfo"
+	allowed["workload"] = "core"
 	bad = 0
 }
 {

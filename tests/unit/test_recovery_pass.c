@@ -48,6 +48,7 @@ static void run_case(const struct recovery_case *c)
 	struct nxsim__vm_mmu *mmu = unit_mmu(&e);
 	struct nxsim_mmu_counters *n = &mmu->counters;
 	struct nxsim__mmu_page *b1;
+	uint64_t flushes0;
 	int i, p;
 
 	print_message("# %s\n", c->profile);
@@ -62,6 +63,8 @@ static void run_case(const struct recovery_case *c)
 	check_list(mmu, (const int[]){ 0, 1, 2, 3, 4, 5 });
 	assert_rc(nxsim_param_set(e.host, "nx_huge_pages_recovery_ratio", "2"),
 		  0);
+	/* turning dirty logging on flushed: count the passes' own */
+	flushes0 = n->tlb_flushes;
 
 	for (p = 0; p < 2; p++) {
 		const struct pass *want = &c->pass[p];
@@ -71,7 +74,7 @@ static void run_case(const struct recovery_case *c)
 		assert_int_equal(n->recovery_zapped, want->zapped);
 		assert_int_equal(n->recovery_unaccounted, want->unaccounted);
 		assert_int_equal(n->recovery_passes, want->passes);
-		assert_int_equal(n->tlb_flushes, want->flushes);
+		assert_int_equal(n->tlb_flushes - flushes0, want->flushes);
 	}
 	/* SP 1 (dirty-logged) was taken in the first pass. */
 	if (c->pass[0].unaccounted) {

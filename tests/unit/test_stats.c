@@ -35,6 +35,8 @@ static const size_t set_size[NXSIM_STATS_NR_SETS] = {
 		offsetof(struct nxsim_bringup_stats, hist),
 	[NXSIM_STATS_BRINGUP_RESULT] =
 		offsetof(struct nxsim_bringup_result, create_ns),
+	[NXSIM_STATS_VCPU] = sizeof(struct nxsim_vcpu_stats),
+	[NXSIM_STATS_GUEST_RESULT] = sizeof(struct nxsim_guest_result),
 };
 
 static size_t type_size(enum nxsim_stat_type t)

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The TLB of each vCPU on the MMU's mappings, and the remote flushes that
+ * reach it.  A guest access looks up the vCPU's TLB (the iTLB for a fetch,
+ * the dTLB otherwise, then the second level); a miss, or an entry whose
+ * cached rights do not allow the access, pays a two-dimensional walk and
+ * goes to the MMU (nxsim__mmu_access(): a TDP page fault if the SPTE does
+ * not allow it), then fills an entry of the size the hardware caches: the
+ * smaller of the guest's page and the SPTE's level (splintering).
+ *
+ * The MMU's remote flushes (kvm_flush_remote_tlbs(), its ranged forms,
+ * and KVM_REQ_MMU_FREE_OBSOLETE_ROOTS from kvm_mmu_zap_all_fast()) post
+ * requests to every vCPU (kvm_make_all_cpus_request(), virt/kvm/
+ * kvm_main.c); each vCPU handles its requests at its next access, as
+ * vcpu_enter_guest() of arch/x86/kvm/x86.c does before entering the guest:
+ * KVM_REQ_TLB_FLUSH flushes everything (kvm_vcpu_flush_tlb_all(), counted
+ * in vcpu->stat.tlb_flush); a root reload flushes everything too
+ * (kvm_mmu_load()'s flush of the new root) and is counted apart.  A ranged
+ * flush reaches the vCPUs as a range only where the VM's config says the
+ * host has one (kvm_x86_ops.flush_remote_tlbs_range: Hyper-V's enlightened
+ * flush); otherwise, as on bare-metal EPT and NPT, it is a full flush.
+ * Pending ranges of one vCPU merge into their envelope, flushed page by
+ * page up to the TLB's ceiling and in full above it.
+ *
+ * The hit path takes no lock and allocates nothing: one relaxed load of
+ * the vCPU's request word, the TLB probe and the rights check.  The TLB
+ * belongs to the vCPU's thread; other threads only post requests.
+ *
+ * Left out: guest page tables (the guest maps gpa = gva with pages of the
+ * given level; the frame an entry holds is the gfn), PCIDs/VPIDs (one
+ * address space per vCPU), the guest's own INVLPG, and accessed/dirty
+ * bits.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <nxsim/vcpu.h>
+
+#include "core/alloc.h"
+#include "core/compiler.h"
+#include "kvm/host.h"
+#include "kvm/profile.h"
+#include "kvm/vcpu_tlb.h"
+#include "kvm/vm.h"
+#include "mmu/mmu.h"
+#include "tlb/lookup_word.h"
+#include "tlb/tlb.h"
+
+/*
+ * The frame word of an entry: the gfn of its first page, with what the
+ * SPTE allowed (NXSIM__RIGHT_*) and the SPTE's level above any gfn.
+ */
+#define ENT_RIGHTS_SHIFT 62
+#define ENT_LEVEL_SHIFT 59
+#define ENT_GFN_MASK ((1ull << ENT_LEVEL_SHIFT) - 1)
+
+void nxsim_vcpu_tlb_config_default(struct nxsim_vcpu_tlb_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	nxsim_tlb_config_default(&c->tlb, 1);
+	nxsim_guest_costs_default(&c->costs);
+}
+
+int nxsim_guest_walk_refs(int guest_level, int host_level, int root_level,
+			  bool pwc)
+{
+	int g, h;
+
+	if (guest_level < NXSIM_PG_LEVEL_4K ||
+	    guest_level > NXSIM_PG_LEVEL_1G || host_level < NXSIM_PG_LEVEL_4K ||
+	    host_level > NXSIM_PG_LEVEL_1G || root_level < 4 || root_level > 5)
+		return -EINVAL;
+	if (pwc)
+		return 3;
+	g = 5 - guest_level;
+	h = root_level + 1 - host_level;
+	return (g + 1) * (h + 1) - 1;
+}
+
+int nxsim_vm_set_vcpu_tlb(struct nxsim_vm *vm,
+			  const struct nxsim_vcpu_tlb_config *cfg)
+{
+	struct nxsim_vcpu_tlb_config *copy;
+	struct nxsim_vcpu **vcpus;
+	struct nxsim_tlb *probe;
+	struct nxsim_tlb_config tc;
+	int rc;
+
+	if (!cfg)
+		return -EINVAL;
+	rc = nxsim__vm_enter(vm);
+	if (rc)
+		return rc;
+	/* The geometry is checked by making one. */
+	tc = cfg->tlb;
+	tc.nr_cpus = 1;
+	rc = nxsim_tlb_create(&tc, &probe);
+	if (rc)
+		goto out;
+	nxsim_tlb_destroy(probe);
+	copy = nxsim__alloc(sizeof(*copy));
+	vcpus = nxsim__zalloc(KVM_MAX_VCPUS * sizeof(*vcpus));
+	if (!copy || !vcpus) {
+		nxsim__free(copy, sizeof(*copy));
+		nxsim__free(vcpus, KVM_MAX_VCPUS * sizeof(*vcpus));
+		rc = -ENOMEM;
+		goto out;
+	}
+	*copy = *cfg;
+	copy->tlb.nr_cpus = 1;
+	/* The caller's string may not last: keep the policy's own name. */
+	copy->tlb.replacement =
+		nxsim__tlb_repl_find(
+			cfg->tlb.replacement ? cfg->tlb.replacement : "lru")
+			->name;
+	pthread_mutex_lock(&vm->lock);
+	if (vm->created_vcpus || vm->tlb_cfg) {
+		pthread_mutex_unlock(&vm->lock);
+		nxsim__free(copy, sizeof(*copy));
+		nxsim__free(vcpus, KVM_MAX_VCPUS * sizeof(*vcpus));
+		rc = -EBUSY;
+		goto out;
+	}
+	vm->tlb_vcpus = vcpus;
+	__atomic_store_n(&vm->tlb_cfg, copy, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&vm->lock);
+out:
+	nxsim__vm_exit(vm);
+	return rc;
+}
+
+int nxsim__vcpu_tlb_create(struct nxsim_vm *vm, struct nxsim_vcpu *vcpu)
+{
+	struct nxsim__vcpu_tlb *vt;
+	int rc;
+
+	if (!vm->tlb_cfg)
+		return 0;
+	vt = nxsim__zalloc(sizeof(*vt));
+	if (!vt)
+		return -ENOMEM;
+	rc = nxsim_tlb_create(&vm->tlb_cfg->tlb, &vt->tlb);
+	if (rc) {
+		nxsim__free(vt, sizeof(*vt));
+		return rc;
+	}
+	pthread_mutex_init(&vt->range_lock, NULL);
+	vcpu->tlb = vt;
+	return 0;
+}
+
+void nxsim__vcpu_tlb_free(struct nxsim_vcpu *vcpu)
+{
+	struct nxsim__vcpu_tlb *vt = vcpu->tlb;
+
+	if (!vt)
+		return;
+	nxsim_tlb_destroy(vt->tlb);
+	pthread_mutex_destroy(&vt->range_lock);
+	nxsim__free(vt, sizeof(*vt));
+	vcpu->tlb = NULL;
+}
+
+/* kvm_make_request() for one vCPU. */
+static void kvm_make_request(struct nxsim__vcpu_tlb *vt, uint32_t req,
+			     uint64_t gfn, uint64_t pages)
+{
+	if (req == NXSIM__REQ_TLB_RANGE) {
+		pthread_mutex_lock(&vt->range_lock);
+		if (vt->range_start == vt->range_end) {
+			vt->range_start = gfn;
+			vt->range_end = gfn + pages;
+		} else {
+			vt->range_start = MIN(vt->range_start, gfn);
+			vt->range_end = MAX(vt->range_end, gfn + pages);
+		}
+		pthread_mutex_unlock(&vt->range_lock);
+	}
+	__atomic_fetch_add(&vt->flush_requests, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&vt->requests, req, __ATOMIC_RELEASE);
+}
+
+void nxsim__kvm_make_all_cpus_request(void *ctx, enum nxsim__vcpu_flush what,
+				      uint64_t gfn, uint64_t pages)
+{
+	struct nxsim_vm *vm = ctx;
+	const struct nxsim_vcpu_tlb_config *cfg =
+		__atomic_load_n(&vm->tlb_cfg, __ATOMIC_ACQUIRE);
+	unsigned int i, n;
+	uint32_t req;
+
+	if (!cfg)
+		return;
+	n = __atomic_load_n(&vm->nr_tlb_vcpus, __ATOMIC_ACQUIRE);
+	switch (what) {
+	case NXSIM__FLUSH_ROOTS:
+		req = NXSIM__REQ_FREE_ROOTS;
+		break;
+	case NXSIM__FLUSH_RANGE:
+		req = cfg->range_flush && pages ? NXSIM__REQ_TLB_RANGE :
+						  NXSIM__REQ_TLB_FLUSH;
+		break;
+	default:
+		req = NXSIM__REQ_TLB_FLUSH;
+		break;
+	}
+	for (i = 0; i < n; i++)
+		kvm_make_request(vm->tlb_vcpus[i]->tlb, req, gfn, pages);
+}
+
+/* vcpu_enter_guest()'s request handling, on the vCPU's thread. */
+static void nxsim__vcpu_handle_requests(struct nxsim__vcpu_tlb *vt)
+{
+	uint32_t req = __atomic_exchange_n(&vt->requests, 0, __ATOMIC_ACQUIRE);
+	uint64_t start, end;
+
+	if (req & NXSIM__REQ_TLB_RANGE) {
+		pthread_mutex_lock(&vt->range_lock);
+		start = vt->range_start;
+		end = vt->range_end;
+		vt->range_start = vt->range_end = 0;
+		pthread_mutex_unlock(&vt->range_lock);
+		if (!(req & (NXSIM__REQ_TLB_FLUSH | NXSIM__REQ_FREE_ROOTS))) {
+			vt->st.tlb_flush_range++;
+			nxsim__tlb_flush_one_cpu(
+				vt->tlb, 0, start << NXSIM_TLB_SHIFT_4K,
+				end - start,
+				!nxsim__tlb_ranged(vt->tlb, end - start));
+		}
+	}
+	if (req & NXSIM__REQ_FREE_ROOTS) {
+		vt->st.root_reloads++;
+		nxsim__tlb_flush_one_cpu(vt->tlb, 0, 0, 0, true);
+	}
+	if (req & NXSIM__REQ_TLB_FLUSH) {
+		/* kvm_vcpu_flush_tlb_all() */
+		vt->st.tlb_flush++;
+		if (!(req & NXSIM__REQ_FREE_ROOTS))
+			nxsim__tlb_flush_one_cpu(vt->tlb, 0, 0, 0, true);
+	}
+}
+
+/* What an entry's rights must hold for @kind. */
+static inline bool rights_allow(uint64_t word, enum nxsim_access_kind kind)
+{
+	unsigned int r = (unsigned int)(word >> ENT_RIGHTS_SHIFT);
+
+	switch (kind) {
+	case NXSIM_ACCESS_WRITE:
+		return r & NXSIM__RIGHT_WRITE;
+	case NXSIM_ACCESS_EXEC:
+		return r & NXSIM__RIGHT_EXEC;
+	default:
+		return true;
+	}
+}
+
+static inline enum nxsim_tlb_access tlb_access(enum nxsim_access_kind kind)
+{
+	return kind == NXSIM_ACCESS_EXEC  ? NXSIM_TLB_EXEC :
+	       kind == NXSIM_ACCESS_WRITE ? NXSIM_TLB_WRITE :
+					    NXSIM_TLB_READ;
+}
+
+/*
+ * The miss: a two-dimensional walk, the MMU (a fault if the SPTE does not
+ * allow the access), and the fill at min(guest level, SPTE level).
+ */
+static int vcpu_tlb_miss(struct nxsim_vcpu *vcpu, struct nxsim__vcpu_tlb *vt,
+			 enum nxsim_access_kind kind, uint64_t gpa,
+			 int guest_level, struct nxsim_access_info *info)
+{
+	const struct nxsim_vcpu_tlb_config *cfg = vcpu->vm->tlb_cfg;
+	struct nxsim_tlb_entry e = { 0 };
+	unsigned int rights = 0;
+	int rc, refs, level;
+
+	vt->st.walks++;
+	rc = nxsim__mmu_access(vcpu->vm->mmu, &vcpu->mmu, kind, gpa, info,
+			       &rights);
+	if (rc)
+		return rc;
+	if (info->outcome != NXSIM_ACCESS_HIT)
+		vt->st.faults++;
+	if (info->outcome == NXSIM_ACCESS_EMULATE || !info->level)
+		return 0; /* nothing mapped: nothing cached */
+	refs = nxsim_guest_walk_refs(guest_level, info->level,
+				     nxsim__mmu_root_level(vcpu->vm->mmu),
+				     cfg->pwc);
+	vt->st.walk_refs += (uint64_t)refs;
+	vt->st.walk_cycles += (uint64_t)refs * cfg->costs.walk_ref;
+	level = MIN(guest_level, info->level);
+	(&vt->st.fills_4k)[level - 1]++;
+	e.page_shift = (uint8_t)(NXSIM_TLB_SHIFT_4K + 9 * (level - 1));
+	e.va = gpa & ~((1ull << e.page_shift) - 1);
+	e.pfn = (e.va >> NXSIM_TLB_SHIFT_4K) |
+		(uint64_t)info->level << ENT_LEVEL_SHIFT |
+		(uint64_t)rights << ENT_RIGHTS_SHIFT;
+	nxsim__tlb_fill(vt->tlb, 0, tlb_access(kind), &e);
+	return 0;
+}
+
+/* One access on a vCPU with a TLB; the VM is entered. */
+static inline int vcpu_tlb_access(struct nxsim_vcpu *vcpu,
+				  enum nxsim_access_kind kind, uint64_t gpa,
+				  int guest_level,
+				  struct nxsim_access_info *info)
+{
+	struct nxsim__vcpu_tlb *vt = vcpu->tlb;
+	bool exec = kind == NXSIM_ACCESS_EXEC;
+	enum nxsim_tlb_level lv;
+	uint64_t word;
+
+	if (unlikely(__atomic_load_n(&vt->requests, __ATOMIC_RELAXED)))
+		nxsim__vcpu_handle_requests(vt);
+	vt->st.accesses++;
+	vt->st.exec += exec;
+	if (likely(!nxsim__tlb_lookup_word(vt->tlb, 0, tlb_access(kind), gpa,
+					   &word, &lv))) {
+		if (lv == NXSIM_TLB_L2) {
+			vt->st.l1d_misses += !exec;
+			vt->st.l1i_misses += exec;
+		}
+		if (likely(rights_allow(word, kind))) {
+			info->outcome = NXSIM_ACCESS_HIT;
+			info->level = (int)((word >> ENT_LEVEL_SHIFT) & 3);
+			return 0;
+		}
+		vt->st.perm_misses++;
+	} else {
+		vt->st.l1d_misses += !exec;
+		vt->st.l1i_misses += exec;
+	}
+	return vcpu_tlb_miss(vcpu, vt, kind, gpa, guest_level, info);
+}
+
+static bool bad_level(int level)
+{
+	return level < NXSIM_PG_LEVEL_4K || level > NXSIM_PG_LEVEL_1G;
+}
+
+int nxsim__vcpu_access_entered(struct nxsim_vcpu *vcpu,
+			       enum nxsim_access_kind kind, uint64_t gpa,
+			       int guest_level, struct nxsim_access_info *info)
+{
+	if ((unsigned int)kind > NXSIM_ACCESS_EXEC || bad_level(guest_level))
+		return -EINVAL;
+	if (!vcpu->tlb)
+		return nxsim__mmu_access(vcpu->vm->mmu, &vcpu->mmu, kind, gpa,
+					 info, NULL);
+	memset(info, 0, sizeof(*info));
+	return vcpu_tlb_access(vcpu, kind, gpa, guest_level, info);
+}
+
+int64_t nxsim_vcpu_access_batch(struct nxsim_vcpu *vcpu,
+				const struct nxsim_guest_access *a, size_t n)
+{
+	struct nxsim_access_info info;
+	struct nxsim_vm *vm;
+	size_t i;
+	int rc;
+
+	if (!vcpu || (!a && n))
+		return -EINVAL;
+	vm = vcpu->vm;
+	rc = nxsim__vm_enter(vm);
+	if (rc)
+		return rc;
+	rc = nxsim__vm_tdp_enabled(vm) ? 0 : -EOPNOTSUPP;
+	if (!rc) {
+		pthread_mutex_lock(&vcpu->mutex);
+		/* vcpu_run(): kvm_vcpu_srcu_read_lock() around the exits. */
+		nxsim__lockdep_acquire(NXSIM__LOCK_KVM_SRCU);
+	}
+	for (i = 0; !rc && i < n; i++) {
+		if (likely(vcpu->tlb && a[i].kind <= NXSIM_ACCESS_EXEC &&
+			   !bad_level(a[i].guest_level)))
+			rc = vcpu_tlb_access(vcpu, a[i].kind, a[i].gpa,
+					     a[i].guest_level, &info);
+		else
+			rc = nxsim__vcpu_access_entered(vcpu, a[i].kind,
+							a[i].gpa,
+							a[i].guest_level,
+							&info);
+	}
+	if (nxsim__vm_tdp_enabled(vm)) {
+		nxsim__lockdep_release(NXSIM__LOCK_KVM_SRCU);
+		pthread_mutex_unlock(&vcpu->mutex);
+	}
+	nxsim__vm_exit(vm);
+	return rc ? rc : (int64_t)n;
+}
+
+int nxsim_vcpu_stats(struct nxsim_vcpu *vcpu, struct nxsim_vcpu_stats *st)
+{
+	if (!vcpu || !st)
+		return -EINVAL;
+	if (!vcpu->tlb)
+		return -ENODEV;
+	*st = vcpu->tlb->st;
+	st->flush_requests =
+		__atomic_load_n(&vcpu->tlb->flush_requests, __ATOMIC_RELAXED);
+	return 0;
+}
