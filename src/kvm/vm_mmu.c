@@ -8,8 +8,8 @@
  * VM (vm->mmu); the MMU takes mmu_lock itself.
  *
  * Left out: the shadow MMU's direct map, which VMs use when the TDP MMU is
- * off (kvm.tdp_mmu=0, no EPT/NPT, or a tree before 5.15): their accesses
- * fail with -EOPNOTSUPP.
+ * off (kvm.tdp_mmu=0, no EPT/NPT, a tree before 5.15 without the 5.10
+ * opt-in kvm.tdp_mmu=1): their accesses fail with -EOPNOTSUPP.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -58,11 +58,18 @@ int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot_id,
 	return rc;
 }
 
-/* The TDP MMU is in use: kvm.tdp_mmu (default on since 5.15), tdp_enabled. */
+/*
+ * The TDP MMU is in use: tdp_enabled and kvm.tdp_mmu (default on since
+ * 5.15; opt-in on 5.10).
+ */
 static bool uses_tdp_mmu(struct nxsim_host *host)
 {
-	return host->prof->mmu.tdp_mmu_default && !host->cpu.no_tdp &&
-	       !host->cpu.no_tdp_mmu;
+	const struct nxsim__profile *prof = host->prof;
+
+	if (!prof->mmu.tdp_mmu || host->cpu.no_tdp)
+		return false;
+	return prof->mmu.tdp_mmu_default ? !host->cpu.no_tdp_mmu :
+					   host->cpu.tdp_mmu;
 }
 
 int nxsim_vcpu_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind,

@@ -24,6 +24,9 @@
  *                     its retry; B ends; A's second try maps.
  *   determinism       flag_after_link twice: the same events at the same
  *                     virtual times.
+ *   lock_mode         which mode of mmu_lock a fault and the dirty-logging
+ *                     walks hold, per profile: a hook tries a read lock
+ *                     from another thread (it fails under the write lock).
  */
 #include <pthread.h>
 
@@ -381,6 +384,87 @@ static void test_invalidate_range(void **state)
 	nx_env_destroy(&e);
 }
 
+struct lock_probe {
+	struct nxsim__vm_mmu *mmu;
+	enum nxsim__sched_point point;
+	int seen;     /* hook calls at @point */
+	int readable; /* of those, with another reader let in */
+};
+
+static void *try_read(void *p)
+{
+	struct lock_probe *lp = p;
+
+	if (pthread_rwlock_tryrdlock(&lp->mmu->mmu_lock))
+		return NULL;
+	pthread_rwlock_unlock(&lp->mmu->mmu_lock);
+	return lp;
+}
+
+static void probe(void *ctx, enum nxsim__sched_point p, uint64_t gfn,
+		  int level)
+{
+	struct lock_probe *lp = ctx;
+	pthread_t t;
+	void *rc;
+
+	(void)gfn;
+	(void)level;
+	if (p != lp->point)
+		return;
+	assert_int_equal(pthread_create(&t, NULL, try_read, lp), 0);
+	assert_int_equal(pthread_join(t, &rc), 0);
+	lp->seen++;
+	lp->readable += rc != NULL;
+}
+
+static void test_lock_mode(void **state)
+{
+	static const struct {
+		const char *profile;
+		bool fault_read, dirty_log_read;
+	} cases[] = {
+		{ "5.10", false, false },
+		{ "6.1", true, true },
+		{ "6.18", true, true },
+	};
+	struct nxsim_memory_region mr = {
+		.slot = 0,
+		.flags = NXSIM_MEM_LOG_DIRTY_PAGES,
+		.guest_phys_addr = GIB,
+		.memory_size = GIB,
+		.userspace_addr = HVA_BASE,
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct nxsim_host_config cfg = {
+			.cpu = { .itlb_multihit = true, .tdp_mmu = true },
+			.profile = cases[i].profile,
+		};
+		struct lock_probe lp = { .point = NXSIM__SCHED_WALK };
+		struct nx_env e = nx_env_config(&cfg);
+
+		lp.mmu = e.vm->mmu;
+		nx_slot(e.vm, 0, GIB, GIB, HVA_BASE, 2, 0);
+		nx_access(e.vcpu, NXSIM_ACCESS_READ, GIB);
+		nxsim__mmu_set_sched_hook(lp.mmu, probe, &lp);
+		/* a fault: one WALK point per level down to 2M */
+		nx_access(e.vcpu, NXSIM_ACCESS_EXEC, GIB + MIB2);
+		assert_int_equal(lp.seen, 4);
+		assert_int_equal(lp.readable, cases[i].fault_read ? 4 : 0);
+		/* dirty logging on: the write-protect walk's yield points */
+		lp = (struct lock_probe){ .mmu = lp.mmu,
+					  .point = NXSIM__SCHED_RESCHED };
+		assert_rc(nxsim_vm_set_memory_region(e.vm, &mr), 0);
+		assert_int_equal(lp.seen, 1);
+		assert_int_equal(lp.readable, cases[i].dirty_log_read);
+		nxsim__mmu_set_sched_hook(lp.mmu, NULL, NULL);
+		nx_env_destroy(&e);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_link_race),
 		cmocka_unit_test(test_invalidate_seq),
 		cmocka_unit_test(test_invalidate_range),
+		cmocka_unit_test(test_lock_mode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

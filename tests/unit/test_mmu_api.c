@@ -69,6 +69,7 @@ static void test_no_tdp_mmu(void **state)
 		struct nxsim_cpu cpu;
 	} cases[] = {
 		{ "5.4", { .itlb_multihit = true } },
+		{ "5.4", { .itlb_multihit = true, .tdp_mmu = true } },
 		{ "5.10", { .itlb_multihit = true } },
 		{ NULL, { .itlb_multihit = true, .no_tdp_mmu = true } },
 		{ NULL, { .itlb_multihit = true, .no_tdp = true } },
