@@ -27,6 +27,9 @@
  *   lock_mode         which mode of mmu_lock a fault and the dirty-logging
  *                     walks hold, per profile: a hook tries a read lock
  *                     from another thread (it fails under the write lock).
+ *   fault_alloc_failures  every allocation of a first fault, under the write
+ *                     lock (5.10) and the read lock (6.18), failed in turn:
+ *                     -ENOMEM, nothing leaked, no table built.
  */
 #include <pthread.h>
 
@@ -401,8 +404,7 @@ static void *try_read(void *p)
 	return lp;
 }
 
-static void probe(void *ctx, enum nxsim__sched_point p, uint64_t gfn,
-		  int level)
+static void probe(void *ctx, enum nxsim__sched_point p, uint64_t gfn, int level)
 {
 	struct lock_probe *lp = ctx;
 	pthread_t t;
@@ -465,6 +467,46 @@ static void test_lock_mode(void **state)
 	}
 }
 
+static int op_exec(void *ctx)
+{
+	struct nx_env *e = ctx;
+
+	return nxsim_vcpu_access(e->vcpu, NXSIM_ACCESS_EXEC, GIB + 0x5000,
+				 NULL);
+}
+
+static void no_tables(void *ctx)
+{
+	struct nx_env *e = ctx;
+
+	assert_int_equal(nxsim_vm_nr_mmu_pages(e->vm), 0);
+	assert_int_equal(e->vcpu->mmu_cache.nobjs, 0);
+	nx_check_ok(e->vm);
+}
+
+static void test_fault_alloc_failures(void **state)
+{
+	static const char *const profiles[] = { "5.10", "6.18" };
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(profiles); i++) {
+		struct nxsim_host_config cfg = {
+			.cpu = { .itlb_multihit = true, .tdp_mmu = true },
+			.profile = profiles[i],
+		};
+		struct nx_env e = nx_env_config(&cfg);
+
+		nx_slot(e.vm, 0, GIB, GIB, HVA_BASE, 2, 0);
+		/* five pages (two blocks each) and the first frame chunk */
+		assert_int_equal(
+			test_alloc_failures(op_exec, NULL, no_tables, &e), 11);
+		/* root, PDPT, PD and the PT the fetch needs */
+		assert_int_equal(nxsim_vm_nr_mmu_pages(e.vm), 4);
+		nx_env_destroy(&e);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -475,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_invalidate_seq),
 		cmocka_unit_test(test_invalidate_range),
 		cmocka_unit_test(test_lock_mode),
+		cmocka_unit_test(test_fault_alloc_failures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
