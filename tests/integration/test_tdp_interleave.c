@@ -27,6 +27,9 @@
  *   lock_mode         which mode of mmu_lock a fault and the dirty-logging
  *                     walks hold, per profile: a hook tries a read lock
  *                     from another thread (it fails under the write lock).
+ *   recovery_lock_break  6.18's recovery under the read lock yields
+ *                     mmu_lock after each SP (a writer gets in); 6.12's
+ *                     does not.
  *   fault_alloc_failures  every allocation of a first fault, under the write
  *                     lock (5.10) and the read lock (6.18), failed in turn:
  *                     -ENOMEM, nothing leaked, no table built.
@@ -467,6 +470,66 @@ static void test_lock_mode(void **state)
 	}
 }
 
+static void *try_write(void *p)
+{
+	struct lock_probe *lp = p;
+
+	if (pthread_rwlock_trywrlock(&lp->mmu->mmu_lock))
+		return NULL;
+	pthread_rwlock_unlock(&lp->mmu->mmu_lock);
+	return lp;
+}
+
+static void probe_write(void *ctx, enum nxsim__sched_point p, uint64_t gfn,
+			int level)
+{
+	struct lock_probe *lp = ctx;
+	pthread_t t;
+	void *rc;
+
+	(void)gfn;
+	(void)level;
+	if (p != lp->point)
+		return;
+	assert_int_equal(pthread_create(&t, NULL, try_write, lp), 0);
+	assert_int_equal(pthread_join(t, &rc), 0);
+	lp->seen++;
+	lp->readable += rc != NULL;
+}
+
+/*
+ * Recovery of three split regions: 6.18 runs it under the read lock and
+ * breaks the lock after each SP (a writer gets in there); 6.12 holds the
+ * write lock throughout, with no such yield.
+ */
+static void test_recovery_lock_break(void **state)
+{
+	static const struct {
+		const char *profile;
+		int yields;
+	} cases[] = { { "6.12", 0 }, { "6.18", 3 } };
+	unsigned int i, r;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct nx_env e = nx_env(cases[i].profile, 0);
+		struct lock_probe lp = { .mmu = e.vm->mmu,
+					 .point = NXSIM__SCHED_RESCHED };
+
+		nx_slot(e.vm, 0, GIB, GIB, HVA_BASE, 2, 0);
+		for (r = 0; r < 3; r++)
+			nx_access(e.vcpu, NXSIM_ACCESS_EXEC, REGION(r));
+		nx_expect(e.vm, 3, 0, 0, 3);
+		nxsim__mmu_set_sched_hook(lp.mmu, probe_write, &lp);
+		nxsim__mmu_recover_nx_huge_pages(lp.mmu);
+		nxsim__mmu_set_sched_hook(lp.mmu, NULL, NULL);
+		assert_int_equal(lp.seen, cases[i].yields);
+		assert_int_equal(lp.readable, cases[i].yields);
+		nx_expect(e.vm, 0, 0, 0, 0);
+		nx_env_destroy(&e);
+	}
+}
+
 static int op_exec(void *ctx)
 {
 	struct nx_env *e = ctx;
@@ -518,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_invalidate_range),
 		cmocka_unit_test(test_lock_mode),
 		cmocka_unit_test(test_fault_alloc_failures),
+		cmocka_unit_test(test_recovery_lock_break),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
