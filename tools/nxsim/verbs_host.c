@@ -21,8 +21,8 @@ static const struct {
 	CPU_FLAG(itlb_multihit), CPU_FLAG(mitigations_off),
 	CPU_FLAG(preempt_rt),	 CPU_FLAG(amd),
 	CPU_FLAG(no_tdp),	 CPU_FLAG(no_tdp_mmu),
-	CPU_FLAG(tdp_mmu),
-	CPU_FLAG(no_gbpages),	 CPU_FLAG(la57),
+	CPU_FLAG(tdp_mmu),	 CPU_FLAG(no_gbpages),
+	CPU_FLAG(la57),
 #undef CPU_FLAG
 };
 
