@@ -34,6 +34,8 @@ extern "C" {
  * @amd: NPT (AMD) instead of EPT (Intel): selects the SPTE format
  * @no_tdp: TDP disabled (kvm_intel.ept=0 / kvm_amd.npt=0): shadow paging
  * @no_tdp_mmu: kvm.tdp_mmu=0: TDP through the legacy (shadow) MMU
+ * @tdp_mmu: kvm.tdp_mmu=1 where it defaults off (5.10, whose TDP MMU
+ *	handles faults under mmu_lock held for write)
  * @no_gbpages: no 1 GiB pages: the largest huge page is 2 MiB
  * @la57: 5-level paging available (TDP roots may have 5 levels)
  * @phys_bits: MAXPHYADDR; 0 means 46, else NXSIM_PHYS_BITS_MIN (a CPU
@@ -52,6 +54,7 @@ struct nxsim_cpu {
 	bool amd;
 	bool no_tdp;
 	bool no_tdp_mmu;
+	bool tdp_mmu;
 	bool no_gbpages;
 	bool la57;
 	unsigned int phys_bits;

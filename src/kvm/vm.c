@@ -139,6 +139,20 @@ void nxsim__vm_free(struct nxsim_vm *vm)
 	nxsim__free(vm, sizeof(*vm));
 }
 
+/*
+ * The TDP MMU maps the VM's faults: tdp_enabled and kvm.tdp_mmu (default
+ * on since 5.15; opt-in on 5.10, absent before); otherwise the shadow MMU.
+ */
+static bool uses_tdp_mmu(const struct nxsim_host *host)
+{
+	const struct nxsim__profile *prof = host->prof;
+
+	if (!prof->mmu.tdp_mmu || host->cpu.no_tdp)
+		return false;
+	return prof->mmu.tdp_mmu_default ? !host->cpu.no_tdp_mmu :
+					   host->cpu.tdp_mmu;
+}
+
 int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 {
 	struct nxsim__mmu_config mmu_cfg;
@@ -154,9 +168,7 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 		.prof = &host->prof->mmu,
 		.bugs = host->bugs,
 		.params = &host->nx,
-		/* kvm.tdp_mmu (on by default since 5.15) and tdp_enabled */
-		.tdp_mmu = host->prof->mmu.tdp_mmu_default &&
-			   !host->cpu.no_tdp && !host->cpu.no_tdp_mmu,
+		.tdp_mmu = uses_tdp_mmu(host),
 		.mmio_caching = host->mmio_caching,
 		.flush_vcpus = nxsim__kvm_make_all_cpus_request,
 	};

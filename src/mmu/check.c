@@ -439,6 +439,11 @@ int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report, void *ctx)
 	 * zap changes them during the walk.
 	 */
 	nxsim__write_lock(&mmu->mmu_lock);
+	/*
+	 * pages_alloc_lock too: vCPUs top up their caches and RCU callbacks
+	 * free pages without mmu_lock, changing frames and counts.
+	 */
+	pthread_mutex_lock(&mmu->pages_alloc_lock);
 	c.nx = nxsim__is_nx_huge_page_enabled(mmu);
 	c.hard_off_nx = READ_ONCE(mmu->params->hard_disabled) &&
 			READ_ONCE(mmu->params->nx_huge_pages);
@@ -459,15 +464,12 @@ int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report, void *ctx)
 				  ", the tables hold %" PRIu64 " leaves",
 				  names[i], mmu->pages[i], c.leaves[i]);
 	check_lists(&c);
-	/* pages_alloc_lock: RCU callbacks free pages meanwhile */
-	pthread_mutex_lock(&mmu->pages_alloc_lock);
 	if (c.sps + mmu->nr_cached + mmu->nr_rcu_pending != mmu->nr_sps)
 		violation(&c,
 			  "%" PRIu64 " page-table pages alive, %" PRIu64
 			  " reachable, cached or awaiting RCU",
 			  mmu->nr_sps,
 			  c.sps + mmu->nr_cached + mmu->nr_rcu_pending);
-	pthread_mutex_unlock(&mmu->pages_alloc_lock);
 	if (c.hard_off_nx)
 		violation(&c, "invariant 8: "
 			      "hard-disabled but nx_huge_pages set");
@@ -478,6 +480,7 @@ int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report, void *ctx)
 			violation(&c, "(more events not kept)");
 	}
 	mmu->nr_events = 0;
+	pthread_mutex_unlock(&mmu->pages_alloc_lock);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	return c.violations;
 }

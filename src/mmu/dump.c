@@ -136,7 +136,8 @@ int nxsim__mmu_dump(struct nxsim__vm_mmu *mmu, nxsim_text_fn emit, void *ctx)
 	struct dumper d = { .mmu = mmu, .emit = emit, .ctx = ctx };
 	struct nxsim__mmu_page *root;
 
-	nxsim__read_lock(&mmu->mmu_lock);
+	/* the write lock: faults under the read lock change what is dumped */
+	nxsim__write_lock(&mmu->mmu_lock);
 	line(&d, 0,
 	     "%s, %d-level roots, pages_4k %" PRIu64 " pages_2m %" PRIu64 " "
 	     "pages_1g %" PRIu64 " nx_lpage_splits %" PRIu64,

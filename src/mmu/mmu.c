@@ -42,7 +42,9 @@
  * SMM address space of the memslot lookup is left out.  The shadow MMU (src/mmu/shadow_mmu.c) keeps the write lock, as in the
  * kernel; its rmap-descriptor cache is the VM's, so it is topped up under
  * that lock.  Recovery breaks mmu_lock (cond_resched_rwlock_*()) only
- * where a test set the scheduling hook and need_resched
+ * where a test set the scheduling hook: under the read lock after every
+ * SP (the hook stands for a waiting writer, rwlock_needbreak()), under
+ * the write lock where the test also set need_resched
  * (vm_mmu->resched_pending).
  *
  * MMIO: a fault outside every slot caches the gfn in the vCPU
@@ -883,7 +885,7 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 			nxsim__kvm_mmu_remote_flush_or_zap(
 				mmu, &mmu->invalid_list, flush);
 			flush = false;
-		} else if (mmu->sched && mmu->resched_pending) {
+		} else if (mmu->sched && (shared || mmu->resched_pending)) {
 			recovery_resched(mmu, shared, flush);
 			flush = false;
 		}

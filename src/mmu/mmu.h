@@ -43,7 +43,6 @@
  *	recovery on disable) run under the read lock (5.13)
  * @recovery_read_lock: NX recovery of the TDP MMU's list runs under the
  *	read lock, zapping with an atomic SPTE update (6.18)
- * @eager_page_split: kvm.eager_page_split exists, default on (5.19)
  */
 struct nxsim__mmu_profile {
 	bool tdp_mmu;
@@ -57,7 +56,6 @@ struct nxsim__mmu_profile {
 	bool fault_read_lock;
 	bool dirty_log_read_lock;
 	bool recovery_read_lock;
-	bool eager_page_split;
 };
 
 /**

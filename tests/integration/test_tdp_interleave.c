@@ -24,6 +24,15 @@
  *                     its retry; B ends; A's second try maps.
  *   determinism       flag_after_link twice: the same events at the same
  *                     virtual times.
+ *   lock_mode         which mode of mmu_lock a fault and the dirty-logging
+ *                     walks hold, per profile: a hook tries a read lock
+ *                     from another thread (it fails under the write lock).
+ *   recovery_lock_break  6.18's recovery under the read lock yields
+ *                     mmu_lock after each SP (a writer gets in); 6.12's
+ *                     does not.
+ *   fault_alloc_failures  every allocation of a first fault, under the write
+ *                     lock (5.10) and the read lock (6.18), failed in turn:
+ *                     -ENOMEM, nothing leaked, no table built.
  */
 #include <pthread.h>
 
@@ -381,6 +390,186 @@ static void test_invalidate_range(void **state)
 	nx_env_destroy(&e);
 }
 
+struct lock_probe {
+	struct nxsim__vm_mmu *mmu;
+	enum nxsim__sched_point point;
+	int seen;     /* hook calls at @point */
+	int readable; /* of those, with another reader let in */
+};
+
+static void *try_read(void *p)
+{
+	struct lock_probe *lp = p;
+
+	if (pthread_rwlock_tryrdlock(&lp->mmu->mmu_lock))
+		return NULL;
+	pthread_rwlock_unlock(&lp->mmu->mmu_lock);
+	return lp;
+}
+
+static void probe(void *ctx, enum nxsim__sched_point p, uint64_t gfn, int level)
+{
+	struct lock_probe *lp = ctx;
+	pthread_t t;
+	void *rc;
+
+	(void)gfn;
+	(void)level;
+	if (p != lp->point)
+		return;
+	assert_int_equal(pthread_create(&t, NULL, try_read, lp), 0);
+	assert_int_equal(pthread_join(t, &rc), 0);
+	lp->seen++;
+	lp->readable += rc != NULL;
+}
+
+static void test_lock_mode(void **state)
+{
+	static const struct {
+		const char *profile;
+		bool fault_read, dirty_log_read;
+	} cases[] = {
+		{ "5.10", false, false },
+		{ "6.1", true, true },
+		{ "6.18", true, true },
+	};
+	struct nxsim_memory_region mr = {
+		.slot = 0,
+		.flags = NXSIM_MEM_LOG_DIRTY_PAGES,
+		.guest_phys_addr = GIB,
+		.memory_size = GIB,
+		.userspace_addr = HVA_BASE,
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct nxsim_host_config cfg = {
+			.cpu = { .itlb_multihit = true, .tdp_mmu = true },
+			.profile = cases[i].profile,
+		};
+		struct lock_probe lp = { .point = NXSIM__SCHED_WALK };
+		struct nx_env e = nx_env_config(&cfg);
+
+		lp.mmu = e.vm->mmu;
+		nx_slot(e.vm, 0, GIB, GIB, HVA_BASE, 2, 0);
+		nx_access(e.vcpu, NXSIM_ACCESS_READ, GIB);
+		nxsim__mmu_set_sched_hook(lp.mmu, probe, &lp);
+		/* a fault: one WALK point per level down to 2M */
+		nx_access(e.vcpu, NXSIM_ACCESS_EXEC, GIB + MIB2);
+		assert_int_equal(lp.seen, 4);
+		assert_int_equal(lp.readable, cases[i].fault_read ? 4 : 0);
+		/* dirty logging on: the write-protect walk's yield points */
+		lp = (struct lock_probe){ .mmu = lp.mmu,
+					  .point = NXSIM__SCHED_RESCHED };
+		assert_rc(nxsim_vm_set_memory_region(e.vm, &mr), 0);
+		assert_int_equal(lp.seen, 1);
+		assert_int_equal(lp.readable, cases[i].dirty_log_read);
+		nxsim__mmu_set_sched_hook(lp.mmu, NULL, NULL);
+		nx_env_destroy(&e);
+	}
+}
+
+static void *try_write(void *p)
+{
+	struct lock_probe *lp = p;
+
+	if (pthread_rwlock_trywrlock(&lp->mmu->mmu_lock))
+		return NULL;
+	pthread_rwlock_unlock(&lp->mmu->mmu_lock);
+	return lp;
+}
+
+static void probe_write(void *ctx, enum nxsim__sched_point p, uint64_t gfn,
+			int level)
+{
+	struct lock_probe *lp = ctx;
+	pthread_t t;
+	void *rc;
+
+	(void)gfn;
+	(void)level;
+	if (p != lp->point)
+		return;
+	assert_int_equal(pthread_create(&t, NULL, try_write, lp), 0);
+	assert_int_equal(pthread_join(t, &rc), 0);
+	lp->seen++;
+	lp->readable += rc != NULL;
+}
+
+/*
+ * Recovery of three split regions: 6.18 runs it under the read lock and
+ * breaks the lock after each SP (a writer gets in there); 6.12 holds the
+ * write lock throughout, with no such yield.
+ */
+static void test_recovery_lock_break(void **state)
+{
+	static const struct {
+		const char *profile;
+		int yields;
+	} cases[] = { { "6.12", 0 }, { "6.18", 3 } };
+	unsigned int i, r;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct nx_env e = nx_env(cases[i].profile, 0);
+		struct lock_probe lp = { .mmu = e.vm->mmu,
+					 .point = NXSIM__SCHED_RESCHED };
+
+		nx_slot(e.vm, 0, GIB, GIB, HVA_BASE, 2, 0);
+		for (r = 0; r < 3; r++)
+			nx_access(e.vcpu, NXSIM_ACCESS_EXEC, REGION(r));
+		nx_expect(e.vm, 3, 0, 0, 3);
+		nxsim__mmu_set_sched_hook(lp.mmu, probe_write, &lp);
+		nxsim__mmu_recover_nx_huge_pages(lp.mmu);
+		nxsim__mmu_set_sched_hook(lp.mmu, NULL, NULL);
+		assert_int_equal(lp.seen, cases[i].yields);
+		assert_int_equal(lp.readable, cases[i].yields);
+		nx_expect(e.vm, 0, 0, 0, 0);
+		nx_env_destroy(&e);
+	}
+}
+
+static int op_exec(void *ctx)
+{
+	struct nx_env *e = ctx;
+
+	return nxsim_vcpu_access(e->vcpu, NXSIM_ACCESS_EXEC, GIB + 0x5000,
+				 NULL);
+}
+
+static void no_tables(void *ctx)
+{
+	struct nx_env *e = ctx;
+
+	assert_int_equal(nxsim_vm_nr_mmu_pages(e->vm), 0);
+	assert_int_equal(e->vcpu->mmu.mmu_cache.nobjs, 0);
+	nx_check_ok(e->vm);
+}
+
+static void test_fault_alloc_failures(void **state)
+{
+	static const char *const profiles[] = { "5.10", "6.18" };
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(profiles); i++) {
+		struct nxsim_host_config cfg = {
+			.cpu = { .itlb_multihit = true, .tdp_mmu = true },
+			.profile = profiles[i],
+		};
+		struct nx_env e = nx_env_config(&cfg);
+
+		nx_slot(e.vm, 0, GIB, GIB, HVA_BASE, 2, 0);
+		/* five pages (two blocks each) and the first frame chunk */
+		assert_int_equal(
+			test_alloc_failures(op_exec, NULL, no_tables, &e), 11);
+		/* root, PDPT, PD and the PT the fetch needs */
+		assert_int_equal(nxsim_vm_nr_mmu_pages(e.vm), 4);
+		nx_env_destroy(&e);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +579,9 @@ int main(void)
 		cmocka_unit_test(test_link_race),
 		cmocka_unit_test(test_invalidate_seq),
 		cmocka_unit_test(test_invalidate_range),
+		cmocka_unit_test(test_lock_mode),
+		cmocka_unit_test(test_fault_alloc_failures),
+		cmocka_unit_test(test_recovery_lock_break),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

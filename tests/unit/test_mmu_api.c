@@ -75,7 +75,9 @@ static void test_no_tdp_mmu(void **state)
 		int rc;
 	} cases[] = {
 		{ "5.4", { .itlb_multihit = true }, 0 },
+		{ "5.4", { .itlb_multihit = true, .tdp_mmu = true }, 0 },
 		{ "5.10", { .itlb_multihit = true }, 0 },
+		{ "5.10", { .itlb_multihit = true, .tdp_mmu = true }, 0 },
 		{ NULL, { .itlb_multihit = true, .no_tdp_mmu = true }, 0 },
 		{ NULL, { .itlb_multihit = true, .no_tdp = true }, -EOPNOTSUPP },
 	};

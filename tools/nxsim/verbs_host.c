@@ -21,7 +21,8 @@ static const struct {
 	CPU_FLAG(itlb_multihit), CPU_FLAG(mitigations_off),
 	CPU_FLAG(preempt_rt),	 CPU_FLAG(amd),
 	CPU_FLAG(no_tdp),	 CPU_FLAG(no_tdp_mmu),
-	CPU_FLAG(no_gbpages),	 CPU_FLAG(la57),
+	CPU_FLAG(tdp_mmu),	 CPU_FLAG(no_gbpages),
+	CPU_FLAG(la57),
 #undef CPU_FLAG
 };
 
@@ -309,7 +310,7 @@ const struct nxsim__drv_verb nxsim__drv_host_verbs[] = {
 	  "[bugs=B,B..] [phys_bits=N] [hz=N]",
 	  "load kvm.ko (nxsim_host_create) and make NAME the current host; "
 	  "cpu flags: itlb_multihit mitigations_off preempt_rt amd no_tdp "
-	  "no_tdp_mmu no_gbpages la57; bugs: raw_period_wake "
+	  "no_tdp_mmu tdp_mmu no_gbpages la57; bugs: raw_period_wake "
 	  "wake_null_worker worker_once_fail wake_killed_worker "
 	  "never_create_race track_any_level untagged_nx adjust_any_nonleaf "
 	  "recover_dirty untrack_wrong_type recover_no_commit "
