@@ -345,6 +345,7 @@ static void fast_free(struct fast_level *l)
 	memset(l, 0, sizeof(*l));
 }
 
+#ifndef __SSE2__
 /* Ways of the @n tags at @t equal to @key, as a mask: scalar form. */
 static inline uint32_t fast_match_scalar(const uint64_t *t, uint32_t n,
 					 uint64_t key)
@@ -355,6 +356,7 @@ static inline uint32_t fast_match_scalar(const uint64_t *t, uint32_t n,
 		m |= (uint32_t)(t[w] == key) << w;
 	return m;
 }
+#endif
 
 /* The first way of least age among @n: scalar, conditional moves. */
 static inline uint32_t fast_oldest_scalar(const uint64_t *age, uint32_t n)
