@@ -321,7 +321,7 @@ static void run_stream(const struct nxsim_tlb_geometry geo[3], bool avx2,
 		unsigned int op = (unsigned int)nxsim_rng_below(&rng, 1000);
 		enum nxsim_tlb_access acc =
 			(enum nxsim_tlb_access)nxsim_rng_below(&rng, 3);
-		struct nxsim_tlb_entry a, b;
+		struct nxsim_tlb_entry a = { 0 }, b = { 0 };
 		uint8_t shift;
 		bool global;
 		uint64_t va = pick_va(&rng, &shift, &global);
