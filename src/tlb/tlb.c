@@ -71,9 +71,11 @@ static inline void drop(struct nxsim_tlb *tlb, unsigned int cpu,
 			struct nxsim__tlb_array *a, size_t i)
 {
 	uint64_t t = a->tag[i];
+	unsigned int sz = tlb_tag_size(t);
 
 	a->tag[i] = 0;
-	a->nr[tlb_tag_size(t)]--;
+	if (!--a->nr[sz])
+		a->sizes &= ~(1u << sz);
 	if ((t & TLB_TAG_WATCH) && tlb->drop &&
 	    !held_elsewhere(&tlb->cpu[cpu], a, t))
 		tlb->drop(tlb->drop_ctx, cpu, tlb_tag_va(t), a->pfn[i]);
@@ -83,44 +85,49 @@ static inline void drop(struct nxsim_tlb *tlb, unsigned int cpu,
  * Write @tag into @a, evicting if the set is full.  @fresh: the caller
  * knows @a lacks the translation (an L2-to-L1 refill after an L1 miss, a
  * walk's fill after a miss); otherwise an existing copy is refreshed
- * instead of duplicated.  Inline, so each caller's @fresh folds away.
+ * instead of duplicated.  Inline, so each caller's @isa and @fresh fold
+ * away.
  */
 static __attribute__((always_inline)) inline void
-insert(struct nxsim_tlb *tlb, unsigned int cpu, struct nxsim__tlb_array *a,
-       uint64_t tag, uint64_t pfn, bool fresh)
+insert(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
+       struct nxsim__tlb_array *a, uint64_t tag, uint64_t pfn, bool fresh)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	unsigned int sz = tlb_tag_size(tag), w;
-	uint64_t key = tag & ~TLB_TAG_WATCH;
-	uint32_t empty = 0, same = 0;
-	size_t base;
-	uint64_t *t = nxsim__tlb_set_of(a, tlb_tag_va(tag), sz, &base);
+	uint32_t empty, same;
+	/* The tag holds the VPN at its size: its low bits pick the set. */
+	size_t base = set_index(a, tag) * a->stride;
+	uint64_t *t = a->tag + base;
 
 	if (!fresh) {
-		for (w = 0; w < a->ways; w++)
-			same |= (uint32_t)((t[w] & ~TLB_TAG_WATCH) == key) << w;
+		same = nxsim__tlb_match_isa(isa, t, a->stride,
+					    tag & ~TLB_TAG_WATCH,
+					    tag & ~TLB_TAG_WATCH);
 		if (same) {
 			w = (unsigned int)__builtin_ctz(same);
 			goto write; /* already there: refresh */
 		}
 	}
 	/* A full array (the steady state) has no empty way to look for. */
-	if (a->nr[0] + a->nr[1] + a->nr[2] < (a->set_mask + 1) * a->ways) {
-		for (w = 0; w < a->ways; w++)
-			empty |= (uint32_t)!t[w] << w;
+	if (a->nr[0] + a->nr[1] + a->nr[2] < a->cap) {
+		/* Tag 0 is empty; padding ways are not ways. */
+		empty = nxsim__tlb_match_isa(isa, t, a->stride, 0, 0) &
+			a->way_mask;
 		if (empty) {
 			w = (unsigned int)__builtin_ctz(empty);
 			goto fill;
 		}
 	}
-	w = tlb->repl->victim ? tlb->repl->victim(a->age + base,
-						  &a->state[set_index(a, tag)],
-						  a->ways, &c->rng) :
-				nxsim__tlb_oldest(a->age + base, a->ways);
+	w = tlb->repl->victim ?
+		    tlb->repl->victim(a->age + base,
+				      &a->state[set_index(a, tag)], a->ways,
+				      &c->rng) :
+		    nxsim__tlb_oldest_isa(isa, a->age + base, a->stride);
 	c->st.evictions++;
 	drop(tlb, cpu, a, base + w);
 fill:
 	a->nr[sz]++;
+	a->sizes |= 1u << sz;
 write:
 	t[w] = tag;
 	a->pfn[base + w] = pfn;
@@ -128,29 +135,26 @@ write:
 	nxsim__tlb_touch(tlb, a, base, w);
 }
 
-void nxsim__tlb_entry_out(const struct nxsim__tlb_array *a, size_t i,
-			  enum nxsim_tlb_level lv, struct nxsim_tlb_entry *e)
-{
-	uint64_t t = a->tag[i];
-
-	e->va = tlb_tag_va(t);
-	e->pfn = a->pfn[i];
-	e->page_shift = TLB_SIZE_SHIFT(tlb_tag_size(t));
-	e->pcid = (t & TLB_TAG_PCID_MASK) >> TLB_TAG_PCID_SHIFT;
-	e->global = t & TLB_TAG_GLOBAL;
-	e->level = lv;
-}
-
-int nxsim__tlb_lookup_l2(struct nxsim_tlb *tlb, unsigned int cpu,
-			 enum nxsim_tlb_level l1, uint64_t va,
-			 struct nxsim_tlb_entry *e)
+/*
+ * The miss path: what follows an L1 miss (lookup_l2()) and a page walk's
+ * fill (fill()).  Each is built twice, for the baseline ISA and for AVX2
+ * (the nxsim__tlb_*() entry points pick one by struct nxsim_tlb's @avx2),
+ * from one always-inline body.
+ */
+static __attribute__((always_inline)) inline int
+lookup_l2(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
+	  enum nxsim_tlb_level l1, uint64_t va, struct nxsim_tlb_entry *e)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	struct nxsim__tlb_array *l2 = &c->lv[NXSIM_TLB_L2];
 	unsigned int w;
 	size_t base;
 
-	if (!nxsim__tlb_probe(l2, va, c->pcid, &base, &w)) {
+	if (!nxsim__tlb_probe_isa(isa, l2, va, c->pcid, &base, &w)) {
+		/*
+		 * Remember what this search proved, so that the walk's fill
+		 * does not search again.
+		 */
 		c->st.misses++;
 		c->missed = true;
 		c->missed_va = va;
@@ -162,29 +166,19 @@ int nxsim__tlb_lookup_l2(struct nxsim_tlb *tlb, unsigned int cpu,
 	nxsim__tlb_touch(tlb, l2, base, w);
 	if (e)
 		nxsim__tlb_entry_out(l2, base + w, NXSIM_TLB_L2, e);
-	insert(tlb, cpu, &c->lv[l1], l2->tag[base + w], l2->pfn[base + w],
+	insert(isa, tlb, cpu, &c->lv[l1], l2->tag[base + w], l2->pfn[base + w],
 	       true);
 	return 0;
 }
 
-static int size_code(uint8_t shift)
-{
-	unsigned int sz;
-
-	for (sz = 0; sz < TLB_NR_SIZES; sz++)
-		if (TLB_SIZE_SHIFT(sz) == shift)
-			return (int)sz;
-	return -1;
-}
-
-void nxsim__tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
-		     enum nxsim_tlb_access access,
-		     const struct nxsim_tlb_entry *e)
+static __attribute__((always_inline)) inline void
+fill(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
+     enum nxsim_tlb_access access, const struct nxsim_tlb_entry *e)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
-	unsigned int sz = (unsigned int)size_code(e->page_shift);
+	unsigned int sz =
+		(unsigned int)(e->page_shift - NXSIM_TLB_SHIFT_4K) / 9;
 	uint64_t tag = tlb_tag_key(e->va, sz, e->global ? 0 : e->pcid);
-
 	enum nxsim_tlb_level l1 = access == NXSIM_TLB_EXEC ? NXSIM_TLB_L1I :
 							     NXSIM_TLB_L1D;
 	/* The walk after a miss on this page: no copy anywhere to refresh. */
@@ -196,13 +190,87 @@ void nxsim__tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
 	c->missed = false; /* what it proved ends with this fill */
 	c->st.walks++;
 	if (fresh)
-		insert(tlb, cpu, &c->lv[NXSIM_TLB_L2], tag, e->pfn, true);
+		insert(isa, tlb, cpu, &c->lv[NXSIM_TLB_L2], tag, e->pfn, true);
 	else
-		insert(tlb, cpu, &c->lv[NXSIM_TLB_L2], tag, e->pfn, false);
+		insert(isa, tlb, cpu, &c->lv[NXSIM_TLB_L2], tag, e->pfn, false);
 	if (fresh && l1 == c->missed_l1)
-		insert(tlb, cpu, &c->lv[l1], tag, e->pfn, true);
+		insert(isa, tlb, cpu, &c->lv[l1], tag, e->pfn, true);
 	else
-		insert(tlb, cpu, &c->lv[l1], tag, e->pfn, false);
+		insert(isa, tlb, cpu, &c->lv[l1], tag, e->pfn, false);
+}
+
+/*
+ * Each instance out of line, so that the entry points stay a test and a
+ * tail call.
+ */
+static __attribute__((noinline)) int
+lookup_l2_base(struct nxsim_tlb *tlb, unsigned int cpu, enum nxsim_tlb_level l1,
+	       uint64_t va, struct nxsim_tlb_entry *e)
+{
+	return lookup_l2(TLB_ISA_BASE, tlb, cpu, l1, va, e);
+}
+
+static __attribute__((noinline)) void fill_base(struct nxsim_tlb *tlb,
+						unsigned int cpu,
+						enum nxsim_tlb_access access,
+						const struct nxsim_tlb_entry *e)
+{
+	fill(TLB_ISA_BASE, tlb, cpu, access, e);
+}
+
+#if TLB_HAVE_AVX2
+static TLB_AVX2 __attribute__((noinline)) int
+lookup_l2_avx2(struct nxsim_tlb *tlb, unsigned int cpu, enum nxsim_tlb_level l1,
+	       uint64_t va, struct nxsim_tlb_entry *e)
+{
+	return lookup_l2(TLB_ISA_AVX2, tlb, cpu, l1, va, e);
+}
+
+static TLB_AVX2 __attribute__((noinline)) void
+fill_avx2(struct nxsim_tlb *tlb, unsigned int cpu, enum nxsim_tlb_access access,
+	  const struct nxsim_tlb_entry *e)
+{
+	fill(TLB_ISA_AVX2, tlb, cpu, access, e);
+}
+#endif
+
+int nxsim__tlb_lookup_l2(struct nxsim_tlb *tlb, unsigned int cpu,
+			 enum nxsim_tlb_level l1, uint64_t va,
+			 struct nxsim_tlb_entry *e)
+{
+#if TLB_HAVE_AVX2
+	if (tlb->avx2)
+		return lookup_l2_avx2(tlb, cpu, l1, va, e);
+#endif
+	return lookup_l2_base(tlb, cpu, l1, va, e);
+}
+
+/* The size code of page shift @shift (12, 21, 30), or -1. */
+static inline int size_code(uint8_t shift)
+{
+	unsigned int d = (unsigned int)shift - NXSIM_TLB_SHIFT_4K;
+
+	return d % 9 || d / 9 >= TLB_NR_SIZES ? -1 : (int)(d / 9);
+}
+
+static __attribute__((always_inline)) inline void
+fill_any(struct nxsim_tlb *tlb, unsigned int cpu, enum nxsim_tlb_access access,
+	 const struct nxsim_tlb_entry *e)
+{
+#if TLB_HAVE_AVX2
+	if (tlb->avx2) {
+		fill_avx2(tlb, cpu, access, e);
+		return;
+	}
+#endif
+	fill_base(tlb, cpu, access, e);
+}
+
+void nxsim__tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
+		     enum nxsim_tlb_access access,
+		     const struct nxsim_tlb_entry *e)
+{
+	fill_any(tlb, cpu, access, e);
 }
 
 void nxsim__tlb_invlpg(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va)
@@ -237,7 +305,7 @@ static void flush_where(struct nxsim_tlb *tlb, unsigned int cpu,
 
 	for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
 		struct nxsim__tlb_array *a = &c->lv[l];
-		size_t i, n = (size_t)(a->set_mask + 1) * a->ways;
+		size_t i, n = (size_t)(a->set_mask + 1) * a->stride;
 
 		if (!a->nr[0] && !a->nr[1] && !a->nr[2])
 			continue;
@@ -376,12 +444,13 @@ static void free_cpus(struct nxsim_tlb *tlb, unsigned int n)
 	for (i = 0; i < n; i++) {
 		for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
 			struct nxsim__tlb_array *a = &tlb->cpu[i].lv[l];
-			size_t sets = tlb->geo[l].sets, ways = tlb->geo[l].ways;
+			size_t slots = (size_t)tlb->geo[l].sets * a->stride;
 
-			nxsim__free(a->tag, sets * ways * sizeof(*a->tag));
-			nxsim__free(a->pfn, sets * ways * sizeof(*a->pfn));
-			nxsim__free(a->age, sets * ways * sizeof(*a->age));
-			nxsim__free(a->state, sets * sizeof(*a->state));
+			nxsim__free(a->tag, slots * sizeof(*a->tag));
+			nxsim__free(a->pfn, slots * sizeof(*a->pfn));
+			nxsim__free(a->age, slots * sizeof(*a->age));
+			nxsim__free(a->state,
+				    tlb->geo[l].sets * sizeof(*a->state));
 		}
 	}
 	nxsim__free(tlb->cpu, tlb->nr_cpus * sizeof(*tlb->cpu));
@@ -390,15 +459,25 @@ static void free_cpus(struct nxsim_tlb *tlb, unsigned int n)
 static int alloc_array(struct nxsim__tlb_array *a,
 		       const struct nxsim_tlb_geometry *g)
 {
-	size_t n = (size_t)g->sets * g->ways;
+	uint32_t stride = DIV_ROUND_UP(g->ways, TLB_WAY_ALIGN) * TLB_WAY_ALIGN;
+	size_t i, n = (size_t)g->sets * stride;
 
+	/* The sizes free_cpus() frees, before an allocation can fail. */
+	a->stride = stride;
 	a->tag = nxsim__calloc(n, sizeof(*a->tag));
 	a->pfn = nxsim__calloc(n, sizeof(*a->pfn));
 	a->age = nxsim__calloc(n, sizeof(*a->age));
 	a->state = nxsim__calloc(g->sets, sizeof(*a->state));
 	a->set_mask = g->sets - 1;
 	a->ways = g->ways;
-	return a->tag && a->pfn && a->age && a->state ? 0 : -ENOMEM;
+	a->cap = g->sets * g->ways;
+	a->way_mask = (uint32_t)((1ull << g->ways) - 1);
+	if (!a->tag || !a->pfn || !a->age || !a->state)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (i % stride >= g->ways)
+			a->age[i] = INT64_MAX; /* padding: never the LRU */
+	return 0;
 }
 
 int nxsim_tlb_create(const struct nxsim_tlb_config *cfg,
@@ -430,6 +509,9 @@ int nxsim_tlb_create(const struct nxsim_tlb_config *cfg,
 	tlb = nxsim__zalloc(sizeof(*tlb));
 	if (!tlb)
 		return -ENOMEM;
+#if TLB_HAVE_AVX2
+	tlb->avx2 = __builtin_cpu_supports("avx2");
+#endif
 	tlb->nr_cpus = cfg->nr_cpus;
 	tlb->ceiling = cfg->flush_ceiling ? cfg->flush_ceiling :
 					    NXSIM_TLB_FLUSH_CEILING;
@@ -520,6 +602,17 @@ static bool bad_access(enum nxsim_tlb_access access)
 	return (unsigned int)access > NXSIM_TLB_EXEC;
 }
 
+#if TLB_HAVE_AVX2
+/* The whole lookup in its AVX2 instance: one compare per four ways. */
+static TLB_AVX2 __attribute__((noinline)) int
+lookup_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
+	    enum nxsim_tlb_access access, uint64_t va,
+	    struct nxsim_tlb_entry *e)
+{
+	return nxsim__tlb_lookup_isa(TLB_ISA_AVX2, tlb, cpu, access, va, e);
+}
+#endif
+
 int nxsim_tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
 		     enum nxsim_tlb_access access, uint64_t va,
 		     struct nxsim_tlb_entry *e)
@@ -529,7 +622,12 @@ int nxsim_tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
 	if (bad_cpu(tlb, cpu) || bad_access(access))
 		return -EINVAL;
 	claim_cpu(tlb, cpu);
-	rc = nxsim__tlb_lookup(tlb, cpu, access, va, e);
+#if TLB_HAVE_AVX2
+	if (tlb->avx2)
+		rc = lookup_avx2(tlb, cpu, access, va, e);
+	else
+#endif
+		rc = nxsim__tlb_lookup(tlb, cpu, access, va, e);
 	release_cpu(tlb, cpu);
 	return rc;
 }
@@ -542,7 +640,7 @@ int nxsim_tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
 	    size_code(e->page_shift) < 0 || e->pcid >= NXSIM_TLB_NR_PCIDS)
 		return -EINVAL;
 	claim_cpu(tlb, cpu);
-	nxsim__tlb_fill(tlb, cpu, access, e);
+	fill_any(tlb, cpu, access, e);
 	release_cpu(tlb, cpu);
 	return 0;
 }

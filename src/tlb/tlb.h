@@ -12,6 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __SSE2__
+#include <immintrin.h>
+#endif
+
 #include <nxsim/rng.h>
 #include <nxsim/tlb.h>
 
@@ -32,6 +36,26 @@
 #define TLB_TAG_PCID_MASK (0xfffull << TLB_TAG_PCID_SHIFT)
 #define TLB_TAG_VPN_SHIFT 17
 #define TLB_NR_SIZES 3
+
+/*
+ * The tags of a set are packed side by side and compared several ways at
+ * a time (nxsim__tlb_match()).  Each set's row of tags, frames and ages is
+ * padded to a multiple of TLB_WAY_ALIGN ways; a padding way has tag 0,
+ * which no key matches (keys carry TLB_TAG_VALID), and age INT64_MAX,
+ * which no LRU search picks.
+ */
+#define TLB_WAY_ALIGN 4
+
+/*
+ * Dispatch on the common set widths, so that each is compiled unrolled
+ * with a constant count.
+ */
+#define TLB_BY_STRIDE(n, fn, ...)          \
+	((n) == 4  ? fn(4, __VA_ARGS__) :  \
+	 (n) == 8  ? fn(8, __VA_ARGS__) :  \
+	 (n) == 12 ? fn(12, __VA_ARGS__) : \
+	 (n) == 16 ? fn(16, __VA_ARGS__) : \
+		     fn(n, __VA_ARGS__))
 
 /**
  * struct nxsim__tlb_repl_ops - a replacement policy
@@ -54,22 +78,6 @@ struct nxsim__tlb_repl_ops {
 			       unsigned int ways, struct nxsim_rng *rng);
 };
 
-/* The first way of least age: the LRU victim.  Conditional moves only. */
-static inline unsigned int nxsim__tlb_oldest(const uint64_t *age,
-					     unsigned int ways)
-{
-	unsigned int w, best = 0;
-	uint64_t min = age[0];
-
-	for (w = 1; w < ways; w++) {
-		bool older = age[w] < min;
-
-		min = older ? age[w] : min;
-		best = older ? w : best;
-	}
-	return best;
-}
-
 /* The policy called @name, or NULL. */
 const struct nxsim__tlb_repl_ops *nxsim__tlb_repl_find(const char *name);
 
@@ -81,8 +89,12 @@ const struct nxsim__tlb_repl_ops *nxsim__tlb_repl_find(const char *name);
  * @state: per-set replacement state
  * @set_mask: sets - 1
  * @ways: ways per set
+ * @stride: ways rounded up to TLB_WAY_ALIGN: the distance between sets
+ * @cap: sets x ways
+ * @way_mask: one bit per way of a set
  * @tick: use counter
- * @nr: valid entries per page size, so lookups skip absent sizes
+ * @nr: valid entries per page size
+ * @sizes: bit n set when @nr[n] is not 0, so lookups skip absent sizes
  */
 struct nxsim__tlb_array {
 	uint64_t *tag;
@@ -91,8 +103,12 @@ struct nxsim__tlb_array {
 	uint32_t *state;
 	uint32_t set_mask;
 	uint32_t ways;
+	uint32_t stride;
+	uint32_t cap;
+	uint32_t way_mask;
 	uint64_t tick;
 	uint32_t nr[TLB_NR_SIZES];
+	uint32_t sizes;
 };
 
 /**
@@ -124,7 +140,12 @@ struct nxsim__tlb_cpu {
 typedef void (*nxsim__tlb_drop_fn)(void *ctx, unsigned int cpu, uint64_t va,
 				   uint64_t pfn);
 
+/*
+ * @avx2: the miss path uses its AVX2 instance (cpuid says the CPU has
+ * AVX2); tests clear it to drive the baseline instance on any CPU.
+ */
 struct nxsim_tlb {
+	bool avx2;
 	unsigned int nr_cpus;
 	unsigned int ceiling;
 	bool broadcast;
@@ -141,8 +162,6 @@ int nxsim__tlb_lookup_l2(struct nxsim_tlb *tlb, unsigned int cpu,
 			 struct nxsim_tlb_entry *e);
 void nxsim__tlb_touch_state(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
 			    size_t base, unsigned int w);
-void nxsim__tlb_entry_out(const struct nxsim__tlb_array *a, size_t i,
-			  enum nxsim_tlb_level lv, struct nxsim_tlb_entry *e);
 
 #define TLB_SIZE_SHIFT(sz) (NXSIM_TLB_SHIFT_4K + 9 * (sz))
 
@@ -176,53 +195,273 @@ static inline uint64_t *nxsim__tlb_set_of(struct nxsim__tlb_array *a,
 					  uint64_t va, unsigned int sz,
 					  size_t *base)
 {
-	*base = ((va >> TLB_SIZE_SHIFT(sz)) & a->set_mask) * a->ways;
+	*base = ((va >> TLB_SIZE_SHIFT(sz)) & a->set_mask) * a->stride;
 	return a->tag + *base;
 }
 
 /*
- * Probe one array for @va under @pcid; on a hit set *@base and *@way.
- * Global entries are stored with PCID 0 and match under any PCID.
+ * The ways among the @n (a multiple of TLB_WAY_ALIGN) tags at @t that
+ * translate @key or @gkey, as a bit mask; the WATCH bit is ignored.  @key
+ * and @gkey differ only in their low 32 bits (PCID and GLOBAL), which the
+ * SSE2 form relies on.  The scalar form is the definition; tests compare
+ * the vector forms with it.
  */
-static inline bool nxsim__tlb_probe(struct nxsim__tlb_array *a, uint64_t va,
-				    uint16_t pcid, size_t *base,
-				    unsigned int *way)
+static inline uint32_t nxsim__tlb_match_scalar(const uint64_t *t,
+					       unsigned int n, uint64_t key,
+					       uint64_t gkey)
 {
-	unsigned int sz, w;
+	uint32_t hit = 0;
+	unsigned int w;
 
-	for (sz = 0; sz < TLB_NR_SIZES; sz++) {
+	for (w = 0; w < n; w++) {
+		uint64_t x = t[w] & ~TLB_TAG_WATCH;
+
+		hit |= (uint32_t)((x == key) | (x == gkey)) << w;
+	}
+	return hit;
+}
+
+/*
+ * The first way of least age among @n: the LRU victim (padding ways,
+ * INT64_MAX, are never least; real ages are ticks, far below).  The
+ * scalar form is the definition; conditional moves only.
+ */
+static inline unsigned int nxsim__tlb_oldest_scalar(const uint64_t *age,
+						    unsigned int n)
+{
+	unsigned int w, best = 0;
+	uint64_t min = age[0];
+
+	for (w = 1; w < n; w++) {
+		bool older = age[w] < min;
+
+		min = older ? age[w] : min;
+		best = older ? w : best;
+	}
+	return best;
+}
+
+#ifdef __SSE2__
+static inline uint32_t nxsim__tlb_match_sse2(const uint64_t *t, unsigned int n,
+					     uint64_t key, uint64_t gkey)
+{
+	const __m128i k = _mm_set1_epi64x((long long)key);
+	const __m128i g = _mm_set1_epi64x((long long)gkey);
+	const __m128i m = _mm_set1_epi64x((long long)~TLB_TAG_WATCH);
+	uint32_t hit = 0;
+	unsigned int w;
+
+	for (w = 0; w < n; w += 2) {
+		__m128i x = _mm_and_si128(
+			_mm_loadu_si128((const __m128i *)(t + w)), m);
+		/* Per 32-bit half: equal to the key's or the global key's. */
+		__m128i e = _mm_or_si128(_mm_cmpeq_epi32(x, k),
+					 _mm_cmpeq_epi32(x, g));
+
+		/* Both halves of a way: the high halves of @k, @g agree. */
+		e = _mm_and_si128(e, _mm_shuffle_epi32(e, 0xb1));
+		hit |= (uint32_t)_mm_movemask_pd(_mm_castsi128_pd(e)) << w;
+	}
+	return hit;
+}
+#endif
+
+/*
+ * AVX2 forms, compiled whatever the build targets and used only where
+ * cpuid reports AVX2 (struct nxsim_tlb's @avx2): the miss path is built
+ * twice, once for each (tlb.c).
+ */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TLB_HAVE_AVX2 1
+#define TLB_AVX2 __attribute__((target("avx2")))
+
+static inline TLB_AVX2 uint32_t nxsim__tlb_match_avx2(const uint64_t *t,
+						      unsigned int n,
+						      uint64_t key,
+						      uint64_t gkey)
+{
+	const __m256i k = _mm256_set1_epi64x((long long)key);
+	const __m256i g = _mm256_set1_epi64x((long long)gkey);
+	const __m256i m = _mm256_set1_epi64x((long long)~TLB_TAG_WATCH);
+	uint32_t hit = 0;
+	unsigned int w;
+
+	for (w = 0; w < n; w += 4) {
+		__m256i x = _mm256_and_si256(
+			_mm256_loadu_si256((const __m256i *)(t + w)), m);
+		__m256i e = _mm256_or_si256(_mm256_cmpeq_epi64(x, k),
+					    _mm256_cmpeq_epi64(x, g));
+
+		hit |= (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(e))
+		       << w;
+	}
+	return hit;
+}
+
+/*
+ * The minimum of the ages four at a time (ages are below 2^63, so the
+ * signed compare orders them), spread to every lane; then the first way
+ * holding it.
+ */
+static inline TLB_AVX2 unsigned int nxsim__tlb_oldest_avx2(const uint64_t *age,
+							   unsigned int n)
+{
+	__m256i m = _mm256_loadu_si256((const __m256i *)age), s;
+	uint32_t least = 0;
+	unsigned int w;
+
+	for (w = 4; w < n; w += 4) {
+		__m256i x = _mm256_loadu_si256((const __m256i *)(age + w));
+
+		m = _mm256_blendv_epi8(m, x, _mm256_cmpgt_epi64(m, x));
+	}
+	s = _mm256_permute4x64_epi64(m, 0x4e);
+	m = _mm256_blendv_epi8(m, s, _mm256_cmpgt_epi64(m, s));
+	s = _mm256_shuffle_epi32(m, 0x4e);
+	m = _mm256_blendv_epi8(m, s, _mm256_cmpgt_epi64(m, s));
+	for (w = 0; w < n; w += 4) {
+		__m256i x = _mm256_loadu_si256((const __m256i *)(age + w));
+
+		least |= (uint32_t)_mm256_movemask_pd(
+				 _mm256_castsi256_pd(_mm256_cmpeq_epi64(x, m)))
+			 << w;
+	}
+	return (unsigned int)__builtin_ctz(least);
+}
+#else
+#define TLB_HAVE_AVX2 0
+#define TLB_AVX2
+#endif
+
+/* Which forms a path uses: the build's baseline, or AVX2. */
+enum nxsim__tlb_isa {
+	TLB_ISA_BASE,
+	TLB_ISA_AVX2,
+};
+
+/*
+ * nxsim__tlb_match() and nxsim__tlb_oldest() in the forms of @isa, with
+ * the common set widths compiled unrolled.  Always inline, so @isa folds
+ * away in each instance.
+ */
+#define TLB_MATCH_N(n, isa, t, key, gkey) \
+	nxsim__tlb_match_n(isa, t, n, key, gkey)
+#define TLB_OLDEST_N(n, isa, age) nxsim__tlb_oldest_n(isa, age, n)
+
+static __attribute__((always_inline)) inline uint32_t
+nxsim__tlb_match_n(enum nxsim__tlb_isa isa, const uint64_t *t, unsigned int n,
+		   uint64_t key, uint64_t gkey)
+{
+#if TLB_HAVE_AVX2
+	if (isa == TLB_ISA_AVX2)
+		return nxsim__tlb_match_avx2(t, n, key, gkey);
+#endif
+#ifdef __SSE2__
+	return nxsim__tlb_match_sse2(t, n, key, gkey);
+#else
+	return nxsim__tlb_match_scalar(t, n, key, gkey);
+#endif
+}
+
+static __attribute__((always_inline)) inline unsigned int
+nxsim__tlb_oldest_n(enum nxsim__tlb_isa isa, const uint64_t *age,
+		    unsigned int n)
+{
+#if TLB_HAVE_AVX2
+	if (isa == TLB_ISA_AVX2)
+		return nxsim__tlb_oldest_avx2(age, n);
+#endif
+	return nxsim__tlb_oldest_scalar(age, n);
+}
+
+static __attribute__((always_inline)) inline uint32_t
+nxsim__tlb_match_isa(enum nxsim__tlb_isa isa, const uint64_t *t, unsigned int n,
+		     uint64_t key, uint64_t gkey)
+{
+	return TLB_BY_STRIDE(n, TLB_MATCH_N, isa, t, key, gkey);
+}
+
+static __attribute__((always_inline)) inline unsigned int
+nxsim__tlb_oldest_isa(enum nxsim__tlb_isa isa, const uint64_t *age,
+		      unsigned int n)
+{
+	return TLB_BY_STRIDE(n, TLB_OLDEST_N, isa, age);
+}
+
+/* The baseline forms. */
+static inline uint32_t nxsim__tlb_match(const uint64_t *t, unsigned int n,
+					uint64_t key, uint64_t gkey)
+{
+	return nxsim__tlb_match_isa(TLB_ISA_BASE, t, n, key, gkey);
+}
+
+static inline unsigned int nxsim__tlb_oldest(const uint64_t *age,
+					     unsigned int n)
+{
+	return nxsim__tlb_oldest_isa(TLB_ISA_BASE, age, n);
+}
+
+/*
+ * Probe one array for @va under @pcid; on a hit set *@base and *@way.
+ * Global entries are stored with PCID 0 and match under any PCID.  Page
+ * sizes the array holds no entry of are skipped; 4K is probed first.
+ */
+static __attribute__((always_inline)) inline bool
+nxsim__tlb_probe_isa(enum nxsim__tlb_isa isa, struct nxsim__tlb_array *a,
+		     uint64_t va, uint16_t pcid, size_t *base,
+		     unsigned int *way)
+{
+	uint32_t sizes = a->sizes, hit;
+
+	/* 4K first, with its shifts constant: the common case. */
+	if (__builtin_expect(sizes & 1, 1)) {
+		uint64_t key = tlb_tag_key(va, 0, pcid);
+		uint64_t gkey = tlb_tag_key(va, 0, 0) | TLB_TAG_GLOBAL;
+		uint64_t *t = nxsim__tlb_set_of(a, va, 0, base);
+
+		hit = nxsim__tlb_match_isa(isa, t, a->stride, key, gkey);
+		if (__builtin_expect(hit != 0, 1)) {
+			*way = (unsigned int)__builtin_ctz(hit);
+			return true;
+		}
+		sizes &= ~1u;
+	}
+	for (; sizes; sizes &= sizes - 1) {
+		unsigned int sz = (unsigned int)__builtin_ctz(sizes);
 		uint64_t key, gkey, *t;
-		uint32_t hit = 0;
 
-		if (!a->nr[sz])
-			continue;
 		key = tlb_tag_key(va, sz, pcid);
 		gkey = tlb_tag_key(va, sz, 0) | TLB_TAG_GLOBAL;
 		t = nxsim__tlb_set_of(a, va, sz, base);
-		if (a->ways > 8) {
-			/* Wide sets: stop at the hit. */
-			for (w = 0; w < a->ways; w++) {
-				uint64_t x = t[w] & ~TLB_TAG_WATCH;
-
-				if (x == key || x == gkey) {
-					*way = w;
-					return true;
-				}
-			}
-			continue;
-		}
-		/* Narrow sets: compare every way without branching. */
-		for (w = 0; w < a->ways; w++) {
-			uint64_t x = t[w] & ~TLB_TAG_WATCH;
-
-			hit |= (uint32_t)((x == key) | (x == gkey)) << w;
-		}
+		hit = nxsim__tlb_match_isa(isa, t, a->stride, key, gkey);
 		if (hit) {
 			*way = (unsigned int)__builtin_ctz(hit);
 			return true;
 		}
 	}
 	return false;
+}
+
+static inline bool nxsim__tlb_probe(struct nxsim__tlb_array *a, uint64_t va,
+				    uint16_t pcid, size_t *base,
+				    unsigned int *way)
+{
+	return nxsim__tlb_probe_isa(TLB_ISA_BASE, a, va, pcid, base, way);
+}
+
+/* The entry in way @i of level @lv, as the public calls report it. */
+static inline void nxsim__tlb_entry_out(const struct nxsim__tlb_array *a,
+					size_t i, enum nxsim_tlb_level lv,
+					struct nxsim_tlb_entry *e)
+{
+	uint64_t t = a->tag[i];
+
+	e->va = tlb_tag_va(t);
+	e->pfn = a->pfn[i];
+	e->page_shift = TLB_SIZE_SHIFT(tlb_tag_size(t));
+	e->pcid = (t & TLB_TAG_PCID_MASK) >> TLB_TAG_PCID_SHIFT;
+	e->global = t & TLB_TAG_GLOBAL;
+	e->level = lv;
 }
 
 /* A use of way @w of the set at @base. */
@@ -240,9 +479,10 @@ static inline void nxsim__tlb_touch(struct nxsim_tlb *tlb,
  *
  * Inline: the L1 hit is the hot path of every simulated access.
  */
-static inline int nxsim__tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
-				    enum nxsim_tlb_access access, uint64_t va,
-				    struct nxsim_tlb_entry *e)
+static __attribute__((always_inline)) inline int
+nxsim__tlb_lookup_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
+		      unsigned int cpu, enum nxsim_tlb_access access,
+		      uint64_t va, struct nxsim_tlb_entry *e)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	enum nxsim_tlb_level l1 = access == NXSIM_TLB_EXEC ? NXSIM_TLB_L1I :
@@ -251,13 +491,21 @@ static inline int nxsim__tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
 	unsigned int w;
 	size_t base;
 
-	if (__builtin_expect(!nxsim__tlb_probe(a, va, c->pcid, &base, &w), 0))
+	if (__builtin_expect(
+		    !nxsim__tlb_probe_isa(isa, a, va, c->pcid, &base, &w), 0))
 		return nxsim__tlb_lookup_l2(tlb, cpu, l1, va, e);
 	c->st.hits[l1]++;
 	nxsim__tlb_touch(tlb, a, base, w);
 	if (e)
 		nxsim__tlb_entry_out(a, base + w, l1, e);
 	return 0;
+}
+
+static inline int nxsim__tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
+				    enum nxsim_tlb_access access, uint64_t va,
+				    struct nxsim_tlb_entry *e)
+{
+	return nxsim__tlb_lookup_isa(TLB_ISA_BASE, tlb, cpu, access, va, e);
 }
 void nxsim__tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
 		     enum nxsim_tlb_access access,
