@@ -16,6 +16,7 @@ extern const struct bench bench_nx_fault;
 extern const struct bench bench_nx_split;
 extern const struct bench bench_nx_recovery;
 extern const struct bench bench_nx_hugefrac;
+extern const struct bench bench_shadow_fault;
 
 const struct bench *const bench_registry[] = {
 	&bench_vm_burst,    /* B3 */
@@ -29,5 +30,6 @@ const struct bench *const bench_registry[] = {
 	&bench_nx_split,    /* B4a/b */
 	&bench_nx_recovery, /* B4c */
 	&bench_nx_hugefrac, /* huge-page fraction */
+	&bench_shadow_fault, /* shadow paging: fault cost, table bytes */
 	NULL,
 };

@@ -8,9 +8,9 @@
  * VM (vm->mmu); the MMU takes mmu_lock itself.
  *
  * With the TDP MMU off (kvm.tdp_mmu=0, or a tree before 5.15) the MMU
- * maps faults through the shadow MMU's direct map.  Left out: shadow
- * paging of guest tables (no EPT/NPT): those hosts' accesses fail with
- * -EOPNOTSUPP.
+ * maps faults through the shadow MMU's direct map.  With TDP off (no
+ * EPT/NPT) the access address is the guest's virtual address and the
+ * shadow MMU walks the vCPU's guest tables (src/mmu/paging_tmpl.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -79,7 +79,8 @@ int nxsim_vcpu_access(struct nxsim_vcpu *vcpu, enum nxsim_access_kind kind,
 	if (rc)
 		return rc;
 	if (!tdp_enabled(vm->host))
-		rc = -EOPNOTSUPP;
+		rc = nxsim__kvm_mmu_page_fault(vm->mmu, &vcpu->arch_mmu, kind,
+					       gpa, &local);
 	else
 		rc = nxsim__mmu_access(vm->mmu, kind, gpa, &local);
 	if (!rc && info)

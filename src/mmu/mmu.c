@@ -76,7 +76,10 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 	mmu->prof = cfg->prof;
 	mmu->bugs = cfg->bugs;
 	mmu->params = cfg->params;
-	mmu->fmt = cpu->amd ? NXSIM_SPTE_LEGACY : NXSIM_SPTE_EPT;
+	mmu->amd = cpu->amd;
+	/* With TDP off the shadow tables are the x86 page tables. */
+	mmu->fmt = cpu->amd || cpu->no_tdp ? NXSIM_SPTE_LEGACY :
+					     NXSIM_SPTE_EPT;
 	mmu->phys_bits = cpu->phys_bits ? cpu->phys_bits : 46;
 	mmu->root_level = cpu->la57 && (cpu->amd || mmu->phys_bits > 48) ? 5 :
 									   4;
@@ -228,7 +231,7 @@ void nxsim__disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
  * the prefetched rmaps).  0 or -ENOMEM, and on -ENOMEM the reserve and the
  * allocator get back what this call took.
  */
-static int mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu)
+int nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu)
 {
 	unsigned int want = mmu->root_level + !mmu->root, had = mmu->nr_cache;
 	unsigned int reserved = mmu->nr_reserve;
@@ -287,25 +290,27 @@ static bool permits(enum nxsim_spte_format fmt, uint64_t spte,
 }
 
 /*
- * kvm_tdp_page_fault(): the access the walk could not complete; @sptep is
- * the leaf it found (NULL if none), at @level.
+ * direct_page_fault(): the access the walk could not complete; @sptep is
+ * the leaf it found (NULL if none), at @level.  A TDP fault
+ * (kvm_tdp_page_fault(), @is_tdp) may map up to 1G; one of the nonpaging
+ * MMU up to 2M (nonpaging_page_fault()).
  */
-static int kvm_tdp_page_fault(struct nxsim__vm_mmu *mmu,
-			      enum nxsim_access_kind kind, uint64_t gfn,
-			      uint64_t *sptep, int level,
-			      struct nxsim_access_info *info)
+static int direct_page_fault(struct nxsim__vm_mmu *mmu,
+			     enum nxsim_access_kind kind, uint64_t gfn,
+			     uint64_t *sptep, int level,
+			     struct nxsim_access_info *info, bool is_tdp)
 {
 	struct nxsim__kvm_page_fault f = {
 		.gfn = gfn,
 		.exec = kind == NXSIM_ACCESS_EXEC,
 		.write = kind == NXSIM_ACCESS_WRITE,
-		.max_level = NXSIM_PG_LEVEL_1G,
+		.max_level = is_tdp ? NXSIM_PG_LEVEL_1G : NXSIM_PG_LEVEL_2M,
 		.req_level = NXSIM_PG_LEVEL_4K,
 		.goal_level = NXSIM_PG_LEVEL_4K,
 	};
 	int rc;
 
-	rc = mmu_topup_memory_caches(mmu);
+	rc = nxsim__mmu_topup_memory_caches(mmu);
 	if (rc)
 		return rc;
 	if (!mmu->root && mmu->tdp_mmu_enabled)
@@ -336,7 +341,7 @@ static int kvm_tdp_page_fault(struct nxsim__vm_mmu *mmu,
 	f.nx_huge_page_workaround_enabled = nxsim__is_nx_huge_page_enabled(mmu);
 	f.pfn = nxsim__gfn_to_pfn(f.slot, gfn);
 	f.map_writable = !(f.slot->flags & NXSIM_MEM_READONLY);
-	f.is_tdp = true;
+	f.is_tdp = is_tdp;
 	if (mmu->tdp_mmu_enabled)
 		nxsim__kvm_tdp_mmu_map(mmu, &f, info);
 	else
@@ -347,24 +352,42 @@ static int kvm_tdp_page_fault(struct nxsim__vm_mmu *mmu,
 	return 0;
 }
 
-int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
-		      uint64_t gpa, struct nxsim_access_info *info)
+/* The hardware walk, then direct_page_fault(); under mmu_lock. */
+static int direct_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
+			 uint64_t gpa, struct nxsim_access_info *info,
+			 bool is_tdp)
 {
 	uint64_t gfn = gpa >> 12, *sptep;
-	int level = 0, rc = 0;
+	int level = 0;
 
-	if (gpa >> mmu->phys_bits)
-		return -ERANGE;
-	nxsim__write_lock(&mmu->mmu_lock);
 	sptep = find_leaf(mmu, gfn, &level);
 	if (sptep && permits(mmu->fmt, *sptep, kind)) {
 		info->outcome = NXSIM_ACCESS_HIT;
 		info->level = level;
-	} else {
-		rc = kvm_tdp_page_fault(mmu, kind, gfn, sptep, level, info);
+		return 0;
 	}
+	return direct_page_fault(mmu, kind, gfn, sptep, level, info, is_tdp);
+}
+
+/* kvm_tdp_page_fault() for an access the walk could not complete */
+int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, enum nxsim_access_kind kind,
+		      uint64_t gpa, struct nxsim_access_info *info)
+{
+	int rc;
+
+	if (gpa >> mmu->phys_bits)
+		return -ERANGE;
+	nxsim__write_lock(&mmu->mmu_lock);
+	rc = direct_access(mmu, kind, gpa, info, true);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	return rc;
+}
+
+int nxsim__nonpaging_page_fault(struct nxsim__vm_mmu *mmu,
+				enum nxsim_access_kind kind, uint64_t gpa,
+				struct nxsim_access_info *info)
+{
+	return direct_access(mmu, kind, gpa, info, false);
 }
 
 struct nxsim__possible_nx *nxsim__nx_list(struct nxsim__vm_mmu *mmu,

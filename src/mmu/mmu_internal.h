@@ -215,6 +215,7 @@ struct nxsim__possible_nx {
  * @events: checker records not yet reported
  * @nr_events: how many (may exceed NXSIM__MAX_EVENTS; the rest are counted)
  * @gmem: guest memory: the written pages behind the slots (guest_mem.c)
+ * @amd: the CPU (and so the guest's CPUID) is AMD's: guest reserved bits
  * @tdp_mmu_enabled: kvm->arch.tdp_mmu_enabled: the TDP MMU maps faults;
  *	otherwise the shadow MMU does, and memslots have rmaps
  * @active_mmu_pages: shadow pages, newest first (FIFO for the fast zap)
@@ -267,6 +268,7 @@ struct nxsim__vm_mmu {
 	char events[NXSIM__MAX_EVENTS][160];
 	unsigned int nr_events;
 	struct nxsim__guest_mem gmem;
+	bool amd;
 	bool tdp_mmu_enabled;
 	struct nxsim__sp_list active_mmu_pages;
 	struct nxsim__sp_hlist *mmu_page_hash;
@@ -409,6 +411,21 @@ struct nxsim__kvm_page_fault {
 	const struct nxsim__memslot *slot;
 	bool is_tdp;
 };
+
+/*
+ * mmu_topup_memory_caches(): page-table pages for a walk from the root
+ * (and the root if there is none), and rmap descriptors for the shadow
+ * MMU.  0 or -ENOMEM (nothing taken).
+ */
+int nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu);
+/*
+ * nonpaging_page_fault(): a guest access with guest paging off and TDP
+ * off (the gva is the gpa): the direct map from the VM's direct root, at
+ * most 2M, not a TDP fault.  Called with mmu_lock held for write.
+ */
+int nxsim__nonpaging_page_fault(struct nxsim__vm_mmu *mmu,
+				enum nxsim_access_kind kind, uint64_t gpa,
+				struct nxsim_access_info *info);
 
 /* kvm_mmu_max_mapping_level() */
 int nxsim__kvm_mmu_max_mapping_level(struct nxsim__vm_mmu *mmu,
@@ -594,6 +611,50 @@ struct nxsim__kvm_rmap_head *nxsim__gfn_to_rmap(uint64_t gfn, int level,
 bool nxsim__kvm_mmu_slot_gfn_write_protect(struct nxsim__vm_mmu *mmu,
 					   struct nxsim__memslot *slot,
 					   uint64_t gfn);
+
+/* sp_has_gptes(): an indirect page shadows a guest table. */
+static inline bool sp_has_gptes(const struct nxsim__mmu_page *sp)
+{
+	return !sp->role.direct && !sp->role.passthrough;
+}
+
+/* The gfn hash bucket of @gfn (kvm->arch.mmu_page_hash[hash of @gfn]). */
+struct nxsim__sp_hlist *nxsim__gfn_sp_list(struct nxsim__vm_mmu *mmu,
+					   uint64_t gfn);
+
+/* What a fault's mapping step returns (RET_PF_*). */
+enum { RET_PF_FIXED, RET_PF_SPURIOUS, RET_PF_EMULATE };
+
+/*
+ * mmu_set_spte(): the leaf of @gfn with @pte_access at @sp->spt[@idx];
+ * @f is NULL for a prefetch.  Return: RET_PF_FIXED, RET_PF_SPURIOUS, or
+ * RET_PF_EMULATE for a write fault on a write-protected guest table.
+ */
+int nxsim__mmu_set_spte(struct nxsim__vm_mmu *mmu,
+			const struct nxsim__memslot *slot,
+			struct nxsim__mmu_page *sp, unsigned int idx,
+			unsigned int pte_access, uint64_t gfn, uint64_t pfn,
+			const struct nxsim__kvm_page_fault *f);
+/* direct_pte_prefetch() after a 4K leaf of a direct page */
+void nxsim__direct_pte_prefetch(struct nxsim__vm_mmu *mmu,
+				struct nxsim__mmu_page *sp, unsigned int idx);
+/*
+ * account_huge_nx_page() (6.1) / account_nx_huge_page() (6.2 on) of a page
+ * a fault with huge_page_disallowed linked at @level.
+ */
+void nxsim__account_nx_huge_page(struct nxsim__vm_mmu *mmu,
+				 const struct nxsim__kvm_page_fault *f,
+				 struct nxsim__mmu_page *sp, int level);
+
+/* ---- paging_tmpl.c: write protection of guest tables --------------------- */
+
+/*
+ * mmu_try_to_unsync_pages(): 0 if a writable SPTE may map @gfn, -EPERM
+ * where @gfn is a shadowed guest table (unsync pages are not modelled).
+ */
+int nxsim__mmu_try_to_unsync_pages(struct nxsim__vm_mmu *mmu,
+				   const struct nxsim__memslot *slot,
+				   uint64_t gfn);
 
 /* ---- shadow_mmu.c: the legacy direct MMU -------------------------------- */
 

@@ -40,6 +40,7 @@ static const struct {
 	{ "recover_dirty", NXSIM_BUG_RECOVER_DIRTY },
 	{ "untrack_wrong_type", NXSIM_BUG_UNTRACK_WRONG_TYPE },
 	{ "recover_no_commit", NXSIM_BUG_RECOVER_NO_COMMIT },
+	{ "nonpaging_untracked", NXSIM_BUG_NONPAGING_UNTRACKED },
 };
 
 /* "a,b,c" of cpu= or bugs=; "none" is the empty list. */
@@ -310,7 +311,8 @@ const struct nxsim__drv_verb nxsim__drv_host_verbs[] = {
 	  "no_tdp_mmu no_gbpages la57; bugs: raw_period_wake "
 	  "wake_null_worker worker_once_fail wake_killed_worker "
 	  "never_create_race track_any_level untagged_nx adjust_any_nonleaf "
-	  "recover_dirty untrack_wrong_type recover_no_commit; clock=CLOCK "
+	  "recover_dirty untrack_wrong_type recover_no_commit "
+	  "nonpaging_untracked; clock=CLOCK "
 	  "shares a clock made by \"clock "
 	  "create\"; answers profile=P",
 	  host_create },
