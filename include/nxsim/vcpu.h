@@ -58,13 +58,14 @@ NXSIM_API struct nxsim_vm *nxsim_vcpu_vm(const struct nxsim_vcpu *vcpu);
  * @info: receives what happened (may be NULL)
  *
  * If the present SPTE allows the access, nothing happens.  Otherwise it
- * is a TDP page fault (kvm_tdp_page_fault()), handled to completion; the
- * guest then retries and succeeds.
+ * is a TDP page fault (kvm_tdp_page_fault()), handled to completion by
+ * the TDP MMU or, where it is not used (profiles 5.4 and 5.10, whose
+ * kvm.tdp_mmu is off by default; kvm.tdp_mmu=0), by the shadow MMU's
+ * direct map; the guest then retries and succeeds.
  *
  * Return: 0; -EINVAL for a @kind out of range; -ERANGE for a @gpa beyond
- * the guest's MAXPHYADDR; -EOPNOTSUPP where the TDP MMU is not used
- * (profiles 5.4 and 5.10, whose kvm.tdp_mmu is off by default;
- * kvm.tdp_mmu=0; TDP off); -ENOMEM; -EBADF.
+ * the guest's MAXPHYADDR; -EOPNOTSUPP with TDP off (no shadow paging of
+ * guest tables); -ENOMEM; -EBADF.
  */
 NXSIM_API int nxsim_vcpu_access(struct nxsim_vcpu *vcpu,
 				enum nxsim_access_kind kind, uint64_t gpa,
