@@ -598,6 +598,21 @@ bool nxsim__kvm_mmu_slot_gfn_write_protect(struct nxsim__vm_mmu *mmu,
 
 /* ---- shadow_mmu.c: the legacy direct MMU -------------------------------- */
 
+/* mmu_set_spte()'s outcomes (RET_PF_*) */
+enum { RET_PF_FIXED, RET_PF_SPURIOUS };
+/*
+ * mmu_set_spte(): install the leaf of @gfn at @sp->spt[@idx] with
+ * @pte_access (ACC_*), keeping rmaps and stats; @f is NULL for a
+ * prefetch, which makes the SPTE without the accessed bit
+ * (mark_spte_for_access_track() with A/D bits) and with a writable pfn.
+ * A table it replaces is unlinked, a different pfn dropped (one flush).
+ * Return: RET_PF_FIXED or RET_PF_SPURIOUS.
+ */
+int nxsim__mmu_set_spte(struct nxsim__vm_mmu *mmu,
+			const struct nxsim__memslot *slot,
+			struct nxsim__mmu_page *sp, unsigned int idx,
+			unsigned int pte_access, uint64_t gfn, uint64_t pfn,
+			const struct nxsim__kvm_page_fault *f);
 /* mmu_alloc_direct_roots(): make @sp (from the cache) the root. */
 void nxsim__mmu_alloc_direct_roots(struct nxsim__vm_mmu *mmu);
 /* direct_map(), with direct_pte_prefetch(); fills @info as the TDP map. */

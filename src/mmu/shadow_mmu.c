@@ -575,14 +575,7 @@ void nxsim__mmu_alloc_direct_roots(struct nxsim__vm_mmu *mmu)
 	mmu->root = root;
 }
 
-enum { RET_PF_FIXED, RET_PF_SPURIOUS };
-
-/*
- * mmu_set_spte(): install the leaf of @gfn at @sp->spt[@idx]; @f is NULL
- * for a prefetch, which makes the SPTE without the accessed bit
- * (mark_spte_for_access_track() with A/D bits) and with a writable pfn.
- */
-static int mmu_set_spte(struct nxsim__vm_mmu *mmu,
+int nxsim__mmu_set_spte(struct nxsim__vm_mmu *mmu,
 			const struct nxsim__memslot *slot,
 			struct nxsim__mmu_page *sp, unsigned int idx,
 			unsigned int pte_access, uint64_t gfn, uint64_t pfn,
@@ -654,8 +647,8 @@ static int direct_pte_prefetch_many(struct nxsim__vm_mmu *mmu,
 	    slot->base_gfn + slot->npages - gfn < end - start)
 		return -1;
 	for (i = start; i < end; i++, gfn++)
-		mmu_set_spte(mmu, slot, sp, i, access, gfn,
-			     nxsim__gfn_to_pfn(slot, gfn), NULL);
+		nxsim__mmu_set_spte(mmu, slot, sp, i, access, gfn,
+				    nxsim__gfn_to_pfn(slot, gfn), NULL);
 	return 0;
 }
 
@@ -746,7 +739,8 @@ void nxsim__direct_map(struct nxsim__vm_mmu *mmu,
 		nxsim__link_shadow_page(mmu, sp, idx, child);
 		direct_map_account_nx(mmu, f, child, level);
 	}
-	ret = mmu_set_spte(mmu, f->slot, sp, idx, ACC_ALL, base_gfn, f->pfn, f);
+	ret = nxsim__mmu_set_spte(mmu, f->slot, sp, idx, ACC_ALL, base_gfn,
+				  f->pfn, f);
 	info->level = level;
 	if (ret == RET_PF_SPURIOUS) {
 		info->outcome = NXSIM_ACCESS_SPURIOUS;
