@@ -16,20 +16,22 @@ extern const struct bench bench_nx_fault;
 extern const struct bench bench_nx_split;
 extern const struct bench bench_nx_recovery;
 extern const struct bench bench_nx_hugefrac;
+extern const struct bench bench_legacy_fault;
 extern const struct bench bench_shadow_fault;
 
 const struct bench *const bench_registry[] = {
-	&bench_vm_burst,    /* B3 */
-	&bench_vm_bringup,  /* B3 in modelled kernel time */
-	&bench_worker_wake, /* B7 */
-	&bench_vm_memory,   /* B8 */
-	&bench_xpfo_flush,  /* B5 */
-	&bench_tlb_lookup,  /* B1 */
-	&bench_xpfo_events, /* B5 speed, frame bytes */
-	&bench_nx_fault,    /* B4a */
-	&bench_nx_split,    /* B4a/b */
-	&bench_nx_recovery, /* B4c */
-	&bench_nx_hugefrac, /* huge-page fraction */
+	&bench_vm_burst,     /* B3 */
+	&bench_vm_bringup,   /* B3 in modelled kernel time */
+	&bench_worker_wake,  /* B7 */
+	&bench_vm_memory,    /* B8 */
+	&bench_xpfo_flush,   /* B5 */
+	&bench_tlb_lookup,   /* B1 */
+	&bench_xpfo_events,  /* B5 speed, frame bytes */
+	&bench_nx_fault,     /* B4a */
+	&bench_nx_split,     /* B4a/b */
+	&bench_nx_recovery,  /* B4c */
+	&bench_nx_hugefrac,  /* huge-page fraction */
+	&bench_legacy_fault, /* legacy direct map vs TDP MMU */
 	&bench_shadow_fault, /* shadow paging: fault cost, table bytes */
 	NULL,
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A readable dump of a VM's MMU: its memory slots; its TDP page tables
- * (roots, page-table pages with level, gfn range, frame and NX flags,
+ * A readable dump of a VM's MMU: its memory slots; its page tables (the
+ * TDP MMU's roots, or the shadow MMU's root and then its parentless pages;
+ * page-table pages with level, gfn range, frame and NX flags,
  * non-leaf SPTEs, and runs of leaf SPTEs with the same bits and
  * consecutive frames, each with its raw value and decoded bits); and the
  * possible-NX-huge-page lists in recovery order.  For the nxsim driver's
@@ -64,7 +65,7 @@ static void dump_sp(struct dumper *d, struct nxsim__mmu_page *sp, int depth)
 
 	line(d, depth,
 	     "%s L%d gfn 0x%" PRIx64 "-0x%" PRIx64 " frame 0x%" PRIx64 "%s%s",
-	     sp->ptep ? "table" : "root", sp->level, sp->gfn,
+	     sp->root_count ? "root" : "table", sp->level, sp->gfn,
 	     sp->gfn + span * SPTE_ENT_PER_PAGE - 1, sp_pfn(sp),
 	     sp->nx_huge_page_disallowed ? " nx_huge_page_disallowed" : "",
 	     sp->nx_tracked ? " tracked" : "");
@@ -90,6 +91,25 @@ static void dump_sp(struct dumper *d, struct nxsim__mmu_page *sp, int depth)
 		     i, j - 1, j - i, level_names[sp->level],
 		     sp->gfn + i * span, sp->gfn + j * span - 1,
 		     spte_to_pfn(spte), spte, bits);
+	}
+}
+
+/*
+ * The shadow MMU: its root, then the pages no SPTE points at any more
+ * (their parent was zapped or replaced by a huge leaf), oldest first.
+ */
+static void dump_shadow(struct dumper *d)
+{
+	struct nxsim__mmu_page *sp;
+
+	if (d->mmu->root)
+		dump_sp(d, d->mmu->root, 1);
+	TAILQ_FOREACH_REVERSE(sp, &d->mmu->active_mmu_pages, nxsim__sp_list,
+			      link) {
+		if (sp->root_count || sp->parent_ptes.val)
+			continue;
+		line(d, 1, "parentless:");
+		dump_sp(d, sp, 2);
 	}
 }
 
@@ -146,6 +166,8 @@ int nxsim__mmu_dump(struct nxsim__vm_mmu *mmu, nxsim_text_fn emit, void *ctx)
 	dump_slots(&d);
 	TAILQ_FOREACH(root, &d.mmu->roots, link)
 		dump_sp(&d, root, 1);
+	if (!d.mmu->tdp_mmu_enabled)
+		dump_shadow(&d);
 	dump_lists(&d);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	return d.lines;

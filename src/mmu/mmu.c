@@ -492,6 +492,7 @@ static bool recovery_zap(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 static void recovery_resched(struct nxsim__vm_mmu *mmu, bool flush)
 {
 	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &mmu->invalid_list, flush);
+	mmu->resched_pending = false;
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	mmu->resched(mmu, mmu->resched_ctx);
 	nxsim__write_lock(&mmu->mmu_lock);
@@ -554,7 +555,7 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 			nxsim__kvm_mmu_remote_flush_or_zap(
 				mmu, &mmu->invalid_list, flush);
 			flush = false;
-		} else if (mmu->resched) {
+		} else if (mmu->resched && mmu->resched_pending) {
 			recovery_resched(mmu, flush);
 			flush = false;
 		}

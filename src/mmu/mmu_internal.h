@@ -235,6 +235,9 @@ struct nxsim__possible_nx {
  *	lock-break point (cond_resched_rwlock_write()); NULL: the pass never
  *	breaks the lock (tests set it to stand in for the other thread)
  * @resched_ctx: passed to @resched
+ * @resched_pending: need_resched(): the pass breaks the lock at its next
+ *	break point and clears it (set by a test, as the scheduler sets
+ *	TIF_NEED_RESCHED)
  */
 struct nxsim__vm_mmu {
 	const struct nxsim__mmu_profile *prof;
@@ -282,6 +285,7 @@ struct nxsim__vm_mmu {
 	struct nxsim__sp_list invalid_list;
 	void (*resched)(struct nxsim__vm_mmu *mmu, void *ctx);
 	void *resched_ctx;
+	bool resched_pending;
 };
 
 static inline uint64_t sp_pfn(const struct nxsim__mmu_page *sp)
@@ -626,9 +630,14 @@ struct nxsim__sp_hlist *nxsim__gfn_sp_list(struct nxsim__vm_mmu *mmu,
 enum { RET_PF_FIXED, RET_PF_SPURIOUS, RET_PF_EMULATE };
 
 /*
- * mmu_set_spte(): the leaf of @gfn with @pte_access at @sp->spt[@idx];
- * @f is NULL for a prefetch.  Return: RET_PF_FIXED, RET_PF_SPURIOUS, or
- * RET_PF_EMULATE for a write fault on a write-protected guest table.
+ * mmu_set_spte(): install the leaf of @gfn at @sp->spt[@idx] with
+ * @pte_access (ACC_*), keeping rmaps and stats; @f is NULL for a
+ * prefetch, which makes the SPTE without the accessed bit
+ * (mark_spte_for_access_track() with A/D bits) and with a writable pfn.
+ * A table it replaces is unlinked, a different pfn dropped (one flush);
+ * W is dropped where the gfn is a shadowed guest table
+ * (mmu_try_to_unsync_pages()).  Return: RET_PF_FIXED, RET_PF_SPURIOUS,
+ * or RET_PF_EMULATE for a write fault on a write-protected guest table.
  */
 int nxsim__mmu_set_spte(struct nxsim__vm_mmu *mmu,
 			const struct nxsim__memslot *slot,

@@ -663,7 +663,7 @@ static int direct_pte_prefetch_many(struct nxsim__vm_mmu *mmu,
 		return -1;
 	for (i = start; i < end; i++, gfn++)
 		nxsim__mmu_set_spte(mmu, slot, sp, i, access, gfn,
-			     nxsim__gfn_to_pfn(slot, gfn), NULL);
+				    nxsim__gfn_to_pfn(slot, gfn), NULL);
 	return 0;
 }
 

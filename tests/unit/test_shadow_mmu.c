@@ -9,7 +9,8 @@
  * indirect pages: account_shadowed() write-protects the gfn and raises
  * lpage_info (4K pages) or the write-track count (higher levels), and
  * unaccount_shadowed() undoes it; the checker catches a shadowed gfn
- * mapped writable and pages left prepared but not committed.
+ * mapped writable and pages left prepared but not committed; dirty
+ * logging's write protection of the rmaps with and without PML.
  */
 #include "mmu_unit.h"
 
@@ -240,6 +241,98 @@ static void test_account_shadowed(void **state)
 	}
 }
 
+/*
+ * Dirty logging on: with PML (EPT) a 4K leaf loses D and keeps W; without
+ * (NPT) it loses W and keeps D.  One flush either way.
+ */
+static void test_wrprot_slot(void **state)
+{
+	static const struct {
+		bool amd, writable, dirty;
+	} cases[] = {
+		{ false, true, false },
+		{ true, false, true },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct nxsim_host_config cfg = {
+			.cpu = { .itlb_multihit = !cases[i].amd,
+				 .amd = cases[i].amd },
+			.profile = "5.10",
+		};
+		struct nx_env e = nx_env_config(&cfg);
+		struct nxsim__vm_mmu *mmu = unit_mmu(&e);
+		uint64_t d = nxsim__spte_masks(mmu->fmt)->dirty, *leaf;
+
+		nx_slot(e.vm, 0, GIB, MIB2, HVA_BASE, 1, 0);
+		nx_access(e.vcpu, NXSIM_ACCESS_WRITE, GIB + 0x2000);
+		leaf = unit_sptep(mmu, GIB + 0x2000, 1);
+		assert_true(is_writable_pte(*leaf) && (*leaf & d));
+		nx_slot(e.vm, 0, GIB, MIB2, HVA_BASE, 1,
+			NXSIM_MEM_LOG_DIRTY_PAGES);
+		assert_int_equal(is_writable_pte(*leaf), cases[i].writable);
+		assert_int_equal((*leaf & d) != 0, cases[i].dirty);
+		assert_int_equal(mmu->counters.tlb_flushes, 1);
+		nx_env_destroy(&e);
+	}
+}
+
+static int op_info_topup(void *ctx)
+{
+	return nxsim__mmu_topup_shadowed_info_cache(ctx);
+}
+
+static void undo_info_topup(void *ctx)
+{
+	nxsim__mmu_free_shadowed_info_cache(ctx);
+}
+
+static void same_info_cache(void *ctx)
+{
+	struct nxsim__vm_mmu *mmu = ctx;
+
+	assert_int_equal(mmu->nr_info_cache, 0);
+}
+
+static int op_desc_topup(void *ctx)
+{
+	return nxsim__mmu_topup_desc_cache(ctx);
+}
+
+static void undo_desc_topup(void *ctx)
+{
+	nxsim__mmu_free_desc_cache(ctx);
+}
+
+static void same_desc_cache(void *ctx)
+{
+	struct nxsim__vm_mmu *mmu = ctx;
+
+	assert_int_equal(mmu->nr_desc_cache, 0);
+}
+
+/*
+ * The caches an indirect fault tops up (5 shadowed_translation arrays)
+ * and every fault of the shadow MMU (14 rmap descriptors): a failure at
+ * any of their allocations gives back what the topup took.
+ */
+static void test_topup_alloc_failures(void **state)
+{
+	struct nx_env e = nx_env("5.10", 0);
+	struct nxsim__vm_mmu *mmu = unit_mmu(&e);
+
+	(void)state;
+	assert_int_equal(test_alloc_failures(op_info_topup, undo_info_topup,
+					     same_info_cache, mmu),
+			 5);
+	assert_int_equal(test_alloc_failures(op_desc_topup, undo_desc_topup,
+					     same_desc_cache, mmu),
+			 NXSIM__DESC_CACHE_MIN);
+	nx_env_destroy(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +340,8 @@ int main(void)
 		cmocka_unit_test(test_hash_and_generation),
 		cmocka_unit_test(test_link_prepare_commit),
 		cmocka_unit_test(test_account_shadowed),
+		cmocka_unit_test(test_wrprot_slot),
+		cmocka_unit_test(test_topup_alloc_failures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
