@@ -52,8 +52,8 @@ static int guest_tables(const struct nx_env *e, unsigned int n)
 {
 	struct nxsim_memory_region mr = { .slot = TABLE_SLOT,
 					  .memory_size = TABLE_BYTES,
-					  .userspace_addr = NX_HVA_BASE +
-							    (64ull << 30) };
+					  .userspace_addr =
+						  NX_HVA_BASE + (64ull << 30) };
 	struct nxsim_guest_paging p = { .cr0_pg = true,
 					.cr0_wp = true,
 					.cr4_pae = true,
@@ -69,8 +69,8 @@ static int guest_tables(const struct nx_env *e, unsigned int n)
 		rc = nxsim_guest_write(e->vm, PML4, &v, 8);
 	v = PD | PWU;
 	if (!rc)
-		rc = nxsim_guest_write(e->vm, PDPT + 8 * (NX_GPA_BASE >> 30), &v,
-				       8);
+		rc = nxsim_guest_write(e->vm, PDPT + 8 * (NX_GPA_BASE >> 30),
+				       &v, 8);
 	for (i = 0; !rc && i < n / 512; i++) {
 		v = (PT0 + i * 4096) | PWU;
 		rc = nxsim_guest_write(e->vm, PD + 8 * i, &v, 8);

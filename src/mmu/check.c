@@ -291,10 +291,11 @@ static void check_guest_mapping(struct checker *c, struct nxsim__mmu_page *sp)
 		if (nxsim__guest_read_pte(c->mmu, (sp->gfn << 12) + 8 * i, 8,
 					  &gpte, NULL, NULL) ||
 		    !(gpte & 1) || !(gpte & PT_PAGE_SIZE_MASK)) {
-			violation(c,
-				  "shadow SP gfn 0x%" PRIx64 " level %d entry "
-				  "%u maps more than the guest entry 0x%" PRIx64,
-				  sp->gfn, sp->level, i, gpte);
+			violation(
+				c,
+				"shadow SP gfn 0x%" PRIx64 " level %d entry "
+				"%u maps more than the guest entry 0x%" PRIx64,
+				sp->gfn, sp->level, i, gpte);
 			continue;
 		}
 		base = (gpte & ((1ull << 52) - 1) & ~((1ull << shift) - 1)) >>

@@ -78,8 +78,7 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 	mmu->params = cfg->params;
 	mmu->amd = cpu->amd;
 	/* With TDP off the shadow tables are the x86 page tables. */
-	mmu->fmt = cpu->amd || cpu->no_tdp ? NXSIM_SPTE_LEGACY :
-					     NXSIM_SPTE_EPT;
+	mmu->fmt = cpu->amd || cpu->no_tdp ? NXSIM_SPTE_LEGACY : NXSIM_SPTE_EPT;
 	mmu->phys_bits = cpu->phys_bits ? cpu->phys_bits : 46;
 	mmu->root_level = cpu->la57 && (cpu->amd || mmu->phys_bits > 48) ? 5 :
 									   4;

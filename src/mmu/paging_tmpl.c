@@ -119,7 +119,8 @@ enum nxsim_guest_mode nxsim__guest_mode(const struct nxsim__kvm_mmu *m)
 }
 
 /* kvm_calc_cpu_role(), the bits kept */
-static struct nxsim__cpu_role kvm_calc_cpu_role(const struct nxsim_guest_paging *p)
+static struct nxsim__cpu_role
+kvm_calc_cpu_role(const struct nxsim_guest_paging *p)
 {
 	struct nxsim__cpu_role role = { 0 };
 
@@ -279,13 +280,11 @@ int nxsim__guest_set_paging(struct nxsim__vm_mmu *mmu, struct nxsim__kvm_mmu *m,
 		goto out;
 	/* kvm_init_mmu() -> shadow_mmu_init_context() */
 	if (new.cpu_role.level) {
-		__reset_rsvds_bits_mask(new.rsvd_bits_mask,
-					rsvd_bits(mmu->phys_bits, 63),
-					new.cpu_role.level,
-					new.cpu_role.efer_nx,
-					mmu->max_huge_level >= NXSIM_PG_LEVEL_1G,
-					new.cpu_role.cr4_pse,
-					mmu->amd);
+		__reset_rsvds_bits_mask(
+			new.rsvd_bits_mask, rsvd_bits(mmu->phys_bits, 63),
+			new.cpu_role.level, new.cpu_role.efer_nx,
+			mmu->max_huge_level >= NXSIM_PG_LEVEL_1G,
+			new.cpu_role.cr4_pse, mmu->amd);
 		update_permission_bitmask(&new);
 	}
 	*m = new;
@@ -310,8 +309,7 @@ void nxsim__guest_get_paging(struct nxsim__vm_mmu *mmu,
 /* ---- the walker: paging_tmpl.h -------------------------------------------- */
 
 /* __PT_INDEX() */
-static unsigned int pt_index(const struct pt_type *pt, uint64_t addr,
-			     int level)
+static unsigned int pt_index(const struct pt_type *pt, uint64_t addr, int level)
 {
 	return (addr >> (12 + (level - 1) * pt->level_bits)) &
 	       ((1u << pt->level_bits) - 1);
@@ -438,8 +436,8 @@ static int walk_addr_generic(struct nxsim__vm_mmu *mmu,
 			     struct nxsim__guest_walker *w, uint64_t addr,
 			     uint32_t access)
 {
-	const struct pt_type *pt =
-		m->cpu_role.has_4_byte_gpte ? &paging32 : &paging64;
+	const struct pt_type *pt = m->cpu_role.has_4_byte_gpte ? &paging32 :
+								 &paging64;
 	const uint64_t walk_nx_mask = pt->walk_nx_mask;
 	const uint32_t write_fault = access & PFERR_WRITE_MASK;
 	const uint32_t user_fault = access & PFERR_USER_MASK;
@@ -511,8 +509,8 @@ static int walk_addr_generic(struct nxsim__vm_mmu *mmu,
 		protect_clean_gpte(&w->pte_access, pte);
 	else
 		/* a write also needs D on the last entry */
-		accessed_dirty &= pte >> (PT_GUEST_DIRTY_SHIFT -
-					  PT_GUEST_ACCESSED_SHIFT);
+		accessed_dirty &=
+			pte >> (PT_GUEST_DIRTY_SHIFT - PT_GUEST_ACCESSED_SHIFT);
 	if (unlikely(!accessed_dirty) &&
 	    update_accessed_dirty_bits(pt, w, write_fault) < 0)
 		goto error;
@@ -611,8 +609,8 @@ int nxsim__guest_write_pte(struct nxsim__vm_mmu *mmu,
 	return rc;
 }
 
-int nxsim__guest_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
-		       const void *buf, size_t len)
+int nxsim__guest_write(struct nxsim__vm_mmu *mmu, uint64_t gpa, const void *buf,
+		       size_t len)
 {
 	int rc;
 
@@ -756,9 +754,9 @@ static uint64_t *shadow_find_leaf(struct nxsim__vm_mmu *mmu, uint64_t addr,
 
 /* The valid shadow pages of guest tables at @gfn (for_each_gfn_valid_sp_with_gptes()). */
 #define for_each_gfn_valid_sp_with_gptes(mmu, sp, gfn)                      \
-	LIST_FOREACH(sp, nxsim__gfn_sp_list(mmu, gfn), hash_link)            \
+	LIST_FOREACH(sp, nxsim__gfn_sp_list(mmu, gfn), hash_link)           \
 		if ((sp)->gfn != (gfn) || nxsim__is_obsolete_sp(mmu, sp) || \
-		    !sp_has_gptes(sp)) {                                     \
+		    !sp_has_gptes(sp)) {                                    \
 		} else
 
 /*
@@ -777,8 +775,7 @@ int nxsim__mmu_try_to_unsync_pages(struct nxsim__vm_mmu *mmu,
 		return -EPERM;
 	if (!mmu->indirect_shadow_pages)
 		return 0;
-	for_each_gfn_valid_sp_with_gptes(mmu, sp, gfn)
-		return -EPERM;
+	for_each_gfn_valid_sp_with_gptes(mmu, sp, gfn) return -EPERM;
 	return 0;
 }
 
@@ -845,8 +842,7 @@ static int emulate_pte_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 
 /* A write to @gfn traps: it is write-tracked or a shadowed 4K table. */
 static bool gfn_write_protected(struct nxsim__vm_mmu *mmu,
-				const struct nxsim__memslot *slot,
-				uint64_t gfn)
+				const struct nxsim__memslot *slot, uint64_t gfn)
 {
 	return nxsim__mmu_try_to_unsync_pages(mmu, slot, gfn) != 0;
 }
@@ -888,8 +884,7 @@ static void validate_direct_spte(struct nxsim__vm_mmu *mmu,
 		TAILQ_HEAD_INITIALIZER(invalid_list);
 	struct nxsim__mmu_page *child;
 
-	if (!is_shadow_present_pte(sp->spt[idx]) ||
-	    is_large_pte(sp->spt[idx]))
+	if (!is_shadow_present_pte(sp->spt[idx]) || is_large_pte(sp->spt[idx]))
 		return;
 	child = spte_to_child_sp(mmu, sp->spt[idx]);
 	if (child->role.access == direct_access)
@@ -970,8 +965,9 @@ static int shadow_topup_caches(struct nxsim__vm_mmu *mmu)
 	rc = nxsim__mmu_topup_memory_caches(mmu);
 	if (rc)
 		while (mmu->nr_info_cache > had)
-			nxsim__free(mmu->shadowed_info_cache[--mmu->nr_info_cache],
-				    SPTE_ENT_PER_PAGE * sizeof(uint64_t));
+			nxsim__free(
+				mmu->shadowed_info_cache[--mmu->nr_info_cache],
+				SPTE_ENT_PER_PAGE * sizeof(uint64_t));
 	return rc;
 }
 
@@ -982,9 +978,9 @@ static int shadow_topup_caches(struct nxsim__vm_mmu *mmu)
  * its own tables, and fetch.  Called with mmu_lock held for write and the
  * caches topped up.
  */
-static void page_fault(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
-		       uint64_t addr, uint32_t pfec,
-		       struct nxsim_access_info *info)
+static void page_fault(struct nxsim__vm_mmu *mmu,
+		       const struct nxsim__kvm_mmu *m, uint64_t addr,
+		       uint32_t pfec, struct nxsim_access_info *info)
 {
 	struct nxsim__kvm_page_fault f = {
 		.exec = pfec & PFERR_FETCH_MASK,
@@ -1019,8 +1015,8 @@ static void page_fault(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m
 	f.map_writable = !(f.slot->flags & NXSIM_MEM_READONLY);
 	f.nx_huge_page_workaround_enabled = nxsim__is_nx_huge_page_enabled(mmu);
 	/* a supervisor write with CR0.WP=0 to a read-only page */
-	if (f.write && !(w.pte_access & ACC_WRITE_MASK) && !m->cpu_role.cr0_wp &&
-	    !user) {
+	if (f.write && !(w.pte_access & ACC_WRITE_MASK) &&
+	    !m->cpu_role.cr0_wp && !user) {
 		w.pte_access |= ACC_WRITE_MASK;
 		w.pte_access &= ~ACC_USER_MASK;
 	}

@@ -141,8 +141,8 @@ void nxsim__guest_get_paging(struct nxsim__vm_mmu *mmu,
 			     enum nxsim_guest_mode *mode);
 
 /* Guest memory calls of the API, taking mmu_lock. */
-int nxsim__guest_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
-		       const void *buf, size_t len);
+int nxsim__guest_write(struct nxsim__vm_mmu *mmu, uint64_t gpa, const void *buf,
+		       size_t len);
 int nxsim__guest_read(struct nxsim__vm_mmu *mmu, uint64_t gpa, void *buf,
 		      size_t len);
 int64_t nxsim__guest_nr_pages(struct nxsim__vm_mmu *mmu);

@@ -619,11 +619,10 @@ int nxsim__mmu_set_spte(struct nxsim__vm_mmu *mmu,
 	if ((pte_access & ACC_WRITE_MASK) && host_writable &&
 	    nxsim__mmu_try_to_unsync_pages(mmu, slot, gfn))
 		wrprot = true;
-	spte = nxsim__make_spte(mmu->fmt, level, pfn,
-				wrprot ? pte_access & ~ACC_WRITE_MASK :
-					 pte_access,
-				host_writable,
-				nxsim__is_nx_huge_page_enabled(mmu));
+	spte = nxsim__make_spte(
+		mmu->fmt, level, pfn,
+		wrprot ? pte_access & ~ACC_WRITE_MASK : pte_access,
+		host_writable, nxsim__is_nx_huge_page_enabled(mmu));
 	if (!f)
 		spte &= ~nxsim__spte_masks(mmu->fmt)->accessed;
 	if (*sptep == spte)
@@ -706,8 +705,8 @@ void nxsim__direct_pte_prefetch(struct nxsim__vm_mmu *mmu,
  * exec fault made and tracks the possible ones.
  */
 void nxsim__account_nx_huge_page(struct nxsim__vm_mmu *mmu,
-				  const struct nxsim__kvm_page_fault *f,
-				  struct nxsim__mmu_page *sp, int level)
+				 const struct nxsim__kvm_page_fault *f,
+				 struct nxsim__mmu_page *sp, int level)
 {
 	bool possible = f->req_level >= level ||
 			nxsim__mmu_has_bug(mmu, NXSIM_BUG_TRACK_ANY_LEVEL);

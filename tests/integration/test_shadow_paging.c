@@ -56,8 +56,7 @@ static struct guest guest_make(const char *profile, int data_host_level,
 				  "1"),
 		  0);
 	nx_slot(g.e.vm, 0, 0, TABLES_SIZE, HVA_BASE + 64 * GIB, 1, 0);
-	nx_slot(g.e.vm, 10, DATA_GPA, data_size, HVA_BASE, data_host_level,
-		0);
+	nx_slot(g.e.vm, 10, DATA_GPA, data_size, HVA_BASE, data_host_level, 0);
 	assert_rc(nxsim_guest_set_paging(g.e.vcpu, &p), 0);
 	assert_rc(nxsim_vcpu_run(g.e.vcpu), 0);
 	return g;
@@ -67,8 +66,8 @@ static struct guest guest_make(const char *profile, int data_host_level,
  * The guest maps @gva to @gpa at @level, making tables from slot 0 as it
  * needs them (or at @pt for the 4K table, if not 0); its own stores.
  */
-static void guest_map_at(struct guest *g, uint64_t gva, uint64_t gpa,
-			 int level, uint64_t pt)
+static void guest_map_at(struct guest *g, uint64_t gva, uint64_t gpa, int level,
+			 uint64_t pt)
 {
 	uint64_t table = PML4, e;
 	int l;
@@ -85,16 +84,16 @@ static void guest_map_at(struct guest *g, uint64_t gva, uint64_t gpa,
 				g->next += 4096;
 				assert_true(g->next <= TABLES_SIZE);
 			}
-			assert_rc(nxsim_guest_write_pte(g->e.vcpu, ea, e, 8), 0);
+			assert_rc(nxsim_guest_write_pte(g->e.vcpu, ea, e, 8),
+				  0);
 		}
 		table = e & ~0xfffull & ((1ull << 52) - 1);
 	}
 	e = gpa | PWU | (level > 1 ? PS : 0);
-	assert_rc(nxsim_guest_write_pte(g->e.vcpu,
-					table + 8 * ((gva >> (12 + 9 * (level -
-									1))) &
-						     511),
-					e, 8),
+	assert_rc(nxsim_guest_write_pte(
+			  g->e.vcpu,
+			  table + 8 * ((gva >> (12 + 9 * (level - 1))) & 511),
+			  e, 8),
 		  0);
 }
 
@@ -103,9 +102,8 @@ static void guest_map(struct guest *g, uint64_t gva, uint64_t gpa, int level)
 	guest_map_at(g, gva, gpa, level, 0);
 }
 
-static struct nxsim_access_info access(struct guest *g,
-				       enum nxsim_access_kind kind,
-				       uint64_t gva)
+static struct nxsim_access_info
+access(struct guest *g, enum nxsim_access_kind kind, uint64_t gva)
 {
 	return nx_access(g->e.vcpu, kind, gva);
 }
@@ -149,6 +147,7 @@ static void test_guest_2m_over_host_4k(void **state)
 	struct guest g = guest_make("6.18", NXSIM_PG_LEVEL_4K, 4 * MIB2, 0);
 	struct nxsim_access_info ai;
 	uint64_t pde, v;
+	char dump[8192];
 
 	(void)state;
 	guest_map(&g, GIB, DATA_GPA, NXSIM_PG_LEVEL_2M);
@@ -172,6 +171,12 @@ static void test_guest_2m_over_host_4k(void **state)
 	ai = access(&g, NXSIM_ACCESS_READ, GIB + MIB2);
 	assert_int_equal(ai.level, 2);
 	nx_expect(g.e.vm, 16, 1, 0, 0);
+	/* the dump names the guest tables shadowed and the guest's gfns */
+	assert_true(nxsim_vm_dump_buf(g.e.vm, dump, sizeof(dump)) > 0);
+	assert_non_null(strstr(dump, "root L4 shadows guest table gfn 0x1 "));
+	assert_non_null(strstr(dump, "table L2 shadows guest table gfn 0x3 "));
+	assert_non_null(
+		strstr(dump, "[1-1] 1 x 2M leaf gfn 0x100200-0x1003ff "));
 	/*
 	 * The VMM rewrites the guest's PDE as a table pointer behind KVM's
 	 * back (no write tracking): the 2M shadow leaf now maps more than the
@@ -282,15 +287,13 @@ static void test_write_protection(void **state)
 			 NXSIM_ACCESS_GUEST_FAULT);
 	assert_rc(nxsim_guest_translate(g.e.vcpu, GIB, NXSIM_PFERR_WRITE, &w),
 		  0);
-	assert_int_equal(w.error_code,
-			 NXSIM_PFERR_PRESENT | NXSIM_PFERR_WRITE);
+	assert_int_equal(w.error_code, NXSIM_PFERR_PRESENT | NXSIM_PFERR_WRITE);
 	/* a store to an unshadowed page is not trapped */
 	assert_rc(nxsim_guest_write_pte(g.e.vcpu, 0x100000, 1, 8), 0);
 	assert_int_equal(counter(&g, "emulated"), 2);
 	/* the upper tables are write-tracked: a write is emulated, and the
 	 * PML4E rewritten as it was zaps the PDPT's link */
-	assert_rc(nxsim_guest_write_pte(g.e.vcpu, PML4, 0x2000 | PWU | 0x20,
-					8),
+	assert_rc(nxsim_guest_write_pte(g.e.vcpu, PML4, 0x2000 | PWU | 0x20, 8),
 		  0);
 	assert_int_equal(counter(&g, "emulated"), 3);
 	nx_expect(g.e.vm, 1, 0, 0, 0);
