@@ -609,8 +609,10 @@ int nxsim__mmu_set_spte(struct nxsim__vm_mmu *mmu,
 			was_rmapped = true;
 		}
 	}
+	/* make_spte() reads the mitigation for huge leaves only */
 	spte = nxsim__make_spte(mmu->fmt, level, pfn, pte_access, host_writable,
-				nxsim__is_nx_huge_page_enabled(mmu));
+				level > NXSIM_PG_LEVEL_4K &&
+					nxsim__is_nx_huge_page_enabled(mmu));
 	if (!f)
 		spte &= ~nxsim__spte_masks(mmu->fmt)->accessed;
 	if (*sptep == spte)
