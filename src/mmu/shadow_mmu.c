@@ -619,10 +619,13 @@ int nxsim__mmu_set_spte(struct nxsim__vm_mmu *mmu,
 	if ((pte_access & ACC_WRITE_MASK) && host_writable &&
 	    nxsim__mmu_try_to_unsync_pages(mmu, slot, gfn))
 		wrprot = true;
-	spte = nxsim__make_spte(
-		mmu->fmt, level, pfn,
-		wrprot ? pte_access & ~ACC_WRITE_MASK : pte_access,
-		host_writable, nxsim__is_nx_huge_page_enabled(mmu));
+	/* make_spte() reads the mitigation for huge leaves only */
+	spte = nxsim__make_spte(mmu->fmt, level, pfn,
+				wrprot ? pte_access & ~ACC_WRITE_MASK :
+					 pte_access,
+				host_writable,
+				level > NXSIM_PG_LEVEL_4K &&
+					nxsim__is_nx_huge_page_enabled(mmu));
 	if (!f)
 		spte &= ~nxsim__spte_masks(mmu->fmt)->accessed;
 	if (*sptep == spte)
