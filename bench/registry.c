@@ -19,6 +19,7 @@ extern const struct bench bench_nx_hugefrac;
 extern const struct bench bench_legacy_fault;
 extern const struct bench bench_nx_guest;
 extern const struct bench bench_nx_scaling;
+extern const struct bench bench_shadow_fault;
 
 const struct bench *const bench_registry[] = {
 	&bench_vm_burst,     /* B3 */
@@ -35,5 +36,6 @@ const struct bench *const bench_registry[] = {
 	&bench_legacy_fault, /* legacy direct map vs TDP MMU */
 	&bench_nx_guest,     /* B6: guest replay on vCPU TLBs */
 	&bench_nx_scaling,   /* faults/s, 1 and 2 threads, read vs write lock */
+	&bench_shadow_fault, /* shadow paging: fault cost, table bytes */
 	NULL,
 };

@@ -100,6 +100,10 @@ enum nxsim_bug {
 	 * to_zap reaches 0 never commits the shadow pages it prepared
 	 * since its last commit, and skips their TLB flush. */
 	NXSIM_BUG_RECOVER_NO_COMMIT = 1ull << 10,
+	/* b5b0977f4aa2: with TDP off, the nonpaging MMU's exec faults
+	 * neither flag nor track the pages they split, so a write in the
+	 * same huge page maps it huge again: a fetch/write livelock. */
+	NXSIM_BUG_NONPAGING_UNTRACKED = 1ull << 11,
 	/* 61f94478547b: the TDP MMU flags a new child SP
 	 * nx_huge_page_disallowed after publishing its SPTE, so a vCPU
 	 * faulting under the read lock meanwhile sees an unflagged table

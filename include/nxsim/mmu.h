@@ -80,8 +80,12 @@ enum nxsim_access_outcome {
 	NXSIM_ACCESS_FAULT,    /* a page fault installed a mapping */
 	NXSIM_ACCESS_SPURIOUS, /* a fault found the SPTE already right */
 	NXSIM_ACCESS_FAST,     /* fast_page_fault() made the SPTE writable */
-	NXSIM_ACCESS_EMULATE,  /* no slot (MMIO) or write to a read-only slot */
-	/* (an MMIO exit answered from an MMIO SPTE is EMULATE too) */
+	NXSIM_ACCESS_EMULATE,  /* no slot (MMIO), a write to a read-only slot,
+				* or (TDP off) a write to a guest table; an
+				* MMIO exit answered from an MMIO SPTE too */
+	NXSIM_ACCESS_GUEST_FAULT, /* TDP off: the guest's own page tables
+				   * fault (nxsim_guest_translate() gives the
+				   * error code) */
 };
 
 /**

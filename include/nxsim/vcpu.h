@@ -4,8 +4,9 @@
  * worker from 6.14 on) and guest accesses, each a TDP page fault when the
  * present SPTE does not allow it.
  *
- * Left out: the vCPU's registers and guest page tables; an access names a
- * guest physical address directly.
+ * With TDP on an access names a guest physical address.  With TDP off
+ * (shadow paging) it names a guest virtual address, which the vCPU's
+ * paging state and guest page tables translate (<nxsim/guest.h>).
  *
  * Thread safety: as <nxsim/vm.h>; accesses of several vCPUs may run
  * concurrently, each fault under the VM's mmu_lock.
@@ -76,13 +77,19 @@ NXSIM_API struct nxsim_vm *nxsim_vcpu_vm(const struct nxsim_vcpu *vcpu);
  * @info: receives what happened (may be NULL)
  *
  * If the present SPTE allows the access, nothing happens.  Otherwise it
- * is a TDP page fault (kvm_tdp_page_fault()), handled to completion; the
- * guest then retries and succeeds.
+ * is a TDP page fault (kvm_tdp_page_fault()), handled to completion by
+ * the TDP MMU or, where it is not used (profiles 5.4 and 5.10, whose
+ * kvm.tdp_mmu is off by default; kvm.tdp_mmu=0), by the shadow MMU's
+ * direct map; the guest then retries and succeeds.  With TDP off
+ * (cpu.no_tdp) @gpa is the guest's virtual address (the gpa while its
+ * paging is off): the fault walks the guest's tables (FNAME(page_fault))
+ * and may end in the guest's own page fault (NXSIM_ACCESS_GUEST_FAULT)
+ * or, for a write to a shadowed guest table, in emulation.
  *
  * Return: 0; -EINVAL for a @kind out of range; -ERANGE for a @gpa beyond
- * the guest's MAXPHYADDR; -EOPNOTSUPP where the TDP MMU is not used
- * (profiles 5.4 and 5.10, whose kvm.tdp_mmu is off by default;
- * kvm.tdp_mmu=0; TDP off); -ENOMEM; -EBADF.
+ * the guest's MAXPHYADDR (TDP off: an address the guest's mode cannot
+ * form); -EOPNOTSUPP with TDP off for a guest in 32-bit or PAE paging
+ * (not modelled); -ENOMEM; -EBADF.
  */
 NXSIM_API int nxsim_vcpu_access(struct nxsim_vcpu *vcpu,
 				enum nxsim_access_kind kind, uint64_t gpa,

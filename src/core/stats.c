@@ -303,6 +303,7 @@ static const char *access_outcome_name(unsigned int i)
 		[NXSIM_ACCESS_SPURIOUS] = "spurious",
 		[NXSIM_ACCESS_FAST] = "fast",
 		[NXSIM_ACCESS_EMULATE] = "emulate",
+		[NXSIM_ACCESS_GUEST_FAULT] = "guest_fault",
 	};
 
 	return NXSIM__NAME_AT(names, i);
@@ -312,7 +313,8 @@ static const struct nxsim_stat_desc access_descs[] = {
 #define S(f, m) STAT(nxsim_access_info, f, m)
 	STAT_ENUM(nxsim_access_info, outcome, nxsim_access_outcome,
 		  access_outcome_name,
-		  "hit, fault, spurious, fast (fast_page_fault()) or emulate"),
+		  "hit, fault, spurious, fast (fast_page_fault()), emulate "
+		  "or guest_fault (TDP off: the guest's page tables fault)"),
 	S(level, "level of the leaf mapping the gpa afterwards; 0: none"),
 	S(req_level, "the fault's req_level; 0 without a fault"),
 	S(goal_level, "the fault's final goal_level; 0 without a fault"),

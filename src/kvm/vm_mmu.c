@@ -8,9 +8,9 @@
  * VM (vm->mmu); the MMU takes mmu_lock itself.
  *
  * With the TDP MMU off (kvm.tdp_mmu=0, or a tree before 5.15) the MMU
- * maps faults through the shadow MMU's direct map.  Left out: shadow
- * paging of guest tables (no EPT/NPT): those hosts' accesses fail with
- * -EOPNOTSUPP.
+ * maps faults through the shadow MMU's direct map.  With TDP off (no
+ * EPT/NPT) the access address is the guest's virtual address and the
+ * shadow MMU walks the vCPU's guest tables (src/mmu/paging_tmpl.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -81,17 +81,18 @@ int nxsim_vcpu_access_guest(struct nxsim_vcpu *vcpu,
 	rc = nxsim__vm_enter(vm);
 	if (rc)
 		return rc;
-	if (!nxsim__vm_tdp_enabled(vm)) {
-		rc = -EOPNOTSUPP;
-	} else {
-		pthread_mutex_lock(&vcpu->mutex);
-		/* vcpu_run(): kvm_vcpu_srcu_read_lock() around the exit. */
-		nxsim__lockdep_acquire(NXSIM__LOCK_KVM_SRCU);
+	pthread_mutex_lock(&vcpu->mutex);
+	/* vcpu_run(): kvm_vcpu_srcu_read_lock() around the exit. */
+	nxsim__lockdep_acquire(NXSIM__LOCK_KVM_SRCU);
+	if (!nxsim__vm_tdp_enabled(vm))
+		rc = nxsim__kvm_mmu_page_fault(vm->mmu, &vcpu->mmu,
+					       &vcpu->arch_mmu, kind, gpa,
+					       &local);
+	else
 		rc = nxsim__vcpu_access_entered(vcpu, kind, gpa, guest_level,
 						&local);
-		nxsim__lockdep_release(NXSIM__LOCK_KVM_SRCU);
-		pthread_mutex_unlock(&vcpu->mutex);
-	}
+	nxsim__lockdep_release(NXSIM__LOCK_KVM_SRCU);
+	pthread_mutex_unlock(&vcpu->mutex);
 	if (!rc && info)
 		*info = local;
 	nxsim__vm_exit(vm);

@@ -208,7 +208,7 @@ static void check_shadow_spte(struct checker *c, struct nxsim__mmu_page *sp,
 		return;
 	child = spte_to_child_sp(mmu, spte);
 	if (child->tdp_mmu_page || child->level != sp->level - 1 ||
-	    (child->direct && child->gfn != gfn) ||
+	    (child->direct && sp->direct && child->gfn != gfn) ||
 	    !rmap_has(&child->parent_ptes, sptep_ref(sp, i)))
 		violation(c,
 			  "shadow SP gfn 0x%" PRIx64 " level %d: bad parent "
@@ -266,6 +266,49 @@ static void check_shadowed_gfn(struct checker *c, struct nxsim__mmu_page *sp)
 	    !nxsim__kvm_slot_page_track_is_active(slot, sp->gfn))
 		violation(c, "shadowed gfn 0x%" PRIx64 " not write-tracked",
 			  sp->gfn);
+}
+
+/*
+ * Shadow paging: no shadow mapping is larger than the guest's.  A leaf of
+ * an indirect page above 4K shadows a guest huge entry (present, PS) of
+ * that level; a direct page under one maps part of the guest huge page
+ * the entry holds, at the gfn it starts at.  Guest tables have 8-byte
+ * entries (64-bit guests).
+ */
+static void check_guest_mapping(struct checker *c, struct nxsim__mmu_page *sp)
+{
+	int shift = 12 + 9 * (sp->level - 1);
+	uint64_t spte, gpte, base;
+	unsigned int i;
+
+	if (sp->level == NXSIM_PG_LEVEL_4K)
+		return;
+	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
+		spte = sp->spt[i];
+		if (!is_shadow_present_pte(spte))
+			continue;
+		if (!is_last_spte(spte, sp->level) &&
+		    !spte_to_child_sp(c->mmu, spte)->direct)
+			continue;
+		if (nxsim__guest_read_pte(c->mmu, (sp->gfn << 12) + 8 * i, 8,
+					  &gpte, NULL, NULL) ||
+		    !(gpte & 1) || !(gpte & PT_PAGE_SIZE_MASK)) {
+			violation(
+				c,
+				"shadow SP gfn 0x%" PRIx64 " level %d entry "
+				"%u maps more than the guest entry 0x%" PRIx64,
+				sp->gfn, sp->level, i, gpte);
+			continue;
+		}
+		base = (gpte & ((1ull << 52) - 1) & ~((1ull << shift) - 1)) >>
+		       12;
+		if (!is_last_spte(spte, sp->level) &&
+		    spte_to_child_sp(c->mmu, spte)->gfn != base)
+			violation(c,
+				  "direct SP gfn 0x%" PRIx64 " under a guest "
+				  "huge page at gfn 0x%" PRIx64,
+				  spte_to_child_sp(c->mmu, spte)->gfn, base);
+	}
 }
 
 /* Every rmap entry of @slot is a present leaf of its gfn and level. */
@@ -344,6 +387,7 @@ static void check_shadow(struct checker *c)
 		if (!sp->direct) {
 			indirect++;
 			check_shadowed_gfn(c, sp);
+			check_guest_mapping(c, sp);
 		}
 	}
 	if (mmu->root && !mmu->root->tdp_mmu_page &&

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A readable dump of a VM's MMU: its memory slots; its TDP page tables
- * (roots, page-table pages with level, gfn range, frame and NX flags,
+ * A readable dump of a VM's MMU: its memory slots; its page tables (the
+ * TDP MMU's roots, or the shadow MMU's root and then its parentless pages;
+ * page-table pages with level, gfn range, frame and NX flags,
  * non-leaf SPTEs, and runs of leaf SPTEs with the same bits and
  * consecutive frames, each with its raw value and decoded bits); and the
  * possible-NX-huge-page lists in recovery order.  For the nxsim driver's
@@ -56,18 +57,36 @@ static void bits_text(enum nxsim_spte_format fmt, uint64_t spte, char *buf,
 		 b.host_writable ? " HW" : "", b.mmu_writable ? " MW" : "");
 }
 
+/* The gfn entry @i maps: a shadow page's from kvm_mmu_page_get_gfn(). */
+static uint64_t entry_gfn(const struct nxsim__mmu_page *sp, unsigned int i)
+{
+	if (sp->tdp_mmu_page)
+		return sp->gfn + i * KVM_PAGES_PER_HPAGE(sp->level);
+	return nxsim__kvm_mmu_page_get_gfn(sp, i);
+}
+
 static void dump_sp(struct dumper *d, struct nxsim__mmu_page *sp, int depth)
 {
-	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level);
+	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level), gfn;
 	char bits[64];
 	unsigned int i, j;
 
-	line(d, depth,
-	     "%s L%d gfn 0x%" PRIx64 "-0x%" PRIx64 " frame 0x%" PRIx64 "%s%s",
-	     sp->ptep ? "table" : "root", sp->level, sp->gfn,
-	     sp->gfn + span * SPTE_ENT_PER_PAGE - 1, sp_pfn(sp),
-	     sp->nx_huge_page_disallowed ? " nx_huge_page_disallowed" : "",
-	     sp->nx_tracked ? " tracked" : "");
+	if (!sp->direct)
+		/* shadow paging: the page shadows the guest table at gfn */
+		line(d, depth,
+		     "%s L%d shadows guest table gfn 0x%" PRIx64
+		     " frame 0x%" PRIx64,
+		     sp->root_count ? "root" : "table", sp->level, sp->gfn,
+		     sp_pfn(sp));
+	else
+		line(d, depth,
+		     "%s L%d gfn 0x%" PRIx64 "-0x%" PRIx64 " frame 0x%" PRIx64
+		     "%s%s",
+		     sp->root_count ? "root" : "table", sp->level, sp->gfn,
+		     sp->gfn + span * SPTE_ENT_PER_PAGE - 1, sp_pfn(sp),
+		     sp->nx_huge_page_disallowed ? " nx_huge_page_disallowed" :
+						   "",
+		     sp->nx_tracked ? " tracked" : "");
 	for (i = 0; i < SPTE_ENT_PER_PAGE; i = j) {
 		uint64_t spte = sp->spt[i];
 
@@ -81,15 +100,37 @@ static void dump_sp(struct dumper *d, struct nxsim__mmu_page *sp, int depth)
 			dump_sp(d, spte_to_child_sp(d->mmu, spte), depth + 2);
 			continue;
 		}
+		/* a run: same bits, consecutive frames and gfns (an indirect
+		 * page's gfns are the guest's, kvm_mmu_page_get_gfn()) */
+		gfn = entry_gfn(sp, i);
 		while (j < SPTE_ENT_PER_PAGE &&
-		       sp->spt[j] == spte + ((j - i) * span << 12))
+		       sp->spt[j] == spte + ((j - i) * span << 12) &&
+		       entry_gfn(sp, j) == gfn + (j - i) * span)
 			j++;
 		line(d, depth + 1,
 		     "[%u-%u] %u x %s leaf gfn 0x%" PRIx64 "-0x%" PRIx64
 		     " pfn 0x%" PRIx64 " 0x%016" PRIx64 "%s",
-		     i, j - 1, j - i, level_names[sp->level],
-		     sp->gfn + i * span, sp->gfn + j * span - 1,
-		     spte_to_pfn(spte), spte, bits);
+		     i, j - 1, j - i, level_names[sp->level], gfn,
+		     gfn + (j - i) * span - 1, spte_to_pfn(spte), spte, bits);
+	}
+}
+
+/*
+ * The shadow MMU: its root, then the pages no SPTE points at any more
+ * (their parent was zapped or replaced by a huge leaf), oldest first.
+ */
+static void dump_shadow(struct dumper *d)
+{
+	struct nxsim__mmu_page *sp;
+
+	if (d->mmu->root)
+		dump_sp(d, d->mmu->root, 1);
+	TAILQ_FOREACH_REVERSE(sp, &d->mmu->active_mmu_pages, nxsim__sp_list,
+			      link) {
+		if (sp->root_count || sp->parent_ptes.val)
+			continue;
+		line(d, 1, "parentless:");
+		dump_sp(d, sp, 2);
 	}
 }
 
@@ -147,6 +188,8 @@ int nxsim__mmu_dump(struct nxsim__vm_mmu *mmu, nxsim_text_fn emit, void *ctx)
 	dump_slots(&d);
 	TAILQ_FOREACH(root, &d.mmu->roots, link)
 		dump_sp(&d, root, 1);
+	if (!d.mmu->tdp_mmu_enabled)
+		dump_shadow(&d);
 	dump_lists(&d);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	return d.lines;

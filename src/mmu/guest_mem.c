@@ -91,7 +91,7 @@ int nxsim__kvm_read_guest(struct nxsim__vm_mmu *mmu, uint64_t gpa, void *buf,
 			  size_t len)
 {
 	uint8_t *out = buf;
-	uint64_t hpfn;
+	uint64_t hpfn = 0;
 	size_t n, off;
 	uint8_t *page;
 
@@ -130,7 +130,7 @@ int nxsim__kvm_write_guest(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 			   const void *buf, size_t len)
 {
 	struct nxsim__guest_mem *gm = &mmu->gmem;
-	uint64_t first, last, g, need = 0, hpfn;
+	uint64_t first, last, g, need = 0, hpfn = 0;
 	const struct nxsim__memslot *s;
 	struct nxsim__guest_page *e;
 	const uint8_t *in = buf;
@@ -186,10 +186,11 @@ int nxsim__kvm_write_guest(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 }
 
 int nxsim__guest_read_pte(struct nxsim__vm_mmu *mmu, uint64_t gpa,
-			  unsigned int size, uint64_t *pte, bool *writable)
+			  unsigned int size, uint64_t *pte, bool *writable,
+			  uint8_t **ptep)
 {
 	const struct nxsim__memslot *s;
-	uint64_t hpfn, v = 0;
+	uint64_t hpfn = 0, v = 0;
 	uint8_t *page;
 
 	if (gpa_to_hpfn(mmu, gpa, &s, &hpfn))
@@ -200,6 +201,8 @@ int nxsim__guest_read_pte(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 	*pte = v;
 	if (writable)
 		*writable = !(s->flags & NXSIM_MEM_READONLY);
+	if (ptep)
+		*ptep = page ? page + (gpa & 4095) : NULL;
 	return 0;
 }
 

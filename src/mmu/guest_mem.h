@@ -62,11 +62,15 @@ int nxsim__kvm_write_guest(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 			   const void *buf, size_t len);
 /*
  * A guest PTE of @size (4 or 8) bytes at @gpa, naturally aligned, as the
- * walker reads it.  *@writable is false for a read-only slot.
+ * walker reads it (kvm_vcpu_gfn_to_hva_prot() + __get_user()).
+ * *@writable is false for a read-only slot; *@ptep (if not NULL) receives
+ * where the entry's bytes are (the walker's ptep_user), NULL for a page
+ * never written (whose entries are 0).
  * Return: 0, or -EFAULT if @gpa is in no slot.
  */
 int nxsim__guest_read_pte(struct nxsim__vm_mmu *mmu, uint64_t gpa,
-			  unsigned int size, uint64_t *pte, bool *writable);
+			  unsigned int size, uint64_t *pte, bool *writable,
+			  uint8_t **ptep);
 /* Pages held. */
 uint64_t nxsim__guest_mem_pages(const struct nxsim__guest_mem *gm);
 /* Free every page (VM teardown). */

@@ -117,7 +117,9 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 	pthread_rwlockattr_destroy(&attr);
 	mmu->flush_vcpus = cfg->flush_vcpus;
 	mmu->flush_ctx = cfg->flush_ctx;
-	mmu->fmt = cpu->amd ? NXSIM_SPTE_LEGACY : NXSIM_SPTE_EPT;
+	mmu->amd = cpu->amd;
+	/* With TDP off the shadow tables are the x86 page tables. */
+	mmu->fmt = cpu->amd || cpu->no_tdp ? NXSIM_SPTE_LEGACY : NXSIM_SPTE_EPT;
 	mmu->phys_bits = cpu->phys_bits ? cpu->phys_bits : 46;
 	mmu->root_level = cpu->la57 && (cpu->amd || mmu->phys_bits > 48) ? 5 :
 									   4;
@@ -318,7 +320,7 @@ void nxsim__disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
  * VM's: it tops up under the write lock.  0 or -ENOMEM, and
  * on -ENOMEM the reserve and the allocator get back what this call took.
  */
-static int mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
+int nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
 				   struct nxsim__mmu_memory_cache *mc)
 {
 	unsigned int want = mmu->root_level +
@@ -483,23 +485,25 @@ static bool mmu_invalidate_retry_gfn(struct nxsim__vm_mmu *mmu,
 }
 
 /*
- * kvm_tdp_page_fault(): the access the walk could not complete; @sptep is
- * the leaf it found (NULL if none), holding @spte, at @level.  Return: a
- * RET_PF_* code.
+ * direct_page_fault(): the access the walk could not complete; @sptep is
+ * the leaf it found (NULL if none), holding @spte, at @level.  A TDP
+ * fault (kvm_tdp_page_fault(), @is_tdp) may map up to 1G; one of the
+ * nonpaging MMU up to 2M (nonpaging_page_fault()).  Return: a RET_PF_*
+ * code.
  */
-static int kvm_tdp_page_fault(struct nxsim__vm_mmu *mmu,
-			      struct nxsim__vcpu_mmu *vcpu,
-			      enum nxsim_access_kind kind, uint64_t gfn,
-			      uint64_t *sptep, uint64_t spte, int level,
-			      unsigned long mmu_seq,
-			      struct nxsim_access_info *info)
+static int direct_page_fault(struct nxsim__vm_mmu *mmu,
+			     struct nxsim__vcpu_mmu *vcpu,
+			     enum nxsim_access_kind kind, uint64_t gfn,
+			     uint64_t *sptep, uint64_t spte, int level,
+			     unsigned long mmu_seq,
+			     struct nxsim_access_info *info, bool is_tdp)
 {
 	struct nxsim__mmu_memory_cache *mc = &vcpu->mmu_cache;
 	struct nxsim__kvm_page_fault f = {
 		.gfn = gfn,
 		.exec = kind == NXSIM_ACCESS_EXEC,
 		.write = kind == NXSIM_ACCESS_WRITE,
-		.max_level = NXSIM_PG_LEVEL_1G,
+		.max_level = is_tdp ? NXSIM_PG_LEVEL_1G : NXSIM_PG_LEVEL_2M,
 		.req_level = NXSIM_PG_LEVEL_4K,
 		.goal_level = NXSIM_PG_LEVEL_4K,
 	};
@@ -551,7 +555,7 @@ static int kvm_tdp_page_fault(struct nxsim__vm_mmu *mmu,
 	f.nx_huge_page_workaround_enabled = nxsim__is_nx_huge_page_enabled(mmu);
 	f.pfn = nxsim__gfn_to_pfn(f.slot, gfn);
 	f.map_writable = !(f.slot->flags & NXSIM_MEM_READONLY);
-	f.is_tdp = true;
+	f.is_tdp = is_tdp;
 	if (mmu->tdp_mmu_enabled) {
 		r = nxsim__kvm_tdp_mmu_map(mmu, mc, &f, info);
 	} else {
@@ -627,8 +631,9 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 			MMU_COUNT(mmu, mmio_stale);
 		}
 		/* kvm_mmu_page_fault() -> direct_page_fault() */
-		rc = mmu->tdp_mmu_enabled ? mmu_topup_memory_caches(mmu, mc) :
-					    0;
+		rc = mmu->tdp_mmu_enabled ?
+			     nxsim__mmu_topup_memory_caches(mmu, mc) :
+			     0;
 		if (rc)
 			return rc;
 		mmu_seq = __atomic_load_n(&mmu->mmu_invalidate_seq,
@@ -636,7 +641,7 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		nxsim__sched_point(mmu, NXSIM__SCHED_FAULTIN, gfn, 0);
 		mmu_lock(mmu, shared);
 		if (!mmu->tdp_mmu_enabled) {
-			rc = mmu_topup_memory_caches(mmu, mc);
+			rc = nxsim__mmu_topup_memory_caches(mmu, mc);
 			if (rc) {
 				nxsim__rw_unlock(&mmu->mmu_lock);
 				return rc;
@@ -660,8 +665,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		}
 		nxsim__rcu_read_lock();
 		sptep = find_leaf(mmu, gfn, &level, &spte);
-		r = kvm_tdp_page_fault(mmu, vcpu, kind, gfn, sptep, spte,
-				       level, mmu_seq, info);
+		r = direct_page_fault(mmu, vcpu, kind, gfn, sptep, spte, level,
+				      mmu_seq, info, true);
 		nxsim__rcu_read_unlock();
 		nxsim__rw_unlock(&mmu->mmu_lock);
 		if (r != RET_PF_RETRY) {
@@ -684,6 +689,32 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		if (sptep && permits(mmu->fmt, spte, NXSIM_ACCESS_EXEC))
 			*rights |= NXSIM__RIGHT_EXEC;
 	}
+	return 0;
+}
+
+int nxsim__nonpaging_page_fault(struct nxsim__vm_mmu *mmu,
+				struct nxsim__vcpu_mmu *vcpu,
+				enum nxsim_access_kind kind, uint64_t gpa,
+				struct nxsim_access_info *info)
+{
+	struct nxsim__mmu_memory_cache *mc = &vcpu->mmu_cache;
+	uint64_t gfn = gpa >> 12, *sptep, spte = 0;
+	int level = 0, rc;
+
+	sptep = find_leaf(mmu, gfn, &level, &spte);
+	if (sptep && permits(mmu->fmt, spte, kind)) {
+		info->outcome = NXSIM_ACCESS_HIT;
+		info->level = level;
+		return 0;
+	}
+	rc = nxsim__mmu_topup_memory_caches(mmu, mc);
+	if (rc)
+		return rc;
+	if (!mmu->root)
+		nxsim__mmu_alloc_direct_roots(mmu, mc);
+	/* under the write lock: no invalidation can be in progress */
+	direct_page_fault(mmu, vcpu, kind, gfn, sptep, spte, level,
+			  mmu->mmu_invalidate_seq, info, false);
 	return 0;
 }
 
@@ -804,8 +835,7 @@ static bool recovery_zap(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
  * waited), take them again.  Before e89505698c9f the same commit was also
  * the one of the last SP (!--to_zap); see kvm_recover_nx_huge_pages().
  */
-static void recovery_resched(struct nxsim__vm_mmu *mmu, bool shared,
-			     bool flush)
+static void recovery_resched(struct nxsim__vm_mmu *mmu, bool shared, bool flush)
 {
 	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &mmu->invalid_list, flush);
 	mmu->resched_pending = false;
@@ -844,7 +874,8 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 	nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock, NXSIM__LOCK_TDP_MMU_PAGES);
 	nr = prof->per_type_lists ? l->nr_pages : mmu->nx_lpage_splits;
 	len = l->len; /* the true length, for invariant 9 */
-	nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock, NXSIM__LOCK_TDP_MMU_PAGES);
+	nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
+			    NXSIM__LOCK_TDP_MMU_PAGES);
 	to_zap = ratio ? DIV_ROUND_UP(nr, ratio) : 0;
 	MMU_COUNT(mmu, recovery_passes);
 	for (; to_zap; to_zap--) {

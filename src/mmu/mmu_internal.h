@@ -264,6 +264,7 @@ struct nxsim__possible_nx {
  * @flush_ctx: its context
  * @events: checker records not yet reported
  * @gmem: guest memory: the written pages behind the slots (guest_mem.c)
+ * @amd: the CPU (and so the guest's CPUID) is AMD's: guest reserved bits
  * @tdp_mmu_enabled: kvm->arch.tdp_mmu_enabled: the TDP MMU maps faults;
  *	otherwise the shadow MMU does, and memslots have rmaps
  * @active_mmu_pages: shadow pages, newest first (FIFO for the fast zap)
@@ -329,6 +330,7 @@ struct nxsim__vm_mmu {
 	char events[NXSIM__MAX_EVENTS][160];
 	unsigned int nr_events;
 	struct nxsim__guest_mem gmem;
+	bool amd;
 	bool tdp_mmu_enabled;
 	struct nxsim__sp_list active_mmu_pages;
 	struct nxsim__sp_hlist *mmu_page_hash;
@@ -551,6 +553,24 @@ struct nxsim__kvm_page_fault {
 	uint64_t mmio_gen;
 };
 
+/*
+ * mmu_topup_memory_caches(): page-table pages in the vCPU's cache @mc for
+ * a walk from the root (and the root if there is none), and rmap
+ * descriptors for the shadow MMU (under mmu_lock held for write: that
+ * cache is the VM's).  0 or -ENOMEM (nothing taken).
+ */
+int nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__mmu_memory_cache *mc);
+/*
+ * nonpaging_page_fault(): a guest access with guest paging off and TDP
+ * off (the gva is the gpa): the direct map from the VM's direct root, at
+ * most 2M, not a TDP fault.  Called with mmu_lock held for write.
+ */
+int nxsim__nonpaging_page_fault(struct nxsim__vm_mmu *mmu,
+				struct nxsim__vcpu_mmu *vcpu,
+				enum nxsim_access_kind kind, uint64_t gpa,
+				struct nxsim_access_info *info);
+
 /* kvm_mmu_max_mapping_level() */
 int nxsim__kvm_mmu_max_mapping_level(struct nxsim__vm_mmu *mmu,
 				     const struct nxsim__memslot *slot,
@@ -772,6 +792,52 @@ struct nxsim__kvm_rmap_head *nxsim__gfn_to_rmap(uint64_t gfn, int level,
 bool nxsim__kvm_mmu_slot_gfn_write_protect(struct nxsim__vm_mmu *mmu,
 					   struct nxsim__memslot *slot,
 					   uint64_t gfn);
+
+/* sp_has_gptes(): an indirect page shadows a guest table. */
+static inline bool sp_has_gptes(const struct nxsim__mmu_page *sp)
+{
+	return !sp->role.direct && !sp->role.passthrough;
+}
+
+/* The gfn hash bucket of @gfn (kvm->arch.mmu_page_hash[hash of @gfn]). */
+struct nxsim__sp_hlist *nxsim__gfn_sp_list(struct nxsim__vm_mmu *mmu,
+					   uint64_t gfn);
+
+/*
+ * mmu_set_spte(): install the leaf of @gfn at @sp->spt[@idx] with
+ * @pte_access (ACC_*), keeping rmaps and stats; @f is NULL for a
+ * prefetch, which makes the SPTE without the accessed bit
+ * (mark_spte_for_access_track() with A/D bits) and with a writable pfn.
+ * A table it replaces is unlinked, a different pfn dropped (one flush);
+ * W is dropped where the gfn is a shadowed guest table
+ * (mmu_try_to_unsync_pages()).  Return: RET_PF_FIXED, RET_PF_SPURIOUS,
+ * or RET_PF_EMULATE for a write fault on a write-protected guest table.
+ */
+int nxsim__mmu_set_spte(struct nxsim__vm_mmu *mmu,
+			const struct nxsim__memslot *slot,
+			struct nxsim__mmu_page *sp, unsigned int idx,
+			unsigned int pte_access, uint64_t gfn, uint64_t pfn,
+			const struct nxsim__kvm_page_fault *f);
+/* direct_pte_prefetch() after a 4K leaf of a direct page */
+void nxsim__direct_pte_prefetch(struct nxsim__vm_mmu *mmu,
+				struct nxsim__mmu_page *sp, unsigned int idx);
+/*
+ * account_huge_nx_page() (6.1) / account_nx_huge_page() (6.2 on) of a page
+ * a fault with huge_page_disallowed linked at @level.
+ */
+void nxsim__account_nx_huge_page(struct nxsim__vm_mmu *mmu,
+				 const struct nxsim__kvm_page_fault *f,
+				 struct nxsim__mmu_page *sp, int level);
+
+/* ---- paging_tmpl.c: write protection of guest tables --------------------- */
+
+/*
+ * mmu_try_to_unsync_pages(): 0 if a writable SPTE may map @gfn, -EPERM
+ * where @gfn is a shadowed guest table (unsync pages are not modelled).
+ */
+int nxsim__mmu_try_to_unsync_pages(struct nxsim__vm_mmu *mmu,
+				   const struct nxsim__memslot *slot,
+				   uint64_t gfn);
 
 /* ---- shadow_mmu.c: the legacy direct MMU -------------------------------- */
 

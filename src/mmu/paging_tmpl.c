@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/compiler.h"
 #include "mmu/guest_mem.h"
 #include "mmu/mmu_internal.h"
@@ -118,7 +119,8 @@ enum nxsim_guest_mode nxsim__guest_mode(const struct nxsim__kvm_mmu *m)
 }
 
 /* kvm_calc_cpu_role(), the bits kept */
-static struct nxsim__cpu_role kvm_calc_cpu_role(const struct nxsim_guest_paging *p)
+static struct nxsim__cpu_role
+kvm_calc_cpu_role(const struct nxsim_guest_paging *p)
 {
 	struct nxsim__cpu_role role = { 0 };
 
@@ -278,13 +280,11 @@ int nxsim__guest_set_paging(struct nxsim__vm_mmu *mmu, struct nxsim__kvm_mmu *m,
 		goto out;
 	/* kvm_init_mmu() -> shadow_mmu_init_context() */
 	if (new.cpu_role.level) {
-		__reset_rsvds_bits_mask(new.rsvd_bits_mask,
-					rsvd_bits(mmu->phys_bits, 63),
-					new.cpu_role.level,
-					new.cpu_role.efer_nx,
-					mmu->max_huge_level >= NXSIM_PG_LEVEL_1G,
-					new.cpu_role.cr4_pse,
-					mmu->fmt == NXSIM_SPTE_LEGACY);
+		__reset_rsvds_bits_mask(
+			new.rsvd_bits_mask, rsvd_bits(mmu->phys_bits, 63),
+			new.cpu_role.level, new.cpu_role.efer_nx,
+			mmu->max_huge_level >= NXSIM_PG_LEVEL_1G,
+			new.cpu_role.cr4_pse, mmu->amd);
 		update_permission_bitmask(&new);
 	}
 	*m = new;
@@ -309,8 +309,7 @@ void nxsim__guest_get_paging(struct nxsim__vm_mmu *mmu,
 /* ---- the walker: paging_tmpl.h -------------------------------------------- */
 
 /* __PT_INDEX() */
-static unsigned int pt_index(const struct pt_type *pt, uint64_t addr,
-			     int level)
+static unsigned int pt_index(const struct pt_type *pt, uint64_t addr, int level)
 {
 	return (addr >> (12 + (level - 1) * pt->level_bits)) &
 	       ((1u << pt->level_bits) - 1);
@@ -403,8 +402,7 @@ static bool is_last_gpte(const struct pt_type *pt,
  * D on the last one for a write, skipping read-only slots.
  * Return: 0, or -EFAULT if an entry could not be written.
  */
-static int update_accessed_dirty_bits(struct nxsim__vm_mmu *mmu,
-				      const struct pt_type *pt,
+static int update_accessed_dirty_bits(const struct pt_type *pt,
 				      struct nxsim__guest_walker *w,
 				      bool write_fault)
 {
@@ -422,9 +420,11 @@ static int update_accessed_dirty_bits(struct nxsim__vm_mmu *mmu,
 			continue;
 		if (unlikely(!w->pte_writable[level - 1]))
 			continue;
-		if (nxsim__kvm_write_guest(mmu, w->pte_gpa[level - 1], &pte,
-					   pt->size))
+		/* __try_cmpxchg_user() on ptep_user: a present entry was
+		 * read from a page that exists */
+		if (WARN_ON(!w->ptep_user[level - 1]))
 			return -EFAULT;
+		memcpy(w->ptep_user[level - 1], &pte, pt->size);
 		w->ptes[level - 1] = pte;
 	}
 	return 0;
@@ -436,8 +436,8 @@ static int walk_addr_generic(struct nxsim__vm_mmu *mmu,
 			     struct nxsim__guest_walker *w, uint64_t addr,
 			     uint32_t access)
 {
-	const struct pt_type *pt =
-		m->cpu_role.has_4_byte_gpte ? &paging32 : &paging64;
+	const struct pt_type *pt = m->cpu_role.has_4_byte_gpte ? &paging32 :
+								 &paging64;
 	const uint64_t walk_nx_mask = pt->walk_nx_mask;
 	const uint32_t write_fault = access & PFERR_WRITE_MASK;
 	const uint32_t user_fault = access & PFERR_USER_MASK;
@@ -447,7 +447,8 @@ static int walk_addr_generic(struct nxsim__vm_mmu *mmu,
 	uint32_t errcode = 0;
 	unsigned int index;
 
-	memset(w, 0, sizeof(*w));
+	w->fault = false;
+	w->max_level = 0;
 	w->level = m->cpu_role.level;
 	/* kvm_mmu_get_guest_pgd(): CR3, truncated to a pt_element_t */
 	pte = m->regs.cr3 & pt->elem_mask;
@@ -474,7 +475,8 @@ static int walk_addr_generic(struct nxsim__vm_mmu *mmu,
 		/* kvm_vcpu_gfn_to_hva_prot() + __get_user() */
 		if (unlikely(nxsim__guest_read_pte(
 			    mmu, pte_gpa, pt->size, &pte,
-			    &w->pte_writable[w->level - 1])))
+			    &w->pte_writable[w->level - 1],
+			    &w->ptep_user[w->level - 1])))
 			goto error;
 
 		/* NX inverted, so that it ANDs like the permission bits */
@@ -507,10 +509,10 @@ static int walk_addr_generic(struct nxsim__vm_mmu *mmu,
 		protect_clean_gpte(&w->pte_access, pte);
 	else
 		/* a write also needs D on the last entry */
-		accessed_dirty &= pte >> (PT_GUEST_DIRTY_SHIFT -
-					  PT_GUEST_ACCESSED_SHIFT);
+		accessed_dirty &=
+			pte >> (PT_GUEST_DIRTY_SHIFT - PT_GUEST_ACCESSED_SHIFT);
 	if (unlikely(!accessed_dirty) &&
-	    update_accessed_dirty_bits(mmu, pt, w, write_fault) < 0)
+	    update_accessed_dirty_bits(pt, w, write_fault) < 0)
 		goto error;
 	return 1;
 
@@ -555,6 +557,8 @@ int nxsim__guest_translate(struct nxsim__vm_mmu *mmu,
 		nxsim__rw_unlock(&mmu->mmu_lock);
 		return 0;
 	}
+	/* the levels the walk does not reach read as 0 */
+	memset(&w, 0, sizeof(w));
 	walk_addr_generic(mmu, m, &w, gva, pfec);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	out->fault = w.fault;
@@ -572,10 +576,17 @@ int nxsim__guest_translate(struct nxsim__vm_mmu *mmu,
 	return 0;
 }
 
+static bool gfn_write_protected(struct nxsim__vm_mmu *mmu,
+				const struct nxsim__memslot *slot,
+				uint64_t gfn);
+static int emulate_pte_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
+			     const void *val, unsigned int bytes);
+
 int nxsim__guest_write_pte(struct nxsim__vm_mmu *mmu,
 			   const struct nxsim__kvm_mmu *m, uint64_t gpa,
 			   uint64_t pte, unsigned int size)
 {
+	const struct nxsim__memslot *slot;
 	int rc;
 
 	(void)m;
@@ -583,13 +594,23 @@ int nxsim__guest_write_pte(struct nxsim__vm_mmu *mmu,
 	    (size == 4 && (pte >> 32)))
 		return -EINVAL;
 	nxsim__write_lock(&mmu->mmu_lock);
-	rc = nxsim__kvm_write_guest(mmu, gpa, &pte, size);
+	slot = nxsim__gfn_to_memslot(mmu, gpa >> 12);
+	if (slot && gfn_write_protected(mmu, slot, gpa >> 12)) {
+		/* the store faults on the write-protected table: emulated */
+		rc = emulate_pte_write(mmu, gpa, &pte, size);
+		if (!rc) {
+			MMU_COUNT(mmu, faults);
+			MMU_COUNT(mmu, emulated);
+		}
+	} else {
+		rc = nxsim__kvm_write_guest(mmu, gpa, &pte, size);
+	}
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	return rc;
 }
 
-int nxsim__guest_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
-		       const void *buf, size_t len)
+int nxsim__guest_write(struct nxsim__vm_mmu *mmu, uint64_t gpa, const void *buf,
+		       size_t len)
 {
 	int rc;
 
@@ -618,4 +639,441 @@ int64_t nxsim__guest_nr_pages(struct nxsim__vm_mmu *mmu)
 	n = (int64_t)nxsim__guest_mem_pages(&mmu->gmem);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	return n;
+}
+
+/* ---- shadow paging: the fault path ---------------------------------------- */
+
+/* The SPTE index of @addr at @level (SPTE_INDEX(), shadow_walk_next()). */
+static unsigned int shadow_index(uint64_t addr, int level)
+{
+	return (addr >> (12 + (level - 1) * 9)) & (SPTE_ENT_PER_PAGE - 1);
+}
+
+/*
+ * The root role of the vCPU's guest MMU (kvm_init_shadow_mmu()): the
+ * guest's 4 levels, indirect, NX always on; nonpaging guests get a direct
+ * root, that of the legacy direct MMU (nxsim__mmu_alloc_direct_roots()).
+ */
+static union nxsim__kvm_mmu_page_role
+shadow_root_role(const struct nxsim__kvm_mmu *m)
+{
+	union nxsim__kvm_mmu_page_role role = { .word = 0 };
+
+	role.level = PT64_ROOT_4LEVEL;
+	role.access = ACC_ALL;
+	role.cr0_wp = m->cpu_role.cr0_wp;
+	role.efer_nx = 1;
+	return role;
+}
+
+static uint64_t shadow_root_gfn(const struct nxsim__kvm_mmu *m)
+{
+	return (m->regs.cr3 & paging64.base_addr_mask) >> 12;
+}
+
+/* The VM's current root is the one the vCPU's paging state wants. */
+static bool root_matches(struct nxsim__vm_mmu *mmu,
+			 const struct nxsim__kvm_mmu *m)
+{
+	struct nxsim__mmu_page *root = mmu->root;
+
+	if (!root || nxsim__is_obsolete_sp(mmu, root))
+		return false;
+	if (!m->cpu_role.level)
+		return root->role.direct;
+	return !root->role.direct && root->gfn == shadow_root_gfn(m) &&
+	       root->role.word == shadow_root_role(m).word;
+}
+
+/*
+ * kvm_mmu_free_roots() of the current root when the vCPU's paging no
+ * longer matches it (a CR3 or mode change: kvm_mmu_new_pgd(),
+ * kvm_mmu_reset_context()); the page stays as a cached shadow page.
+ */
+static void kvm_mmu_put_stale_root(struct nxsim__vm_mmu *mmu,
+				   const struct nxsim__kvm_mmu *m)
+{
+	if (mmu->root && !root_matches(mmu, m)) {
+		mmu->root->root_count--;
+		mmu->root = NULL;
+	}
+}
+
+/* mmu_alloc_shadow_roots() / mmu_alloc_direct_roots() (kvm_mmu_load()) */
+static void kvm_mmu_load(struct nxsim__vm_mmu *mmu,
+			 struct nxsim__mmu_memory_cache *mc,
+			 const struct nxsim__kvm_mmu *m)
+{
+	struct nxsim__mmu_page *root;
+
+	if (mmu->root)
+		return;
+	if (!m->cpu_role.level) {
+		nxsim__mmu_alloc_direct_roots(mmu, mc);
+		return;
+	}
+	root = nxsim__kvm_mmu_get_shadow_page(mmu, mc, shadow_root_gfn(m),
+					      shadow_root_role(m));
+	root->root_count++;
+	mmu->root = root;
+}
+
+/* Whether the SPTE lets @access (PFERR bits) through. */
+static bool spte_permits(struct nxsim__vm_mmu *mmu, uint64_t spte,
+			 uint32_t access)
+{
+	if ((access & PFERR_USER_MASK) &&
+	    !(spte & nxsim__spte_masks(mmu->fmt)->user))
+		return false;
+	if (access & PFERR_WRITE_MASK)
+		return is_writable_pte(spte);
+	if (access & PFERR_FETCH_MASK)
+		return nxsim__is_executable_pte(mmu->fmt, spte);
+	return true;
+}
+
+/* The leaf SPTE mapping @addr from the current root, or NULL. */
+static uint64_t *shadow_find_leaf(struct nxsim__vm_mmu *mmu, uint64_t addr,
+				  int *level)
+{
+	struct nxsim__mmu_page *sp = mmu->root;
+	int l = sp ? sp->role.level : 0;
+
+	for (; sp; l--) {
+		uint64_t *sptep = &sp->spt[shadow_index(addr, l)];
+
+		if (!is_shadow_present_pte(*sptep))
+			return NULL;
+		if (is_last_spte(*sptep, l)) {
+			*level = l;
+			return sptep;
+		}
+		sp = spte_to_child_sp(mmu, *sptep);
+	}
+	return NULL;
+}
+
+/* The valid shadow pages of guest tables at @gfn (for_each_gfn_valid_sp_with_gptes()). */
+#define for_each_gfn_valid_sp_with_gptes(mmu, sp, gfn)                      \
+	LIST_FOREACH(sp, nxsim__gfn_sp_list(mmu, gfn), hash_link)           \
+		if ((sp)->gfn != (gfn) || nxsim__is_obsolete_sp(mmu, sp) || \
+		    !sp_has_gptes(sp)) {                                    \
+		} else
+
+/*
+ * mmu_try_to_unsync_pages(): may a writable SPTE map @gfn?  Not while it
+ * is write-tracked (a shadowed upper-level table) or shadowed at all:
+ * unsync shadow pages are not modelled, so every 4K guest table stays
+ * write-protected (as can_unsync = false).  Return: 0 or -EPERM.
+ */
+int nxsim__mmu_try_to_unsync_pages(struct nxsim__vm_mmu *mmu,
+				   const struct nxsim__memslot *slot,
+				   uint64_t gfn)
+{
+	struct nxsim__mmu_page *sp;
+
+	if (nxsim__kvm_slot_page_track_is_active(slot, gfn))
+		return -EPERM;
+	if (!mmu->indirect_shadow_pages)
+		return 0;
+	for_each_gfn_valid_sp_with_gptes(mmu, sp, gfn) return -EPERM;
+	return 0;
+}
+
+/* detect_write_misaligned() */
+static bool detect_write_misaligned(const struct nxsim__mmu_page *sp,
+				    uint64_t gpa, unsigned int bytes)
+{
+	unsigned int offset = gpa & 4095, pte_size = 8, misaligned;
+
+	if (!(offset & (pte_size - 1)) && bytes == 1)
+		return false;
+	misaligned = (offset ^ (offset + bytes - 1)) & ~(pte_size - 1);
+	misaligned |= bytes < 4;
+	return misaligned;
+}
+
+/*
+ * kvm_mmu_pte_write(): the guest wrote @bytes at @gpa, a shadowed table:
+ * zap each shadow page of the gfn the write does not fit (misaligned),
+ * else the SPTE shadowing the written entry, then one flush or commit.
+ * Left out: detect_write_flooding() and the 32-bit gpte split.
+ */
+static void kvm_mmu_pte_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
+			      unsigned int bytes)
+{
+	struct nxsim__sp_list invalid_list =
+		TAILQ_HEAD_INITIALIZER(invalid_list);
+	uint64_t gfn = gpa >> 12;
+	struct nxsim__mmu_page *sp;
+	bool flush = false;
+	unsigned int idx;
+
+	if (!mmu->indirect_shadow_pages)
+		return;
+	for_each_gfn_valid_sp_with_gptes(mmu, sp, gfn)
+	{
+		if (detect_write_misaligned(sp, gpa, bytes)) {
+			nxsim__kvm_mmu_prepare_zap_page(mmu, sp, &invalid_list);
+			continue;
+		}
+		/* get_written_sptes(): one 8-byte entry */
+		idx = (gpa & 4095) >> 3;
+		if (is_shadow_present_pte(sp->spt[idx]))
+			flush = true;
+		nxsim__mmu_page_zap_pte(mmu, sp, idx, &invalid_list);
+	}
+	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &invalid_list, flush);
+}
+
+/*
+ * The emulated store of a trapped guest write (x86_emulate_instruction()
+ * -> emulator_write_phys() -> kvm_page_track_write()): the bytes land in
+ * guest memory, then kvm_mmu_pte_write().
+ */
+static int emulate_pte_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
+			     const void *val, unsigned int bytes)
+{
+	int rc = nxsim__kvm_write_guest(mmu, gpa, val, bytes);
+
+	if (!rc)
+		kvm_mmu_pte_write(mmu, gpa, bytes);
+	return rc;
+}
+
+/* A write to @gfn traps: it is write-tracked or a shadowed 4K table. */
+static bool gfn_write_protected(struct nxsim__vm_mmu *mmu,
+				const struct nxsim__memslot *slot, uint64_t gfn)
+{
+	return nxsim__mmu_try_to_unsync_pages(mmu, slot, gfn) != 0;
+}
+
+/*
+ * FNAME(is_self_change_mapping): the guest maps one of the tables of this
+ * walk writably through the mapping being made.  *@self_pt is set when
+ * the mapped page is itself such a table.
+ */
+static bool is_self_change_mapping(const struct nxsim__kvm_mmu *m,
+				   const struct nxsim__guest_walker *w,
+				   bool user_fault, bool *self_pt)
+{
+	uint64_t mask = ~(KVM_PAGES_PER_HPAGE(w->level) - 1);
+	bool self_changed = false;
+	int level;
+
+	if (!(w->pte_access & ACC_WRITE_MASK ||
+	      (!m->cpu_role.cr0_wp && !user_fault)))
+		return false;
+	for (level = w->level; level <= w->max_level; level++) {
+		uint64_t gfn = w->gfn ^ w->table_gfn[level - 1];
+
+		self_changed |= !(gfn & mask);
+		*self_pt |= !gfn;
+	}
+	return self_changed;
+}
+
+/*
+ * validate_direct_spte(): a direct child made for other access rights is
+ * dropped before the walk goes down through it.
+ */
+static void validate_direct_spte(struct nxsim__vm_mmu *mmu,
+				 struct nxsim__mmu_page *sp, unsigned int idx,
+				 unsigned int direct_access)
+{
+	struct nxsim__sp_list invalid_list =
+		TAILQ_HEAD_INITIALIZER(invalid_list);
+	struct nxsim__mmu_page *child;
+
+	if (!is_shadow_present_pte(sp->spt[idx]) || is_large_pte(sp->spt[idx]))
+		return;
+	child = spte_to_child_sp(mmu, sp->spt[idx]);
+	if (child->role.access == direct_access)
+		return;
+	nxsim__drop_parent_pte(mmu, child, sptep_ref(sp, idx));
+	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &invalid_list, true);
+}
+
+/*
+ * FNAME(fetch): indirect shadow pages for the guest's tables down to the
+ * guest's mapping level, then (kvm_mmu_hugepage_adjust(),
+ * disallowed_hugepage_adjust()) direct pages where the guest's huge page
+ * is mapped smaller, and the leaf.  Return: RET_PF_FIXED,
+ * RET_PF_SPURIOUS or RET_PF_EMULATE (a write to a write-protected table).
+ */
+static int fetch(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_memory_cache *mc,
+		 struct nxsim__kvm_page_fault *f, uint64_t addr,
+		 const struct nxsim__guest_walker *gw,
+		 struct nxsim_access_info *info)
+{
+	unsigned int direct_access = gw->pte_access, idx;
+	struct nxsim__mmu_page *sp = mmu->root, *child;
+	int level = sp->role.level, ret;
+	uint64_t base_gfn;
+
+	for (;; sp = spte_to_child_sp(mmu, sp->spt[idx]), level--) {
+		idx = shadow_index(addr, level);
+		if (level <= gw->level)
+			break;
+		child = nxsim__kvm_mmu_get_child_sp(mmu, mc, sp, idx,
+						    gw->table_gfn[level - 2],
+						    false,
+						    gw->pt_access[level - 2]);
+		if (child)
+			nxsim__link_shadow_page(mmu, sp, idx, child);
+	}
+	nxsim__kvm_mmu_hugepage_adjust(mmu, f);
+	for (;; sp = spte_to_child_sp(mmu, sp->spt[idx]), level--) {
+		idx = shadow_index(addr, level);
+		if (f->nx_huge_page_workaround_enabled)
+			nxsim__disallowed_hugepage_adjust(mmu, f, sp->spt[idx],
+							  level);
+		base_gfn = f->gfn & ~(KVM_PAGES_PER_HPAGE(level) - 1);
+		if (level == f->goal_level)
+			break;
+		validate_direct_spte(mmu, sp, idx, direct_access);
+		child = nxsim__kvm_mmu_get_child_sp(mmu, mc, sp, idx, base_gfn,
+						    true, direct_access);
+		if (!child)
+			continue;
+		if (is_shadow_present_pte(sp->spt[idx])) {
+			MMU_COUNT(mmu, huge_zaps);
+			info->zapped_huge++;
+		}
+		nxsim__link_shadow_page(mmu, sp, idx, child);
+		nxsim__account_nx_huge_page(mmu, f, child, level);
+	}
+	ret = nxsim__mmu_set_spte(mmu, f->slot, sp, idx, gw->pte_access,
+				  base_gfn, f->pfn, f);
+	info->level = level;
+	/* FNAME(pte_prefetch): direct pages only (see the file comment) */
+	if (ret != RET_PF_SPURIOUS && sp->role.direct)
+		nxsim__direct_pte_prefetch(mmu, sp, idx);
+	return ret;
+}
+
+/*
+ * Topped-up caches for a shadow fault: page-table pages and rmap
+ * descriptors (mmu_topup_memory_caches()), and shadowed_translation
+ * arrays.  On -ENOMEM everything taken goes back.
+ */
+static int shadow_topup_caches(struct nxsim__vm_mmu *mmu,
+			       struct nxsim__mmu_memory_cache *mc)
+{
+	unsigned int had = mmu->nr_info_cache;
+	int rc = nxsim__mmu_topup_shadowed_info_cache(mmu);
+
+	if (rc)
+		return rc;
+	rc = nxsim__mmu_topup_memory_caches(mmu, mc);
+	if (rc)
+		while (mmu->nr_info_cache > had)
+			nxsim__free(
+				mmu->shadowed_info_cache[--mmu->nr_info_cache],
+				SPTE_ENT_PER_PAGE * sizeof(uint64_t));
+	return rc;
+}
+
+/*
+ * FNAME(page_fault) for 64-bit guests: walk the guest tables (a failed
+ * walk is the guest's #PF), emulate writes to write-tracked tables
+ * (page_fault_handle_page_track()), cap the level where the guest maps
+ * its own tables, and fetch.  Called with mmu_lock held for write and the
+ * caches topped up.
+ */
+static void page_fault(struct nxsim__vm_mmu *mmu,
+		       struct nxsim__mmu_memory_cache *mc,
+		       const struct nxsim__kvm_mmu *m, uint64_t addr,
+		       uint32_t pfec, struct nxsim_access_info *info)
+{
+	struct nxsim__kvm_page_fault f = {
+		.exec = pfec & PFERR_FETCH_MASK,
+		.write = pfec & PFERR_WRITE_MASK,
+		.req_level = NXSIM_PG_LEVEL_4K,
+		.goal_level = NXSIM_PG_LEVEL_4K,
+	};
+	bool self_pt = false, user = pfec & PFERR_USER_MASK;
+	struct nxsim__guest_walker w;
+	uint64_t gpte;
+	int ret;
+
+	if (!walk_addr_generic(mmu, m, &w, addr, pfec)) {
+		/* kvm_inject_emulated_page_fault(): the guest's #PF */
+		info->outcome = NXSIM_ACCESS_GUEST_FAULT;
+		return;
+	}
+	MMU_COUNT(mmu, faults);
+	f.gfn = w.gfn;
+	f.slot = nxsim__gfn_to_memslot(mmu, f.gfn);
+	if (!f.slot || (f.write && (f.slot->flags & NXSIM_MEM_READONLY))) {
+		MMU_COUNT(mmu, emulated);
+		info->outcome = NXSIM_ACCESS_EMULATE;
+		return;
+	}
+	if (f.write && nxsim__kvm_slot_page_track_is_active(f.slot, f.gfn))
+		goto emulate;
+	f.max_level = is_self_change_mapping(m, &w, user, &self_pt) ?
+			      NXSIM_PG_LEVEL_4K :
+			      w.level;
+	f.pfn = nxsim__gfn_to_pfn(f.slot, f.gfn);
+	f.map_writable = !(f.slot->flags & NXSIM_MEM_READONLY);
+	f.nx_huge_page_workaround_enabled = nxsim__is_nx_huge_page_enabled(mmu);
+	/* a supervisor write with CR0.WP=0 to a read-only page */
+	if (f.write && !(w.pte_access & ACC_WRITE_MASK) &&
+	    !m->cpu_role.cr0_wp && !user) {
+		w.pte_access |= ACC_WRITE_MASK;
+		w.pte_access &= ~ACC_USER_MASK;
+	}
+	kvm_mmu_load(mmu, mc, m);
+	ret = fetch(mmu, mc, &f, addr, &w, info);
+	info->req_level = f.req_level;
+	info->goal_level = f.goal_level;
+	info->huge_page_disallowed = f.huge_page_disallowed;
+	if (ret == RET_PF_EMULATE)
+		goto emulate;
+	info->outcome = ret == RET_PF_SPURIOUS ? NXSIM_ACCESS_SPURIOUS :
+						 NXSIM_ACCESS_FAULT;
+	return;
+emulate:
+	/* the store the instruction makes: the entry rewritten as it is */
+	MMU_COUNT(mmu, emulated);
+	nxsim__kvm_read_guest(mmu, (f.gfn << 12) | (addr & 4088), &gpte, 8);
+	emulate_pte_write(mmu, (f.gfn << 12) | (addr & 4088), &gpte, 8);
+	info->outcome = NXSIM_ACCESS_EMULATE;
+}
+
+int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
+			      struct nxsim__vcpu_mmu *vcpu,
+			      const struct nxsim__kvm_mmu *m,
+			      enum nxsim_access_kind kind, uint64_t addr,
+			      struct nxsim_access_info *info)
+{
+	uint32_t pfec = (kind == NXSIM_ACCESS_WRITE ? PFERR_WRITE_MASK : 0) |
+			(kind == NXSIM_ACCESS_EXEC ? PFERR_FETCH_MASK : 0) |
+			(m->regs.user ? PFERR_USER_MASK : 0);
+	uint64_t *sptep;
+	int level = 0, rc = 0;
+
+	if (!gva_ok(m, addr))
+		return -ERANGE;
+	if (m->cpu_role.level && m->cpu_role.level != PT64_ROOT_4LEVEL)
+		return -EOPNOTSUPP;
+	nxsim__write_lock(&mmu->mmu_lock);
+	kvm_mmu_put_stale_root(mmu, m);
+	if (!m->cpu_role.level) {
+		rc = nxsim__nonpaging_page_fault(mmu, vcpu, kind, addr, info);
+		goto out;
+	}
+	sptep = shadow_find_leaf(mmu, addr, &level);
+	if (sptep && spte_permits(mmu, *sptep, pfec)) {
+		info->outcome = NXSIM_ACCESS_HIT;
+		info->level = level;
+		goto out;
+	}
+	rc = shadow_topup_caches(mmu, &vcpu->mmu_cache);
+	if (!rc)
+		page_fault(mmu, &vcpu->mmu_cache, m, addr, pfec, info);
+out:
+	nxsim__rw_unlock(&mmu->mmu_lock);
+	return rc;
 }

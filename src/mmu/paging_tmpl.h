@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include <nxsim/guest.h>
+#include <nxsim/mmu.h>
 
 /* Paging levels of the guest (PT*_ROOT_LEVEL). */
 #define PT32_ROOT_LEVEL 2
@@ -68,6 +69,7 @@ struct nxsim__kvm_mmu {
  * @table_gfn: [level - 1]: the gfn of the table read at that level
  * @ptes: [level - 1]: the entry read there
  * @pte_gpa: [level - 1]: its guest physical address
+ * @ptep_user: [level - 1]: where its bytes are in guest memory
  * @pte_writable: [level - 1]: its slot is writable (A/D may be set)
  * @pt_access: [level - 1]: the access of the walk above that entry
  * @pte_access: the mapping's effective access (ACC_*)
@@ -81,6 +83,7 @@ struct nxsim__guest_walker {
 	uint64_t table_gfn[NXSIM__GUEST_MAX_LEVELS];
 	uint64_t ptes[NXSIM__GUEST_MAX_LEVELS];
 	uint64_t pte_gpa[NXSIM__GUEST_MAX_LEVELS];
+	uint8_t *ptep_user[NXSIM__GUEST_MAX_LEVELS];
 	bool pte_writable[NXSIM__GUEST_MAX_LEVELS];
 	unsigned int pt_access[NXSIM__GUEST_MAX_LEVELS];
 	unsigned int pte_access;
@@ -90,6 +93,7 @@ struct nxsim__guest_walker {
 };
 
 struct nxsim__vm_mmu;
+struct nxsim__vcpu_mmu;
 
 /* The mode the role describes. */
 enum nxsim_guest_mode nxsim__guest_mode(const struct nxsim__kvm_mmu *m);
@@ -118,6 +122,21 @@ int nxsim__guest_write_pte(struct nxsim__vm_mmu *mmu,
 			   const struct nxsim__kvm_mmu *m, uint64_t gpa,
 			   uint64_t pte, unsigned int size);
 
+/*
+ * A guest access with TDP off (the vCPU running, kvm_mmu_page_fault()):
+ * the hardware walk of the shadow tables from the VM's root and, if it
+ * misses, FNAME(page_fault) (64-bit guests) or nonpaging_page_fault()
+ * (paging off), page-table pages from the vCPU's cache; takes mmu_lock.
+ * Return: 0; -ERANGE for an address the
+ * mode cannot form; -EOPNOTSUPP for 32-bit and PAE guests (not
+ * modelled); -ENOMEM.
+ */
+int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
+			      struct nxsim__vcpu_mmu *vcpu,
+			      const struct nxsim__kvm_mmu *m,
+			      enum nxsim_access_kind kind, uint64_t addr,
+			      struct nxsim_access_info *info);
+
 /* The registers and mode, read under mmu_lock. */
 void nxsim__guest_get_paging(struct nxsim__vm_mmu *mmu,
 			     const struct nxsim__kvm_mmu *m,
@@ -125,8 +144,8 @@ void nxsim__guest_get_paging(struct nxsim__vm_mmu *mmu,
 			     enum nxsim_guest_mode *mode);
 
 /* Guest memory calls of the API, taking mmu_lock. */
-int nxsim__guest_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
-		       const void *buf, size_t len);
+int nxsim__guest_write(struct nxsim__vm_mmu *mmu, uint64_t gpa, const void *buf,
+		       size_t len);
 int nxsim__guest_read(struct nxsim__vm_mmu *mmu, uint64_t gpa, void *buf,
 		      size_t len);
 int64_t nxsim__guest_nr_pages(struct nxsim__vm_mmu *mmu);

@@ -110,10 +110,10 @@ bool nxsim__is_obsolete_sp(const struct nxsim__vm_mmu *mmu,
 	return !sp->tdp_mmu_page && sp->mmu_valid_gen != mmu->mmu_valid_gen;
 }
 
-/* sp_has_gptes(): an indirect page shadows a guest table. */
-static bool sp_has_gptes(const struct nxsim__mmu_page *sp)
+struct nxsim__sp_hlist *nxsim__gfn_sp_list(struct nxsim__vm_mmu *mmu,
+					   uint64_t gfn)
 {
-	return !sp->role.direct && !sp->role.passthrough;
+	return &mmu->mmu_page_hash[kvm_page_table_hashfn(gfn)];
 }
 
 uint64_t nxsim__kvm_mmu_page_get_gfn(const struct nxsim__mmu_page *sp,
@@ -583,8 +583,10 @@ void nxsim__mmu_alloc_direct_roots(struct nxsim__vm_mmu *mmu,
  * mmu_set_spte(): install the leaf of @gfn at @sp->spt[@idx]; @f is NULL
  * for a prefetch, which makes the SPTE without the accessed bit
  * (mark_spte_for_access_track() with A/D bits) and with a writable pfn.
+ * make_spte() drops W where the gfn is a shadowed guest table
+ * (mmu_try_to_unsync_pages()); a write fault then is RET_PF_EMULATE.
  */
-static int mmu_set_spte(struct nxsim__vm_mmu *mmu,
+int nxsim__mmu_set_spte(struct nxsim__vm_mmu *mmu,
 			const struct nxsim__memslot *slot,
 			struct nxsim__mmu_page *sp, unsigned int idx,
 			unsigned int pte_access, uint64_t gfn, uint64_t pfn,
@@ -592,7 +594,7 @@ static int mmu_set_spte(struct nxsim__vm_mmu *mmu,
 {
 	int level = sp->role.level, ret = RET_PF_FIXED;
 	bool host_writable = !f || f->map_writable;
-	bool was_rmapped = false, flush = false;
+	bool was_rmapped = false, flush = false, wrprot = false;
 	uint64_t *sptep = &sp->spt[idx], spte;
 
 	if (is_shadow_present_pte(*sptep)) {
@@ -618,14 +620,24 @@ static int mmu_set_spte(struct nxsim__vm_mmu *mmu,
 			was_rmapped = true;
 		}
 	}
-	spte = nxsim__make_spte(mmu->fmt, level, pfn, pte_access, host_writable,
-				nxsim__is_nx_huge_page_enabled(mmu));
+	if ((pte_access & ACC_WRITE_MASK) && host_writable &&
+	    nxsim__mmu_try_to_unsync_pages(mmu, slot, gfn))
+		wrprot = true;
+	/* make_spte() reads the mitigation for huge leaves only */
+	spte = nxsim__make_spte(mmu->fmt, level, pfn,
+				wrprot ? pte_access & ~ACC_WRITE_MASK :
+					 pte_access,
+				host_writable,
+				level > NXSIM_PG_LEVEL_4K &&
+					nxsim__is_nx_huge_page_enabled(mmu));
 	if (!f)
 		spte &= ~nxsim__spte_masks(mmu->fmt)->accessed;
 	if (*sptep == spte)
 		ret = RET_PF_SPURIOUS;
 	else
 		WRITE_ONCE(*sptep, spte);
+	if (wrprot && f && f->write)
+		ret = RET_PF_EMULATE;
 	/* kvm_flush_remote_tlbs_with_address(kvm, gfn, pages of level) */
 	if (flush)
 		nxsim__kvm_flush_remote_tlbs(mmu);
@@ -656,8 +668,8 @@ static int direct_pte_prefetch_many(struct nxsim__vm_mmu *mmu,
 	    slot->base_gfn + slot->npages - gfn < end - start)
 		return -1;
 	for (i = start; i < end; i++, gfn++)
-		mmu_set_spte(mmu, slot, sp, i, access, gfn,
-			     nxsim__gfn_to_pfn(slot, gfn), NULL);
+		nxsim__mmu_set_spte(mmu, slot, sp, i, access, gfn,
+				    nxsim__gfn_to_pfn(slot, gfn), NULL);
 	return 0;
 }
 
@@ -685,7 +697,7 @@ static void __direct_pte_prefetch(struct nxsim__vm_mmu *mmu,
 }
 
 /* direct_pte_prefetch(): 4K leaves only, and only with A/D bits. */
-static void direct_pte_prefetch(struct nxsim__vm_mmu *mmu,
+void nxsim__direct_pte_prefetch(struct nxsim__vm_mmu *mmu,
 				struct nxsim__mmu_page *sp, unsigned int idx)
 {
 	if (sp->role.ad_disabled || sp->role.level > NXSIM_PG_LEVEL_4K)
@@ -694,21 +706,21 @@ static void direct_pte_prefetch(struct nxsim__vm_mmu *mmu,
 }
 
 /*
- * The NX accounting of a page direct_map() linked: 6.1's
+ * The NX accounting of a page direct_map() or FNAME(fetch) linked: 6.1's
  * account_huge_nx_page() flags a page only when it tracks it (a huge page
  * was possible); from 6.2 account_nx_huge_page() flags every page an
  * exec fault made and tracks the possible ones.
  */
-static void direct_map_account_nx(struct nxsim__vm_mmu *mmu,
-				  const struct nxsim__kvm_page_fault *f,
-				  struct nxsim__mmu_page *sp, int level)
+void nxsim__account_nx_huge_page(struct nxsim__vm_mmu *mmu,
+				 const struct nxsim__kvm_page_fault *f,
+				 struct nxsim__mmu_page *sp, int level)
 {
 	bool possible = f->req_level >= level ||
 			nxsim__mmu_has_bug(mmu, NXSIM_BUG_TRACK_ANY_LEVEL);
 	bool tag = mmu->prof->nx_tag_untracked &&
 		   !nxsim__mmu_has_bug(mmu, NXSIM_BUG_UNTAGGED_NX);
 
-	if (!f->is_tdp || !f->huge_page_disallowed)
+	if (!f->huge_page_disallowed)
 		return;
 	sp->made_hpd = true;
 	sp->made_req_level = (uint8_t)f->req_level;
@@ -747,16 +759,26 @@ void nxsim__direct_map(struct nxsim__vm_mmu *mmu,
 			info->zapped_huge++;
 		}
 		nxsim__link_shadow_page(mmu, sp, idx, child);
-		direct_map_account_nx(mmu, f, child, level);
+		/*
+		 * Faults of the nonpaging MMU (TDP off, guest paging off) are
+		 * accounted from b5b0977f4aa2 (6.2, the series of
+		 * 428e921611bc); before, and with the bug switch, they are
+		 * neither flagged nor tracked.
+		 */
+		if (f->is_tdp ||
+		    (mmu->prof->nx_tag_untracked &&
+		     !nxsim__mmu_has_bug(mmu, NXSIM_BUG_NONPAGING_UNTRACKED)))
+			nxsim__account_nx_huge_page(mmu, f, child, level);
 	}
-	ret = mmu_set_spte(mmu, f->slot, sp, idx, ACC_ALL, base_gfn, f->pfn, f);
+	ret = nxsim__mmu_set_spte(mmu, f->slot, sp, idx, ACC_ALL, base_gfn,
+				  f->pfn, f);
 	info->level = level;
 	if (ret == RET_PF_SPURIOUS) {
 		info->outcome = NXSIM_ACCESS_SPURIOUS;
 		return;
 	}
 	info->outcome = NXSIM_ACCESS_FAULT;
-	direct_pte_prefetch(mmu, sp, idx);
+	nxsim__direct_pte_prefetch(mmu, sp, idx);
 }
 
 /* kvm_zap_rmap(): zap every leaf on @head; Return: true if any. */

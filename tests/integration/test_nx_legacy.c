@@ -8,6 +8,7 @@
  *     leaves their table, which 6.1 (any table blocks a huge page under
  *     the mitigation) refaults at 4K and 6.6 (only a flagged table,
  *     76901e56fb51) replaces by a 2M leaf;
+ *     the dump shows the shadow root and, on 6.6, the parentless table;
  *   - a host remap zaps the leaves of the range through the rmaps;
  *   - prefetch stops at the slot's end and skips read-only slots;
  *   - allocation failures of slot creation (rmaps, write tracking) and of
@@ -70,16 +71,17 @@ struct dirty_case {
 	/* after the read that follows dirty logging off */
 	uint64_t pages_4k, pages_2m, flushes;
 	long mmu_pages;
+	bool parentless; /* the dump shows a page no SPTE points at */
 };
 
 static void test_dirty_logging(void **state)
 {
 	static const struct dirty_case cases[] = {
 		/* the empty table blocks the huge page: 4K + 7 prefetched */
-		{ "6.1", 8, 1, 3, 4 },
+		{ "6.1", 8, 1, 3, 4, false },
 		/* unflagged: a 2M leaf replaces it (a flush), the table stays
 		 * parentless */
-		{ "6.6", 0, 2, 4, 4 },
+		{ "6.6", 0, 2, 4, 4, true },
 	};
 	unsigned int i;
 
@@ -87,6 +89,7 @@ static void test_dirty_logging(void **state)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct dirty_case *c = &cases[i];
 		struct nx_env e = legacy_env(c->profile);
+		char dump[4096];
 		struct nxsim_access_info info;
 
 		printf("# %s\n", c->profile);
@@ -112,6 +115,12 @@ static void test_dirty_logging(void **state)
 		nx_expect(e.vm, c->pages_4k, c->pages_2m, 0, 0);
 		assert_int_equal(flushes(e.vm), c->flushes);
 		assert_int_equal(nxsim_vm_nr_mmu_pages(e.vm), c->mmu_pages);
+		assert_true(nxsim_vm_dump_buf(e.vm, dump, sizeof(dump)) <
+			    (int64_t)sizeof(dump));
+		assert_non_null(strstr(dump, "  root L4 gfn 0x0-"));
+		assert_int_equal(strstr(dump, "parentless:\n    table L1 gfn "
+					      "0x40000-0x401ff") != NULL,
+				 c->parentless);
 		nx_env_destroy(&e);
 	}
 }

@@ -258,8 +258,8 @@ static void test_walk64(void **state)
 		  .ptes = { { L1E, 0x100000 | W | U } }, .pfec = RD,
 		  .fault = true, .ec = 0, .level = 1 },
 		{ "not-present PDPTE, user fetch: #PF U|F", .wp = true,
-		  .nxe = true, .user = true, .ptes = { { L3E, 0 } },
-		  .pfec = EX, .fault = true, .ec = EC_U | EC_F, .level = 3 },
+		  .nxe = true, .user = true, .ptes = { { L3E, 0 } }, .pfec = EX,
+		  .fault = true, .ec = EC_U | EC_F, .level = 3 },
 		{ "not-present PML4E, write: #PF W", .wp = true, .nxe = true,
 		  .ptes = { { L4E, 0x2000 | W } }, .pfec = WR, .fault = true,
 		  .ec = EC_W, .level = 4, .after = { L4E, 0x2000 | W } },
@@ -276,10 +276,8 @@ static void test_walk64(void **state)
 		  .fault = true, .ec = EC_R | EC_P, .level = 2 },
 		{ "4K PDE pointer with bit 13 set is an address bit",
 		  .wp = true, .nxe = true,
-		  .ptes = { { L2E, 0x6000 | PWU },
-			    { 0x6008, 0x100000 | PWU } },
-		  .pfec = RD, .level = 1, .access = AX | AU,
-		  .gpa = 0x100abc },
+		  .ptes = { { L2E, 0x6000 | PWU }, { 0x6008, 0x100000 | PWU } },
+		  .pfec = RD, .level = 1, .access = AX | AU, .gpa = 0x100abc },
 		{ "1G page with GBPAGES", .wp = true, .nxe = true,
 		  .ptes = { { L3E, 0x40000000 | PWU | PS } }, .pfec = RD,
 		  .level = 3, .access = AX | AU, .gpa = 0x40201abc },
@@ -298,11 +296,12 @@ static void test_walk64(void **state)
 		  .pfec = WR, .fault = true, .ec = EC_R | EC_P | EC_W,
 		  .level = 1 },
 		{ "address bit 45: a gpa outside every slot, walk succeeds",
-		  .wp = true, .nxe = true, .ptes = { { L1E, (1ull << 45) | PWU } },
-		  .pfec = RD, .level = 1, .access = AX | AU,
-		  .gpa = (1ull << 45) | 0xabc },
+		  .wp = true, .nxe = true,
+		  .ptes = { { L1E, (1ull << 45) | PWU } }, .pfec = RD,
+		  .level = 1, .access = AX | AU, .gpa = (1ull << 45) | 0xabc },
 		{ "bit 52 (ignored, available) in a PTE", .wp = true,
-		  .nxe = true, .ptes = { { L1E, (1ull << 52) | 0x100000 | PWU } },
+		  .nxe = true,
+		  .ptes = { { L1E, (1ull << 52) | 0x100000 | PWU } },
 		  .pfec = RD, .level = 1, .access = AX | AU, .gpa = 0x100abc },
 		{ "bit 8 of a PML4E on Intel: ignored", .wp = true, .nxe = true,
 		  .ptes = { { L4E, 0x2000 | PWU | (1ull << 8) } }, .pfec = RD,
@@ -347,9 +346,8 @@ static void test_walk_pae(void **state)
 		  .nxe = true, .pfec = RD, .level = 1, .access = AX | AU,
 		  .gpa = 0x100abc, .after = { L2E, 0x4000 | PWU | A } },
 		{ "PDPTE A bit is not set: PDPTRs are registers", .wp = true,
-		  .nxe = true, .pfec = WR, .level = 1,
-		  .access = AX | AW | AU, .gpa = 0x100abc,
-		  .after = { PDPTE1, 0x3000 | P } },
+		  .nxe = true, .pfec = WR, .level = 1, .access = AX | AW | AU,
+		  .gpa = 0x100abc, .after = { PDPTE1, 0x3000 | P } },
 		{ "not-present PDPTE: #PF 0 at level 3", .wp = true,
 		  .nxe = true, .ptes = { { PDPTE1, 0x3000 } }, .pfec = RD,
 		  .fault = true, .ec = 0, .level = 3 },
@@ -377,8 +375,8 @@ static void test_walk_pae(void **state)
 		  .pfec = WR, .fault = true, .ec = EC_P | EC_W | EC_U,
 		  .level = 1 },
 		{ "PD outside guest memory: #PF 0", .wp = true, .nxe = true,
-		  .ptes = { { L2E, OUTSIDE | PWU } }, .pfec = RD,
-		  .fault = true, .ec = 0, .level = 1 },
+		  .ptes = { { L2E, OUTSIDE | PWU } }, .pfec = RD, .fault = true,
+		  .ec = 0, .level = 1 },
 	};
 	unsigned int i;
 
@@ -394,9 +392,9 @@ static void test_walk32(void **state)
 		  .access = AX | AU, .gpa = 0x100abc,
 		  .after = { PTE32, 0x100000 | PWU | A } },
 		{ "4K write: 4-byte D and A, the next entry untouched",
-		  .wp = true, .ptes = { { PTE32 + 4, 0x55555001 } },
-		  .pfec = WR, .level = 1, .access = AX | AW | AU,
-		  .gpa = 0x100abc, .after = { PTE32 + 4, 0x55555001 } },
+		  .wp = true, .ptes = { { PTE32 + 4, 0x55555001 } }, .pfec = WR,
+		  .level = 1, .access = AX | AW | AU, .gpa = 0x100abc,
+		  .after = { PTE32 + 4, 0x55555001 } },
 		{ "4K write sets D", .wp = true, .pfec = WR, .level = 1,
 		  .access = AX | AW | AU, .gpa = 0x100abc,
 		  .after = { PTE32, 0x100000 | PWU | A | D } },
@@ -405,8 +403,7 @@ static void test_walk32(void **state)
 		  .level = 2, .access = AX | AU, .gpa = 0x601abc },
 		{ "PS without CR4.PSE is ignored: the PDE is a table",
 		  .wp = true, .ptes = { { PDE32, 0x7000 | PWU | PS } },
-		  .pfec = RD, .level = 1, .access = AX | AU,
-		  .gpa = 0x100abc },
+		  .pfec = RD, .level = 1, .access = AX | AU, .gpa = 0x100abc },
 		{ "PSE-36: PDE bits 13-16 are address bits 32-35", .wp = true,
 		  .pse = true,
 		  .ptes = { { PDE32, 0x400000 | 0x2000 | PWU | PS } },
@@ -418,14 +415,13 @@ static void test_walk32(void **state)
 		{ "bit 17 in a 4K PDE is an address bit", .wp = true,
 		  .ptes = { { PDE32, 0x20000 | PWU },
 			    { 0x20804, 0x100000 | PWU } },
-		  .pfec = RD, .level = 1, .access = AX | AU,
-		  .gpa = 0x100abc },
+		  .pfec = RD, .level = 1, .access = AX | AU, .gpa = 0x100abc },
 		{ "no NX in 32-bit paging: every page executes", .wp = true,
 		  .nxe = true, .pfec = EX, .level = 1, .access = AX | AU,
 		  .gpa = 0x100abc },
-		{ "not present, fetch with NXE: #PF F", .wp = true,
-		  .nxe = true, .ptes = { { PTE32, 0x100000 } }, .pfec = EX,
-		  .fault = true, .ec = EC_F, .level = 1 },
+		{ "not present, fetch with NXE: #PF F", .wp = true, .nxe = true,
+		  .ptes = { { PTE32, 0x100000 } }, .pfec = EX, .fault = true,
+		  .ec = EC_F, .level = 1 },
 		{ "not-present PDE: #PF at level 2", .wp = true,
 		  .ptes = { { PDE32, 0x7000 | W | U } }, .pfec = WR,
 		  .fault = true, .ec = EC_W, .level = 2 },
@@ -433,12 +429,12 @@ static void test_walk32(void **state)
 		  .ptes = { { PTE32, 0x100000 | P | W } }, .pfec = RD,
 		  .fault = true, .ec = EC_P | EC_U, .level = 1 },
 		{ "supervisor write, CR0.WP=0, read-only PDE: allowed",
-		  .ptes = { { PDE32, 0x7000 | P | U } }, .pfec = WR,
-		  .level = 1, .access = AX | AU, .gpa = 0x100abc },
+		  .ptes = { { PDE32, 0x7000 | P | U } }, .pfec = WR, .level = 1,
+		  .access = AX | AU, .gpa = 0x100abc },
 		{ "a page directory that maps itself (indexes 0x100, 0x100)",
 		  .wp = true, .ptes = { { PDE32, 0x6000 | PWU } },
-		  .gva = 0x40100abc, .pfec = RD, .level = 1,
-		  .access = AX | AU, .gpa = 0x6abc },
+		  .gva = 0x40100abc, .pfec = RD, .level = 1, .access = AX | AU,
+		  .gpa = 0x6abc },
 	};
 	unsigned int i;
 
@@ -481,8 +477,9 @@ static void test_set_paging(void **state)
 {
 	struct nxsim_host_config cfg = { .cpu.no_tdp = true };
 	struct nx_env e = nx_env_config(&cfg);
-	struct nxsim_guest_paging p = { .cr0_pg = true, .cr4_pae = true,
-					.cr0_wp = true, .cr3 = PAE_CR3 };
+	struct nxsim_guest_paging p = {
+		.cr0_pg = true, .cr4_pae = true, .cr0_wp = true, .cr3 = PAE_CR3
+	};
 	struct nxsim_guest_paging bad, got;
 	enum nxsim_guest_mode mode;
 	struct nxsim_guest_walk w;
@@ -497,7 +494,9 @@ static void test_set_paging(void **state)
 		{ "long mode without paging",
 		  { .cr4_pae = true, .efer_lma = true, .cr3 = 0x1000 } },
 		{ "CR3 beyond MAXPHYADDR",
-		  { .cr0_pg = true, .cr4_pae = true, .efer_lma = true,
+		  { .cr0_pg = true,
+		    .cr4_pae = true,
+		    .efer_lma = true,
 		    .cr3 = 1ull << 46 } },
 		{ "CR3 above 4 GiB outside long mode",
 		  { .cr0_pg = true, .cr3 = 1ull << 32 } },
@@ -553,8 +552,9 @@ static void test_set_paging(void **state)
 	assert_rc(nxsim_guest_translate(e.vcpu, GVA, EC_P, &w), -EINVAL);
 	assert_rc(nxsim_guest_translate(e.vcpu, 1ull << 32, RD, &w), -EINVAL);
 	/* 64-bit: non-canonical addresses */
-	p = (struct nxsim_guest_paging){ .cr0_pg = true, .cr4_pae = true,
-					 .efer_lma = true, .cr3 = 0x1000 };
+	p = (struct nxsim_guest_paging){
+		.cr0_pg = true, .cr4_pae = true, .efer_lma = true, .cr3 = 0x1000
+	};
 	assert_rc(nxsim_guest_set_paging(e.vcpu, &p), 0);
 	assert_rc(nxsim_guest_translate(e.vcpu, 1ull << 47, RD, &w), -EINVAL);
 	assert_rc(nxsim_guest_translate(e.vcpu, 0xffff800000000000ull, RD, &w),

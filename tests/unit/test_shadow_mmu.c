@@ -288,6 +288,60 @@ static void test_wrprot_slot(void **state)
 	}
 }
 
+static int op_info_topup(void *ctx)
+{
+	return nxsim__mmu_topup_shadowed_info_cache(ctx);
+}
+
+static void undo_info_topup(void *ctx)
+{
+	nxsim__mmu_free_shadowed_info_cache(ctx);
+}
+
+static void same_info_cache(void *ctx)
+{
+	struct nxsim__vm_mmu *mmu = ctx;
+
+	assert_int_equal(mmu->nr_info_cache, 0);
+}
+
+static int op_desc_topup(void *ctx)
+{
+	return nxsim__mmu_topup_desc_cache(ctx);
+}
+
+static void undo_desc_topup(void *ctx)
+{
+	nxsim__mmu_free_desc_cache(ctx);
+}
+
+static void same_desc_cache(void *ctx)
+{
+	struct nxsim__vm_mmu *mmu = ctx;
+
+	assert_int_equal(mmu->nr_desc_cache, 0);
+}
+
+/*
+ * The caches an indirect fault tops up (5 shadowed_translation arrays)
+ * and every fault of the shadow MMU (14 rmap descriptors): a failure at
+ * any of their allocations gives back what the topup took.
+ */
+static void test_topup_alloc_failures(void **state)
+{
+	struct nx_env e = nx_env("5.10", 0);
+	struct nxsim__vm_mmu *mmu = unit_mmu(&e);
+
+	(void)state;
+	assert_int_equal(test_alloc_failures(op_info_topup, undo_info_topup,
+					     same_info_cache, mmu),
+			 5);
+	assert_int_equal(test_alloc_failures(op_desc_topup, undo_desc_topup,
+					     same_desc_cache, mmu),
+			 NXSIM__DESC_CACHE_MIN);
+	nx_env_destroy(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_link_prepare_commit),
 		cmocka_unit_test(test_account_shadowed),
 		cmocka_unit_test(test_wrprot_slot),
+		cmocka_unit_test(test_topup_alloc_failures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

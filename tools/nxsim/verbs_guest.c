@@ -212,9 +212,8 @@ static int guest_walk(struct nxsim__drv *d, int argc,
 	user = p.user;
 	if (argc > 3) {
 		if (!(v = nxsim__drv_opt(&argv[3], "user")))
-			return nxsim__drv_fail(r, -EINVAL,
-					       "unknown option \"%s\"",
-					       argv[3].s);
+			return nxsim__drv_fail(
+				r, -EINVAL, "unknown option \"%s\"", argv[3].s);
 		rc = nxsim__drv_opt_u64(v, 1, &user, r);
 		if (rc)
 			return rc;
@@ -227,12 +226,11 @@ static int guest_walk(struct nxsim__drv *d, int argc,
 		nxsim__drv_add(r, " fault=1 error_code=0x%x level=%d",
 			       w.error_code, w.level);
 	else
-		nxsim__drv_add(r,
-			       " fault=0 gpa=0x%" PRIx64 " level=%d access=%s%s%s",
-			       w.gpa, w.level,
-			       w.access & NXSIM_ACC_USER ? "u" : "-",
-			       w.access & NXSIM_ACC_WRITE ? "w" : "-",
-			       w.access & NXSIM_ACC_EXEC ? "x" : "-");
+		nxsim__drv_add(
+			r, " fault=0 gpa=0x%" PRIx64 " level=%d access=%s%s%s",
+			w.gpa, w.level, w.access & NXSIM_ACC_USER ? "u" : "-",
+			w.access & NXSIM_ACC_WRITE ? "w" : "-",
+			w.access & NXSIM_ACC_EXEC ? "x" : "-");
 	return 0;
 }
 

@@ -43,6 +43,7 @@ static const struct {
 	{ "recover_no_commit", NXSIM_BUG_RECOVER_NO_COMMIT },
 	{ "tdp_flag_after_link", NXSIM_BUG_TDP_FLAG_AFTER_LINK },
 	{ "setter_lock_order", NXSIM_BUG_SETTER_LOCK_ORDER },
+	{ "nonpaging_untracked", NXSIM_BUG_NONPAGING_UNTRACKED },
 };
 
 /* "a,b,c" of cpu= or bugs=; "none" is the empty list. */
@@ -314,8 +315,9 @@ const struct nxsim__drv_verb nxsim__drv_host_verbs[] = {
 	  "wake_null_worker worker_once_fail wake_killed_worker "
 	  "never_create_race track_any_level untagged_nx adjust_any_nonleaf "
 	  "recover_dirty untrack_wrong_type recover_no_commit "
-	  "tdp_flag_after_link setter_lock_order; clock=CLOCK shares a "
-	  "clock made by \"clock create\"; answers profile=P",
+	  "tdp_flag_after_link setter_lock_order nonpaging_untracked; "
+	  "clock=CLOCK shares a clock made by \"clock create\"; answers "
+	  "profile=P",
 	  host_create },
 	{ "host", "destroy", 1, 1, "NAME",
 	  "unload kvm.ko (-EBUSY while VMs exist)", host_destroy },
