@@ -55,16 +55,17 @@ NXSIM_API int nxsim_vcpu_run(struct nxsim_vcpu *vcpu);
  * nxsim_vcpu_set_apic_hw_enabled() - the guest writes IA32_APIC_BASE.EN
  * @vcpu: the vCPU (its local APIC starts enabled)
  * @enable: the new value of the enable bit
+ * @was: receives the previous value (may be NULL)
  *
  * kvm_lapic_set_base() inside KVM_RUN, with kvm->srcu held: disabling the
  * APIC increments the apic_hw_disabled static key, which takes
  * cpus_read_lock(); enabling drops it later from deferred work.  The lock
  * order this builds is what the lock checker of debug builds records.
  *
- * Return: the previous state (1 enabled, 0 disabled); -EINVAL; -EBADF.
+ * Return: 0; -EINVAL; -EBADF.
  */
 NXSIM_API int nxsim_vcpu_set_apic_hw_enabled(struct nxsim_vcpu *vcpu,
-					     bool enable);
+					     bool enable, bool *was);
 
 /** nxsim_vcpu_vm() - the VM a vCPU belongs to. */
 NXSIM_API struct nxsim_vm *nxsim_vcpu_vm(const struct nxsim_vcpu *vcpu);

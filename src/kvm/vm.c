@@ -467,7 +467,8 @@ int nxsim_vcpu_run(struct nxsim_vcpu *vcpu)
 	return rc;
 }
 
-int nxsim_vcpu_set_apic_hw_enabled(struct nxsim_vcpu *vcpu, bool enable)
+int nxsim_vcpu_set_apic_hw_enabled(struct nxsim_vcpu *vcpu, bool enable,
+				   bool *was)
 {
 	struct nxsim_host *host;
 	bool was_enabled;
@@ -496,7 +497,9 @@ int nxsim_vcpu_set_apic_hw_enabled(struct nxsim_vcpu *vcpu, bool enable)
 	vcpu->apic_hw_disabled = !enable;
 	nxsim__lockdep_release(NXSIM__LOCK_KVM_SRCU);
 	nxsim__vm_exit(vcpu->vm);
-	return was_enabled;
+	if (was)
+		*was = was_enabled;
+	return 0;
 }
 
 struct nxsim_vm *nxsim_vcpu_vm(const struct nxsim_vcpu *vcpu)

@@ -34,7 +34,10 @@ static void test_lockdep(void **state)
 	struct nx_env e = nx_env(NULL, 0);
 	unsigned int before = nxsim__lockdep_reports();
 
-	/* a memslot, a fault and a flip: param -> kvm -> slots -> mmu */
+	/*
+	 * a memslot, an exec fault and a flip: param -> kvm, param ->
+	 * vm_list_srcu -> slots -> mmu -> tdp_mmu_pages_lock
+	 */
 	nx_slot(e.vm, 1, 0, MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M, 0);
 	nx_access(e.vcpu, NXSIM_ACCESS_EXEC, 0);
 	assert_rc(nxsim_param_set(e.host, "nx_huge_pages", "off"), 0);
@@ -48,9 +51,15 @@ static void test_lockdep(void **state)
 	/* slots_lock, then param_lock: reverses param -> slots */
 	nest(NXSIM__LOCK_SLOTS, NXSIM__LOCK_PARAM);
 	assert_int_equal(nxsim__lockdep_reports(), before + 2);
+	/*
+	 * tdp_mmu_pages_lock, then mmu_lock: the exec fault tracked its
+	 * table under mmu_lock, so this is a reversal too
+	 */
+	nest(NXSIM__LOCK_TDP_MMU_PAGES, NXSIM__LOCK_MMU);
+	assert_int_equal(nxsim__lockdep_reports(), before + 3);
 	/* the right order still passes */
 	nest(NXSIM__LOCK_KVM, NXSIM__LOCK_MMU);
-	assert_int_equal(nxsim__lockdep_reports(), before + 2);
+	assert_int_equal(nxsim__lockdep_reports(), before + 3);
 	nxsim__lockdep_fatal = true;
 	nx_env_destroy(&e);
 }
@@ -76,6 +85,15 @@ static void test_lockdep_reversal_aborts(void **state)
 	assert_int_equal(WTERMSIG(status), SIGABRT);
 }
 
+/* nxsim_vcpu_set_apic_hw_enabled(): the previous state. */
+static bool set_apic(struct nxsim_vcpu *vcpu, bool enable)
+{
+	bool was;
+
+	assert_rc(nxsim_vcpu_set_apic_hw_enabled(vcpu, enable, &was), 0);
+	return was;
+}
+
 /*
  * The three other paths of the chain, then a flip of nx_huge_pages:
  * Return: the reports the flip added.
@@ -87,8 +105,8 @@ static unsigned int chain_then_flip(uint64_t bugs)
 	unsigned int before;
 
 	nx_slot(e.vm, 1, 0, MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M, 0);
-	assert_int_equal(nxsim_vcpu_set_apic_hw_enabled(e.vcpu, false), 1);
-	assert_int_equal(nxsim_vcpu_set_apic_hw_enabled(e.vcpu, false), 0);
+	assert_int_equal(set_apic(e.vcpu, false), 1);
+	assert_int_equal(set_apic(e.vcpu, false), 0);
 	assert_int_equal(nxsim_host_cpufreq_notify(e.host), 1);
 	before = nxsim__lockdep_reports();
 	assert_rc(nxsim_param_set(e.host, "nx_huge_pages", "off"), 0);
