@@ -259,7 +259,8 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 	nxsim__host_charge(host, NXSIM__LC_DESTROY_VM, 0);
 	/* kvm_destroy_vcpus() -> kvm_mmu_destroy(): the vCPUs' caches */
 	TAILQ_FOREACH(vcpu, &vm->vcpus, link)
-		nxsim__kvm_mmu_free_memory_caches(vm->mmu, &vcpu->mmu.mmu_cache);
+		nxsim__kvm_mmu_free_memory_caches(vm->mmu,
+						  &vcpu->mmu.mmu_cache);
 	nxsim__kvm_mmu_uninit_vm(vm->mmu);
 	vm->mmu = NULL;
 	ATOMIC_INC(host->counters.vms_destroyed);

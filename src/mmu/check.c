@@ -122,8 +122,8 @@ static bool points_at_table(struct checker *c, struct nxsim__mmu_page *sp,
 
 	if (sp->level == NXSIM_PG_LEVEL_4K ||
 	    spte_to_pfn(spte) - NXSIM__SP_PFN_BASE >= mmu->nr_frames ||
-	    !nxsim__frame(mmu, (uint32_t)(spte_to_pfn(spte) -
-					  NXSIM__SP_PFN_BASE))
+	    !nxsim__frame(mmu,
+			  (uint32_t)(spte_to_pfn(spte) - NXSIM__SP_PFN_BASE))
 		     ->sp) {
 		violation(c,
 			  "SPTE 0x%016" PRIx64 " at level %d points at no "

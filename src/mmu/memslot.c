@@ -475,10 +475,10 @@ static void host_chunks_gfns(const struct nxsim__memslot *s, uint64_t first,
  * widens the range, then kvm_unmap_gfn_range() zaps the range's leaves
  * (of slot @s, through its rmaps on the shadow MMU).
  */
-static void kvm_mmu_notifier_invalidate_range_start(struct nxsim__vm_mmu *mmu,
-						    const struct nxsim__memslot *s,
-						    uint64_t start,
-						    uint64_t end)
+static void
+kvm_mmu_notifier_invalidate_range_start(struct nxsim__vm_mmu *mmu,
+					const struct nxsim__memslot *s,
+					uint64_t start, uint64_t end)
 {
 	nxsim__write_lock(&mmu->mmu_lock);
 	if (!mmu->mmu_invalidate_in_progress++) {
