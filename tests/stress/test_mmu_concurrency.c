@@ -5,7 +5,10 @@
  * through the virtual clock, a thread switching dirty logging on and off,
  * and the checker run meanwhile.  Every lock-protected step keeps the
  * invariants, so the checker must never see a violation; at the end a
- * parameter flip must leave nothing mapped.  Run under TSan in CI.
+ * parameter flip must leave nothing mapped.  Run on the TDP MMU (faults
+ * under mmu_lock for read) and on the legacy direct MMU (6.1 with
+ * no_tdp_mmu: direct_map(), rmaps and prepare/commit zaps under the write
+ * lock; recovery ratio 1).  Run under TSan in CI.
  */
 #include <pthread.h>
 
@@ -75,15 +78,27 @@ static void *dirty_thread(void *p)
 	return NULL;
 }
 
-static void test_concurrent(void **state)
+static struct nx_env legacy_env(void)
 {
-	struct shared s = { .e = nx_env(NULL, 0) };
+	struct nxsim_host_config cfg = {
+		.cpu = { .itlb_multihit = true, .no_tdp_mmu = true },
+		.profile = "6.1",
+	};
+	struct nx_env e = nx_env_config(&cfg);
+
+	assert_rc(nxsim_param_set(e.host, "nx_huge_pages_recovery_ratio", "1"),
+		  0);
+	return e;
+}
+
+static void run_concurrent(struct nx_env env)
+{
+	struct shared s = { .e = env };
 	struct vcpu_arg a[2];
 	pthread_t t[4];
 	void *rc;
 	int i, checks = 0;
 
-	(void)state;
 	s.seed = test_seed();
 	assert_rc(nxsim_vcpu_create(s.e.vm, 1, &s.vcpu2), 0);
 	assert_rc(nxsim_param_set(s.e.host, "nx_huge_pages_recovery_period_ms",
@@ -118,10 +133,23 @@ static void test_concurrent(void **state)
 	nx_env_destroy(&s.e);
 }
 
+static void test_concurrent(void **state)
+{
+	(void)state;
+	run_concurrent(nx_env(NULL, 0));
+}
+
+static void test_concurrent_legacy(void **state)
+{
+	(void)state;
+	run_concurrent(legacy_env());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_concurrent),
+		cmocka_unit_test(test_concurrent_legacy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
