@@ -10,7 +10,8 @@
  * so each read-side section ends, and each call_rcu() starts, with a
  * release on the domain, and each callback starts with an acquire of it:
  * every reader that ended before the callback ran, and the code that
- * queued it, happen before it, which is what the grace period guarantees.  Outside TSan builds the calls are liburcu's.
+ * queued it, happen before it, which is what the grace period guarantees.
+ * Outside TSan builds the calls are liburcu's.
  *
  * Left out: the kernel's flavours (SRCU, tasks RCU), callback batching
  * and its overload handling (the MMU bounds its own backlog).

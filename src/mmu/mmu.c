@@ -39,13 +39,13 @@
  * exchange, a frozen SPTE, a stale invalidation sequence
  * (mmu_invalidate_retry_gfn()), or fast_page_fault()'s lost race.
  * Recovery of the TDP MMU's list takes the read lock from 6.18.  The
- * SMM address space of the memslot lookup is left out.  The shadow MMU (src/mmu/shadow_mmu.c) keeps the write lock, as in the
- * kernel; its rmap-descriptor cache is the VM's, so it is topped up under
- * that lock.  Recovery breaks mmu_lock (cond_resched_rwlock_*()) only
- * where a test set the scheduling hook: under the read lock after every
- * SP (the hook stands for a waiting writer, rwlock_needbreak()), under
- * the write lock where the test also set need_resched
- * (vm_mmu->resched_pending).
+ * SMM address space of the memslot lookup is left out.  The shadow MMU
+ * (src/mmu/shadow_mmu.c) keeps the write lock, as in the kernel; its
+ * rmap-descriptor cache is the VM's, so it is topped up under that lock.
+ * Recovery breaks mmu_lock (cond_resched_rwlock_*()) only where a test
+ * set the scheduling hook: under the read lock after every SP (the hook
+ * stands for a waiting writer, rwlock_needbreak()), under the write lock
+ * where the test also set need_resched (vm_mmu->resched_pending).
  *
  * MMIO: a fault outside every slot caches the gfn in the vCPU
  * (vcpu_cache_mmio_info()) and, with MMIO caching on, installs a 4K MMIO

@@ -593,7 +593,7 @@ void nxsim__disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 
 /* ---- tdp_mmu.c: the map ------------------------------------------------- */
 
-/* The page-fault return codes used (enum of arch/x86/kvm/mmu/mmu_internal.h). */
+/* The page-fault return codes (enum of arch/x86/kvm/mmu/mmu_internal.h). */
 enum {
 	RET_PF_CONTINUE = 0,
 	RET_PF_RETRY,

@@ -306,7 +306,7 @@ void nxsim__guest_get_paging(struct nxsim__vm_mmu *mmu,
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
-/* ---- the walker: paging_tmpl.h -------------------------------------------- */
+/* ---- the walker: paging_tmpl.h ----------------------------------------- */
 
 /* __PT_INDEX() */
 static unsigned int pt_index(const struct pt_type *pt, uint64_t addr, int level)
@@ -641,7 +641,7 @@ int64_t nxsim__guest_nr_pages(struct nxsim__vm_mmu *mmu)
 	return n;
 }
 
-/* ---- shadow paging: the fault path ---------------------------------------- */
+/* ---- shadow paging: the fault path ------------------------------------- */
 
 /* The SPTE index of @addr at @level (SPTE_INDEX(), shadow_walk_next()). */
 static unsigned int shadow_index(uint64_t addr, int level)
@@ -753,7 +753,10 @@ static uint64_t *shadow_find_leaf(struct nxsim__vm_mmu *mmu, uint64_t addr,
 	return NULL;
 }
 
-/* The valid shadow pages of guest tables at @gfn (for_each_gfn_valid_sp_with_gptes()). */
+/*
+ * The valid shadow pages of guest tables at @gfn
+ * (for_each_gfn_valid_sp_with_gptes()).
+ */
 #define for_each_gfn_valid_sp_with_gptes(mmu, sp, gfn)                      \
 	LIST_FOREACH(sp, nxsim__gfn_sp_list(mmu, gfn), hash_link)           \
 		if ((sp)->gfn != (gfn) || nxsim__is_obsolete_sp(mmu, sp) || \

@@ -236,9 +236,9 @@ static void test_storm(void **state)
  * A fault/zap storm: each round maps 64 4K pages in 64 regions (a table
  * each, exec faults so they are tracked), then zaps every root.  Pages
  * allocated (in tables, in the vCPU cache, waiting for their grace
- * period, on the reserve) never exceed what one round builds plus the backlog a fault
- * lets pile up (NXSIM__RCU_PENDING_MAX in src/mmu/mmu.c) and the reserve;
- * at the end, after rcu_barrier(), only the cache is left.
+ * period, on the reserve) never exceed what one round builds plus the
+ * backlog a fault lets pile up (NXSIM__RCU_PENDING_MAX in src/mmu/mmu.c)
+ * and the reserve; at the end, after rcu_barrier(), only the cache is left.
  */
 #define ROUNDS 200
 #define REGIONS 64

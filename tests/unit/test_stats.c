@@ -170,8 +170,8 @@ static void test_stats_values(void **state)
 
 /*
  * An enum formats as its value's name (its number past the last name), a
- * time as its number or "never"; both read as numbers.  An int is signed.  The VM stats have
- * the kernel's names, in kvm_vm_stats_desc's order.
+ * time as its number or "never"; both read as numbers.  An int is signed.
+ * The VM stats have the kernel's names, in kvm_vm_stats_desc's order.
  */
 static void test_stats_enum_time(void **state)
 {

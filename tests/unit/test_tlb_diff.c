@@ -214,7 +214,7 @@ static struct ref_way *ref_next(struct dump_ctx *d, unsigned int *lvp,
 static int check_slot(void *ctx, const struct nxsim_tlb_slot *s)
 {
 	struct dump_ctx *d = ctx;
-	unsigned int lv, i, rec = 0;
+	unsigned int lv = 0, i = 0, rec = 0;
 	struct ref_way *w = ref_next(d, &lv, &i);
 	struct ref_level *l;
 
