@@ -134,7 +134,7 @@ int nxsim__kvm_write_guest(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 	const struct nxsim__memslot *s;
 	struct nxsim__guest_page *e;
 	const uint8_t *in = buf;
-	uint8_t *spare = NULL, *page;
+	uint8_t *spare = NULL, *page, *next;
 	size_t n, off;
 
 	if (!len)
@@ -175,7 +175,9 @@ int nxsim__kvm_write_guest(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 			/* Counted above; two slots over one hva may share. */
 			e->hpfn = hpfn;
 			e->data = spare;
-			memcpy(&spare, spare, sizeof(spare));
+			/* the next spare: its link is the page's first bytes */
+			memcpy(&next, e->data, sizeof(next));
+			spare = next;
 			memset(e->data, 0, SPARE_LINK);
 			gm->nr++;
 		}
