@@ -597,6 +597,7 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 {
 	struct nxsim__mmu_memory_cache *mc = &vcpu->mmu_cache;
 	bool shared = mmu->tdp_mmu_enabled && mmu->prof->fault_read_lock;
+	bool tdp = mmu->tdp_mmu_enabled;
 	uint64_t gfn = gpa >> 12, *sptep, spte = 0, mmio;
 	unsigned long mmu_seq;
 	int level = 0, r, rc;
@@ -608,9 +609,14 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		nxsim__rcu_barrier();
 	for (;;) {
 		/*
-		 * The hardware walk takes no lock: RCU keeps the tables it
-		 * reads, as the kernel's lockless walkers rely on.
+		 * The hardware walk takes no lock on the TDP MMU: RCU keeps
+		 * the tables it reads, and SPTEs change atomically, as the
+		 * kernel's lockless walkers rely on.  The shadow MMU's SPTEs
+		 * change by plain stores under the write lock here, so its
+		 * walk takes that lock.
 		 */
+		if (!tdp)
+			nxsim__write_lock(&mmu->mmu_lock);
 		nxsim__rcu_read_lock();
 		sptep = find_leaf(mmu, gfn, &level, &spte);
 		/* An MMIO SPTE: EPT misconfiguration, or #PF with PFERR_RSVD. */
@@ -619,6 +625,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		if (sptep && permits(mmu->fmt, spte, kind)) {
 			info->outcome = NXSIM_ACCESS_HIT;
 			info->level = level;
+			if (!tdp)
+				nxsim__rw_unlock(&mmu->mmu_lock);
 			break;
 		}
 		if (is_mmio_spte(&mmu->mmio, mmio)) {
@@ -626,26 +634,28 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 				MMU_COUNT(mmu, mmio_exits);
 				info->outcome = NXSIM_ACCESS_EMULATE;
 				sptep = NULL;
+				if (!tdp)
+					nxsim__rw_unlock(&mmu->mmu_lock);
 				break;
 			}
 			MMU_COUNT(mmu, mmio_stale);
 		}
 		/* kvm_mmu_page_fault() -> direct_page_fault() */
-		rc = mmu->tdp_mmu_enabled ?
-			     nxsim__mmu_topup_memory_caches(mmu, mc) :
-			     0;
-		if (rc)
-			return rc;
-		mmu_seq = __atomic_load_n(&mmu->mmu_invalidate_seq,
-					  __ATOMIC_ACQUIRE);
-		nxsim__sched_point(mmu, NXSIM__SCHED_FAULTIN, gfn, 0);
-		mmu_lock(mmu, shared);
-		if (!mmu->tdp_mmu_enabled) {
+		if (tdp) {
+			rc = nxsim__mmu_topup_memory_caches(mmu, mc);
+			if (rc)
+				return rc;
+			mmu_seq = __atomic_load_n(&mmu->mmu_invalidate_seq,
+						  __ATOMIC_ACQUIRE);
+			nxsim__sched_point(mmu, NXSIM__SCHED_FAULTIN, gfn, 0);
+			mmu_lock(mmu, shared);
+		} else {
 			rc = nxsim__mmu_topup_memory_caches(mmu, mc);
 			if (rc) {
 				nxsim__rw_unlock(&mmu->mmu_lock);
 				return rc;
 			}
+			mmu_seq = mmu->mmu_invalidate_seq;
 		}
 		if (!mmu->root && !mmu->tdp_mmu_enabled) {
 			nxsim__mmu_alloc_direct_roots(mmu, mc);
@@ -667,17 +677,13 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		sptep = find_leaf(mmu, gfn, &level, &spte);
 		r = direct_page_fault(mmu, vcpu, kind, gfn, sptep, spte, level,
 				      mmu_seq, info, true);
+		/* what the leaf allows now */
+		if (r != RET_PF_RETRY && rights)
+			sptep = find_leaf(mmu, gfn, &level, &spte);
 		nxsim__rcu_read_unlock();
 		nxsim__rw_unlock(&mmu->mmu_lock);
-		if (r != RET_PF_RETRY) {
-			if (rights) {
-				/* what the leaf allows now (lockless walk) */
-				nxsim__rcu_read_lock();
-				sptep = find_leaf(mmu, gfn, &level, &spte);
-				nxsim__rcu_read_unlock();
-			}
+		if (r != RET_PF_RETRY)
 			break;
-		}
 		__atomic_fetch_add(&mmu->fault_retries, 1, __ATOMIC_RELAXED);
 		nxsim__sched_point(mmu, NXSIM__SCHED_RETRY, gfn, 0);
 		*info = (struct nxsim_access_info){ 0 };
