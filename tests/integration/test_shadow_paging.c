@@ -221,17 +221,21 @@ static void test_table_in_2m_region(void **state)
 	assert_int_equal(ai.level, 1);
 	nx_expect(g.e.vm, 9, 0, 0, 0);
 	/*
-	 * The guest's table is read-only through the guest's 2M mapping:
-	 * writing it through gva 1G + 2M + 0x5000 is emulated and zaps the
-	 * SPTE of gva 1G (entry 0).  The write sets D in the guest PDE, so
-	 * the direct page is made again with W in its access: the old one
-	 * is unlinked (validate_direct_spte()) and keeps its 8 leaves while
-	 * it lives, as in the kernel; the new one has the fault's 8.
+	 * The guest's table is read-only through the guest's 2M mapping
+	 * until the guest writes it through gva 1G + 2M + 0x5000: its only
+	 * shadow page is a 4K one, which goes unsync
+	 * (mmu_try_to_unsync_pages()), and the SPTE is made writable, not
+	 * emulated.  The write sets D in the guest PDE, so the direct page
+	 * is made again with W in its access: the old one is unlinked
+	 * (validate_direct_spte()) and keeps its 8 leaves while it lives, as
+	 * in the kernel; the new one has the fault's 8.
 	 */
 	ai = access(&g, NXSIM_ACCESS_WRITE, GIB + MIB2 + 0x5000);
-	assert_int_equal(ai.outcome, NXSIM_ACCESS_EMULATE);
-	assert_int_equal(counter(&g, "emulated"), 1);
-	nx_expect(g.e.vm, 16, 0, 0, 0);
+	assert_int_equal(ai.outcome, NXSIM_ACCESS_FAULT);
+	assert_int_equal(counter(&g, "emulated"), 0);
+	assert_int_equal(counter(&g, "unsync"), 1);
+	assert_int_equal(counter(&g, "unsync_pages"), 1);
+	nx_expect(g.e.vm, 17, 0, 0, 0);
 	/* the guest moves its PT out of region 0: the old one stays
 	 * shadowed (parentless) and region 0 stays 4K */
 	assert_rc(nxsim_guest_write_pte(g.e.vcpu, 0x3000 + 8 * 0, 0, 8), 0);

@@ -108,12 +108,13 @@ static void test_hash_and_generation(void **state)
 	nx_slot(e.vm, 0, GIB, MIB2, HVA_BASE, 2, 0);
 	pthread_rwlock_wrlock(&mmu->mmu_lock);
 	fill_cache(mmu, MC(&e), 3);
-	a = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), gfn,
+	a = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), NULL, gfn,
 					   role(1, true, ACC_ALL));
-	b = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), gfn,
+	b = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), NULL, gfn,
 					   role(1, true, ACC_ALL));
 	assert_ptr_equal(a, b);
-	c = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), gfn, role(1, true, 5));
+	c = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), NULL, gfn,
+					   role(1, true, 5));
 	assert_ptr_not_equal(a, c);
 	assert_int_equal(mmu->n_used_mmu_pages, 2);
 	assert_ptr_equal(TAILQ_FIRST(&mmu->active_mmu_pages), c);
@@ -126,7 +127,7 @@ static void test_hash_and_generation(void **state)
 	assert_int_equal(mmu->counters.tlb_flushes, 1);
 	pthread_rwlock_wrlock(&mmu->mmu_lock);
 	fill_cache(mmu, MC(&e), 1);
-	b = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), gfn,
+	b = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), NULL, gfn,
 					   role(1, true, ACC_ALL));
 	assert_int_equal(b->mmu_valid_gen, mmu->mmu_valid_gen);
 	assert_int_equal(mmu->n_used_mmu_pages, 1);
@@ -146,9 +147,9 @@ static void test_link_prepare_commit(void **state)
 	nx_slot(e.vm, 0, GIB, MIB2, HVA_BASE, 2, 0);
 	pthread_rwlock_wrlock(&mmu->mmu_lock);
 	fill_cache(mmu, MC(&e), 2);
-	l2 = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), gfn,
+	l2 = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), NULL, gfn,
 					    role(2, true, ACC_ALL));
-	l1 = nxsim__kvm_mmu_get_child_sp(mmu, MC(&e), l2, 0, gfn, true,
+	l1 = nxsim__kvm_mmu_get_child_sp(mmu, MC(&e), NULL, l2, 0, gfn, true,
 					 ACC_ALL);
 	assert_non_null(l1);
 	assert_int_equal(l1->level, 1);
@@ -156,8 +157,8 @@ static void test_link_prepare_commit(void **state)
 	assert_int_equal(nxsim__pte_list_count(&l1->parent_ptes), 1);
 	assert_ptr_equal(spte_to_child_sp(mmu, l2->spt[0]), l1);
 	/* The same child again: -EEXIST */
-	assert_null(nxsim__kvm_mmu_get_child_sp(mmu, MC(&e), l2, 0, gfn, true,
-						ACC_ALL));
+	assert_null(nxsim__kvm_mmu_get_child_sp(mmu, MC(&e), NULL, l2, 0, gfn,
+						true, ACC_ALL));
 	flushes = mmu->counters.tlb_flushes;
 	assert_int_equal(nxsim__kvm_mmu_prepare_zap_page(mmu, l1,
 							 &mmu->invalid_list),
@@ -218,7 +219,7 @@ static void test_account_shadowed(void **state)
 
 		pthread_rwlock_wrlock(&mmu->mmu_lock);
 		fill_cache(mmu, MC(&e), 1);
-		sp = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), gfn,
+		sp = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), NULL, gfn,
 						    role(k->level, false, 7));
 		assert_int_equal(mmu->indirect_shadow_pages, 1);
 		assert_false(is_writable_pte(*leaf));
