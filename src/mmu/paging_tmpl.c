@@ -28,6 +28,13 @@
  * identity), and the cmpxchg retry of update_accessed_dirty_bits(): guest
  * memory is only written under mmu_lock here, so the compare always
  * succeeds.
+ *
+ * With the shadow fault path it also models unsync pages:
+ * mmu_try_to_unsync_pages() and kvm_unsync_page(), FNAME(sync_page) with
+ * FNAME(prefetch_invalid_gpte), mmu_sync_children() and
+ * kvm_mmu_sync_roots() (at kvm_mmu_load() and at the CR3 load,
+ * kvm_mmu_new_pgd(), without its cached roots or requests), and
+ * FNAME(invlpg); see docs/shadow-paging.md.
  */
 #include <errno.h>
 #include <string.h>

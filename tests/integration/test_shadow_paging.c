@@ -18,7 +18,10 @@
  *   - the nonpaging MMU (guest paging off) and the bug switch
  *     nonpaging_untracked (b5b0977f4aa2): the fetch/write livelock,
  *     bounded here by an iteration cap;
- *   - the allocation failures of a shadow fault.
+ *   - the allocation failures of a shadow fault;
+ *   - unsync pages: made by a write through the guest's mapping of its
+ *     PT, stale until INVLPG or a CR3 load, never above 4K, and the
+ *     allocation failures of the fault that makes them.
  */
 #include "nx_test.h"
 
