@@ -501,6 +501,7 @@ static void test_unsync_until_flush(void **state)
 	struct guest g = guest_make("6.18", NXSIM_PG_LEVEL_4K, 4 * MIB2, 0);
 	const uint64_t pt = 0x4000;
 	struct nxsim_access_info ai;
+	char dump[8192];
 
 	(void)state;
 	guest_map(&g, GIB, DATA_GPA, NXSIM_PG_LEVEL_4K);
@@ -562,6 +563,22 @@ static void test_unsync_until_flush(void **state)
 	reload_cr3(&g);
 	unsync_expect(&g, 6, 2, 2, 2, 0);
 	nx_expect(g.e.vm, 1, 0, 0, 0);
+	/* unsync again; INVLPG makes gva 1G's entry from the guest's new,
+	 * accessed entry (FNAME(prefetch_gpte)): no fault, the new gfn */
+	assert_int_equal(access(&g, NXSIM_ACCESS_WRITE, GIB + 0x1000).outcome,
+			 NXSIM_ACCESS_FAULT);
+	unsync_expect(&g, 7, 2, 3, 2, 1);
+	assert_rc(nxsim_guest_write_pte(
+			  g.e.vcpu, pt,
+			  (DATA_GPA + 0x5000) | PWU | NXSIM_GPTE_A, 8),
+		  0);
+	assert_rc(nxsim_guest_invlpg(g.e.vcpu, GIB), 0);
+	nx_expect(g.e.vm, 2, 0, 0, 0);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, GIB).outcome,
+			 NXSIM_ACCESS_HIT);
+	assert_true(nxsim_vm_dump_buf(g.e.vm, dump, sizeof(dump)) > 0);
+	assert_non_null(strstr(dump, "gfn 0x100005"));
+	unsync_expect(&g, 7, 2, 3, 2, 1);
 	nx_env_destroy(&g.e);
 }
 
