@@ -156,13 +156,30 @@ NXSIM_API int nxsim_guest_read(struct nxsim_vm *vm, uint64_t gpa, void *buf,
  * @size: 4 (a 32-bit paging entry) or 8
  *
  * A store by the guest: once shadow paging write-protects the table, the
- * MMU sees it (the write is trapped and emulated).
+ * MMU sees it (the write is trapped and emulated).  A table whose shadow
+ * pages are all unsync (a write access through the guest's mapping of it
+ * made them so) is written without a trap: the shadow tables keep the
+ * old entry until the guest's INVLPG or CR3 load.
  *
  * Return: 0; -EINVAL for a @size other than 4 or 8, a misaligned @gpa or
  * a @pte wider than @size; -EFAULT outside every slot; -ENOMEM; -EBADF.
  */
 NXSIM_API int nxsim_guest_write_pte(struct nxsim_vcpu *vcpu, uint64_t gpa,
 				    uint64_t pte, unsigned int size);
+
+/**
+ * nxsim_guest_invlpg() - the guest executes INVLPG
+ * @vcpu: the vCPU
+ * @gva: the address
+ *
+ * kvm_mmu_invlpg(): with shadow paging of a 64-bit guest, the shadow
+ * entry of @gva in an unsync page table is made again from the guest's
+ * entry (FNAME(invlpg)); in the other modes it changes nothing.
+ *
+ * Return: 0; -ERANGE for an address the mode cannot form (a
+ * non-canonical one); -EINVAL for a NULL @vcpu; -EBADF.
+ */
+NXSIM_API int nxsim_guest_invlpg(struct nxsim_vcpu *vcpu, uint64_t gva);
 
 /**
  * nxsim_guest_set_paging() - the guest loads CR0, CR4, EFER and CR3
@@ -174,7 +191,8 @@ NXSIM_API int nxsim_guest_write_pte(struct nxsim_vcpu *vcpu, uint64_t gpa,
  * point beyond MAXPHYADDR; in PAE mode the four PDPTEs are loaded from
  * CR3 (load_pdptrs()) and none may be present with a reserved bit set.
  * Where the guest's MOV would take #GP the call fails and nothing
- * changes.
+ * changes.  With shadow paging, the unsync pages under the root of the
+ * new CR3 are synced (kvm_mmu_new_pgd(), kvm_mmu_sync_roots()).
  *
  * Return: 0; -EINVAL (the guest would take #GP, or @p is NULL); -EBADF.
  */

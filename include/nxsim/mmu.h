@@ -128,6 +128,10 @@ struct nxsim_access_info {
  *	and were emulated without a fault (handle_mmio_page_fault())
  * @mmio_stale: accesses that met an MMIO SPTE of an older generation and
  *	went on to a fault (RET_PF_INVALID)
+ * @unsync: shadow pages made unsync (kvm_unsync_page())
+ * @synced: unsync pages brought up to date from the guest's table
+ *	(FNAME(sync_page)), whether they stay unsync or not
+ * @unsync_pages: shadow pages unsync now (the kernel's stat mmu_unsync)
  */
 struct nxsim_mmu_counters {
 	uint64_t faults;
@@ -142,6 +146,9 @@ struct nxsim_mmu_counters {
 	uint64_t mmio_spte_created;
 	uint64_t mmio_exits;
 	uint64_t mmio_stale;
+	uint64_t unsync;
+	uint64_t synced;
+	uint64_t unsync_pages;
 };
 
 /**

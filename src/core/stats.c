@@ -90,6 +90,9 @@ static const struct nxsim_stat_desc mmu_descs[] = {
 	S(mmio_spte_created, "MMIO SPTEs installed by faults"),
 	S(mmio_exits, "MMIO SPTE exits emulated without a fault"),
 	S(mmio_stale, "MMIO SPTEs of an old generation refaulted"),
+	S(unsync, "shadow pages made unsync (kvm_unsync_page())"),
+	S(synced, "unsync shadow pages synced (FNAME(sync_page))"),
+	S(unsync_pages, "shadow pages unsync now (stat mmu_unsync)"),
 #undef S
 };
 

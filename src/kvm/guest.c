@@ -71,6 +71,22 @@ int nxsim_guest_write_pte(struct nxsim_vcpu *vcpu, uint64_t gpa, uint64_t pte,
 	return rc;
 }
 
+int nxsim_guest_invlpg(struct nxsim_vcpu *vcpu, uint64_t gva)
+{
+	struct nxsim_vm *vm;
+	int rc;
+
+	if (!vcpu)
+		return -EINVAL;
+	vm = vcpu->vm;
+	rc = nxsim__vm_enter(vm);
+	if (rc)
+		return rc;
+	rc = nxsim__guest_invlpg(vm->mmu, &vcpu->arch_mmu, gva);
+	nxsim__vm_exit(vm);
+	return rc;
+}
+
 int nxsim_guest_set_paging(struct nxsim_vcpu *vcpu,
 			   const struct nxsim_guest_paging *p)
 {

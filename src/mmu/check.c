@@ -236,7 +236,68 @@ static void check_parent_ptes(struct checker *c, struct nxsim__mmu_page *sp)
 	}
 }
 
-/* A gfn an indirect page shadows has no writable leaf and no huge page. */
+/* Every valid shadow page of guest tables at @gfn is unsync. */
+static bool gfn_all_unsync(struct nxsim__vm_mmu *mmu, uint64_t gfn)
+{
+	struct nxsim__mmu_page *sp;
+
+	LIST_FOREACH(sp, nxsim__gfn_sp_list(mmu, gfn), hash_link)
+		if (sp->gfn == gfn && !nxsim__is_obsolete_sp(mmu, sp) &&
+		    sp_has_gptes(sp) && !sp->unsync)
+			return false;
+	return true;
+}
+
+/*
+ * Unsync pages (mmu_try_to_unsync_pages()): only 4K guest tables, never
+ * a write-tracked gfn; each parent SPTE of a page that is or leads to an
+ * unsync page has its unsync_child_bitmap bit (mark_unsync()), and
+ * unsync_children counts the bits.  Return: 1 if @sp is unsync.
+ */
+static unsigned int check_unsync(struct checker *c, struct nxsim__mmu_page *sp)
+{
+	struct nxsim__vm_mmu *mmu = c->mmu;
+	struct nxsim__memslot *slot = nxsim__gfn_to_memslot(mmu, sp->gfn);
+	struct nxsim__rmap_iterator iter;
+	unsigned int i, bits = 0;
+	uintptr_t ref;
+
+	for (i = 0; i < SPTE_ENT_PER_PAGE / 64; i++)
+		bits += (unsigned int)__builtin_popcountll(
+			sp->unsync_child_bitmap[i]);
+	if (bits != sp->unsync_children)
+		violation(c,
+			  "SP gfn 0x%" PRIx64 " level %d: unsync_children %u, "
+			  "%u bits set",
+			  sp->gfn, sp->level, sp->unsync_children, bits);
+	if (sp->unsync &&
+	    (sp->direct || sp->level != NXSIM_PG_LEVEL_4K ||
+	     (slot && nxsim__kvm_slot_page_track_is_active(slot, sp->gfn))))
+		violation(c,
+			  "unsync SP gfn 0x%" PRIx64 " level %d is not a 4K "
+			  "table, or its gfn is write-tracked",
+			  sp->gfn, sp->level);
+	if (!sp->unsync && !sp->unsync_children)
+		return 0;
+	for_each_rmap_spte(&sp->parent_ptes, &iter, ref)
+	{
+		struct nxsim__mmu_page *parent = ref_to_sp(mmu, ref);
+		unsigned int idx = ref_index(ref);
+
+		if (!(parent->unsync_child_bitmap[idx / 64] &
+		      (1ull << (idx % 64))))
+			violation(c,
+				  "SP gfn 0x%" PRIx64 " level %d leads to an "
+				  "unsync page, parent entry %u not marked",
+				  sp->gfn, sp->level, idx);
+	}
+	return sp->unsync;
+}
+
+/*
+ * A gfn an indirect page shadows has no huge page, and no writable leaf
+ * unless all its shadow pages are unsync.
+ */
 static void check_shadowed_gfn(struct checker *c, struct nxsim__mmu_page *sp)
 {
 	struct nxsim__vm_mmu *mmu = c->mmu;
@@ -256,7 +317,8 @@ static void check_shadowed_gfn(struct checker *c, struct nxsim__mmu_page *sp)
 				  sp->gfn, level);
 		for_each_rmap_spte(
 			nxsim__gfn_to_rmap(sp->gfn, level, slot), &iter,
-			ref) if (is_writable_pte(*ref_to_sptep(mmu, ref)))
+			ref) if (is_writable_pte(*ref_to_sptep(mmu, ref)) &&
+				 !gfn_all_unsync(mmu, sp->gfn))
 			violation(c,
 				  "shadowed gfn 0x%" PRIx64
 				  " is mapped writable",
@@ -355,6 +417,7 @@ static void check_shadow(struct checker *c)
 {
 	struct nxsim__vm_mmu *mmu = c->mmu;
 	uint64_t n = 0, indirect = 0, leaves = 0, rmapped = 0, pending = 0;
+	uint64_t unsync = 0;
 	struct nxsim__memslot *slot;
 	struct nxsim__mmu_page *sp;
 	unsigned int i, sp_leaves;
@@ -384,6 +447,7 @@ static void check_shadow(struct checker *c)
 				  sp->gfn, sp->level, sp_leaves, sp->nr_leaves);
 		leaves += sp_leaves;
 		check_parent_ptes(c, sp);
+		unsync += check_unsync(c, sp);
 		if (!sp->direct) {
 			indirect++;
 			check_shadowed_gfn(c, sp);
@@ -399,6 +463,11 @@ static void check_shadow(struct checker *c)
 			  "%" PRIu64 " shadow pages active, n_used_mmu_pages "
 			  "says %" PRIu64,
 			  n, mmu->n_used_mmu_pages);
+	if (unsync != mmu->nr_unsync)
+		violation(c,
+			  "%" PRIu64 " unsync shadow pages, stat mmu_unsync "
+			  "says %" PRIu64,
+			  unsync, mmu->nr_unsync);
 	if (indirect != mmu->indirect_shadow_pages)
 		violation(c,
 			  "%" PRIu64 " indirect shadow pages, "

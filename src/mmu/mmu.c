@@ -241,6 +241,7 @@ void nxsim__mmu_counters(struct nxsim__vm_mmu *mmu,
 {
 	nxsim__write_lock(&mmu->mmu_lock);
 	*c = mmu->counters;
+	c->unsync_pages = mmu->nr_unsync;
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 

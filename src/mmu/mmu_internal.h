@@ -117,6 +117,10 @@ struct nxsim__kvm_rmap_head {
  * @nx_flag_pending: checker record: its fault decided to flag it but had
  *	not yet (only NXSIM_BUG_TDP_FLAG_AFTER_LINK publishes it so)
  * @removed: checker record: handle_removed_pt() took it out of the tables
+ * @unsync: a 4K guest table the guest may write without a trap, its
+ *	SPTEs out of date until the guest flushes its TLB (kvm_unsync_page())
+ * @unsync_children: how many bits of @unsync_child_bitmap are set
+ * @unsync_child_bitmap: the SPTEs leading to unsync pages (mark_unsync())
  */
 struct nxsim__mmu_page {
 	uint64_t *spt;
@@ -146,6 +150,9 @@ struct nxsim__mmu_page {
 	bool unaccounted;
 	bool nx_flag_pending;
 	bool removed;
+	bool unsync;
+	uint16_t unsync_children;
+	uint64_t unsync_child_bitmap[SPTE_ENT_PER_PAGE / 64];
 };
 
 static inline bool sp_nx_disallowed(const struct nxsim__mmu_page *sp)
@@ -271,6 +278,7 @@ struct nxsim__possible_nx {
  * @mmu_page_hash: shadow pages by gfn (kvm->arch.mmu_page_hash)
  * @n_used_mmu_pages: shadow pages on @active_mmu_pages or being zapped
  * @indirect_shadow_pages: kvm->arch.indirect_shadow_pages
+ * @nr_unsync: unsync shadow pages now (stat.mmu_unsync)
  * @desc_cache: pre-allocated rmap descriptors (mmu_pte_list_desc_cache)
  * @nr_desc_cache: entries in @desc_cache
  * @nr_descs: rmap descriptors in use (the checker counts them)
@@ -336,6 +344,7 @@ struct nxsim__vm_mmu {
 	struct nxsim__sp_hlist *mmu_page_hash;
 	uint64_t n_used_mmu_pages;
 	uint64_t indirect_shadow_pages;
+	uint64_t nr_unsync;
 	struct nxsim__pte_list_desc *desc_cache[NXSIM__DESC_CACHE_MIN];
 	unsigned int nr_desc_cache;
 	uint64_t nr_descs;
@@ -726,25 +735,29 @@ void nxsim__mmu_free_shadowed_info_cache(struct nxsim__vm_mmu *mmu);
 /* is_obsolete_sp() */
 bool nxsim__is_obsolete_sp(const struct nxsim__vm_mmu *mmu,
 			   const struct nxsim__mmu_page *sp);
+struct nxsim__kvm_mmu;
 /*
  * kvm_mmu_get_shadow_page(): the valid page of @gfn and @role from the
  * hash, or a new one from the cache (kvm_mmu_alloc_shadow_page(), which
- * write-protects @gfn for an indirect page: account_shadowed()).
+ * write-protects @gfn for an indirect page: account_shadowed()).  A found
+ * unsync page is synced against the guest MMU @m (kvm_sync_page(); zapped
+ * and made anew if that fails); unsync pages of @gfn are zapped when it
+ * becomes a table above 4K.  @m is NULL for direct pages.
  */
 struct nxsim__mmu_page *
 nxsim__kvm_mmu_get_shadow_page(struct nxsim__vm_mmu *mmu,
-			       struct nxsim__mmu_memory_cache *mc, uint64_t gfn,
+			       struct nxsim__mmu_memory_cache *mc,
+			       const struct nxsim__kvm_mmu *m, uint64_t gfn,
 			       union nxsim__kvm_mmu_page_role role);
 /*
  * kvm_mmu_get_child_sp(): the page for the child of the SPTE @parent_sp
  * ->spt[@idx]; NULL (the kernel's ERR_PTR(-EEXIST)) when that SPTE
  * already points at a page of this gfn and role.
  */
-struct nxsim__mmu_page *
-nxsim__kvm_mmu_get_child_sp(struct nxsim__vm_mmu *mmu,
-			    struct nxsim__mmu_memory_cache *mc,
-			    struct nxsim__mmu_page *parent_sp, unsigned int idx,
-			    uint64_t gfn, bool direct, unsigned int access);
+struct nxsim__mmu_page *nxsim__kvm_mmu_get_child_sp(
+	struct nxsim__vm_mmu *mmu, struct nxsim__mmu_memory_cache *mc,
+	const struct nxsim__kvm_mmu *m, struct nxsim__mmu_page *parent_sp,
+	unsigned int idx, uint64_t gfn, bool direct, unsigned int access);
 /* link_shadow_page(): point @parent_sp->spt[@idx] at @sp. */
 void nxsim__link_shadow_page(struct nxsim__vm_mmu *mmu,
 			     struct nxsim__mmu_page *parent_sp,
@@ -752,6 +765,22 @@ void nxsim__link_shadow_page(struct nxsim__vm_mmu *mmu,
 /* drop_parent_pte() */
 void nxsim__drop_parent_pte(struct nxsim__vm_mmu *mmu,
 			    struct nxsim__mmu_page *sp, uintptr_t parent_pte);
+/* drop_spte() of the leaf @sp->spt[@idx] */
+void nxsim__drop_spte(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
+		      unsigned int idx);
+/* mark_unsync() / kvm_mmu_mark_parents_unsync() */
+void nxsim__kvm_mmu_mark_parents_unsync(struct nxsim__vm_mmu *mmu,
+					struct nxsim__mmu_page *sp);
+/* kvm_unlink_unsync_page(): the page is sync again. */
+void nxsim__kvm_unlink_unsync_page(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__mmu_page *sp);
+/*
+ * FNAME(sync_page) against the guest MMU @m (paging_tmpl.c).  Return: 1
+ * if an SPTE changed (a flush is due), 0 if none did, -1 if the page must
+ * be zapped (a guest entry could not be read).
+ */
+int nxsim__sync_page(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
+		     struct nxsim__mmu_page *sp);
 /* mmu_page_zap_pte(): Return: child pages zapped. */
 int nxsim__mmu_page_zap_pte(struct nxsim__vm_mmu *mmu,
 			    struct nxsim__mmu_page *sp, unsigned int idx,
@@ -832,12 +861,15 @@ void nxsim__account_nx_huge_page(struct nxsim__vm_mmu *mmu,
 /* ---- paging_tmpl.c: write protection of guest tables --------------------- */
 
 /*
- * mmu_try_to_unsync_pages(): 0 if a writable SPTE may map @gfn, -EPERM
- * where @gfn is a shadowed guest table (unsync pages are not modelled).
+ * mmu_try_to_unsync_pages(): 0 if a writable SPTE may map @gfn (its
+ * shadow pages, all 4K ones, are or are made unsync), -EPERM where it is
+ * write-tracked or shadowed and !@can_unsync, -EEXIST where a sync page
+ * would have to go unsync for a @prefetch.
  */
 int nxsim__mmu_try_to_unsync_pages(struct nxsim__vm_mmu *mmu,
 				   const struct nxsim__memslot *slot,
-				   uint64_t gfn);
+				   uint64_t gfn, bool can_unsync,
+				   bool prefetch);
 
 /* ---- shadow_mmu.c: the legacy direct MMU -------------------------------- */
 

@@ -28,6 +28,13 @@
  * identity), and the cmpxchg retry of update_accessed_dirty_bits(): guest
  * memory is only written under mmu_lock here, so the compare always
  * succeeds.
+ *
+ * With the shadow fault path it also models unsync pages:
+ * mmu_try_to_unsync_pages() and kvm_unsync_page(), FNAME(sync_page) with
+ * FNAME(prefetch_invalid_gpte), mmu_sync_children() and
+ * kvm_mmu_sync_roots() (at kvm_mmu_load() and at the CR3 load,
+ * kvm_mmu_new_pgd(), without its cached roots or requests), and
+ * FNAME(invlpg); see docs/shadow-paging.md.
  */
 #include <errno.h>
 #include <string.h>
@@ -261,6 +268,9 @@ static int load_pdptrs(struct nxsim__vm_mmu *mmu, uint64_t cr3,
 	return 1;
 }
 
+static void kvm_mmu_new_pgd(struct nxsim__vm_mmu *mmu,
+			    const struct nxsim__kvm_mmu *m);
+
 int nxsim__guest_set_paging(struct nxsim__vm_mmu *mmu, struct nxsim__kvm_mmu *m,
 			    const struct nxsim_guest_paging *p)
 {
@@ -288,6 +298,7 @@ int nxsim__guest_set_paging(struct nxsim__vm_mmu *mmu, struct nxsim__kvm_mmu *m,
 		update_permission_bitmask(&new);
 	}
 	*m = new;
+	kvm_mmu_new_pgd(mmu, m);
 	rc = 0;
 out:
 	nxsim__rw_unlock(&mmu->mmu_lock);
@@ -699,7 +710,14 @@ static void kvm_mmu_put_stale_root(struct nxsim__vm_mmu *mmu,
 	}
 }
 
-/* mmu_alloc_shadow_roots() / mmu_alloc_direct_roots() (kvm_mmu_load()) */
+static void kvm_mmu_sync_root(struct nxsim__vm_mmu *mmu,
+			      const struct nxsim__kvm_mmu *m,
+			      struct nxsim__mmu_page *root);
+
+/*
+ * mmu_alloc_shadow_roots() / mmu_alloc_direct_roots(), then
+ * kvm_mmu_sync_roots() (kvm_mmu_load())
+ */
 static void kvm_mmu_load(struct nxsim__vm_mmu *mmu,
 			 struct nxsim__mmu_memory_cache *mc,
 			 const struct nxsim__kvm_mmu *m)
@@ -712,10 +730,11 @@ static void kvm_mmu_load(struct nxsim__vm_mmu *mmu,
 		nxsim__mmu_alloc_direct_roots(mmu, mc);
 		return;
 	}
-	root = nxsim__kvm_mmu_get_shadow_page(mmu, mc, shadow_root_gfn(m),
+	root = nxsim__kvm_mmu_get_shadow_page(mmu, mc, m, shadow_root_gfn(m),
 					      shadow_root_role(m));
 	root->root_count++;
 	mmu->root = root;
+	kvm_mmu_sync_root(mmu, m, root);
 }
 
 /* Whether the SPTE lets @access (PFERR bits) through. */
@@ -763,15 +782,26 @@ static uint64_t *shadow_find_leaf(struct nxsim__vm_mmu *mmu, uint64_t addr,
 		    !sp_has_gptes(sp)) {                                    \
 		} else
 
+/* kvm_unsync_page(): the guest may write @sp's table without a trap. */
+static void kvm_unsync_page(struct nxsim__vm_mmu *mmu,
+			    struct nxsim__mmu_page *sp)
+{
+	MMU_COUNT(mmu, unsync);
+	mmu->nr_unsync++;
+	sp->unsync = true;
+	nxsim__kvm_mmu_mark_parents_unsync(mmu, sp);
+}
+
 /*
- * mmu_try_to_unsync_pages(): may a writable SPTE map @gfn?  Not while it
- * is write-tracked (a shadowed upper-level table) or shadowed at all:
- * unsync shadow pages are not modelled, so every 4K guest table stays
- * write-protected (as can_unsync = false).  Return: 0 or -EPERM.
+ * mmu_try_to_unsync_pages(): may a writable SPTE map @gfn?  Never while it
+ * is write-tracked (a shadowed table above 4K: account_shadowed()).  Its
+ * other shadow pages, 4K tables, go unsync where @can_unsync (a fault, not
+ * a sync); a prefetch does not unsync a page.  Return: 0, -EPERM or
+ * -EEXIST.
  */
 int nxsim__mmu_try_to_unsync_pages(struct nxsim__vm_mmu *mmu,
 				   const struct nxsim__memslot *slot,
-				   uint64_t gfn)
+				   uint64_t gfn, bool can_unsync, bool prefetch)
 {
 	struct nxsim__mmu_page *sp;
 
@@ -779,7 +809,17 @@ int nxsim__mmu_try_to_unsync_pages(struct nxsim__vm_mmu *mmu,
 		return -EPERM;
 	if (!mmu->indirect_shadow_pages)
 		return 0;
-	for_each_gfn_valid_sp_with_gptes(mmu, sp, gfn) return -EPERM;
+	for_each_gfn_valid_sp_with_gptes(mmu, sp, gfn)
+	{
+		if (!can_unsync)
+			return -EPERM;
+		if (sp->unsync)
+			continue;
+		if (prefetch)
+			return -EEXIST;
+		WARN_ON(sp->role.level != NXSIM_PG_LEVEL_4K);
+		kvm_unsync_page(mmu, sp);
+	}
 	return 0;
 }
 
@@ -844,11 +884,255 @@ static int emulate_pte_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 	return rc;
 }
 
-/* A write to @gfn traps: it is write-tracked or a shadowed 4K table. */
+/*
+ * A write to @gfn traps: it is write-tracked, or a 4K table with a shadow
+ * page that is not unsync.
+ */
 static bool gfn_write_protected(struct nxsim__vm_mmu *mmu,
 				const struct nxsim__memslot *slot, uint64_t gfn)
 {
-	return nxsim__mmu_try_to_unsync_pages(mmu, slot, gfn) != 0;
+	struct nxsim__mmu_page *sp;
+
+	if (nxsim__kvm_slot_page_track_is_active(slot, gfn))
+		return true;
+	if (!mmu->indirect_shadow_pages)
+		return false;
+	for_each_gfn_valid_sp_with_gptes(mmu, sp,
+					 gfn) if (!sp->unsync) return true;
+	return false;
+}
+
+/* FNAME(prefetch_invalid_gpte) without the drop: not worth an SPTE. */
+static bool prefetch_invalid_gpte(const struct nxsim__kvm_mmu *m, uint64_t gpte)
+{
+	return !is_present_gpte(gpte) || !(gpte & PT_GUEST_ACCESSED_MASK) ||
+	       is_rsvd_bits_set(m, gpte, NXSIM_PG_LEVEL_4K);
+}
+
+/*
+ * The guest entry an SPTE of the 4K table @sp shadows
+ * (FNAME(get_level1_sp_gpa) plus the index).
+ */
+static int read_level1_gpte(struct nxsim__vm_mmu *mmu,
+			    const struct nxsim__mmu_page *sp, unsigned int idx,
+			    uint64_t *gpte)
+{
+	return nxsim__kvm_read_guest(mmu, (sp->gfn << 12) + idx * 8, gpte, 8);
+}
+
+int nxsim__sync_page(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
+		     struct nxsim__mmu_page *sp)
+{
+	const union nxsim__kvm_mmu_page_role ign = {
+		.level = 0xf, .access = 0x7, .quadrant = 0x3, .passthrough = 1
+	};
+	const struct nxsim__spte_masks *mk = nxsim__spte_masks(mmu->fmt);
+	unsigned int i, pte_access;
+	uint64_t gpte, gfn, spte;
+	bool flush = false, host_writable, wrprot;
+
+	if (WARN_ON(!m || m->cpu_role.level != PT64_ROOT_4LEVEL ||
+		    sp->role.direct ||
+		    ((sp->role.word ^ shadow_root_role(m).word) & ~ign.word)))
+		return -1;
+	MMU_COUNT(mmu, synced);
+	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
+		if (!is_shadow_present_pte(sp->spt[i]))
+			continue;
+		if (read_level1_gpte(mmu, sp, i, &gpte))
+			return -1;
+		if (prefetch_invalid_gpte(m, gpte)) {
+			nxsim__drop_spte(mmu, sp, i);
+			flush = true;
+			continue;
+		}
+		gfn = gpte_to_gfn_lvl(&paging64, gpte, NXSIM_PG_LEVEL_4K);
+		pte_access = sp->role.access & gpte_access(gpte);
+		protect_clean_gpte(&pte_access, gpte);
+		if (gfn != nxsim__kvm_mmu_page_get_gfn(sp, i)) {
+			nxsim__drop_spte(mmu, sp, i);
+			flush = true;
+			continue;
+		}
+		/* kvm_mmu_page_set_access() */
+		sp->shadowed_translation[i] = gfn << 12 | pte_access;
+		/* make_spte(prefetch, !can_unsync) and mmu_spte_update() */
+		host_writable = sp->spt[i] & mk->host_writable;
+		wrprot = (pte_access & ACC_WRITE_MASK) && host_writable &&
+			 nxsim__mmu_try_to_unsync_pages(
+				 mmu, nxsim__gfn_to_memslot(mmu, gfn), gfn,
+				 false, true);
+		spte = nxsim__make_spte(
+			mmu->fmt, NXSIM_PG_LEVEL_4K, spte_to_pfn(sp->spt[i]),
+			wrprot ? pte_access & ~ACC_WRITE_MASK : pte_access,
+			host_writable, false);
+		spte &= ~mk->accessed;
+		if (is_writable_pte(sp->spt[i]) && !is_writable_pte(spte))
+			flush = true;
+		WRITE_ONCE(sp->spt[i], spte);
+	}
+	return flush;
+}
+
+/* clear_unsync_child_bit() */
+static void clear_unsync_child_bit(struct nxsim__mmu_page *sp, unsigned int idx)
+{
+	--sp->unsync_children;
+	sp->unsync_child_bitmap[idx / 64] &= ~(1ull << (idx % 64));
+}
+
+/*
+ * mmu_sync_children(): below @parent, each unsync page (found through
+ * the unsync_child_bitmap, mmu_unsync_walk()) is write-protected again,
+ * made sync and brought up to date from the guest's table (a page whose
+ * table cannot be read is zapped).  Return: whether a flush is due.
+ */
+static bool mmu_sync_children(struct nxsim__vm_mmu *mmu,
+			      const struct nxsim__kvm_mmu *m,
+			      struct nxsim__mmu_page *parent,
+			      struct nxsim__sp_list *invalid_list)
+{
+	struct nxsim__mmu_page *child;
+	bool flush = false;
+	unsigned int idx;
+	uint64_t spte;
+	int ret;
+
+	for (idx = 0; idx < SPTE_ENT_PER_PAGE; idx++) {
+		if (!(parent->unsync_child_bitmap[idx / 64] &
+		      (1ull << (idx % 64))))
+			continue;
+		spte = parent->spt[idx];
+		if (!is_shadow_present_pte(spte) ||
+		    is_last_spte(spte, parent->role.level)) {
+			clear_unsync_child_bit(parent, idx);
+			continue;
+		}
+		child = spte_to_child_sp(mmu, spte);
+		if (child->unsync_children)
+			flush |= mmu_sync_children(mmu, m, child, invalid_list);
+		if (child->unsync) {
+			/* kvm_vcpu_write_protect_gfn() */
+			flush |= nxsim__kvm_mmu_slot_gfn_write_protect(
+				mmu, nxsim__gfn_to_memslot(mmu, child->gfn),
+				child->gfn);
+			nxsim__kvm_unlink_unsync_page(mmu, child);
+			ret = nxsim__sync_page(mmu, m, child);
+			if (ret < 0)
+				nxsim__kvm_mmu_prepare_zap_page(mmu, child,
+								invalid_list);
+			flush |= ret > 0;
+		}
+		if (!is_shadow_present_pte(parent->spt[idx]) ||
+		    (!child->unsync && !child->unsync_children))
+			clear_unsync_child_bit(parent, idx);
+	}
+	return flush;
+}
+
+/*
+ * kvm_mmu_sync_roots() for @root: a root with unsync pages below it is
+ * synced (the guest flushed its TLB: a CR3 load).
+ */
+static void kvm_mmu_sync_root(struct nxsim__vm_mmu *mmu,
+			      const struct nxsim__kvm_mmu *m,
+			      struct nxsim__mmu_page *root)
+{
+	struct nxsim__sp_list invalid_list =
+		TAILQ_HEAD_INITIALIZER(invalid_list);
+	bool flush;
+
+	if (root->role.direct || !(root->unsync || root->unsync_children))
+		return;
+	flush = mmu_sync_children(mmu, m, root, &invalid_list);
+	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &invalid_list, flush);
+}
+
+/*
+ * The CR3 load of nxsim__guest_set_paging(): kvm_mmu_new_pgd() leaves the
+ * root of the new CR3 synced before the guest runs on it
+ * (KVM_REQ_MMU_SYNC, or kvm_mmu_load() after a free).
+ */
+static void kvm_mmu_new_pgd(struct nxsim__vm_mmu *mmu,
+			    const struct nxsim__kvm_mmu *m)
+{
+	union nxsim__kvm_mmu_page_role role = shadow_root_role(m);
+	uint64_t gfn = shadow_root_gfn(m);
+	struct nxsim__mmu_page *sp;
+
+	if (m->cpu_role.level != PT64_ROOT_4LEVEL ||
+	    !mmu->indirect_shadow_pages)
+		return;
+	for_each_gfn_valid_sp_with_gptes(mmu, sp, gfn)
+	{
+		if (sp->role.word == role.word) {
+			kvm_mmu_sync_root(mmu, m, sp);
+			return;
+		}
+	}
+}
+
+/*
+ * FNAME(invlpg): below the current root, the 4K SPTE of @gva in an unsync
+ * page is dropped and made again from the guest's entry
+ * (FNAME(prefetch_gpte)); the walk goes down only through pages with
+ * unsync children.
+ */
+static void invlpg(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
+		   uint64_t gva)
+{
+	struct nxsim__sp_list invalid_list =
+		TAILQ_HEAD_INITIALIZER(invalid_list);
+	struct nxsim__mmu_page *sp = mmu->root;
+	unsigned int idx, pte_access;
+	uint64_t old, gpte, gfn;
+	struct nxsim__memslot *slot;
+	int level;
+
+	for (level = sp->role.level; level >= NXSIM_PG_LEVEL_4K; level--) {
+		idx = shadow_index(gva, level);
+		old = sp->spt[idx];
+		if (level == NXSIM_PG_LEVEL_4K ||
+		    (is_shadow_present_pte(old) && is_last_spte(old, level))) {
+			if (!sp->unsync)
+				break;
+			nxsim__mmu_page_zap_pte(mmu, sp, idx, &invalid_list);
+			if (is_shadow_present_pte(old))
+				nxsim__kvm_flush_remote_tlbs(mmu);
+			/* rmap_can_add() */
+			if (!mmu->nr_desc_cache ||
+			    read_level1_gpte(mmu, sp, idx, &gpte))
+				break;
+			/* FNAME(prefetch_gpte) */
+			if (prefetch_invalid_gpte(m, gpte))
+				break;
+			gfn = gpte_to_gfn_lvl(&paging64, gpte,
+					      NXSIM_PG_LEVEL_4K);
+			pte_access = sp->role.access & gpte_access(gpte);
+			protect_clean_gpte(&pte_access, gpte);
+			slot = nxsim__gfn_to_memslot(mmu, gfn);
+			if (!slot)
+				break;
+			nxsim__mmu_set_spte(mmu, slot, sp, idx, pte_access, gfn,
+					    nxsim__gfn_to_pfn(slot, gfn), NULL);
+			break;
+		}
+		if (!sp->unsync_children || !is_shadow_present_pte(old))
+			break;
+		sp = spte_to_child_sp(mmu, old);
+	}
+}
+
+int nxsim__guest_invlpg(struct nxsim__vm_mmu *mmu,
+			const struct nxsim__kvm_mmu *m, uint64_t gva)
+{
+	if (!gva_ok(m, gva))
+		return -ERANGE;
+	nxsim__write_lock(&mmu->mmu_lock);
+	if (m->cpu_role.level == PT64_ROOT_4LEVEL && root_matches(mmu, m))
+		invlpg(mmu, m, gva);
+	nxsim__rw_unlock(&mmu->mmu_lock);
+	return 0;
 }
 
 /*
@@ -905,6 +1189,7 @@ static void validate_direct_spte(struct nxsim__vm_mmu *mmu,
  * RET_PF_SPURIOUS or RET_PF_EMULATE (a write to a write-protected table).
  */
 static int fetch(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_memory_cache *mc,
+		 const struct nxsim__kvm_mmu *m,
 		 struct nxsim__kvm_page_fault *f, uint64_t addr,
 		 const struct nxsim__guest_walker *gw,
 		 struct nxsim_access_info *info)
@@ -918,7 +1203,7 @@ static int fetch(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_memory_cache *mc,
 		idx = shadow_index(addr, level);
 		if (level <= gw->level)
 			break;
-		child = nxsim__kvm_mmu_get_child_sp(mmu, mc, sp, idx,
+		child = nxsim__kvm_mmu_get_child_sp(mmu, mc, m, sp, idx,
 						    gw->table_gfn[level - 2],
 						    false,
 						    gw->pt_access[level - 2]);
@@ -935,8 +1220,8 @@ static int fetch(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_memory_cache *mc,
 		if (level == f->goal_level)
 			break;
 		validate_direct_spte(mmu, sp, idx, direct_access);
-		child = nxsim__kvm_mmu_get_child_sp(mmu, mc, sp, idx, base_gfn,
-						    true, direct_access);
+		child = nxsim__kvm_mmu_get_child_sp(
+			mmu, mc, NULL, sp, idx, base_gfn, true, direct_access);
 		if (!child)
 			continue;
 		if (is_shadow_present_pte(sp->spt[idx])) {
@@ -1028,7 +1313,7 @@ static void page_fault(struct nxsim__vm_mmu *mmu,
 		w.pte_access &= ~ACC_USER_MASK;
 	}
 	kvm_mmu_load(mmu, mc, m);
-	ret = fetch(mmu, mc, &f, addr, &w, info);
+	ret = fetch(mmu, mc, m, &f, addr, &w, info);
 	info->req_level = f.req_level;
 	info->goal_level = f.goal_level;
 	info->huge_page_disallowed = f.huge_page_disallowed;

@@ -123,6 +123,14 @@ int nxsim__guest_write_pte(struct nxsim__vm_mmu *mmu,
 			   uint64_t pte, unsigned int size);
 
 /*
+ * INVLPG of @gva (kvm_mmu_invlpg() -> FNAME(invlpg) on the current root,
+ * 64-bit guests; nothing to do in the other modes); takes mmu_lock.
+ * Return: 0 or -ERANGE (an address the mode cannot form).
+ */
+int nxsim__guest_invlpg(struct nxsim__vm_mmu *mmu,
+			const struct nxsim__kvm_mmu *m, uint64_t gva);
+
+/*
  * A guest access with TDP off (the vCPU running, kvm_mmu_page_fault()):
  * the hardware walk of the shadow tables from the VM's root and, if it
  * misses, FNAME(page_fault) (64-bit guests) or nonpaging_page_fault()

@@ -18,6 +18,9 @@
  *   - indirect pages' hooks: account_shadowed() / unaccount_shadowed()
  *     (write-tracking the gfn, kvm_mmu_gfn_disallow_lpage(), and
  *     kvm_mmu_slot_gfn_write_protect());
+ *   - unsync pages' bookkeeping: kvm_mmu_mark_parents_unsync() with
+ *     mark_unsync(), kvm_unlink_unsync_page() (on a sync or a zap), and
+ *     kvm_mmu_find_shadow_page()'s zap or sync of unsync pages;
  *   - the legacy direct MMU (TDP hardware, TDP MMU off): the root
  *     (mmu_alloc_direct_roots()), direct_map() with
  *     direct_pte_prefetch() (PTE_PREFETCH_NUM 8, 6.1), the NX accounting
@@ -28,8 +31,7 @@
  *     and of the MMU notifier (kvm_unmap_gfn_range() -> kvm_zap_rmap()).
  *
  * Everything runs under mmu_lock held for write, as in the kernel.  Left
- * out: unsync pages and their sync (the guest-table half), the
- * n_max_mmu_pages limit and kvm_mmu_zap_oldest_mmu_pages(), nested
+ * out: the n_max_mmu_pages limit and kvm_mmu_zap_oldest_mmu_pages(), nested
  * (guest_mode) pages and their recursive zap, MMIO SPTEs, the write-
  * flooding count, access tracking without A/D bits, the stats
  * mmu_cache_miss / max_mmu_page_hash_collisions / max_mmu_rmap_size, and
@@ -237,6 +239,9 @@ kvm_mmu_alloc_shadow_page(struct nxsim__vm_mmu *mmu,
 	sp->role = role;
 	sp->level = role.level;
 	sp->direct = role.direct;
+	sp->unsync = false;
+	sp->unsync_children = 0;
+	memset(sp->unsync_child_bitmap, 0, sizeof(sp->unsync_child_bitmap));
 	LIST_INSERT_HEAD(sp_list, sp, hash_link);
 	if (sp_has_gptes(sp))
 		nxsim__account_shadowed(mmu, sp);
@@ -257,35 +262,57 @@ static void kvm_mmu_free_shadow_page(struct nxsim__vm_mmu *mmu,
 
 /*
  * kvm_mmu_find_shadow_page(): the valid page of @gfn whose role is @role.
- * Only direct pages exist here, which are never unsync: a match is
- * returned as it is.
+ * An unsync page of @gfn with another role is zapped when @gfn is wanted
+ * as a table above 4K; an unsync match is brought up to date
+ * (kvm_sync_page(): it stays unsync), or zapped and not returned if that
+ * fails.
  */
-static struct nxsim__mmu_page *
-kvm_mmu_find_shadow_page(struct nxsim__vm_mmu *mmu, uint64_t gfn,
-			 struct nxsim__sp_hlist *sp_list,
-			 union nxsim__kvm_mmu_page_role role)
+static struct nxsim__mmu_page *kvm_mmu_find_shadow_page(
+	struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m, uint64_t gfn,
+	struct nxsim__sp_hlist *sp_list, union nxsim__kvm_mmu_page_role role)
 {
-	struct nxsim__mmu_page *sp;
+	struct nxsim__sp_list invalid_list =
+		TAILQ_HEAD_INITIALIZER(invalid_list);
+	struct nxsim__mmu_page *sp, *found = NULL;
+	int ret;
 
 	LIST_FOREACH(sp, sp_list, hash_link) {
-		if (nxsim__is_obsolete_sp(mmu, sp))
+		if (nxsim__is_obsolete_sp(mmu, sp) || sp->gfn != gfn)
 			continue;
-		if (sp->gfn == gfn && sp->role.word == role.word)
-			return sp;
+		if (sp->role.word != role.word) {
+			if (role.level > NXSIM_PG_LEVEL_4K && sp->unsync)
+				nxsim__kvm_mmu_prepare_zap_page(mmu, sp,
+								&invalid_list);
+			continue;
+		}
+		if (sp->unsync) {
+			ret = nxsim__sync_page(mmu, m, sp);
+			if (ret < 0) {
+				nxsim__kvm_mmu_prepare_zap_page(mmu, sp,
+								&invalid_list);
+				break;
+			}
+			if (ret > 0)
+				nxsim__kvm_flush_remote_tlbs(mmu);
+		}
+		found = sp;
+		break;
 	}
-	return NULL;
+	nxsim__kvm_mmu_commit_zap_page(mmu, &invalid_list);
+	return found;
 }
 
 struct nxsim__mmu_page *
 nxsim__kvm_mmu_get_shadow_page(struct nxsim__vm_mmu *mmu,
-			       struct nxsim__mmu_memory_cache *mc, uint64_t gfn,
+			       struct nxsim__mmu_memory_cache *mc,
+			       const struct nxsim__kvm_mmu *m, uint64_t gfn,
 			       union nxsim__kvm_mmu_page_role role)
 {
 	struct nxsim__sp_hlist *sp_list =
 		&mmu->mmu_page_hash[kvm_page_table_hashfn(gfn)];
 	struct nxsim__mmu_page *sp;
 
-	sp = kvm_mmu_find_shadow_page(mmu, gfn, sp_list, role);
+	sp = kvm_mmu_find_shadow_page(mmu, m, gfn, sp_list, role);
 	if (!sp)
 		sp = kvm_mmu_alloc_shadow_page(mmu, mc, gfn, sp_list, role);
 	return sp;
@@ -315,11 +342,10 @@ kvm_mmu_child_role(const struct nxsim__mmu_page *parent_sp, unsigned int idx,
 	return role;
 }
 
-struct nxsim__mmu_page *
-nxsim__kvm_mmu_get_child_sp(struct nxsim__vm_mmu *mmu,
-			    struct nxsim__mmu_memory_cache *mc,
-			    struct nxsim__mmu_page *parent_sp, unsigned int idx,
-			    uint64_t gfn, bool direct, unsigned int access)
+struct nxsim__mmu_page *nxsim__kvm_mmu_get_child_sp(
+	struct nxsim__vm_mmu *mmu, struct nxsim__mmu_memory_cache *mc,
+	const struct nxsim__kvm_mmu *m, struct nxsim__mmu_page *parent_sp,
+	unsigned int idx, uint64_t gfn, bool direct, unsigned int access)
 {
 	union nxsim__kvm_mmu_page_role role =
 		kvm_mmu_child_role(parent_sp, idx, direct, access);
@@ -331,7 +357,7 @@ nxsim__kvm_mmu_get_child_sp(struct nxsim__vm_mmu *mmu,
 		if (child->gfn == gfn && child->role.word == role.word)
 			return NULL; /* ERR_PTR(-EEXIST) */
 	}
-	return nxsim__kvm_mmu_get_shadow_page(mmu, mc, gfn, role);
+	return nxsim__kvm_mmu_get_shadow_page(mmu, mc, m, gfn, role);
 }
 
 /* mmu_page_add_parent_pte() */
@@ -376,6 +402,44 @@ static void drop_spte(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 	mmu->pages[sp->role.level - 1]--;
 	sp->nr_leaves--;
 	rmap_remove(mmu, sp, idx);
+}
+
+void nxsim__drop_spte(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
+		      unsigned int idx)
+{
+	drop_spte(mmu, sp, idx);
+}
+
+/* mark_unsync(): the SPTE @ref leads to an unsync page. */
+static void mark_unsync(struct nxsim__vm_mmu *mmu, uintptr_t ref)
+{
+	struct nxsim__mmu_page *sp = ref_to_sp(mmu, ref);
+	unsigned int idx = ref_index(ref);
+	uint64_t bit = 1ull << (idx % 64);
+
+	if (sp->unsync_child_bitmap[idx / 64] & bit)
+		return;
+	sp->unsync_child_bitmap[idx / 64] |= bit;
+	if (sp->unsync_children++)
+		return;
+	nxsim__kvm_mmu_mark_parents_unsync(mmu, sp);
+}
+
+void nxsim__kvm_mmu_mark_parents_unsync(struct nxsim__vm_mmu *mmu,
+					struct nxsim__mmu_page *sp)
+{
+	struct nxsim__rmap_iterator iter;
+	uintptr_t ref;
+
+	for_each_rmap_spte(&sp->parent_ptes, &iter, ref) mark_unsync(mmu, ref);
+}
+
+void nxsim__kvm_unlink_unsync_page(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__mmu_page *sp)
+{
+	WARN_ON(!sp->unsync);
+	sp->unsync = false;
+	mmu->nr_unsync--;
 }
 
 /* rmap_add(): the stats and the rmap of a new leaf. */
@@ -439,6 +503,8 @@ void nxsim__link_shadow_page(struct nxsim__vm_mmu *mmu,
 	}
 	WRITE_ONCE(*sptep, nxsim__make_nonleaf_spte(mmu->fmt, sp_pfn(sp)));
 	mmu_page_add_parent_pte(mmu, sp, sptep_ref(parent_sp, idx));
+	if (sp->unsync_children || sp->unsync)
+		mark_unsync(mmu, sptep_ref(parent_sp, idx));
 }
 
 /* kvm_mmu_page_unlink_children() */
@@ -484,6 +550,8 @@ int nxsim__kvm_mmu_prepare_zap_page(struct nxsim__vm_mmu *mmu,
 	kvm_mmu_unlink_parents(mmu, sp);
 	if (!sp->role.invalid && sp_has_gptes(sp))
 		nxsim__unaccount_shadowed(mmu, sp);
+	if (sp->unsync)
+		nxsim__kvm_unlink_unsync_page(mmu, sp);
 	/* Count self */
 	nr_zapped++;
 	TAILQ_REMOVE(&mmu->active_mmu_pages, sp, link);
@@ -573,7 +641,7 @@ void nxsim__mmu_alloc_direct_roots(struct nxsim__vm_mmu *mmu,
 		.cr0_wp = 1,
 	};
 	struct nxsim__mmu_page *root =
-		nxsim__kvm_mmu_get_shadow_page(mmu, mc, 0, role);
+		nxsim__kvm_mmu_get_shadow_page(mmu, mc, NULL, 0, role);
 
 	root->root_count++;
 	mmu->root = root;
@@ -621,7 +689,7 @@ int nxsim__mmu_set_spte(struct nxsim__vm_mmu *mmu,
 		}
 	}
 	if ((pte_access & ACC_WRITE_MASK) && host_writable &&
-	    nxsim__mmu_try_to_unsync_pages(mmu, slot, gfn))
+	    nxsim__mmu_try_to_unsync_pages(mmu, slot, gfn, true, !f))
 		wrprot = true;
 	/* make_spte() reads the mitigation for huge leaves only */
 	spte = nxsim__make_spte(mmu->fmt, level, pfn,
@@ -750,8 +818,8 @@ void nxsim__direct_map(struct nxsim__vm_mmu *mmu,
 		base_gfn = f->gfn & ~(KVM_PAGES_PER_HPAGE(level) - 1);
 		if (level == f->goal_level)
 			break;
-		child = nxsim__kvm_mmu_get_child_sp(mmu, mc, sp, idx, base_gfn,
-						    true, ACC_ALL);
+		child = nxsim__kvm_mmu_get_child_sp(mmu, mc, NULL, sp, idx,
+						    base_gfn, true, ACC_ALL);
 		if (!child)
 			continue;
 		if (is_shadow_present_pte(sp->spt[idx])) {

@@ -18,7 +18,10 @@
  *   - the nonpaging MMU (guest paging off) and the bug switch
  *     nonpaging_untracked (b5b0977f4aa2): the fetch/write livelock,
  *     bounded here by an iteration cap;
- *   - the allocation failures of a shadow fault.
+ *   - the allocation failures of a shadow fault;
+ *   - unsync pages: made by a write through the guest's mapping of its
+ *     PT, stale until INVLPG or a CR3 load, never above 4K, and the
+ *     allocation failures of the fault that makes them.
  */
 #include "nx_test.h"
 
@@ -27,6 +30,7 @@
 #define TABLES_SIZE (2ull << 20) /* slot 0: the guest's tables */
 #define DATA_GPA (4ull << 30)	 /* slot 10: the guest's data */
 #define PML4 0x1000ull
+#define ALLOC_SITES_UNSYNC 10 /* the caches topped up again */
 
 struct guest {
 	struct nx_env e;
@@ -221,17 +225,21 @@ static void test_table_in_2m_region(void **state)
 	assert_int_equal(ai.level, 1);
 	nx_expect(g.e.vm, 9, 0, 0, 0);
 	/*
-	 * The guest's table is read-only through the guest's 2M mapping:
-	 * writing it through gva 1G + 2M + 0x5000 is emulated and zaps the
-	 * SPTE of gva 1G (entry 0).  The write sets D in the guest PDE, so
-	 * the direct page is made again with W in its access: the old one
-	 * is unlinked (validate_direct_spte()) and keeps its 8 leaves while
-	 * it lives, as in the kernel; the new one has the fault's 8.
+	 * The guest's table is read-only through the guest's 2M mapping
+	 * until the guest writes it through gva 1G + 2M + 0x5000: its only
+	 * shadow page is a 4K one, which goes unsync
+	 * (mmu_try_to_unsync_pages()), and the SPTE is made writable, not
+	 * emulated.  The write sets D in the guest PDE, so the direct page
+	 * is made again with W in its access: the old one is unlinked
+	 * (validate_direct_spte()) and keeps its 8 leaves while it lives, as
+	 * in the kernel; the new one has the fault's 8.
 	 */
 	ai = access(&g, NXSIM_ACCESS_WRITE, GIB + MIB2 + 0x5000);
-	assert_int_equal(ai.outcome, NXSIM_ACCESS_EMULATE);
-	assert_int_equal(counter(&g, "emulated"), 1);
-	nx_expect(g.e.vm, 16, 0, 0, 0);
+	assert_int_equal(ai.outcome, NXSIM_ACCESS_FAULT);
+	assert_int_equal(counter(&g, "emulated"), 0);
+	assert_int_equal(counter(&g, "unsync"), 1);
+	assert_int_equal(counter(&g, "unsync_pages"), 1);
+	nx_expect(g.e.vm, 17, 0, 0, 0);
 	/* the guest moves its PT out of region 0: the old one stays
 	 * shadowed (parentless) and region 0 stays 4K */
 	assert_rc(nxsim_guest_write_pte(g.e.vcpu, 0x3000 + 8 * 0, 0, 8), 0);
@@ -459,6 +467,204 @@ static void test_alloc_failures_shadow(void **state)
 	nx_env_destroy(&g.e);
 }
 
+/* The guest loads CR3 again with the value it has (a TLB flush). */
+static void reload_cr3(struct guest *g)
+{
+	struct nxsim_guest_paging p;
+
+	assert_rc(nxsim_guest_get_paging(g->e.vcpu, &p, NULL), 0);
+	assert_rc(nxsim_guest_set_paging(g->e.vcpu, &p), 0);
+}
+
+/* faults, emulated, unsync, synced and unsync_pages at once */
+static void unsync_expect(struct guest *g, uint64_t faults, uint64_t emulated,
+			  uint64_t unsync, uint64_t synced, uint64_t pages)
+{
+	assert_int_equal(counter(g, "faults"), faults);
+	assert_int_equal(counter(g, "emulated"), emulated);
+	assert_int_equal(counter(g, "unsync"), unsync);
+	assert_int_equal(counter(g, "synced"), synced);
+	assert_int_equal(counter(g, "unsync_pages"), pages);
+}
+
+/*
+ * Unsync pages: the guest maps its own PT (0x4000) at gva 1G + 0x1000 and
+ * writes it through that mapping.  The PT's only shadow page is a 4K one:
+ * it goes unsync and the SPTE is made writable (no emulation); from then
+ * on the guest's stores to the PT land without a trap and the shadow
+ * entries are stale until the guest flushes: INVLPG remakes one entry
+ * from the guest's (FNAME(invlpg)), a CR3 load syncs the whole page
+ * (FNAME(sync_page)), which is write-protected again.
+ */
+static void test_unsync_until_flush(void **state)
+{
+	struct guest g = guest_make("6.18", NXSIM_PG_LEVEL_4K, 4 * MIB2, 0);
+	const uint64_t pt = 0x4000;
+	struct nxsim_access_info ai;
+	char dump[8192];
+
+	(void)state;
+	guest_map(&g, GIB, DATA_GPA, NXSIM_PG_LEVEL_4K);
+	assert_int_equal(g.next - 4096, pt);
+	guest_map(&g, GIB + 0x1000, pt, NXSIM_PG_LEVEL_4K);
+	guest_map(&g, GIB + 0x2000, DATA_GPA + 0x2000, NXSIM_PG_LEVEL_4K);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, GIB).outcome,
+			 NXSIM_ACCESS_FAULT);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, GIB + 0x2000).outcome,
+			 NXSIM_ACCESS_FAULT);
+	unsync_expect(&g, 2, 0, 0, 0, 0);
+	nx_expect(g.e.vm, 2, 0, 0, 0);
+	/* a sync PT: the guest's store is trapped and emulated */
+	assert_rc(nxsim_guest_write_pte(g.e.vcpu, pt + 8 * 3, 0, 8), 0);
+	unsync_expect(&g, 3, 1, 0, 0, 0);
+	/* the write through the guest's mapping of its PT: unsync */
+	ai = access(&g, NXSIM_ACCESS_WRITE, GIB + 0x1000);
+	assert_int_equal(ai.outcome, NXSIM_ACCESS_FAULT);
+	assert_int_equal(ai.level, 1);
+	unsync_expect(&g, 4, 1, 1, 0, 1);
+	nx_expect(g.e.vm, 3, 0, 0, 0);
+	assert_int_equal(access(&g, NXSIM_ACCESS_WRITE, GIB + 0x1000).outcome,
+			 NXSIM_ACCESS_HIT);
+	/* stores land without a trap; the old translation stays */
+	assert_rc(nxsim_guest_write_pte(g.e.vcpu, pt, 0, 8), 0);
+	assert_rc(nxsim_guest_write_pte(g.e.vcpu, pt + 8 * 2, 0, 8), 0);
+	unsync_expect(&g, 4, 1, 1, 0, 1);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, GIB).outcome,
+			 NXSIM_ACCESS_HIT);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, GIB + 0x2000).outcome,
+			 NXSIM_ACCESS_HIT);
+	nx_expect(g.e.vm, 3, 0, 0, 0);
+	/* INVLPG of gva 1G: its entry is remade from the guest's: gone */
+	assert_rc(nxsim_guest_invlpg(g.e.vcpu, GIB), 0);
+	nx_expect(g.e.vm, 2, 0, 0, 0);
+	unsync_expect(&g, 4, 1, 1, 0, 1);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, GIB).outcome,
+			 NXSIM_ACCESS_GUEST_FAULT);
+	/* gva 1G + 0x2000 is still stale; a non-canonical INVLPG fails */
+	assert_rc(nxsim_guest_invlpg(g.e.vcpu, 1ull << 47), -ERANGE);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, GIB + 0x2000).outcome,
+			 NXSIM_ACCESS_HIT);
+	/* a CR3 load syncs the PT: the entry goes, the self-map is
+	 * read-only again, and the next store traps */
+	reload_cr3(&g);
+	unsync_expect(&g, 4, 1, 1, 1, 0);
+	nx_expect(g.e.vm, 1, 0, 0, 0);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, GIB + 0x2000).outcome,
+			 NXSIM_ACCESS_GUEST_FAULT);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, GIB + 0x1000).outcome,
+			 NXSIM_ACCESS_HIT);
+	assert_rc(nxsim_guest_write_pte(g.e.vcpu, pt, DATA_GPA | PWU, 8), 0);
+	unsync_expect(&g, 5, 2, 1, 1, 0);
+	/* and the next write through the self-map makes it unsync again */
+	assert_int_equal(access(&g, NXSIM_ACCESS_WRITE, GIB + 0x1000).outcome,
+			 NXSIM_ACCESS_FAULT);
+	unsync_expect(&g, 6, 2, 2, 1, 1);
+	/* a CR3 load with nothing changed in the PT keeps its entries */
+	reload_cr3(&g);
+	unsync_expect(&g, 6, 2, 2, 2, 0);
+	nx_expect(g.e.vm, 1, 0, 0, 0);
+	/* unsync again; INVLPG makes gva 1G's entry from the guest's new,
+	 * accessed entry (FNAME(prefetch_gpte)): no fault, the new gfn */
+	assert_int_equal(access(&g, NXSIM_ACCESS_WRITE, GIB + 0x1000).outcome,
+			 NXSIM_ACCESS_FAULT);
+	unsync_expect(&g, 7, 2, 3, 2, 1);
+	assert_rc(nxsim_guest_write_pte(
+			  g.e.vcpu, pt,
+			  (DATA_GPA + 0x5000) | PWU | NXSIM_GPTE_A, 8),
+		  0);
+	assert_rc(nxsim_guest_invlpg(g.e.vcpu, GIB), 0);
+	nx_expect(g.e.vm, 2, 0, 0, 0);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, GIB).outcome,
+			 NXSIM_ACCESS_HIT);
+	assert_true(nxsim_vm_dump_buf(g.e.vm, dump, sizeof(dump)) > 0);
+	assert_non_null(strstr(dump, "gfn 0x100005"));
+	unsync_expect(&g, 7, 2, 3, 2, 1);
+	nx_env_destroy(&g.e);
+}
+
+/*
+ * A guest table also used as a PD (a PDPTE points at it) is write-tracked:
+ * never unsync.  An unsync PT that becomes a PD is zapped
+ * (kvm_mmu_find_shadow_page()), and the next write to it is emulated.
+ */
+static void test_unsync_not_above_4k(void **state)
+{
+	struct guest g = guest_make("6.18", NXSIM_PG_LEVEL_4K, 4 * MIB2, 0);
+	const uint64_t x = 0x100000; /* the PT, later also a PD */
+
+	(void)state;
+	guest_map_at(&g, GIB, DATA_GPA, NXSIM_PG_LEVEL_4K, x);
+	/* entry 1: a 4K page for the PT, a 2M page for the PD */
+	guest_map(&g, GIB + 0x1000, DATA_GPA | PS, NXSIM_PG_LEVEL_4K);
+	guest_map(&g, GIB + 0x2000, x, NXSIM_PG_LEVEL_4K);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, GIB).outcome,
+			 NXSIM_ACCESS_FAULT);
+	assert_int_equal(access(&g, NXSIM_ACCESS_WRITE, GIB + 0x2000).outcome,
+			 NXSIM_ACCESS_FAULT);
+	unsync_expect(&g, 2, 0, 1, 0, 1);
+	/* the PDPT (0x2000) entry 2: x as the PD of gva 2G */
+	assert_rc(nxsim_guest_write_pte(g.e.vcpu, 0x2000 + 8 * 2, x | PWU, 8),
+		  0);
+	unsync_expect(&g, 3, 1, 1, 0, 1);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, 2 * GIB + MIB2).outcome,
+			 NXSIM_ACCESS_FAULT);
+	/* the unsync PT was zapped for the PD */
+	unsync_expect(&g, 4, 1, 1, 0, 0);
+	/* its SPTEs went with it: the writes fault, are made again under a
+	 * new PT shadow page, and the gfn is write-tracked: emulated */
+	assert_int_equal(access(&g, NXSIM_ACCESS_WRITE, GIB + 0x2000).outcome,
+			 NXSIM_ACCESS_EMULATE);
+	unsync_expect(&g, 5, 2, 1, 0, 0);
+	assert_int_equal(access(&g, NXSIM_ACCESS_WRITE, GIB + 0x2000).outcome,
+			 NXSIM_ACCESS_EMULATE);
+	unsync_expect(&g, 6, 3, 1, 0, 0);
+	nx_env_destroy(&g.e);
+}
+
+static int op_unsync(void *ctx)
+{
+	struct fault_walk *w = ctx;
+
+	return nxsim_vcpu_access(w->g->e.vcpu, NXSIM_ACCESS_WRITE, GIB + 0x1000,
+				 NULL);
+}
+
+static void unsync_undo(void *ctx)
+{
+	struct fault_walk *w = ctx;
+
+	reload_cr3(w->g);
+	assert_int_equal(counter(w->g, "unsync_pages"), 0);
+}
+
+static void unsync_same(void *ctx)
+{
+	struct fault_walk *w = ctx;
+
+	assert_int_equal(counter(w->g, "unsync_pages"), 0);
+	nx_expect(w->g->e.vm, 1, 0, 0, 0);
+}
+
+/*
+ * Every allocation of the fault that makes a PT unsync fails in turn:
+ * the PT stays sync; each success is undone by the CR3 load's sync.
+ */
+static void test_alloc_failures_unsync(void **state)
+{
+	struct guest g = guest_make("6.18", NXSIM_PG_LEVEL_4K, 4 * MIB2, 0);
+	struct fault_walk w = { &g };
+
+	(void)state;
+	guest_map(&g, GIB, DATA_GPA, NXSIM_PG_LEVEL_4K);
+	guest_map(&g, GIB + 0x1000, 0x4000, NXSIM_PG_LEVEL_4K);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, GIB).outcome,
+			 NXSIM_ACCESS_FAULT);
+	assert_int_equal(test_alloc_failures(op_unsync, unsync_undo,
+					     unsync_same, &w),
+			 ALLOC_SITES_UNSYNC);
+	nx_env_destroy(&g.e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -469,6 +675,9 @@ int main(void)
 		cmocka_unit_test(test_nx_huge_pages_selftest),
 		cmocka_unit_test(test_nonpaging_livelock),
 		cmocka_unit_test(test_alloc_failures_shadow),
+		cmocka_unit_test(test_unsync_until_flush),
+		cmocka_unit_test(test_unsync_not_above_4k),
+		cmocka_unit_test(test_alloc_failures_unsync),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,7 +9,8 @@
  * indirect pages: account_shadowed() write-protects the gfn and raises
  * lpage_info (4K pages) or the write-track count (higher levels), and
  * unaccount_shadowed() undoes it; the checker catches a shadowed gfn
- * mapped writable and pages left prepared but not committed; dirty
+ * mapped writable and pages left prepared but not committed, and the
+ * unsync rules (parents' bits, 4K only, writable only while unsync); dirty
  * logging's write protection of the rmaps with and without PML.
  */
 #include "mmu_unit.h"
@@ -108,12 +109,13 @@ static void test_hash_and_generation(void **state)
 	nx_slot(e.vm, 0, GIB, MIB2, HVA_BASE, 2, 0);
 	pthread_rwlock_wrlock(&mmu->mmu_lock);
 	fill_cache(mmu, MC(&e), 3);
-	a = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), gfn,
+	a = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), NULL, gfn,
 					   role(1, true, ACC_ALL));
-	b = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), gfn,
+	b = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), NULL, gfn,
 					   role(1, true, ACC_ALL));
 	assert_ptr_equal(a, b);
-	c = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), gfn, role(1, true, 5));
+	c = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), NULL, gfn,
+					   role(1, true, 5));
 	assert_ptr_not_equal(a, c);
 	assert_int_equal(mmu->n_used_mmu_pages, 2);
 	assert_ptr_equal(TAILQ_FIRST(&mmu->active_mmu_pages), c);
@@ -126,7 +128,7 @@ static void test_hash_and_generation(void **state)
 	assert_int_equal(mmu->counters.tlb_flushes, 1);
 	pthread_rwlock_wrlock(&mmu->mmu_lock);
 	fill_cache(mmu, MC(&e), 1);
-	b = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), gfn,
+	b = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), NULL, gfn,
 					   role(1, true, ACC_ALL));
 	assert_int_equal(b->mmu_valid_gen, mmu->mmu_valid_gen);
 	assert_int_equal(mmu->n_used_mmu_pages, 1);
@@ -146,9 +148,9 @@ static void test_link_prepare_commit(void **state)
 	nx_slot(e.vm, 0, GIB, MIB2, HVA_BASE, 2, 0);
 	pthread_rwlock_wrlock(&mmu->mmu_lock);
 	fill_cache(mmu, MC(&e), 2);
-	l2 = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), gfn,
+	l2 = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), NULL, gfn,
 					    role(2, true, ACC_ALL));
-	l1 = nxsim__kvm_mmu_get_child_sp(mmu, MC(&e), l2, 0, gfn, true,
+	l1 = nxsim__kvm_mmu_get_child_sp(mmu, MC(&e), NULL, l2, 0, gfn, true,
 					 ACC_ALL);
 	assert_non_null(l1);
 	assert_int_equal(l1->level, 1);
@@ -156,8 +158,8 @@ static void test_link_prepare_commit(void **state)
 	assert_int_equal(nxsim__pte_list_count(&l1->parent_ptes), 1);
 	assert_ptr_equal(spte_to_child_sp(mmu, l2->spt[0]), l1);
 	/* The same child again: -EEXIST */
-	assert_null(nxsim__kvm_mmu_get_child_sp(mmu, MC(&e), l2, 0, gfn, true,
-						ACC_ALL));
+	assert_null(nxsim__kvm_mmu_get_child_sp(mmu, MC(&e), NULL, l2, 0, gfn,
+						true, ACC_ALL));
 	flushes = mmu->counters.tlb_flushes;
 	assert_int_equal(nxsim__kvm_mmu_prepare_zap_page(mmu, l1,
 							 &mmu->invalid_list),
@@ -218,7 +220,7 @@ static void test_account_shadowed(void **state)
 
 		pthread_rwlock_wrlock(&mmu->mmu_lock);
 		fill_cache(mmu, MC(&e), 1);
-		sp = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), gfn,
+		sp = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), NULL, gfn,
 						    role(k->level, false, 7));
 		assert_int_equal(mmu->indirect_shadow_pages, 1);
 		assert_false(is_writable_pte(*leaf));
@@ -342,6 +344,65 @@ static void test_topup_alloc_failures(void **state)
 	nx_env_destroy(&e);
 }
 
+/*
+ * The checker's unsync rules (check_unsync()): the parent SPTE of an
+ * unsync page has its unsync_child_bitmap bit, unsync_children counts the
+ * bits, only a 4K page is unsync, the unsync pages match the stat, and a
+ * shadowed gfn's leaf may be writable only while all its pages are unsync.
+ */
+static void test_unsync_checker(void **state)
+{
+	struct nx_env e = nx_env("5.10", 0);
+	struct nxsim__vm_mmu *mmu = unit_mmu(&e);
+	uint64_t gpa = GIB + 0x3000, gfn = gpa >> 12;
+	struct nxsim__mmu_page *p, *c;
+	uint64_t *leaf;
+
+	(void)state;
+	nx_slot(e.vm, 0, GIB, GIB, HVA_BASE, 2, 0);
+	nx_access(e.vcpu, NXSIM_ACCESS_WRITE, gpa);
+	leaf = unit_sptep(mmu, gpa, 2);
+	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	fill_cache(mmu, MC(&e), 2);
+	/* the parent's gfn is outside the 2M leaf, which maps only c's */
+	p = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), NULL, gfn + 512,
+					   role(2, false, 7));
+	c = nxsim__kvm_mmu_get_child_sp(mmu, MC(&e), NULL, p, 0, gfn, false, 7);
+	nxsim__link_shadow_page(mmu, p, 0, c);
+	c->unsync = true;
+	mmu->nr_unsync = 1;
+	pthread_rwlock_unlock(&mmu->mmu_lock);
+	assert_int_equal(nx_caught(e.vm, "parent entry 0 not marked"), 1);
+	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__kvm_mmu_mark_parents_unsync(mmu, c);
+	assert_int_equal(p->unsync_children, 1);
+	assert_int_equal(p->unsync_child_bitmap[0], 1);
+	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nx_check_ok(e.vm);
+	/* all the gfn's pages unsync: its leaf may be writable */
+	*leaf |= PT_WRITABLE_MASK;
+	nx_check_ok(e.vm);
+	c->unsync = false;
+	mmu->nr_unsync = 0;
+	assert_int_equal(nx_caught(e.vm, "is mapped writable"), 1);
+	*leaf &= ~PT_WRITABLE_MASK;
+	c->unsync = true;
+	mmu->nr_unsync = 0;
+	assert_int_equal(nx_caught(e.vm, "stat mmu_unsync says 0"), 1);
+	mmu->nr_unsync = 1;
+	p->unsync_children = 2;
+	assert_int_equal(nx_caught(e.vm, "unsync_children 2, 1 bits set"), 1);
+	p->unsync_children = 1;
+	p->unsync = true;
+	mmu->nr_unsync = 2;
+	assert_int_equal(nx_caught(e.vm, "level 2 is not a 4K table"), 1);
+	p->unsync = false;
+	c->unsync = false;
+	mmu->nr_unsync = 0;
+	nx_check_ok(e.vm);
+	nx_env_destroy(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_hash_and_generation),
 		cmocka_unit_test(test_link_prepare_commit),
 		cmocka_unit_test(test_account_shadowed),
+		cmocka_unit_test(test_unsync_checker),
 		cmocka_unit_test(test_wrprot_slot),
 		cmocka_unit_test(test_topup_alloc_failures),
 	};

@@ -104,6 +104,21 @@ static int guest_pte(struct nxsim__drv *d, int argc,
 	return rc ? rc : nxsim_guest_write_pte(vcpu, gpa, val, size);
 }
 
+static int guest_invlpg(struct nxsim__drv *d, int argc,
+			struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_vcpu *vcpu =
+		nxsim__drv_find(d, argv[0].s, NXSIM__DRV_VCPU, r);
+	uint64_t gva;
+	int rc;
+
+	(void)argc;
+	if (!vcpu)
+		return -ENOENT;
+	rc = nxsim__drv_u64(&argv[1], UINT64_MAX, &gva, r);
+	return rc ? rc : nxsim_guest_invlpg(vcpu, gva);
+}
+
 static void add_paging(struct nxsim__drv_reply *r,
 		       const struct nxsim_guest_paging *p,
 		       enum nxsim_guest_mode mode)
@@ -259,6 +274,10 @@ const struct nxsim__drv_verb nxsim__drv_guest_verbs[] = {
 	  guest_read },
 	{ "guest", "pte", 3, 4, "VCPU GPA VALUE [size=4|8]",
 	  "the guest stores a page-table entry (default 8 bytes)", guest_pte },
+	{ "guest", "invlpg", 2, 2, "VCPU GVA",
+	  "the guest executes INVLPG (kvm_mmu_invlpg(): an unsync shadow "
+	  "entry of GVA is made again from the guest's)",
+	  guest_invlpg },
 	{ "guest", "paging", 1, 9,
 	  "VCPU [pg=0|1] [wp=0|1] [pae=0|1] [pse=0|1] [lma=0|1] [nxe=0|1] "
 	  "[user=0|1] [cr3=N]",
