@@ -143,7 +143,6 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 		nxsim__free(mmu, sizeof(*mmu));
 		return -ENOMEM;
 	}
-	pthread_rwlock_init(&mmu->mmu_lock, NULL);
 	pthread_mutex_init(&mmu->tdp_mmu_pages_lock, NULL);
 	pthread_mutex_init(&mmu->pages_alloc_lock, NULL);
 	*mmup = mmu;
@@ -162,6 +161,8 @@ void nxsim__mmu_rcu_barrier(void)
  */
 void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu)
 {
+	uint64_t pending;
+
 	nxsim__write_lock(&mmu->mmu_lock);
 	if (!mmu->tdp_mmu_enabled) {
 		nxsim__kvm_mmu_zap_all(mmu);
@@ -171,7 +172,16 @@ void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu)
 	}
 	nxsim__tdp_mmu_zap_all_roots(mmu);
 	nxsim__rw_unlock(&mmu->mmu_lock);
-	nxsim__rcu_barrier();
+	/*
+	 * Only this VM's callbacks matter: a callback drops the count under
+	 * pages_alloc_lock and touches nothing of the VM after it, so a VM
+	 * with none pending needs no wait (one that never faulted).
+	 */
+	pthread_mutex_lock(&mmu->pages_alloc_lock);
+	pending = __atomic_load_n(&mmu->nr_rcu_pending, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&mmu->pages_alloc_lock);
+	if (pending)
+		nxsim__rcu_barrier();
 	WARN_ON(__atomic_load_n(&mmu->nr_sps, __ATOMIC_ACQUIRE) ||
 		__atomic_load_n(&mmu->nr_rcu_pending, __ATOMIC_ACQUIRE));
 	nxsim__tdp_mmu_trim_reserve(mmu, 0);
