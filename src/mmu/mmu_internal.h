@@ -248,7 +248,8 @@ struct nxsim__possible_nx {
  *	buddy allocator): @frame_chunk, @nr_frames, @free_frame, @reserve,
  *	@nr_reserve
  * @frame_chunk: frame index -> page-table page, or the next free index,
- *	NXSIM__FRAME_CHUNK frames per chunk
+ *	NXSIM__FRAME_CHUNK frames per chunk; the table of NXSIM__FRAME_CHUNKS
+ *	chunks is made with the first frame (an idle VM has none)
  * @nr_frames: entries handed out so far
  * @free_frame: first free entry, or NXSIM__NO_FRAME
  * @nr_sps: page-table pages allocated: in the tables, in vCPU caches and
@@ -317,7 +318,7 @@ struct nxsim__vm_mmu {
 	struct nxsim__slot_list slots;
 	unsigned int nr_memslots_dirty_logging;
 	pthread_mutex_t pages_alloc_lock;
-	struct nxsim__frame *frame_chunk[NXSIM__FRAME_CHUNKS];
+	struct nxsim__frame **frame_chunk;
 	uint32_t nr_frames;
 	uint32_t free_frame;
 	uint64_t nr_sps;

@@ -56,6 +56,12 @@ static bool frame_get(struct nxsim__vm_mmu *mmu, uint32_t *id)
 	if (!(mmu->nr_frames % NXSIM__FRAME_CHUNK)) {
 		if (c == NXSIM__FRAME_CHUNKS)
 			return false;
+		if (!mmu->frame_chunk)
+			mmu->frame_chunk =
+				nxsim__zalloc(NXSIM__FRAME_CHUNKS *
+					      sizeof(*mmu->frame_chunk));
+		if (!mmu->frame_chunk)
+			return false;
 		mmu->frame_chunk[c] = nxsim__alloc(NXSIM__FRAME_CHUNK *
 						   sizeof(struct nxsim__frame));
 		if (!mmu->frame_chunk[c])
@@ -659,10 +665,14 @@ void nxsim__tdp_mmu_release(struct nxsim__vm_mmu *mmu)
 {
 	uint32_t c;
 
-	for (c = 0; c < NXSIM__FRAME_CHUNKS && mmu->frame_chunk[c]; c++) {
-		nxsim__free(mmu->frame_chunk[c],
-			    NXSIM__FRAME_CHUNK * sizeof(struct nxsim__frame));
-		mmu->frame_chunk[c] = NULL;
+	if (mmu->frame_chunk) {
+		for (c = 0; c < NXSIM__FRAME_CHUNKS && mmu->frame_chunk[c]; c++)
+			nxsim__free(mmu->frame_chunk[c],
+				    NXSIM__FRAME_CHUNK *
+					    sizeof(struct nxsim__frame));
+		nxsim__free(mmu->frame_chunk,
+			    NXSIM__FRAME_CHUNKS * sizeof(*mmu->frame_chunk));
+		mmu->frame_chunk = NULL;
 	}
 	mmu->nr_frames = 0;
 	mmu->free_frame = NXSIM__NO_FRAME;

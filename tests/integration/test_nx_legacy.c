@@ -248,11 +248,12 @@ static void test_alloc_failures_legacy(void **state)
 	assert_int_equal(test_alloc_failures(op_region, NULL, same, &w), 8);
 	/*
 	 * The first fault: root, L3, L2, L1 and a spare (table and header
-	 * each), the frame table, and 14 rmap descriptors.
+	 * each), the table of frame chunks and its first chunk, and 14 rmap
+	 * descriptors.
 	 */
 	w.gpa = GIB + 0x1000;
 	walk_start(&w);
-	assert_int_equal(test_alloc_failures(op_access, NULL, same, &w), 25);
+	assert_int_equal(test_alloc_failures(op_access, NULL, same, &w), 26);
 	nx_expect(w.e.vm, 8, 0, 0, 1);
 	/*
 	 * The next exec fault: the cache is topped up to 4 pages again (3

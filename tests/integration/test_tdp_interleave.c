@@ -561,9 +561,12 @@ static void test_fault_alloc_failures(void **state)
 		struct nx_env e = nx_env_config(&cfg);
 
 		nx_slot(e.vm, 0, GIB, GIB, HVA_BASE, 2, 0);
-		/* five pages (two blocks each) and the first frame chunk */
+		/*
+		 * five pages (two blocks each), the table of frame chunks
+		 * and its first chunk
+		 */
 		assert_int_equal(
-			test_alloc_failures(op_exec, NULL, no_tables, &e), 11);
+			test_alloc_failures(op_exec, NULL, no_tables, &e), 12);
 		/* root, PDPT, PD and the PT the fetch needs */
 		assert_int_equal(nxsim_vm_nr_mmu_pages(e.vm), 4);
 		nx_env_destroy(&e);
