@@ -149,9 +149,12 @@ static void count(uint64_t allocs, uint64_t live, uint64_t bytes)
  * were reused.  2^10 lets a 20 KB slab come out of up to 20 MB of freed
  * memory.  The option is process-wide, read once at jemalloc's start, so
  * it is set here, weak: a host's own malloc_conf wins, and MALLOC_CONF in
- * the environment is read after it.
+ * the environment is read after it.  It is exported from the shared
+ * library too (whose symbols are hidden by default), where jemalloc's
+ * reference finds it before jemalloc's own.
  */
-__attribute__((weak)) const char *malloc_conf = "lg_extent_max_active_fit:10";
+__attribute__((weak, visibility("default")))
+const char *malloc_conf = "lg_extent_max_active_fit:10";
 
 static unsigned int arena_index;
 static int arena_only;	/* MALLOCX_ARENA(arena_index), or 0 */
