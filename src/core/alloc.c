@@ -138,6 +138,24 @@ static void count(uint64_t allocs, uint64_t live, uint64_t bytes)
 }
 
 #if NXSIM_WITH_JEMALLOC
+/*
+ * jemalloc carves a new slab out of a freed (dirty) extent only when that
+ * extent is at most 2^lg_extent_max_active_fit times the slab's size (6 by
+ * default: 64x).  A host that frees its VMs leaves their slabs as one
+ * large dirty extent: after 1000 VMs (3 MB) it is more than 64x any of
+ * their slabs (20 KB at most), so the next 1000 VMs were served from fresh
+ * pages, about one page fault per two VMs, most of a bring-up's CPU time
+ * (docs/bringup.md, "Speed"); 200 VMs' 0.6 MB stayed under the limit and
+ * were reused.  2^10 lets a 20 KB slab come out of up to 20 MB of freed
+ * memory.  The option is process-wide, read once at jemalloc's start, so
+ * it is set here, weak: a host's own malloc_conf wins, and MALLOC_CONF in
+ * the environment is read after it.  It is exported from the shared
+ * library too (whose symbols are hidden by default), where jemalloc's
+ * reference finds it before jemalloc's own.
+ */
+__attribute__((weak, visibility("default")))
+const char *malloc_conf = "lg_extent_max_active_fit:10";
+
 static unsigned int arena_index;
 static int arena_only;	/* MALLOCX_ARENA(arena_index), or 0 */
 static int arena_flags; /* the arena without a thread cache */

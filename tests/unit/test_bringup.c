@@ -684,8 +684,9 @@ static void test_buckets(void **state)
  * The published shapes with the default table (modelled values, never
  * timings): one VM with the kthread at HZ=250 within 2x of Capitulino's
  * 76.7 ms median, never at 0.5 ms; under 900 idle VMs the worker's p50 in
- * the funclatency bucket of the histogram's (64-127 us) or a neighbour;
- * favordynmods and the 6.14 vhost task leave no grace period in
+ * the funclatency bucket of the histogram's (64-127 us) or a neighbour,
+ * and a grace period in KVM_CREATE_VM for the first round's 20 creates
+ * only (the published p99 is not reached, docs/bringup.md); favordynmods and the 6.14 vhost task leave no grace period in
  * KVM_CREATE_VM, and the orderings never <= vhost < kthread.
  */
 static void test_published_shapes(void **state)
@@ -705,6 +706,7 @@ static void test_published_shapes(void **state)
 	};
 	struct nxsim_bringup_result res = { 0 }, fav = { 0 }, vh = { 0 },
 				    nev = { 0 };
+	static uint64_t create[400];
 	uint64_t k[11], tmp;
 
 	(void)state;
@@ -723,9 +725,19 @@ static void test_published_shapes(void **state)
 	assert_rc(nxsim_bringup_run(&one, &res), 0);
 	assert_in_range(res.create.p50, 505 * US / 2, 505 * US * 2);
 
+	res.create_ns = create;
 	assert_rc(nxsim_bringup_run(&hist, &res), 0);
+	res.create_ns = NULL;
 	assert_in_range(nxsim_bringup_bucket(res.worker.p50), 5, 7);
-	assert_true(res.create.max > 4 * MS); /* someone waited a GP */
+	/*
+	 * Each create after the first round is shielded by its own close:
+	 * the detach just before it found the rcu_sync entered or paid the
+	 * grace period itself (docs/bringup.md).  Only the first round, 20
+	 * creators starting together, waits one.
+	 */
+	for (unsigned int i = 0; i < hist.vms; i++)
+		assert_true(i < hist.creators ? create[i] > 4 * MS :
+						create[i] < 4 * MS);
 	hist.favordynmods = true;
 	assert_rc(nxsim_bringup_run(&hist, &fav), 0);
 	hist.favordynmods = false;
