@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 /**
- * struct nxsim_guest_config - the host, VM and guest of a run
+ * struct nxsim_workload_config - the host, VM and guest of a run
  * @profile: kernel profile ("6.1", "6.6", "6.13", ...); NULL: newest
  * @nx_huge_pages: "off", "force" or "never" (written after load)
  * @recovery_ratio: nx_huge_pages_recovery_ratio; 0 disables recovery
@@ -51,7 +51,7 @@ extern "C" {
  *	bytes that huge SPTEs map (may be NULL)
  * @sample_ctx: passed to @sample
  */
-struct nxsim_guest_config {
+struct nxsim_workload_config {
 	const char *profile;
 	const char *nx_huge_pages;
 	unsigned int recovery_ratio;
@@ -68,7 +68,7 @@ struct nxsim_guest_config {
 };
 
 /**
- * struct nxsim_guest_synth - a seeded synthetic guest, per vCPU
+ * struct nxsim_workload_synth - a seeded synthetic guest, per vCPU
  * @seed: the RNG seed (each vCPU derives its own)
  * @accesses: accesses per vCPU
  * @code_bytes: code footprint, shared by the vCPUs
@@ -80,7 +80,7 @@ struct nxsim_guest_config {
  * @jit_pages: pages each vCPU writes and then executes (the JIT phase),
  *	spread over its run; 0: none
  */
-struct nxsim_guest_synth {
+struct nxsim_workload_synth {
 	uint64_t seed;
 	uint64_t accesses;
 	uint64_t code_bytes;
@@ -93,7 +93,7 @@ struct nxsim_guest_synth {
 };
 
 /**
- * struct nxsim_guest_result - what a run cost
+ * struct nxsim_workload_result - what a run cost
  * @accesses: guest accesses, all vCPUs
  * @exec: of them, fetches
  * @l1d_mpka: L1 dTLB misses per 1000 accesses
@@ -112,7 +112,7 @@ struct nxsim_guest_synth {
  * @phase_cycles: cycles of the measured phase (the execute shape's
  *	execution; the whole run otherwise)
  */
-struct nxsim_guest_result {
+struct nxsim_workload_result {
 	uint64_t accesses;
 	uint64_t exec;
 	double l1d_mpka;
@@ -131,11 +131,11 @@ struct nxsim_guest_result {
 	uint64_t phase_cycles;
 };
 
-/** nxsim_guest_config_default() - 6.6, force, ratio 60, 4K on 2M, 1 vCPU */
-NXSIM_API void nxsim_guest_config_default(struct nxsim_guest_config *cfg);
+/** nxsim_workload_config_default() - 6.6, force, ratio 60, 4K on 2M, 1 vCPU */
+NXSIM_API void nxsim_workload_config_default(struct nxsim_workload_config *cfg);
 
 /**
- * nxsim_guest_run_trace() - replay a lackey trace as one guest's accesses
+ * nxsim_workload_run_trace() - replay a lackey trace as one guest's accesses
  * @cfg: the run (every vCPU replays the whole trace)
  * @t: an open trace of memory accesses (lackey text or binary)
  * @res: receives the result
@@ -149,42 +149,43 @@ NXSIM_API void nxsim_guest_config_default(struct nxsim_guest_config *cfg);
  * bad line (the trace's error names it); -ERANGE for more than 64
  * regions; -ENOMEM.
  */
-NXSIM_API int nxsim_guest_run_trace(const struct nxsim_guest_config *cfg,
-				    struct nxsim_trace *t,
-				    struct nxsim_guest_result *res);
+NXSIM_API int nxsim_workload_run_trace(const struct nxsim_workload_config *cfg,
+				       struct nxsim_trace *t,
+				       struct nxsim_workload_result *res);
 
 /**
- * nxsim_guest_decode_trace() - a trace's accesses as guest accesses
+ * nxsim_workload_decode_trace() - a trace's accesses as guest accesses
  * @t: an open trace of memory accesses
  * @guest_level: the level every access carries
- * @ap: receives the accesses (free with nxsim_guest_accesses_free())
+ * @ap: receives the accesses (free with nxsim_workload_accesses_free())
  * @np: receives their number
  * @mem_bytes: receives the guest memory they span (1 GiB per region)
  *
- * The decoding nxsim_guest_run_trace() replays, for callers that drive
+ * The decoding nxsim_workload_run_trace() replays, for callers that drive
  * vCPUs themselves.
  *
- * Return: as nxsim_guest_run_trace().
+ * Return: as nxsim_workload_run_trace().
  */
-NXSIM_API int nxsim_guest_decode_trace(struct nxsim_trace *t, int guest_level,
-				       struct nxsim_guest_access **ap,
-				       size_t *np, uint64_t *mem_bytes);
+NXSIM_API int nxsim_workload_decode_trace(struct nxsim_trace *t,
+					  int guest_level,
+					  struct nxsim_guest_access **ap,
+					  size_t *np, uint64_t *mem_bytes);
 
-/** nxsim_guest_accesses_free() - free what nxsim_guest_decode_trace() made */
-NXSIM_API void nxsim_guest_accesses_free(struct nxsim_guest_access *a,
-					 size_t n);
+/** nxsim_workload_accesses_free() - free what nxsim_workload_decode_trace() made */
+NXSIM_API void nxsim_workload_accesses_free(struct nxsim_guest_access *a,
+					    size_t n);
 
 /**
- * nxsim_guest_run_synth() - run a synthetic guest on every vCPU
+ * nxsim_workload_run_synth() - run a synthetic guest on every vCPU
  *
  * Return: 0; -EINVAL for a bad config; -ENOMEM.
  */
-NXSIM_API int nxsim_guest_run_synth(const struct nxsim_guest_config *cfg,
-				    const struct nxsim_guest_synth *synth,
-				    struct nxsim_guest_result *res);
+NXSIM_API int nxsim_workload_run_synth(const struct nxsim_workload_config *cfg,
+				       const struct nxsim_workload_synth *synth,
+				       struct nxsim_workload_result *res);
 
 /**
- * nxsim_guest_run_execute() - execute_perf_test of c4b33d28ea51
+ * nxsim_workload_run_execute() - execute_perf_test of c4b33d28ea51
  * @cfg: the run
  * @bytes: each vCPU's region (a multiple of the host page)
  * @res: receives the result; @res->phase_cycles is the execution phase
@@ -194,9 +195,9 @@ NXSIM_API int nxsim_guest_run_synth(const struct nxsim_guest_config *cfg,
  *
  * Return: 0; -EINVAL; -ENOMEM.
  */
-NXSIM_API int nxsim_guest_run_execute(const struct nxsim_guest_config *cfg,
-				      uint64_t bytes,
-				      struct nxsim_guest_result *res);
+NXSIM_API int
+nxsim_workload_run_execute(const struct nxsim_workload_config *cfg,
+			   uint64_t bytes, struct nxsim_workload_result *res);
 
 #ifdef __cplusplus
 }

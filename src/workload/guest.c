@@ -29,7 +29,7 @@
 #define HVA_BASE 0x100000000000ull /* 1 GiB aligned, below TASK_SIZE */
 #define DEFAULT_CHUNK 4096
 
-void nxsim_guest_config_default(struct nxsim_guest_config *cfg)
+void nxsim_workload_config_default(struct nxsim_workload_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->profile = "6.6";
@@ -66,7 +66,8 @@ void nxsim__run_destroy(struct nxsim__run *r)
 }
 
 int nxsim__run_create(struct nxsim__run *r,
-		      const struct nxsim_guest_config *cfg, uint64_t mem_bytes)
+		      const struct nxsim_workload_config *cfg,
+		      uint64_t mem_bytes)
 {
 	struct nxsim_host_config hc = { .cpu.itlb_multihit = true };
 	uint64_t align = 1ull << (12 + 9 * (cfg ? cfg->host_level - 1 : 0));
@@ -128,7 +129,7 @@ fail:
 }
 
 /* The modelled cycles so far (and the result's counters). */
-static int run_collect(struct nxsim__run *r, struct nxsim_guest_result *res)
+static int run_collect(struct nxsim__run *r, struct nxsim_workload_result *res)
 {
 	const struct nxsim_guest_costs *c = &r->cfg.tlb.costs;
 	struct nxsim_mmu_counters mc;
@@ -190,7 +191,7 @@ static double huge_fraction(struct nxsim__run *r)
 /* After a round: move the clock by the round's time, take samples. */
 static int run_tick(struct nxsim__run *r)
 {
-	struct nxsim_guest_result now;
+	struct nxsim_workload_result now;
 	uint64_t ns;
 	int rc = run_collect(r, &now);
 
@@ -235,7 +236,7 @@ int nxsim__run_phase(struct nxsim__run *r, nxsim__gen_fn gen, void *ctx)
 	return 0;
 }
 
-int nxsim__run_finish(struct nxsim__run *r, struct nxsim_guest_result *res,
+int nxsim__run_finish(struct nxsim__run *r, struct nxsim_workload_result *res,
 		      uint64_t phase_start)
 {
 	int rc = run_collect(r, res);
