@@ -13,9 +13,16 @@
  * moves with the modelled cycles, so the recovery worker runs its passes
  * as the guest runs.
  *
- * Left out: guest page tables (the guest maps gpa = gva with pages of one
- * level), the guest OS, and wall-clock overlap between vCPUs (cycles are
- * summed: CPU time).
+ * Guest page tables: by default the guest maps gpa = gva with pages of
+ * one level (the fast mode).  With @guest_tables the run builds 4-level
+ * 64-bit guest page tables in guest memory (nxsim_workload_map_guest())
+ * that map its memory at gvas from NXSIM_WORKLOAD_GVA_BASE, loads them in
+ * every vCPU's CR3, and replays gvas: the guest's walk gives each access
+ * its level, and with @no_tdp the host has no EPT/NPT, so the same run
+ * goes through shadow paging.
+ *
+ * Left out: the guest OS (its tables never change during a run), and
+ * wall-clock overlap between vCPUs (cycles are summed: CPU time).
  *
  * Thread safety: a run uses only its own objects; runs may go in parallel.
  */
@@ -42,6 +49,10 @@ extern "C" {
  * @recovery_period_ms: nx_huge_pages_recovery_period_ms; 0: the default
  * @guest_level: the guest's page size, NXSIM_PG_LEVEL_*
  * @host_level: the host's backing (4K; 2M THP; 1G hugetlbfs)
+ * @guest_tables: the guest maps its memory at gvas through its own page
+ *	tables, with pages of @guest_level; false: gpa = gva (faster)
+ * @no_tdp: the host has no EPT/NPT (cpu.no_tdp): shadow paging; needs
+ *	@guest_tables
  * @nr_vcpus: vCPUs, 1 to 1024
  * @chunk: accesses a vCPU runs before the next takes its turn; 0: 4096
  * @ghz: modelled core clock, for the virtual clock; 0: 3
@@ -50,6 +61,10 @@ extern "C" {
  * @sample: called with the access count and the fraction of the mapped
  *	bytes that huge SPTEs map (may be NULL)
  * @sample_ctx: passed to @sample
+ *
+ * Every run also answers -EOPNOTSUPP for @no_tdp without @guest_tables,
+ * and, with @guest_tables, -ERANGE for memory that does not fit between
+ * NXSIM_WORKLOAD_GVA_BASE and the end of the lower canonical half (1 TiB).
  */
 struct nxsim_workload_config {
 	const char *profile;
@@ -58,6 +73,8 @@ struct nxsim_workload_config {
 	unsigned int recovery_period_ms;
 	int guest_level;
 	int host_level;
+	bool guest_tables;
+	bool no_tdp;
 	unsigned int nr_vcpus;
 	unsigned int chunk;
 	unsigned int ghz;
@@ -131,8 +148,36 @@ struct nxsim_workload_result {
 	uint64_t phase_cycles;
 };
 
+/* Where @guest_tables maps guest physical address 0 (canonical, 1 GiB aligned). */
+#define NXSIM_WORKLOAD_GVA_BASE 0x7f0000000000ull
+
 /** nxsim_workload_config_default() - 6.6, force, ratio 60, 4K on 2M, 1 vCPU */
 NXSIM_API void nxsim_workload_config_default(struct nxsim_workload_config *cfg);
+
+/**
+ * nxsim_workload_map_guest() - build 4-level guest page tables
+ * @vm: the VM whose guest memory receives the tables; NULL: only size them
+ * @gva: the first guest virtual address mapped
+ * @gpa: the guest physical address it maps to
+ * @bytes: how much (a multiple of @level's page)
+ * @level: the page size of every mapping, NXSIM_PG_LEVEL_*
+ * @table_gpa: where the tables go, 4 KiB aligned: the PML4 first (the
+ *	CR3 to load), then the PDPTs, the PDs and the PTs @level needs
+ * @table_bytes: receives the bytes of tables
+ *
+ * The VMM writes the tables (nxsim_guest_write()): present, writable,
+ * supervisor, executable, A and D clear (the guest's walks set them), PS
+ * on the leaves above 4K.  Everything not mapped is not present.
+ *
+ * Return: 0; -EINVAL for a bad @level, an unaligned or empty range, or a
+ * misaligned @table_gpa; -ERANGE for a range past the lower canonical
+ * half; -E2BIG for tables over NXSIM_GUEST_MEM_MAX_BYTES; as
+ * nxsim_guest_write() (-EFAULT, -ENOMEM: some tables may be written).
+ */
+NXSIM_API int nxsim_workload_map_guest(struct nxsim_vm *vm, uint64_t gva,
+				       uint64_t gpa, uint64_t bytes, int level,
+				       uint64_t table_gpa,
+				       uint64_t *table_bytes);
 
 /**
  * nxsim_workload_run_trace() - replay a lackey trace as one guest's accesses

@@ -59,6 +59,21 @@ static int level_of(const char *s, int *level)
 	return -EINVAL;
 }
 
+/*
+ * flat: gpa = gva (the fast mode); tables: the guest's page tables, with
+ * TDP; shadow: the guest's page tables on a host without TDP.
+ */
+static int paging_of(const char *s, struct nxsim_workload_config *cfg)
+{
+	if (!strcmp(s, "flat") || !strcmp(s, "tables") ||
+	    !strcmp(s, "shadow")) {
+		cfg->guest_tables = strcmp(s, "flat") != 0;
+		cfg->no_tdp = !strcmp(s, "shadow");
+		return 0;
+	}
+	return -EINVAL;
+}
+
 static int guest_run(struct nxsim__drv *d, int argc,
 		     struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
@@ -96,6 +111,13 @@ static int guest_run(struct nxsim__drv *d, int argc,
 			if (level_of(s, &cfg.guest_level))
 				rc = nxsim__drv_fail(r, -EINVAL,
 						     "guest is 4k, 2m or 1g");
+			continue;
+		}
+		if ((s = nxsim__drv_opt(&argv[i], "paging"))) {
+			if (paging_of(s, &cfg))
+				rc = nxsim__drv_fail(
+					r, -EINVAL,
+					"paging is flat, tables or shadow");
 			continue;
 		}
 		if ((s = nxsim__drv_opt(&argv[i], "host"))) {
@@ -153,15 +175,17 @@ static int guest_run(struct nxsim__drv *d, int argc,
 	if (rc)
 		return nxsim__drv_fail(r, rc,
 				       "bad run (profile, policy off, force or "
-				       "never, vcpus 1 to 1024)");
+				       "never, vcpus 1 to 1024, guest tables "
+				       "below 1 TiB)");
 	nxsim__drv_add_stats(r, NXSIM_STATS_WORKLOAD_RESULT, &res, NULL);
 	return 0;
 }
 
 const struct nxsim__drv_verb nxsim__drv_workload_verbs[] = {
-	{ "guest", "run", 0, 18,
+	{ "guest", "run", 0, 19,
 	  "[workload=synth|lackey|execute] [trace=PATH] [profile=P] "
 	  "[policy=off|force|never] [guest=4k|2m|1g] [host=4k|2m|1g] "
+	  "[paging=flat|tables|shadow] "
 	  "[vcpus=N] [accesses=N] [code_mib=N] [data_mib=N] "
 	  "[exec_permille=N] [jit=N] [seed=N] [ratio=N] [period_ms=N] "
 	  "[bytes_mib=N]",
