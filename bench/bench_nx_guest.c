@@ -17,6 +17,10 @@
  *    6.6; the model's zap/split ratio of the execution phase beside the
  *    published 26x (tiny: 4 vCPUs x 8 MiB; quick: 96 x 16 MiB; full:
  *    96 x 1 GiB of 1 GiB pages);
+ *  - paging: the synthetic guest (8 MiB of code) through its own page
+ *    tables with TDP and with shadow paging, beside gpa = gva: each
+ *    policy's cycles over the same paging's off run, 2M and 4K guest
+ *    pages on 2M host pages, 6.1 and 6.6;
  *  - replay: end-to-end replay of the lackey fixture (TLB-friendly)
  *    through nxsim_vcpu_access_batch(), accesses/s, beside the same
  *    stream through the bare TLB (nxsim_tlb_lookup() and a 4K fill on a
@@ -305,6 +309,75 @@ static int run_recovery(struct bench_ctx *ctx, FILE *csv)
 	return rc;
 }
 
+/*
+ * The synthetic guest through its own page tables, with TDP and with
+ * shadow paging (a host without EPT/NPT), beside the gpa = gva mode:
+ * each policy's cycles over the same paging's off run, 2M and 4K guest
+ * pages on 2M host pages, 6.1 and 6.6.
+ */
+static int run_paging(struct bench_ctx *ctx, FILE *csv)
+{
+	static const char *const modes[] = { "flat", "tables", "shadow" };
+	static const char *const profs[] = { "6.1", "6.6" };
+	static const int glevels[] = { NXSIM_PG_LEVEL_2M, NXSIM_PG_LEVEL_4K };
+	uint64_t acc = ctx->mode == BENCH_TINY	? 20000 :
+		       ctx->mode == BENCH_QUICK ? 400000 :
+						  2000000;
+	int rc = 0;
+
+	for (size_t g = 0; g < ARRAY_SIZE(glevels) && !rc; g++) {
+		for (size_t p = 0; p < ARRAY_SIZE(profs) && !rc; p++) {
+			for (size_t m = 0; m < ARRAY_SIZE(modes) && !rc; m++) {
+				struct nxsim_workload_result res[NR_POLICIES];
+				struct nxsim_workload_config cfg;
+				struct nxsim_workload_synth sy;
+				char wl[32];
+
+				synth_shape(&sy, ctx->seed, 8 * MIB, acc);
+				for (size_t q = 0; q < NR_POLICIES && !rc;
+				     q++) {
+					nxsim_workload_config_default(&cfg);
+					cfg.profile = profs[p];
+					cfg.nx_huge_pages = policies[q];
+					cfg.guest_level = glevels[g];
+					cfg.guest_tables = m > 0;
+					cfg.no_tdp = m == 2;
+					rc = nxsim_workload_run_synth(&cfg, &sy,
+								      &res[q]);
+				}
+				snprintf(wl, sizeof(wl), "paging.%s.g%s",
+					 modes[m], g ? "4k" : "2m");
+				for (size_t q = 0; q < NR_POLICIES && !rc;
+				     q++) {
+					char fig[96], params[192];
+
+					csv_row(csv, wl, profs[p], policies[q],
+						8, &res[q],
+						(double)res[q].cycles /
+							(double)res[0].cycles);
+					if (!q)
+						continue;
+					snprintf(fig, sizeof(fig),
+						 "%s.%s.%s.cycles", wl,
+						 profs[p], policies[q]);
+					snprintf(params, sizeof(params),
+						 "{\"faults\":%" PRIu64
+						 ",\"off_faults\":%" PRIu64
+						 ",\"huge_zaps\":%" PRIu64
+						 ",\"splits\":%" PRIu64
+						 ",\"off_cycles\":%" PRIu64 "}",
+						 res[q].faults, res[0].faults,
+						 res[q].huge_zaps,
+						 res[q].splits, res[0].cycles);
+					rc = report_cycles(ctx, fig, &res[q],
+							   &res[0], params);
+				}
+			}
+		}
+	}
+	return rc;
+}
+
 static int run_execute(struct bench_ctx *ctx)
 {
 	unsigned int vcpus = ctx->mode == BENCH_TINY ? 4 : 96;
@@ -509,6 +582,8 @@ static int nx_guest_run(struct bench_ctx *ctx)
 		rc = run_recovery(ctx, csv);
 	if (!rc)
 		rc = run_execute(ctx);
+	if (!rc)
+		rc = run_paging(ctx, csv);
 	fclose(csv);
 	return rc;
 }
