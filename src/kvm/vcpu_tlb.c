@@ -407,6 +407,26 @@ static int vcpu_tlb_shadow_miss(struct nxsim_vcpu *vcpu,
 }
 
 /*
+ * The miss of either mode, @old the entry that did not allow the access
+ * (0 if none); kept out of line so that the hit path inlined into the
+ * batch loop stays small.
+ */
+__attribute__((noinline)) static int
+vcpu_tlb_miss_any(struct nxsim_vcpu *vcpu, struct nxsim__vcpu_tlb *vt,
+		  enum nxsim_access_kind kind, uint64_t gpa, int guest_level,
+		  uint64_t old, struct nxsim_access_info *info)
+{
+	if (likely(guest_level != NXSIM_GUEST_LEVEL_WALK))
+		return vcpu_tlb_miss(vcpu, vt, kind, gpa, gpa, guest_level,
+				     NXSIM__RIGHT_WRITE | NXSIM__RIGHT_EXEC,
+				     info);
+	vt->gva = true;
+	if (!nxsim__vm_tdp_enabled(vcpu->vm))
+		return vcpu_tlb_shadow_miss(vcpu, vt, kind, gpa, old, info);
+	return vcpu_tlb_walk_miss(vcpu, vt, kind, gpa, info);
+}
+
+/*
  * One access on a vCPU with a TLB; the VM is entered.  @guest_level
  * NXSIM_GUEST_LEVEL_WALK: @gpa is a gva (checked by the caller).
  */
@@ -418,7 +438,7 @@ static inline int vcpu_tlb_access(struct nxsim_vcpu *vcpu,
 	struct nxsim__vcpu_tlb *vt = vcpu->tlb;
 	bool exec = kind == NXSIM_ACCESS_EXEC;
 	enum nxsim_tlb_level lv;
-	uint64_t word = 0;
+	uint64_t word;
 
 	if (unlikely(__atomic_load_n(&vt->requests, __ATOMIC_RELAXED)))
 		nxsim__vcpu_handle_requests(vt);
@@ -441,14 +461,7 @@ static inline int vcpu_tlb_access(struct nxsim_vcpu *vcpu,
 		vt->st.l1d_misses += !exec;
 		vt->st.l1i_misses += exec;
 	}
-	if (likely(guest_level != NXSIM_GUEST_LEVEL_WALK))
-		return vcpu_tlb_miss(vcpu, vt, kind, gpa, gpa, guest_level,
-				     NXSIM__RIGHT_WRITE | NXSIM__RIGHT_EXEC,
-				     info);
-	vt->gva = true;
-	if (!nxsim__vm_tdp_enabled(vcpu->vm))
-		return vcpu_tlb_shadow_miss(vcpu, vt, kind, gpa, word, info);
-	return vcpu_tlb_walk_miss(vcpu, vt, kind, gpa, info);
+	return vcpu_tlb_miss_any(vcpu, vt, kind, gpa, guest_level, word, info);
 }
 
 static bool bad_level(int level)
