@@ -215,12 +215,14 @@ NXSIM_API int nxsim_vm_set_vcpu_tlb(struct nxsim_vm *vm,
  * and then, with TDP, the gpa's SPTE; the entry caches the gva at the
  * smaller of the guest's mapping level and the SPTE's, with what both
  * allow.  With TDP off the miss is the shadow MMU's (FNAME(page_fault)),
- * and the entry caches the shadow leaf.
+ * and the entry caches the shadow leaf.  The guest's paging mode is read
+ * as the vCPU's own state: load it (nxsim_guest_set_paging()) from the
+ * thread that runs the vCPU.
  *
  * Return: as nxsim_vcpu_access(); -EINVAL for a bad @guest_level;
- * -EOPNOTSUPP with TDP off for a level other than NXSIM_GUEST_LEVEL_WALK
- * on a vCPU TLB, or with NXSIM_GUEST_LEVEL_WALK for a guest not in
- * 64-bit paging; -ERANGE for a non-canonical gva.
+ * -EOPNOTSUPP for NXSIM_GUEST_LEVEL_WALK with TDP on a vCPU without a
+ * TLB, or on a vCPU TLB for a guest not in 64-bit paging; -ERANGE for a
+ * non-canonical gva.
  */
 NXSIM_API int nxsim_vcpu_access_guest(struct nxsim_vcpu *vcpu,
 				      enum nxsim_access_kind kind, uint64_t gpa,

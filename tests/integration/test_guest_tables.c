@@ -318,6 +318,14 @@ static void test_walk_errors(void **state)
 		  -EOPNOTSUPP);
 	assert_int_equal(vstats(&r).accesses, 2);
 	rig_destroy(&r);
+	/* a gva walk needs the vCPU's TLB (with TDP) */
+	assert_rc(nxsim_host_create(NULL, &s.host), 0);
+	assert_rc(nxsim_vm_create(s.host, &s.vm), 0);
+	assert_rc(nxsim_vcpu_create(s.vm, 0, &s.vcpu), 0);
+	assert_rc(nxsim_vcpu_access_guest(s.vcpu, NXSIM_ACCESS_READ, GVA,
+					  NXSIM_GUEST_LEVEL_WALK, &info),
+		  -EOPNOTSUPP);
+	rig_destroy(&s);
 	/* TDP off: a batch access at a level of its own */
 	s = rig_make(true, "6.6", "off", 1, 2, false);
 	assert_rc(nxsim_vcpu_access_batch(s.vcpu, &a, 1), -EOPNOTSUPP);
