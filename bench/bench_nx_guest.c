@@ -17,6 +17,10 @@
  *    6.6; the model's zap/split ratio of the execution phase beside the
  *    published 26x (tiny: 4 vCPUs x 8 MiB; quick: 96 x 16 MiB; full:
  *    96 x 1 GiB of 1 GiB pages);
+ *  - paging: the synthetic guest (8 MiB of code) through its own page
+ *    tables with TDP and with shadow paging, beside gpa = gva: each
+ *    policy's cycles over the same paging's off run, 2M and 4K guest
+ *    pages on 2M host pages, 6.1 and 6.6;
  *  - replay: end-to-end replay of the lackey fixture (TLB-friendly)
  *    through nxsim_vcpu_access_batch(), accesses/s, beside the same
  *    stream through the bare TLB (nxsim_tlb_lookup() and a 4K fill on a
@@ -54,7 +58,7 @@ static const char *const csv_cols[] = { "accesses",	   "l1d_mpka",
 					"cycles",	   NULL };
 
 static void csv_row(FILE *f, const char *wl, const char *prof, const char *pol,
-		    double x, const struct nxsim_guest_result *r,
+		    double x, const struct nxsim_workload_result *r,
 		    double overhead)
 {
 	char line[1024];
@@ -62,13 +66,13 @@ static void csv_row(FILE *f, const char *wl, const char *prof, const char *pol,
 	if (!r) {
 		snprintf(line, sizeof(line), "workload,profile,policy,x");
 		bench_stats(line, sizeof(line), BENCH_STATS_CSV_HEAD,
-			    NXSIM_STATS_GUEST_RESULT, NULL, csv_cols);
+			    NXSIM_STATS_WORKLOAD_RESULT, NULL, csv_cols);
 		fprintf(f, "%s,overhead\n", line);
 		return;
 	}
 	snprintf(line, sizeof(line), "%s,%s,%s,%g", wl, prof, pol, x);
 	bench_stats(line, sizeof(line), BENCH_STATS_CSV_ROW,
-		    NXSIM_STATS_GUEST_RESULT, r, csv_cols);
+		    NXSIM_STATS_WORKLOAD_RESULT, r, csv_cols);
 	fprintf(f, "%s,%.6g\n", line, overhead);
 }
 
@@ -80,7 +84,7 @@ static FILE *csv_open(struct bench_ctx *ctx, const char *name)
 	return fopen(path, "w");
 }
 
-static void synth_shape(struct nxsim_guest_synth *s, uint64_t seed,
+static void synth_shape(struct nxsim_workload_synth *s, uint64_t seed,
 			uint64_t code, uint64_t accesses)
 {
 	memset(s, 0, sizeof(*s));
@@ -97,8 +101,8 @@ static void synth_shape(struct nxsim_guest_synth *s, uint64_t seed,
 
 /* Report @r beside @off: the overhead ratio is value / ref. */
 static int report_cycles(struct bench_ctx *ctx, const char *fig,
-			 const struct nxsim_guest_result *r,
-			 const struct nxsim_guest_result *off,
+			 const struct nxsim_workload_result *r,
+			 const struct nxsim_workload_result *off,
 			 const char *params)
 {
 	return bench_report(
@@ -130,17 +134,18 @@ static int run_synth(struct bench_ctx *ctx, FILE *csv)
 		char name[64], title[128];
 
 		for (size_t i = 0; i < nc && !rc; i++) {
-			struct nxsim_guest_result res[NR_POLICIES];
-			struct nxsim_guest_config cfg;
-			struct nxsim_guest_synth sy;
+			struct nxsim_workload_result res[NR_POLICIES];
+			struct nxsim_workload_config cfg;
+			struct nxsim_workload_synth sy;
 
 			synth_shape(&sy, ctx->seed, c[i] * MIB, acc);
 			x[i] = (double)c[i];
 			for (size_t q = 0; q < NR_POLICIES && !rc; q++) {
-				nxsim_guest_config_default(&cfg);
+				nxsim_workload_config_default(&cfg);
 				cfg.profile = profiles[p];
 				cfg.nx_huge_pages = policies[q];
-				rc = nxsim_guest_run_synth(&cfg, &sy, &res[q]);
+				rc = nxsim_workload_run_synth(&cfg, &sy,
+							      &res[q]);
 			}
 			for (size_t q = 0; q < NR_POLICIES && !rc; q++) {
 				char fig[96], params[256];
@@ -187,20 +192,20 @@ static int run_lackey(struct bench_ctx *ctx, FILE *csv)
 	int rc = 0;
 
 	for (size_t p = 0; p < NR_PROFILES && !rc; p++) {
-		struct nxsim_guest_result res[NR_POLICIES];
+		struct nxsim_workload_result res[NR_POLICIES];
 
 		for (size_t q = 0; q < NR_POLICIES && !rc; q++) {
-			struct nxsim_guest_config cfg;
+			struct nxsim_workload_config cfg;
 			struct nxsim_trace *t;
 
 			rc = nxsim_trace_open(LACKEY, NXSIM_TRACE_AUTO, &t,
 					      NULL);
 			if (rc)
 				break;
-			nxsim_guest_config_default(&cfg);
+			nxsim_workload_config_default(&cfg);
 			cfg.profile = profiles[p];
 			cfg.nx_huge_pages = policies[q];
-			rc = nxsim_guest_run_trace(&cfg, t, &res[q]);
+			rc = nxsim_workload_run_trace(&cfg, t, &res[q]);
 			nxsim_trace_close(t);
 		}
 		for (size_t q = 0; q < NR_POLICIES && !rc; q++) {
@@ -249,20 +254,20 @@ static int run_recovery(struct bench_ctx *ctx, FILE *csv)
 	uint64_t acc = ctx->mode == BENCH_TINY	? 50000 :
 		       ctx->mode == BENCH_QUICK ? 1000000 :
 						  4000000;
-	struct nxsim_guest_result off;
-	struct nxsim_guest_config cfg;
-	struct nxsim_guest_synth sy;
+	struct nxsim_workload_result off;
+	struct nxsim_workload_config cfg;
+	struct nxsim_workload_synth sy;
 	int rc;
 
 	synth_shape(&sy, ctx->seed, 32 * MIB, acc);
 	sy.jit_pages = 256;
-	nxsim_guest_config_default(&cfg);
+	nxsim_workload_config_default(&cfg);
 	cfg.nx_huge_pages = "off";
 	cfg.ghz = 1; /* ms of guest time per run, for the 1-10 ms periods */
-	rc = nxsim_guest_run_synth(&cfg, &sy, &off);
+	rc = nxsim_workload_run_synth(&cfg, &sy, &off);
 	for (size_t r = 0; r < ARRAY_SIZE(ratios) && !rc; r++) {
 		for (size_t p = 0; p < ARRAY_SIZE(periods) && !rc; p++) {
-			struct nxsim_guest_result res;
+			struct nxsim_workload_result res;
 			char fig[64], params[192];
 
 			cfg.nx_huge_pages = "force";
@@ -272,7 +277,7 @@ static int run_recovery(struct bench_ctx *ctx, FILE *csv)
 			cfg.sample = on_sample;
 			cfg.sample_ctx = &ft[r][p];
 			ft[r][p].n = 0;
-			rc = nxsim_guest_run_synth(&cfg, &sy, &res);
+			rc = nxsim_workload_run_synth(&cfg, &sy, &res);
 			if (rc)
 				break;
 			csv_row(csv, "recovery", "6.6", "force",
@@ -304,27 +309,96 @@ static int run_recovery(struct bench_ctx *ctx, FILE *csv)
 	return rc;
 }
 
+/*
+ * The synthetic guest through its own page tables, with TDP and with
+ * shadow paging (a host without EPT/NPT), beside the gpa = gva mode:
+ * each policy's cycles over the same paging's off run, 2M and 4K guest
+ * pages on 2M host pages, 6.1 and 6.6.
+ */
+static int run_paging(struct bench_ctx *ctx, FILE *csv)
+{
+	static const char *const modes[] = { "flat", "tables", "shadow" };
+	static const char *const profs[] = { "6.1", "6.6" };
+	static const int glevels[] = { NXSIM_PG_LEVEL_2M, NXSIM_PG_LEVEL_4K };
+	uint64_t acc = ctx->mode == BENCH_TINY	? 20000 :
+		       ctx->mode == BENCH_QUICK ? 400000 :
+						  2000000;
+	int rc = 0;
+
+	for (size_t g = 0; g < ARRAY_SIZE(glevels) && !rc; g++) {
+		for (size_t p = 0; p < ARRAY_SIZE(profs) && !rc; p++) {
+			for (size_t m = 0; m < ARRAY_SIZE(modes) && !rc; m++) {
+				struct nxsim_workload_result res[NR_POLICIES];
+				struct nxsim_workload_config cfg;
+				struct nxsim_workload_synth sy;
+				char wl[32];
+
+				synth_shape(&sy, ctx->seed, 8 * MIB, acc);
+				for (size_t q = 0; q < NR_POLICIES && !rc;
+				     q++) {
+					nxsim_workload_config_default(&cfg);
+					cfg.profile = profs[p];
+					cfg.nx_huge_pages = policies[q];
+					cfg.guest_level = glevels[g];
+					cfg.guest_tables = m > 0;
+					cfg.no_tdp = m == 2;
+					rc = nxsim_workload_run_synth(&cfg, &sy,
+								      &res[q]);
+				}
+				snprintf(wl, sizeof(wl), "paging.%s.g%s",
+					 modes[m], g ? "4k" : "2m");
+				for (size_t q = 0; q < NR_POLICIES && !rc;
+				     q++) {
+					char fig[96], params[192];
+
+					csv_row(csv, wl, profs[p], policies[q],
+						8, &res[q],
+						(double)res[q].cycles /
+							(double)res[0].cycles);
+					if (!q)
+						continue;
+					snprintf(fig, sizeof(fig),
+						 "%s.%s.%s.cycles", wl,
+						 profs[p], policies[q]);
+					snprintf(params, sizeof(params),
+						 "{\"faults\":%" PRIu64
+						 ",\"off_faults\":%" PRIu64
+						 ",\"huge_zaps\":%" PRIu64
+						 ",\"splits\":%" PRIu64
+						 ",\"off_cycles\":%" PRIu64 "}",
+						 res[q].faults, res[0].faults,
+						 res[q].huge_zaps,
+						 res[q].splits, res[0].cycles);
+					rc = report_cycles(ctx, fig, &res[q],
+							   &res[0], params);
+				}
+			}
+		}
+	}
+	return rc;
+}
+
 static int run_execute(struct bench_ctx *ctx)
 {
 	unsigned int vcpus = ctx->mode == BENCH_TINY ? 4 : 96;
 	uint64_t bytes = ctx->mode == BENCH_TINY  ? 8 * MIB :
 			 ctx->mode == BENCH_QUICK ? 16 * MIB :
 						    1024 * MIB;
-	struct nxsim_guest_result zap, split;
-	struct nxsim_guest_config cfg;
+	struct nxsim_workload_result zap, split;
+	struct nxsim_workload_config cfg;
 	char text[384], params[192];
 	double ratio;
 	int rc;
 
-	nxsim_guest_config_default(&cfg);
+	nxsim_workload_config_default(&cfg);
 	cfg.nr_vcpus = vcpus;
 	cfg.recovery_ratio = 0;
 	cfg.host_level = bytes >= 1024 * MIB ? 3 : 2;
 	cfg.profile = "6.1";
-	rc = nxsim_guest_run_execute(&cfg, bytes, &zap);
+	rc = nxsim_workload_run_execute(&cfg, bytes, &zap);
 	cfg.profile = "6.6";
 	if (!rc)
-		rc = nxsim_guest_run_execute(&cfg, bytes, &split);
+		rc = nxsim_workload_run_execute(&cfg, bytes, &split);
 	if (rc)
 		return rc;
 	ratio = (double)zap.phase_cycles / (double)split.phase_cycles;
@@ -465,7 +539,8 @@ static int run_replay(struct bench_ctx *ctx)
 	rc = nxsim_trace_open(LACKEY, NXSIM_TRACE_AUTO, &t, NULL);
 	if (rc)
 		return rc;
-	rc = nxsim_guest_decode_trace(t, NXSIM_PG_LEVEL_4K, &r.a, &r.n, &r.mem);
+	rc = nxsim_workload_decode_trace(t, NXSIM_PG_LEVEL_4K, &r.a, &r.n,
+					 &r.mem);
 	nxsim_trace_close(t);
 	if (rc)
 		return rc;
@@ -486,7 +561,7 @@ static int run_replay(struct bench_ctx *ctx)
 				.target = { BENCH_TARGET_VALUE_MIN, 5e7 },
 				.params = params });
 	bench_pair_free(&p);
-	nxsim_guest_accesses_free(r.a, r.n);
+	nxsim_workload_accesses_free(r.a, r.n);
 	return rc;
 }
 
@@ -507,6 +582,8 @@ static int nx_guest_run(struct bench_ctx *ctx)
 		rc = run_recovery(ctx, csv);
 	if (!rc)
 		rc = run_execute(ctx);
+	if (!rc)
+		rc = run_paging(ctx, csv);
 	fclose(csv);
 	return rc;
 }

@@ -63,7 +63,7 @@ enum nxsim_stats_set {
 	NXSIM_STATS_BRINGUP_LATENCY,  /* struct nxsim_bringup_stats */
 	NXSIM_STATS_BRINGUP_RESULT,   /* struct nxsim_bringup_result */
 	NXSIM_STATS_VCPU,	      /* struct nxsim_vcpu_stats */
-	NXSIM_STATS_GUEST_RESULT,     /* struct nxsim_guest_result */
+	NXSIM_STATS_WORKLOAD_RESULT,  /* struct nxsim_workload_result */
 	NXSIM_STATS_NR_SETS,
 };
 

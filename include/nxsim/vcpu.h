@@ -186,14 +186,22 @@ NXSIM_API void nxsim_vcpu_tlb_config_default(struct nxsim_vcpu_tlb_config *c);
 NXSIM_API int nxsim_vm_set_vcpu_tlb(struct nxsim_vm *vm,
 				    const struct nxsim_vcpu_tlb_config *cfg);
 
+/*
+ * The guest_level of an access whose address is a guest virtual address,
+ * translated by the guest's own page tables (4-level 64-bit paging,
+ * <nxsim/guest.h>): the guest's walk gives the level and the gpa.
+ */
+#define NXSIM_GUEST_LEVEL_WALK 255
+
 /**
  * nxsim_vcpu_access_guest() - a guest access mapped by the guest at
  *			       @guest_level
  * @vcpu: the vCPU
  * @kind: read, write or exec
  * @gpa: the address (guest virtual and physical alike: the guest's page
- *	tables are an identity map whose page size is @guest_level)
- * @guest_level: NXSIM_PG_LEVEL_4K, _2M or _1G
+ *	tables are an identity map whose page size is @guest_level); with
+ *	NXSIM_GUEST_LEVEL_WALK, a guest virtual address
+ * @guest_level: NXSIM_PG_LEVEL_4K, _2M or _1G; or NXSIM_GUEST_LEVEL_WALK
  * @info: receives what happened (may be NULL); a TLB hit is
  *	NXSIM_ACCESS_HIT with the level the SPTE had when it was filled
  *
@@ -201,7 +209,20 @@ NXSIM_API int nxsim_vm_set_vcpu_tlb(struct nxsim_vm *vm,
  * nxsim_vcpu_access().  The vCPU's TLB belongs to the thread running the
  * vCPU: one thread at a time per vCPU.
  *
- * Return: as nxsim_vcpu_access(); -EINVAL for a bad @guest_level.
+ * With NXSIM_GUEST_LEVEL_WALK and a vCPU TLB, a miss walks the guest's
+ * tables (setting A and D as the hardware does; a failed walk is the
+ * guest's own page fault, NXSIM_ACCESS_GUEST_FAULT, and caches nothing)
+ * and then, with TDP, the gpa's SPTE; the entry caches the gva at the
+ * smaller of the guest's mapping level and the SPTE's, with what both
+ * allow.  With TDP off the miss is the shadow MMU's (FNAME(page_fault)),
+ * and the entry caches the shadow leaf.  The guest's paging mode is read
+ * as the vCPU's own state: load it (nxsim_guest_set_paging()) from the
+ * thread that runs the vCPU.
+ *
+ * Return: as nxsim_vcpu_access(); -EINVAL for a bad @guest_level;
+ * -EOPNOTSUPP for NXSIM_GUEST_LEVEL_WALK with TDP on a vCPU without a
+ * TLB, or on a vCPU TLB for a guest not in 64-bit paging; -ERANGE for a
+ * non-canonical gva.
  */
 NXSIM_API int nxsim_vcpu_access_guest(struct nxsim_vcpu *vcpu,
 				      enum nxsim_access_kind kind, uint64_t gpa,
@@ -210,9 +231,10 @@ NXSIM_API int nxsim_vcpu_access_guest(struct nxsim_vcpu *vcpu,
 
 /**
  * struct nxsim_guest_access - one access of a batch
- * @gpa: the address
+ * @gpa: the address (a gva with NXSIM_GUEST_LEVEL_WALK)
  * @kind: enum nxsim_access_kind
- * @guest_level: the guest's mapping level, NXSIM_PG_LEVEL_*
+ * @guest_level: the guest's mapping level, NXSIM_PG_LEVEL_*, or
+ *	NXSIM_GUEST_LEVEL_WALK
  */
 struct nxsim_guest_access {
 	uint64_t gpa;
@@ -223,7 +245,9 @@ struct nxsim_guest_access {
 /**
  * nxsim_vcpu_access_batch() - nxsim_vcpu_access_guest() over @n accesses
  *
- * Enters the VM once for the batch.  Stops at the first error.
+ * Enters the VM once for the batch.  Stops at the first error.  With
+ * TDP off every access must be NXSIM_GUEST_LEVEL_WALK on a vCPU TLB
+ * (shadow paging translates guest virtual addresses).
  *
  * Return: @n, or the negative errno of the access that failed (the ones
  * before it happened).

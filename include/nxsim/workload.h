@@ -13,9 +13,16 @@
  * moves with the modelled cycles, so the recovery worker runs its passes
  * as the guest runs.
  *
- * Left out: guest page tables (the guest maps gpa = gva with pages of one
- * level), the guest OS, and wall-clock overlap between vCPUs (cycles are
- * summed: CPU time).
+ * Guest page tables: by default the guest maps gpa = gva with pages of
+ * one level (the fast mode).  With @guest_tables the run builds 4-level
+ * 64-bit guest page tables in guest memory (nxsim_workload_map_guest())
+ * that map its memory at gvas from NXSIM_WORKLOAD_GVA_BASE, loads them in
+ * every vCPU's CR3, and replays gvas: the guest's walk gives each access
+ * its level, and with @no_tdp the host has no EPT/NPT, so the same run
+ * goes through shadow paging.
+ *
+ * Left out: the guest OS (its tables never change during a run), and
+ * wall-clock overlap between vCPUs (cycles are summed: CPU time).
  *
  * Thread safety: a run uses only its own objects; runs may go in parallel.
  */
@@ -35,13 +42,17 @@ extern "C" {
 #endif
 
 /**
- * struct nxsim_guest_config - the host, VM and guest of a run
+ * struct nxsim_workload_config - the host, VM and guest of a run
  * @profile: kernel profile ("6.1", "6.6", "6.13", ...); NULL: newest
  * @nx_huge_pages: "off", "force" or "never" (written after load)
  * @recovery_ratio: nx_huge_pages_recovery_ratio; 0 disables recovery
  * @recovery_period_ms: nx_huge_pages_recovery_period_ms; 0: the default
  * @guest_level: the guest's page size, NXSIM_PG_LEVEL_*
  * @host_level: the host's backing (4K; 2M THP; 1G hugetlbfs)
+ * @guest_tables: the guest maps its memory at gvas through its own page
+ *	tables, with pages of @guest_level; false: gpa = gva (faster)
+ * @no_tdp: the host has no EPT/NPT (cpu.no_tdp): shadow paging; needs
+ *	@guest_tables
  * @nr_vcpus: vCPUs, 1 to 1024
  * @chunk: accesses a vCPU runs before the next takes its turn; 0: 4096
  * @ghz: modelled core clock, for the virtual clock; 0: 3
@@ -50,14 +61,20 @@ extern "C" {
  * @sample: called with the access count and the fraction of the mapped
  *	bytes that huge SPTEs map (may be NULL)
  * @sample_ctx: passed to @sample
+ *
+ * Every run also answers -EOPNOTSUPP for @no_tdp without @guest_tables,
+ * and, with @guest_tables, -ERANGE for memory that does not fit between
+ * NXSIM_WORKLOAD_GVA_BASE and the end of the lower canonical half (1 TiB).
  */
-struct nxsim_guest_config {
+struct nxsim_workload_config {
 	const char *profile;
 	const char *nx_huge_pages;
 	unsigned int recovery_ratio;
 	unsigned int recovery_period_ms;
 	int guest_level;
 	int host_level;
+	bool guest_tables;
+	bool no_tdp;
 	unsigned int nr_vcpus;
 	unsigned int chunk;
 	unsigned int ghz;
@@ -68,7 +85,7 @@ struct nxsim_guest_config {
 };
 
 /**
- * struct nxsim_guest_synth - a seeded synthetic guest, per vCPU
+ * struct nxsim_workload_synth - a seeded synthetic guest, per vCPU
  * @seed: the RNG seed (each vCPU derives its own)
  * @accesses: accesses per vCPU
  * @code_bytes: code footprint, shared by the vCPUs
@@ -80,7 +97,7 @@ struct nxsim_guest_config {
  * @jit_pages: pages each vCPU writes and then executes (the JIT phase),
  *	spread over its run; 0: none
  */
-struct nxsim_guest_synth {
+struct nxsim_workload_synth {
 	uint64_t seed;
 	uint64_t accesses;
 	uint64_t code_bytes;
@@ -93,7 +110,7 @@ struct nxsim_guest_synth {
 };
 
 /**
- * struct nxsim_guest_result - what a run cost
+ * struct nxsim_workload_result - what a run cost
  * @accesses: guest accesses, all vCPUs
  * @exec: of them, fetches
  * @l1d_mpka: L1 dTLB misses per 1000 accesses
@@ -112,7 +129,7 @@ struct nxsim_guest_synth {
  * @phase_cycles: cycles of the measured phase (the execute shape's
  *	execution; the whole run otherwise)
  */
-struct nxsim_guest_result {
+struct nxsim_workload_result {
 	uint64_t accesses;
 	uint64_t exec;
 	double l1d_mpka;
@@ -131,11 +148,39 @@ struct nxsim_guest_result {
 	uint64_t phase_cycles;
 };
 
-/** nxsim_guest_config_default() - 6.6, force, ratio 60, 4K on 2M, 1 vCPU */
-NXSIM_API void nxsim_guest_config_default(struct nxsim_guest_config *cfg);
+/* Where @guest_tables maps guest physical address 0 (canonical, 1 GiB aligned). */
+#define NXSIM_WORKLOAD_GVA_BASE 0x7f0000000000ull
+
+/** nxsim_workload_config_default() - 6.6, force, ratio 60, 4K on 2M, 1 vCPU */
+NXSIM_API void nxsim_workload_config_default(struct nxsim_workload_config *cfg);
 
 /**
- * nxsim_guest_run_trace() - replay a lackey trace as one guest's accesses
+ * nxsim_workload_map_guest() - build 4-level guest page tables
+ * @vm: the VM whose guest memory receives the tables; NULL: only size them
+ * @gva: the first guest virtual address mapped
+ * @gpa: the guest physical address it maps to
+ * @bytes: how much (a multiple of @level's page)
+ * @level: the page size of every mapping, NXSIM_PG_LEVEL_*
+ * @table_gpa: where the tables go, 4 KiB aligned: the PML4 first (the
+ *	CR3 to load), then the PDPTs, the PDs and the PTs @level needs
+ * @table_bytes: receives the bytes of tables
+ *
+ * The VMM writes the tables (nxsim_guest_write()): present, writable,
+ * supervisor, executable, A and D clear (the guest's walks set them), PS
+ * on the leaves above 4K.  Everything not mapped is not present.
+ *
+ * Return: 0; -EINVAL for a bad @level, an unaligned or empty range, or a
+ * misaligned @table_gpa; -ERANGE for a range past the lower canonical
+ * half; -E2BIG for tables over NXSIM_GUEST_MEM_MAX_BYTES; as
+ * nxsim_guest_write() (-EFAULT, -ENOMEM: some tables may be written).
+ */
+NXSIM_API int nxsim_workload_map_guest(struct nxsim_vm *vm, uint64_t gva,
+				       uint64_t gpa, uint64_t bytes, int level,
+				       uint64_t table_gpa,
+				       uint64_t *table_bytes);
+
+/**
+ * nxsim_workload_run_trace() - replay a lackey trace as one guest's accesses
  * @cfg: the run (every vCPU replays the whole trace)
  * @t: an open trace of memory accesses (lackey text or binary)
  * @res: receives the result
@@ -149,42 +194,43 @@ NXSIM_API void nxsim_guest_config_default(struct nxsim_guest_config *cfg);
  * bad line (the trace's error names it); -ERANGE for more than 64
  * regions; -ENOMEM.
  */
-NXSIM_API int nxsim_guest_run_trace(const struct nxsim_guest_config *cfg,
-				    struct nxsim_trace *t,
-				    struct nxsim_guest_result *res);
+NXSIM_API int nxsim_workload_run_trace(const struct nxsim_workload_config *cfg,
+				       struct nxsim_trace *t,
+				       struct nxsim_workload_result *res);
 
 /**
- * nxsim_guest_decode_trace() - a trace's accesses as guest accesses
+ * nxsim_workload_decode_trace() - a trace's accesses as guest accesses
  * @t: an open trace of memory accesses
  * @guest_level: the level every access carries
- * @ap: receives the accesses (free with nxsim_guest_accesses_free())
+ * @ap: receives the accesses (free with nxsim_workload_accesses_free())
  * @np: receives their number
  * @mem_bytes: receives the guest memory they span (1 GiB per region)
  *
- * The decoding nxsim_guest_run_trace() replays, for callers that drive
+ * The decoding nxsim_workload_run_trace() replays, for callers that drive
  * vCPUs themselves.
  *
- * Return: as nxsim_guest_run_trace().
+ * Return: as nxsim_workload_run_trace().
  */
-NXSIM_API int nxsim_guest_decode_trace(struct nxsim_trace *t, int guest_level,
-				       struct nxsim_guest_access **ap,
-				       size_t *np, uint64_t *mem_bytes);
+NXSIM_API int nxsim_workload_decode_trace(struct nxsim_trace *t,
+					  int guest_level,
+					  struct nxsim_guest_access **ap,
+					  size_t *np, uint64_t *mem_bytes);
 
-/** nxsim_guest_accesses_free() - free what nxsim_guest_decode_trace() made */
-NXSIM_API void nxsim_guest_accesses_free(struct nxsim_guest_access *a,
-					 size_t n);
+/** nxsim_workload_accesses_free() - free what nxsim_workload_decode_trace() made */
+NXSIM_API void nxsim_workload_accesses_free(struct nxsim_guest_access *a,
+					    size_t n);
 
 /**
- * nxsim_guest_run_synth() - run a synthetic guest on every vCPU
+ * nxsim_workload_run_synth() - run a synthetic guest on every vCPU
  *
  * Return: 0; -EINVAL for a bad config; -ENOMEM.
  */
-NXSIM_API int nxsim_guest_run_synth(const struct nxsim_guest_config *cfg,
-				    const struct nxsim_guest_synth *synth,
-				    struct nxsim_guest_result *res);
+NXSIM_API int nxsim_workload_run_synth(const struct nxsim_workload_config *cfg,
+				       const struct nxsim_workload_synth *synth,
+				       struct nxsim_workload_result *res);
 
 /**
- * nxsim_guest_run_execute() - execute_perf_test of c4b33d28ea51
+ * nxsim_workload_run_execute() - execute_perf_test of c4b33d28ea51
  * @cfg: the run
  * @bytes: each vCPU's region (a multiple of the host page)
  * @res: receives the result; @res->phase_cycles is the execution phase
@@ -194,9 +240,9 @@ NXSIM_API int nxsim_guest_run_synth(const struct nxsim_guest_config *cfg,
  *
  * Return: 0; -EINVAL; -ENOMEM.
  */
-NXSIM_API int nxsim_guest_run_execute(const struct nxsim_guest_config *cfg,
-				      uint64_t bytes,
-				      struct nxsim_guest_result *res);
+NXSIM_API int
+nxsim_workload_run_execute(const struct nxsim_workload_config *cfg,
+			   uint64_t bytes, struct nxsim_workload_result *res);
 
 #ifdef __cplusplus
 }

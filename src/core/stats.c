@@ -414,8 +414,8 @@ static const struct nxsim_stat_desc vcpu_descs[] = {
 #undef S
 };
 
-static const struct nxsim_stat_desc guest_result_descs[] = {
-#define S(f, m) STAT(nxsim_guest_result, f, m)
+static const struct nxsim_stat_desc workload_result_descs[] = {
+#define S(f, m) STAT(nxsim_workload_result, f, m)
 	S(accesses, "guest accesses, all vCPUs"),
 	S(exec, "of them, instruction fetches"),
 	S(l1d_mpka, "L1 dTLB misses per 1000 accesses"),
@@ -472,8 +472,8 @@ static const struct {
 	[NXSIM_STATS_BRINGUP_RESULT] =
 		SET(nxsim_bringup_result, bringup_result_descs),
 	[NXSIM_STATS_VCPU] = SET(nxsim_vcpu_stats, vcpu_descs),
-	[NXSIM_STATS_GUEST_RESULT] =
-		SET(nxsim_guest_result, guest_result_descs),
+	[NXSIM_STATS_WORKLOAD_RESULT] =
+		SET(nxsim_workload_result, workload_result_descs),
 };
 
 const char *nxsim_stats_set_name(enum nxsim_stats_set set)

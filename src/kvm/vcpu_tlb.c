@@ -26,10 +26,20 @@
  * the vCPU's request word, the TLB probe and the rights check.  The TLB
  * belongs to the vCPU's thread; other threads only post requests.
  *
- * Left out: guest page tables (the guest maps gpa = gva with pages of the
- * given level; the frame an entry holds is the gfn), PCIDs/VPIDs (one
- * address space per vCPU), the guest's own INVLPG, and accessed/dirty
- * bits.
+ * Guest page tables: an access at a guest level of its own is the fast
+ * mode (the guest maps gpa = gva with pages of that level; the frame an
+ * entry holds is the gfn).  An access with NXSIM_GUEST_LEVEL_WALK names
+ * a gva: a miss walks the guest's 4-level tables in guest memory
+ * (nxsim__guest_translate(), which sets A and D), and the entry, tagged by
+ * the gva, caches min(guest level, SPTE level) with what both allow, the
+ * walk charged with the guest's real level.  With TDP off such a miss is
+ * the shadow MMU's (kvm_mmu_page_fault() -> FNAME(page_fault)) and the
+ * entry caches the shadow leaf, a one-dimensional walk.
+ *
+ * Left out: PCIDs/VPIDs (one address space per vCPU), the guest's own
+ * INVLPG (nxsim_guest_invlpg() does not reach this TLB), EPT violations
+ * on the guest's own table pages (the walk reads them without the TDP
+ * MMU), and the A/D bits of the fast mode.
  */
 #include <errno.h>
 #include <string.h>
@@ -43,6 +53,7 @@
 #include "kvm/vcpu_tlb.h"
 #include "kvm/vm.h"
 #include "mmu/mmu.h"
+#include "mmu/paging_tmpl.h"
 #include "tlb/lookup_word.h"
 #include "tlb/tlb.h"
 
@@ -220,12 +231,14 @@ static void nxsim__vcpu_handle_requests(struct nxsim__vcpu_tlb *vt)
 		end = vt->range_end;
 		vt->range_start = vt->range_end = 0;
 		pthread_mutex_unlock(&vt->range_lock);
+		/* gva-tagged entries: a gfn range names none of them */
 		if (!(req & (NXSIM__REQ_TLB_FLUSH | NXSIM__REQ_FREE_ROOTS))) {
 			vt->st.tlb_flush_range++;
 			nxsim__tlb_flush_one_cpu(
 				vt->tlb, 0, start << NXSIM_TLB_SHIFT_4K,
 				end - start,
-				!nxsim__tlb_ranged(vt->tlb, end - start));
+				vt->gva || !nxsim__tlb_ranged(vt->tlb,
+							      end - start));
 		}
 	}
 	if (req & NXSIM__REQ_FREE_ROOTS) {
@@ -262,18 +275,37 @@ static inline enum nxsim_tlb_access tlb_access(enum nxsim_access_kind kind)
 					    NXSIM_TLB_READ;
 }
 
+/* The entry for @va: @level's page, @pfn's frame word with @rights. */
+static void vcpu_tlb_fill(struct nxsim__vcpu_tlb *vt,
+			  enum nxsim_access_kind kind, uint64_t va,
+			  uint64_t gpa, int level, int spte_level,
+			  unsigned int rights)
+{
+	struct nxsim_tlb_entry e = { 0 };
+
+	(&vt->st.fills_4k)[level - 1]++;
+	e.page_shift = (uint8_t)(NXSIM_TLB_SHIFT_4K + 9 * (level - 1));
+	e.va = va & ~((1ull << e.page_shift) - 1);
+	e.pfn = ((gpa & ~((1ull << e.page_shift) - 1)) >> NXSIM_TLB_SHIFT_4K) |
+		(uint64_t)spte_level << ENT_LEVEL_SHIFT |
+		(uint64_t)rights << ENT_RIGHTS_SHIFT;
+	nxsim__tlb_fill(vt->tlb, 0, tlb_access(kind), &e);
+}
+
 /*
  * The miss: a two-dimensional walk, the MMU (a fault if the SPTE does not
- * allow the access), and the fill at min(guest level, SPTE level).
+ * allow the access), and the fill at min(guest level, SPTE level) of @va
+ * (the gpa itself, or the gva the guest's walk translated to @gpa) with
+ * what the SPTE and the guest's mapping (@guest_rights) allow.
  */
 static int vcpu_tlb_miss(struct nxsim_vcpu *vcpu, struct nxsim__vcpu_tlb *vt,
-			 enum nxsim_access_kind kind, uint64_t gpa,
-			 int guest_level, struct nxsim_access_info *info)
+			 enum nxsim_access_kind kind, uint64_t va, uint64_t gpa,
+			 int guest_level, unsigned int guest_rights,
+			 struct nxsim_access_info *info)
 {
 	const struct nxsim_vcpu_tlb_config *cfg = vcpu->vm->tlb_cfg;
-	struct nxsim_tlb_entry e = { 0 };
 	unsigned int rights = 0;
-	int rc, refs, level;
+	int rc, refs;
 
 	vt->st.walks++;
 	rc = nxsim__mmu_access(vcpu->vm->mmu, &vcpu->mmu, kind, gpa, info,
@@ -289,18 +321,115 @@ static int vcpu_tlb_miss(struct nxsim_vcpu *vcpu, struct nxsim__vcpu_tlb *vt,
 				     cfg->pwc);
 	vt->st.walk_refs += (uint64_t)refs;
 	vt->st.walk_cycles += (uint64_t)refs * cfg->costs.walk_ref;
-	level = MIN(guest_level, info->level);
-	(&vt->st.fills_4k)[level - 1]++;
-	e.page_shift = (uint8_t)(NXSIM_TLB_SHIFT_4K + 9 * (level - 1));
-	e.va = gpa & ~((1ull << e.page_shift) - 1);
-	e.pfn = (e.va >> NXSIM_TLB_SHIFT_4K) |
-		(uint64_t)info->level << ENT_LEVEL_SHIFT |
-		(uint64_t)rights << ENT_RIGHTS_SHIFT;
-	nxsim__tlb_fill(vt->tlb, 0, tlb_access(kind), &e);
+	vcpu_tlb_fill(vt, kind, va, gpa, MIN(guest_level, info->level),
+		      info->level, rights & guest_rights);
 	return 0;
 }
 
-/* One access on a vCPU with a TLB; the VM is entered. */
+/* The right an access of @kind needs (NXSIM__RIGHT_*; 0 for a read). */
+static unsigned int kind_right(enum nxsim_access_kind kind)
+{
+	return kind == NXSIM_ACCESS_WRITE ? NXSIM__RIGHT_WRITE :
+	       kind == NXSIM_ACCESS_EXEC  ? NXSIM__RIGHT_EXEC :
+					    0;
+}
+
+/*
+ * The miss of an access at a guest virtual address with TDP: the guest's
+ * walk (FNAME(walk_addr_generic) as the hardware does it, A and D set),
+ * then the walk's gpa as any miss, with the guest's real mapping level
+ * and rights.  A failed walk is the guest's own #PF: no exit, no fill.
+ */
+static int vcpu_tlb_walk_miss(struct nxsim_vcpu *vcpu,
+			      struct nxsim__vcpu_tlb *vt,
+			      enum nxsim_access_kind kind, uint64_t gva,
+			      struct nxsim_access_info *info)
+{
+	uint32_t pfec = (kind == NXSIM_ACCESS_WRITE ? NXSIM_PFERR_WRITE : 0) |
+			(kind == NXSIM_ACCESS_EXEC ? NXSIM_PFERR_FETCH : 0) |
+			(vcpu->arch_mmu.regs.user ? NXSIM_PFERR_USER : 0);
+	struct nxsim_guest_walk w;
+	unsigned int rights;
+	int rc;
+
+	rc = nxsim__guest_translate(vcpu->vm->mmu, &vcpu->arch_mmu, gva, pfec,
+				    &w);
+	if (rc)
+		return -ERANGE; /* a gva the mode cannot form */
+	if (w.fault) {
+		vt->st.walks++;
+		info->outcome = NXSIM_ACCESS_GUEST_FAULT;
+		return 0;
+	}
+	rights = (w.access & NXSIM_ACC_WRITE ? NXSIM__RIGHT_WRITE : 0) |
+		 (w.access & NXSIM_ACC_EXEC ? NXSIM__RIGHT_EXEC : 0);
+	return vcpu_tlb_miss(vcpu, vt, kind, gva, w.gpa, w.level, rights, info);
+}
+
+/*
+ * The miss with TDP off: the hardware walks the shadow tables (root level
+ * + 1 - leaf level references, one with page-walk caches) and, if they do
+ * not allow the access, kvm_mmu_page_fault() runs FNAME(page_fault); the
+ * entry caches the shadow leaf, which FNAME(fetch) never makes larger
+ * than the guest's mapping.  The shadow MMU does not say what its leaf
+ * allows, so the entry holds what this access proved, plus, when the
+ * leaf was already there (no fault changed it), what @old proved of the
+ * same leaf: an SPTE that loses a right is flushed first.
+ */
+static int vcpu_tlb_shadow_miss(struct nxsim_vcpu *vcpu,
+				struct nxsim__vcpu_tlb *vt,
+				enum nxsim_access_kind kind, uint64_t gva,
+				uint64_t old, struct nxsim_access_info *info)
+{
+	const struct nxsim_vcpu_tlb_config *cfg = vcpu->vm->tlb_cfg;
+	unsigned int rights = kind_right(kind);
+	int rc, refs;
+
+	vt->st.walks++;
+	rc = nxsim__kvm_mmu_page_fault(vcpu->vm->mmu, &vcpu->mmu,
+				       &vcpu->arch_mmu, kind, gva, info);
+	if (rc)
+		return rc;
+	if (info->outcome != NXSIM_ACCESS_HIT)
+		vt->st.faults++;
+	else if (old && (int)((old >> ENT_LEVEL_SHIFT) & 3) == info->level)
+		rights |= (unsigned int)(old >> ENT_RIGHTS_SHIFT);
+	if (info->outcome == NXSIM_ACCESS_EMULATE ||
+	    info->outcome == NXSIM_ACCESS_GUEST_FAULT || !info->level)
+		return 0;
+	refs = cfg->pwc ?
+		       1 :
+		       nxsim__mmu_root_level(vcpu->vm->mmu) + 1 - info->level;
+	vt->st.walk_refs += (uint64_t)refs;
+	vt->st.walk_cycles += (uint64_t)refs * cfg->costs.walk_ref;
+	vcpu_tlb_fill(vt, kind, gva, gva, info->level, info->level, rights);
+	return 0;
+}
+
+/*
+ * The miss of either mode, @old the entry that did not allow the access
+ * (0 if none); kept out of line so that the hit path inlined into the
+ * batch loop stays small.
+ */
+__attribute__((noinline)) static int
+vcpu_tlb_miss_any(struct nxsim_vcpu *vcpu, struct nxsim__vcpu_tlb *vt,
+		  enum nxsim_access_kind kind, uint64_t gpa, int guest_level,
+		  uint64_t old, struct nxsim_access_info *info)
+{
+	if (likely(guest_level != NXSIM_GUEST_LEVEL_WALK))
+		return vcpu_tlb_miss(vcpu, vt, kind, gpa, gpa, guest_level,
+				     NXSIM__RIGHT_WRITE | NXSIM__RIGHT_EXEC,
+				     info);
+	vt->gva = true;
+	if (!nxsim__vm_tdp_enabled(vcpu->vm))
+		return vcpu_tlb_shadow_miss(vcpu, vt, kind, gpa, old, info);
+	return vcpu_tlb_walk_miss(vcpu, vt, kind, gpa, info);
+}
+
+/*
+ * One access on a vCPU with a TLB; the VM is entered.  @guest_level
+ * NXSIM_GUEST_LEVEL_WALK: @gpa is a gva (checked by the caller).
+ */
 static inline int vcpu_tlb_access(struct nxsim_vcpu *vcpu,
 				  enum nxsim_access_kind kind, uint64_t gpa,
 				  int guest_level,
@@ -328,10 +457,11 @@ static inline int vcpu_tlb_access(struct nxsim_vcpu *vcpu,
 		}
 		vt->st.perm_misses++;
 	} else {
+		word = 0;
 		vt->st.l1d_misses += !exec;
 		vt->st.l1i_misses += exec;
 	}
-	return vcpu_tlb_miss(vcpu, vt, kind, gpa, guest_level, info);
+	return vcpu_tlb_miss_any(vcpu, vt, kind, gpa, guest_level, word, info);
 }
 
 static bool bad_level(int level)
@@ -339,12 +469,32 @@ static bool bad_level(int level)
 	return level < NXSIM_PG_LEVEL_4K || level > NXSIM_PG_LEVEL_1G;
 }
 
+/*
+ * What an access at @level may be on @vcpu: 0, or -EOPNOTSUPP (TDP off
+ * wants NXSIM_GUEST_LEVEL_WALK on a TLB; a walk wants a 64-bit guest).
+ */
+static int access_mode_check(struct nxsim_vcpu *vcpu, int level)
+{
+	if (level == NXSIM_GUEST_LEVEL_WALK)
+		return vcpu->tlb && nxsim__guest_mode(&vcpu->arch_mmu) ==
+					       NXSIM_GUEST_64BIT ?
+			       0 :
+			       -EOPNOTSUPP;
+	return nxsim__vm_tdp_enabled(vcpu->vm) ? 0 : -EOPNOTSUPP;
+}
+
 int nxsim__vcpu_access_entered(struct nxsim_vcpu *vcpu,
 			       enum nxsim_access_kind kind, uint64_t gpa,
 			       int guest_level, struct nxsim_access_info *info)
 {
-	if ((unsigned int)kind > NXSIM_ACCESS_EXEC || bad_level(guest_level))
+	int rc;
+
+	if ((unsigned int)kind > NXSIM_ACCESS_EXEC ||
+	    (guest_level != NXSIM_GUEST_LEVEL_WALK && bad_level(guest_level)))
 		return -EINVAL;
+	rc = access_mode_check(vcpu, guest_level);
+	if (rc)
+		return rc;
 	if (!vcpu->tlb)
 		return nxsim__mmu_access(vcpu->vm->mmu, &vcpu->mmu, kind, gpa,
 					 info, NULL);
@@ -357,6 +507,7 @@ int64_t nxsim_vcpu_access_batch(struct nxsim_vcpu *vcpu,
 {
 	struct nxsim_access_info info;
 	struct nxsim_vm *vm;
+	bool tdp;
 	size_t i;
 	int rc;
 
@@ -366,14 +517,12 @@ int64_t nxsim_vcpu_access_batch(struct nxsim_vcpu *vcpu,
 	rc = nxsim__vm_enter(vm);
 	if (rc)
 		return rc;
-	rc = nxsim__vm_tdp_enabled(vm) ? 0 : -EOPNOTSUPP;
-	if (!rc) {
-		pthread_mutex_lock(&vcpu->mutex);
-		/* vcpu_run(): kvm_vcpu_srcu_read_lock() around the exits. */
-		nxsim__lockdep_acquire(NXSIM__LOCK_KVM_SRCU);
-	}
+	tdp = nxsim__vm_tdp_enabled(vm);
+	pthread_mutex_lock(&vcpu->mutex);
+	/* vcpu_run(): kvm_vcpu_srcu_read_lock() around the exits. */
+	nxsim__lockdep_acquire(NXSIM__LOCK_KVM_SRCU);
 	for (i = 0; !rc && i < n; i++) {
-		if (likely(vcpu->tlb && a[i].kind <= NXSIM_ACCESS_EXEC &&
+		if (likely(tdp && vcpu->tlb && a[i].kind <= NXSIM_ACCESS_EXEC &&
 			   !bad_level(a[i].guest_level)))
 			rc = vcpu_tlb_access(vcpu, a[i].kind, a[i].gpa,
 					     a[i].guest_level, &info);
@@ -383,10 +532,8 @@ int64_t nxsim_vcpu_access_batch(struct nxsim_vcpu *vcpu,
 							a[i].guest_level,
 							&info);
 	}
-	if (nxsim__vm_tdp_enabled(vm)) {
-		nxsim__lockdep_release(NXSIM__LOCK_KVM_SRCU);
-		pthread_mutex_unlock(&vcpu->mutex);
-	}
+	nxsim__lockdep_release(NXSIM__LOCK_KVM_SRCU);
+	pthread_mutex_unlock(&vcpu->mutex);
 	nxsim__vm_exit(vm);
 	return rc ? rc : (int64_t)n;
 }

@@ -35,6 +35,8 @@ struct nxsim_vcpu;
  * @range_start: first gfn of the pending ranged flushes' envelope
  * @range_end: one past the last
  * @flush_requests: requests posted, updated atomically by the posters
+ * @gva: entries may be tagged by gva (NXSIM_GUEST_LEVEL_WALK): a ranged
+ *	flush, which names gfns, flushes everything
  * @st: counters of the vCPU's thread (@st.flush_requests unused)
  */
 struct nxsim__vcpu_tlb {
@@ -44,6 +46,7 @@ struct nxsim__vcpu_tlb {
 	uint64_t range_start;
 	uint64_t range_end;
 	uint64_t flush_requests;
+	bool gva;
 	struct nxsim_vcpu_stats st;
 };
 

@@ -75,7 +75,9 @@ int nxsim_vcpu_access_guest(struct nxsim_vcpu *vcpu,
 	int rc;
 
 	if (!vcpu || (unsigned int)kind > NXSIM_ACCESS_EXEC ||
-	    guest_level < NXSIM_PG_LEVEL_4K || guest_level > NXSIM_PG_LEVEL_1G)
+	    (guest_level != NXSIM_GUEST_LEVEL_WALK &&
+	     (guest_level < NXSIM_PG_LEVEL_4K ||
+	      guest_level > NXSIM_PG_LEVEL_1G)))
 		return -EINVAL;
 	vm = vcpu->vm;
 	rc = nxsim__vm_enter(vm);
@@ -84,7 +86,9 @@ int nxsim_vcpu_access_guest(struct nxsim_vcpu *vcpu,
 	pthread_mutex_lock(&vcpu->mutex);
 	/* vcpu_run(): kvm_vcpu_srcu_read_lock() around the exit. */
 	nxsim__lockdep_acquire(NXSIM__LOCK_KVM_SRCU);
-	if (!nxsim__vm_tdp_enabled(vm))
+	/* with TDP off, only a gva access on a TLB goes through the TLB */
+	if (!nxsim__vm_tdp_enabled(vm) &&
+	    !(vcpu->tlb && guest_level == NXSIM_GUEST_LEVEL_WALK))
 		rc = nxsim__kvm_mmu_page_fault(vm->mmu, &vcpu->mmu,
 					       &vcpu->arch_mmu, kind, gpa,
 					       &local);

@@ -13,7 +13,13 @@
  * per fault, per split and per zap, per remote flush on the requesting
  * side and per flush each vCPU does.
  *
- * Left out: a guest OS, guest page tables and wall-clock overlap.
+ * With guest page tables, the memory is mapped at NXSIM_WORKLOAD_GVA_BASE
+ * by tables placed after it in the same slot (src/workload/tables.c),
+ * every vCPU loads them, and the generators' addresses are replayed as
+ * gvas the vCPU's TLB misses translate through them
+ * (NXSIM_GUEST_LEVEL_WALK); with TDP off, through shadow paging.
+ *
+ * Left out: a guest OS and wall-clock overlap.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,7 +35,7 @@
 #define HVA_BASE 0x100000000000ull /* 1 GiB aligned, below TASK_SIZE */
 #define DEFAULT_CHUNK 4096
 
-void nxsim_guest_config_default(struct nxsim_guest_config *cfg)
+void nxsim_workload_config_default(struct nxsim_workload_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->profile = "6.6";
@@ -65,12 +71,45 @@ void nxsim__run_destroy(struct nxsim__run *r)
 	memset(r, 0, sizeof(*r));
 }
 
+static uint64_t align_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
+/*
+ * The guest's page tables for memory [0, @map) at NXSIM_WORKLOAD_GVA_BASE,
+ * at @table_gpa, loaded in every vCPU: 64-bit paging, CR0.WP, EFER.NXE.
+ */
+static int run_load_tables(struct nxsim__run *r, uint64_t map,
+			   uint64_t table_gpa)
+{
+	struct nxsim_guest_paging p = {
+		.cr0_pg = true,
+		.cr0_wp = true,
+		.cr4_pae = true,
+		.efer_lma = true,
+		.efer_nxe = true,
+		.cr3 = table_gpa,
+	};
+	uint64_t bytes;
+	unsigned int i;
+	int rc;
+
+	rc = nxsim_workload_map_guest(r->vm, NXSIM_WORKLOAD_GVA_BASE, 0, map,
+				      r->cfg.guest_level, table_gpa, &bytes);
+	for (i = 0; !rc && i < r->cfg.nr_vcpus; i++)
+		rc = nxsim_guest_set_paging(r->vcpu[i], &p);
+	return rc;
+}
+
 int nxsim__run_create(struct nxsim__run *r,
-		      const struct nxsim_guest_config *cfg, uint64_t mem_bytes)
+		      const struct nxsim_workload_config *cfg,
+		      uint64_t mem_bytes)
 {
 	struct nxsim_host_config hc = { .cpu.itlb_multihit = true };
 	uint64_t align = 1ull << (12 + 9 * (cfg ? cfg->host_level - 1 : 0));
 	struct nxsim_memory_region mr = { .slot = 0 };
+	uint64_t map = 0, tables = 0, table_gpa = 0;
 	unsigned int i;
 	int rc;
 
@@ -79,6 +118,20 @@ int nxsim__run_create(struct nxsim__run *r,
 	    bad_level(cfg->host_level) || !cfg->nr_vcpus ||
 	    cfg->nr_vcpus > 1024 || !mem_bytes)
 		return -EINVAL;
+	if (cfg->no_tdp && !cfg->guest_tables)
+		return -EOPNOTSUPP; /* shadow paging translates gvas */
+	if (cfg->guest_tables) {
+		/* the tables after the memory, in the same slot */
+		map = align_up(mem_bytes,
+			       1ull << (12 + 9 * (cfg->guest_level - 1)));
+		rc = nxsim_workload_map_guest(NULL, NXSIM_WORKLOAD_GVA_BASE, 0,
+					      map, cfg->guest_level, 0,
+					      &tables);
+		if (rc)
+			return rc;
+		table_gpa = align_up(map, align);
+		mem_bytes = table_gpa + tables;
+	}
 	r->cfg = *cfg;
 	if (!r->cfg.tlb.tlb.level[NXSIM_TLB_L2].sets)
 		nxsim_vcpu_tlb_config_default(&r->cfg.tlb);
@@ -91,6 +144,7 @@ int nxsim__run_create(struct nxsim__run *r,
 		goto fail;
 	}
 	hc.profile = cfg->profile;
+	hc.cpu.no_tdp = cfg->no_tdp;
 	rc = nxsim_host_create(&hc, &r->host);
 	if (rc)
 		goto fail;
@@ -117,6 +171,8 @@ int nxsim__run_create(struct nxsim__run *r,
 	mr.host_level = cfg->host_level;
 	if (!rc)
 		rc = nxsim_vm_set_memory_region(r->vm, &mr);
+	if (!rc && cfg->guest_tables)
+		rc = run_load_tables(r, map, table_gpa);
 	if (rc)
 		goto fail;
 	r->mem_bytes = mr.memory_size;
@@ -128,7 +184,7 @@ fail:
 }
 
 /* The modelled cycles so far (and the result's counters). */
-static int run_collect(struct nxsim__run *r, struct nxsim_guest_result *res)
+static int run_collect(struct nxsim__run *r, struct nxsim_workload_result *res)
 {
 	const struct nxsim_guest_costs *c = &r->cfg.tlb.costs;
 	struct nxsim_mmu_counters mc;
@@ -190,7 +246,7 @@ static double huge_fraction(struct nxsim__run *r)
 /* After a round: move the clock by the round's time, take samples. */
 static int run_tick(struct nxsim__run *r)
 {
-	struct nxsim_guest_result now;
+	struct nxsim_workload_result now;
 	uint64_t ns;
 	int rc = run_collect(r, &now);
 
@@ -209,6 +265,17 @@ static int run_tick(struct nxsim__run *r)
 	return 0;
 }
 
+/* The layout's addresses as the guest's tables map them. */
+static void to_gva(struct nxsim_guest_access *a, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		a[i].gpa += NXSIM_WORKLOAD_GVA_BASE;
+		a[i].guest_level = NXSIM_GUEST_LEVEL_WALK;
+	}
+}
+
 int nxsim__run_phase(struct nxsim__run *r, nxsim__gen_fn gen, void *ctx)
 {
 	bool any = true;
@@ -224,6 +291,8 @@ int nxsim__run_phase(struct nxsim__run *r, nxsim__gen_fn gen, void *ctx)
 			if (!n)
 				continue;
 			any = true;
+			if (r->cfg.guest_tables)
+				to_gva(r->buf, n);
 			done = nxsim_vcpu_access_batch(r->vcpu[i], r->buf, n);
 			if (done < 0)
 				return (int)done;
@@ -235,7 +304,7 @@ int nxsim__run_phase(struct nxsim__run *r, nxsim__gen_fn gen, void *ctx)
 	return 0;
 }
 
-int nxsim__run_finish(struct nxsim__run *r, struct nxsim_guest_result *res,
+int nxsim__run_finish(struct nxsim__run *r, struct nxsim_workload_result *res,
 		      uint64_t phase_start)
 {
 	int rc = run_collect(r, res);

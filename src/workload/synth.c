@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Seeded synthetic guests (nxsim_guest_run_synth()) and the
- * execute_perf_test shape of c4b33d28ea51 (nxsim_guest_run_execute()).
+ * Seeded synthetic guests (nxsim_workload_run_synth()) and the
+ * execute_perf_test shape of c4b33d28ea51 (nxsim_workload_run_execute()).
  *
  * A synthetic vCPU fetches sequentially through the shared code (4 bytes
  * a fetch), jumping to a random code page now and then, and touches data
@@ -45,7 +45,7 @@ struct synth_vcpu {
 };
 
 struct synth {
-	const struct nxsim_guest_synth *s;
+	const struct nxsim_workload_synth *s;
 	int level;
 	uint64_t data_base;
 	uint64_t jit_base;
@@ -55,7 +55,7 @@ struct synth {
 static void synth_one(struct synth *g, unsigned int i, struct synth_vcpu *v,
 		      struct nxsim_guest_access *a)
 {
-	const struct nxsim_guest_synth *s = g->s;
+	const struct nxsim_workload_synth *s = g->s;
 	uint64_t r;
 
 	a->guest_level = (uint8_t)g->level;
@@ -110,9 +110,9 @@ static size_t synth_gen(void *ctx, unsigned int i,
 	return n;
 }
 
-int nxsim_guest_run_synth(const struct nxsim_guest_config *cfg,
-			  const struct nxsim_guest_synth *s,
-			  struct nxsim_guest_result *res)
+int nxsim_workload_run_synth(const struct nxsim_workload_config *cfg,
+			     const struct nxsim_workload_synth *s,
+			     struct nxsim_workload_result *res)
 {
 	struct synth g = { .s = s };
 	struct nxsim__run r;
@@ -169,8 +169,9 @@ static size_t execute_gen(void *ctx, unsigned int i,
 	return n;
 }
 
-int nxsim_guest_run_execute(const struct nxsim_guest_config *cfg,
-			    uint64_t bytes, struct nxsim_guest_result *res)
+int nxsim_workload_run_execute(const struct nxsim_workload_config *cfg,
+			       uint64_t bytes,
+			       struct nxsim_workload_result *res)
 {
 	struct execute x = { .bytes = bytes, .pages = bytes / 4096 };
 	struct nxsim__run r;

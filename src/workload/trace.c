@@ -2,7 +2,7 @@
 /*
  * A memory-access trace (valgrind lackey text, or the binary format of
  * docs/traces.md) replayed as one guest's accesses
- * (nxsim_guest_run_trace()): an instruction fetch (I) is an exec access,
+ * (nxsim_workload_run_trace()): an instruction fetch (I) is an exec access,
  * a load (L) a read, a store (S) a write, a modify (M) a read then a
  * write.  The trace is decoded once into guest accesses, so every vCPU
  * replays it without parsing: each 1 GiB region the trace touches is laid
@@ -114,9 +114,9 @@ static int decode(struct nxsim_trace *t, int level, struct decoded *d)
 	return d->n ? 0 : -EINVAL;
 }
 
-int nxsim_guest_decode_trace(struct nxsim_trace *t, int guest_level,
-			     struct nxsim_guest_access **ap, size_t *np,
-			     uint64_t *mem_bytes)
+int nxsim_workload_decode_trace(struct nxsim_trace *t, int guest_level,
+				struct nxsim_guest_access **ap, size_t *np,
+				uint64_t *mem_bytes)
 {
 	struct decoded d = { 0 };
 	struct nxsim_guest_access *a;
@@ -142,7 +142,7 @@ int nxsim_guest_decode_trace(struct nxsim_trace *t, int guest_level,
 	return 0;
 }
 
-void nxsim_guest_accesses_free(struct nxsim_guest_access *a, size_t n)
+void nxsim_workload_accesses_free(struct nxsim_guest_access *a, size_t n)
 {
 	nxsim__free(a, n * sizeof(*a));
 }
@@ -164,8 +164,9 @@ static size_t replay_gen(void *ctx, unsigned int i,
 	return n;
 }
 
-int nxsim_guest_run_trace(const struct nxsim_guest_config *cfg,
-			  struct nxsim_trace *t, struct nxsim_guest_result *res)
+int nxsim_workload_run_trace(const struct nxsim_workload_config *cfg,
+			     struct nxsim_trace *t,
+			     struct nxsim_workload_result *res)
 {
 	struct decoded d = { 0 };
 	struct replay p = { .d = &d };

@@ -25,7 +25,7 @@
  * @next_sample: access count of the next huge-fraction sample
  */
 struct nxsim__run {
-	struct nxsim_guest_config cfg;
+	struct nxsim_workload_config cfg;
 	struct nxsim_host *host;
 	struct nxsim_vm *vm;
 	struct nxsim_vcpu **vcpu;
@@ -46,12 +46,13 @@ typedef size_t (*nxsim__gen_fn)(void *ctx, unsigned int vcpu,
 
 /* Host, VM, vCPUs and a slot of @mem_bytes; 0 or a negative errno. */
 int nxsim__run_create(struct nxsim__run *r,
-		      const struct nxsim_guest_config *cfg, uint64_t mem_bytes);
+		      const struct nxsim_workload_config *cfg,
+		      uint64_t mem_bytes);
 void nxsim__run_destroy(struct nxsim__run *r);
 /* Round after round until @gen has nothing for any vCPU. */
 int nxsim__run_phase(struct nxsim__run *r, nxsim__gen_fn gen, void *ctx);
 /* The result; @phase_start: @r->cycles when the measured phase began. */
-int nxsim__run_finish(struct nxsim__run *r, struct nxsim_guest_result *res,
+int nxsim__run_finish(struct nxsim__run *r, struct nxsim_workload_result *res,
 		      uint64_t phase_start);
 
 #endif /* NXSIM_WORKLOAD_WORKLOAD_H */

@@ -40,13 +40,13 @@ static struct nxsim_trace *open_text(const char *text)
 /* I = fetch, L = read, S = write, M = read + write; two 1 GiB regions. */
 static void test_trace_kinds(void **state)
 {
-	struct nxsim_guest_config cfg;
-	struct nxsim_guest_result res;
+	struct nxsim_workload_config cfg;
+	struct nxsim_workload_result res;
 	struct nxsim_trace *t = open_text(small_trace);
 
 	(void)state;
-	nxsim_guest_config_default(&cfg);
-	assert_rc(nxsim_guest_run_trace(&cfg, t, &res), 0);
+	nxsim_workload_config_default(&cfg);
+	assert_rc(nxsim_workload_run_trace(&cfg, t, &res), 0);
 	assert_int_equal(res.accesses, 7);
 	assert_int_equal(res.exec, 3);
 	/*
@@ -77,7 +77,7 @@ static void test_trace_decode(void **state)
 	size_t n, i;
 
 	(void)state;
-	assert_rc(nxsim_guest_decode_trace(t, 2, &a, &n, &mem), 0);
+	assert_rc(nxsim_workload_decode_trace(t, 2, &a, &n, &mem), 0);
 	assert_int_equal(n, 7);
 	assert_int_equal(mem, 2ull << 30);
 	for (i = 0; i < n; i++) {
@@ -85,16 +85,16 @@ static void test_trace_decode(void **state)
 		assert_int_equal(a[i].gpa, gpas[i]);
 		assert_int_equal(a[i].guest_level, 2);
 	}
-	nxsim_guest_accesses_free(a, n);
-	assert_rc(nxsim_guest_decode_trace(t, 0, &a, &n, &mem), -EINVAL);
+	nxsim_workload_accesses_free(a, n);
+	assert_rc(nxsim_workload_decode_trace(t, 0, &a, &n, &mem), -EINVAL);
 	nxsim_trace_close(t);
 }
 
 /* The same trace twice gives the same result, byte for byte. */
 static void test_trace_deterministic(void **state)
 {
-	struct nxsim_guest_config cfg;
-	struct nxsim_guest_result a, b;
+	struct nxsim_workload_config cfg;
+	struct nxsim_workload_result a, b;
 	struct nxsim_trace *t;
 	char path[600];
 
@@ -102,12 +102,12 @@ static void test_trace_deterministic(void **state)
 
 	snprintf(path, sizeof(path), "%s/lackey-true.txt", fixture_dir);
 	assert_rc(nxsim_trace_open(path, NXSIM_TRACE_AUTO, &t, NULL), 0);
-	nxsim_guest_config_default(&cfg);
+	nxsim_workload_config_default(&cfg);
 	cfg.nr_vcpus = 2;
 	cfg.chunk = 1000;
-	assert_rc(nxsim_guest_run_trace(&cfg, t, &a), 0);
+	assert_rc(nxsim_workload_run_trace(&cfg, t, &a), 0);
 	assert_rc(nxsim_trace_rewind(t), 0);
-	assert_rc(nxsim_guest_run_trace(&cfg, t, &b), 0);
+	assert_rc(nxsim_workload_run_trace(&cfg, t, &b), 0);
 	assert_memory_equal(&a, &b, sizeof(a));
 	assert_true(a.accesses > 10000);
 	assert_int_equal(a.accesses % 2, 0);
@@ -121,29 +121,29 @@ static void test_trace_bad_line(void **state)
 	static const char bad[] = "==1== Lackey\n"
 				  "I  00400000,4\n"
 				  " X 00600000,8\n";
-	struct nxsim_guest_config cfg;
-	struct nxsim_guest_result res;
+	struct nxsim_workload_config cfg;
+	struct nxsim_workload_result res;
 	struct nxsim_trace *t = open_text(bad);
 
 	(void)state;
-	nxsim_guest_config_default(&cfg);
-	assert_rc(nxsim_guest_run_trace(&cfg, t, &res), -EINVAL);
+	nxsim_workload_config_default(&cfg);
+	assert_rc(nxsim_workload_run_trace(&cfg, t, &res), -EINVAL);
 	assert_non_null(strstr(nxsim_trace_error(t), "line 3"));
 	nxsim_trace_close(t);
 	/* no access at all */
 	t = open_text("==1== Lackey\n");
-	assert_rc(nxsim_guest_run_trace(&cfg, t, &res), -EINVAL);
+	assert_rc(nxsim_workload_run_trace(&cfg, t, &res), -EINVAL);
 	nxsim_trace_close(t);
 	t = open_text(small_trace);
 	cfg.guest_level = 4;
-	assert_rc(nxsim_guest_run_trace(&cfg, t, &res), -EINVAL);
+	assert_rc(nxsim_workload_run_trace(&cfg, t, &res), -EINVAL);
 	cfg.guest_level = 1;
 	cfg.nr_vcpus = 0;
-	assert_rc(nxsim_guest_run_trace(&cfg, t, &res), -EINVAL);
+	assert_rc(nxsim_workload_run_trace(&cfg, t, &res), -EINVAL);
 	nxsim_trace_close(t);
 }
 
-static void synth_default(struct nxsim_guest_synth *s)
+static void synth_default(struct nxsim_workload_synth *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->seed = 42;
@@ -165,18 +165,18 @@ static void synth_default(struct nxsim_guest_synth *s)
 static void test_synth_policies(void **state)
 {
 	static const char *const policy[] = { "off", "never", "force" };
-	struct nxsim_guest_result res[3];
-	struct nxsim_guest_config cfg;
-	struct nxsim_guest_synth s;
+	struct nxsim_workload_result res[3];
+	struct nxsim_workload_config cfg;
+	struct nxsim_workload_synth s;
 	unsigned int p;
 
 	(void)state;
 	synth_default(&s);
 	for (p = 0; p < 3; p++) {
-		nxsim_guest_config_default(&cfg);
+		nxsim_workload_config_default(&cfg);
 		cfg.nr_vcpus = 2;
 		cfg.nx_huge_pages = policy[p];
-		assert_rc(nxsim_guest_run_synth(&cfg, &s, &res[p]), 0);
+		assert_rc(nxsim_workload_run_synth(&cfg, &s, &res[p]), 0);
 		assert_int_equal(res[p].accesses, 2 * s.accesses);
 		printf("# %s: cycles %llu faults %llu splits %llu walks %llu\n",
 		       policy[p], (unsigned long long)res[p].cycles,
@@ -210,16 +210,16 @@ static void on_sample(void *ctx, uint64_t accesses, double frac)
 /* Samples every 100000 accesses; recovery runs as guest time passes. */
 static void test_samples_recovery(void **state)
 {
-	struct nxsim_guest_config cfg;
-	struct nxsim_guest_result res;
-	struct nxsim_guest_synth s;
+	struct nxsim_workload_config cfg;
+	struct nxsim_workload_result res;
+	struct nxsim_workload_synth s;
 	struct samples sm = { 0 };
 
 	(void)state;
 	synth_default(&s);
 	s.accesses = 1000000;
 	s.jit_pages = 256;
-	nxsim_guest_config_default(&cfg);
+	nxsim_workload_config_default(&cfg);
 	cfg.recovery_ratio = 1;
 	cfg.recovery_period_ms = 1;
 	cfg.ghz = 1; /* about 10 ms of guest time: jiffies of 4 ms at HZ=250 */
@@ -227,7 +227,7 @@ static void test_samples_recovery(void **state)
 	cfg.sample_every = 100000;
 	cfg.sample = on_sample;
 	cfg.sample_ctx = &sm;
-	assert_rc(nxsim_guest_run_synth(&cfg, &s, &res), 0);
+	assert_rc(nxsim_workload_run_synth(&cfg, &s, &res), 0);
 	printf("# cycles %llu faults %llu recovery_zapped %llu flushes %llu\n",
 	       (unsigned long long)res.cycles, (unsigned long long)res.faults,
 	       (unsigned long long)res.recovery_zapped,
@@ -246,16 +246,16 @@ static void test_samples_recovery(void **state)
  */
 static void test_execute_tiny(void **state)
 {
-	struct nxsim_guest_result zap, split;
-	struct nxsim_guest_config cfg;
+	struct nxsim_workload_result zap, split;
+	struct nxsim_workload_config cfg;
 
 	(void)state;
-	nxsim_guest_config_default(&cfg);
+	nxsim_workload_config_default(&cfg);
 	cfg.nr_vcpus = 4;
 	cfg.profile = "6.1";
-	assert_rc(nxsim_guest_run_execute(&cfg, 8 * MIB, &zap), 0);
+	assert_rc(nxsim_workload_run_execute(&cfg, 8 * MIB, &zap), 0);
 	cfg.profile = "6.6";
-	assert_rc(nxsim_guest_run_execute(&cfg, 8 * MIB, &split), 0);
+	assert_rc(nxsim_workload_run_execute(&cfg, 8 * MIB, &split), 0);
 	assert_true(split.phase_cycles < zap.phase_cycles);
 	/* 16 huge pages: populate faults 16, then 16 zaps + 8192 faults */
 	assert_int_equal(zap.huge_zaps, 16);
@@ -263,16 +263,16 @@ static void test_execute_tiny(void **state)
 	assert_int_equal(split.splits, 16);
 	assert_int_equal(split.faults, 16 + 16);
 	assert_int_equal(zap.accesses, 2 * 4 * 2048);
-	assert_rc(nxsim_guest_run_execute(&cfg, 4095, &zap), -EINVAL);
-	assert_rc(nxsim_guest_run_execute(NULL, 4096, &zap), -EINVAL);
+	assert_rc(nxsim_workload_run_execute(&cfg, 4095, &zap), -EINVAL);
+	assert_rc(nxsim_workload_run_execute(NULL, 4096, &zap), -EINVAL);
 }
 
 /* Allocation failures of a run: -ENOMEM or success, nothing leaked. */
 static void test_alloc_failure_walk(void **state)
 {
-	struct nxsim_guest_config cfg;
-	struct nxsim_guest_result res;
-	struct nxsim_guest_synth s;
+	struct nxsim_workload_config cfg;
+	struct nxsim_workload_result res;
+	struct nxsim_workload_synth s;
 	unsigned long nth;
 	bool done = false;
 	int rc;
@@ -280,15 +280,15 @@ static void test_alloc_failure_walk(void **state)
 	(void)state;
 	synth_default(&s);
 	s.accesses = 2000;
-	nxsim_guest_config_default(&cfg);
+	nxsim_workload_config_default(&cfg);
 	cfg.nr_vcpus = 2;
 	for (nth = 1; !done; nth++) {
 		struct nxsim_trace *t = open_text(small_trace);
 
 		nxsim_alloc_fail_nth(nth);
-		rc = nxsim_guest_run_trace(&cfg, t, &res);
+		rc = nxsim_workload_run_trace(&cfg, t, &res);
 		if (!rc)
-			rc = nxsim_guest_run_synth(&cfg, &s, &res);
+			rc = nxsim_workload_run_synth(&cfg, &s, &res);
 		done = !rc && nxsim_alloc_fail_pending();
 		nxsim_alloc_fail_nth(0);
 		assert_true(rc == 0 || rc == -ENOMEM);

@@ -36,7 +36,7 @@ static const size_t set_size[NXSIM_STATS_NR_SETS] = {
 	[NXSIM_STATS_BRINGUP_RESULT] =
 		offsetof(struct nxsim_bringup_result, create_ns),
 	[NXSIM_STATS_VCPU] = sizeof(struct nxsim_vcpu_stats),
-	[NXSIM_STATS_GUEST_RESULT] = sizeof(struct nxsim_guest_result),
+	[NXSIM_STATS_WORKLOAD_RESULT] = sizeof(struct nxsim_workload_result),
 };
 
 static size_t type_size(enum nxsim_stat_type t)

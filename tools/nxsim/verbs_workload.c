@@ -59,13 +59,28 @@ static int level_of(const char *s, int *level)
 	return -EINVAL;
 }
 
+/*
+ * flat: gpa = gva (the fast mode); tables: the guest's page tables, with
+ * TDP; shadow: the guest's page tables on a host without TDP.
+ */
+static int paging_of(const char *s, struct nxsim_workload_config *cfg)
+{
+	if (!strcmp(s, "flat") || !strcmp(s, "tables") ||
+	    !strcmp(s, "shadow")) {
+		cfg->guest_tables = strcmp(s, "flat") != 0;
+		cfg->no_tdp = !strcmp(s, "shadow");
+		return 0;
+	}
+	return -EINVAL;
+}
+
 static int guest_run(struct nxsim__drv *d, int argc,
 		     struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
 	const char *wl = "synth", *trace = NULL, *s;
-	struct nxsim_guest_result res = { 0 };
-	struct nxsim_guest_config cfg;
-	struct nxsim_guest_synth sy = { 0 };
+	struct nxsim_workload_result res = { 0 };
+	struct nxsim_workload_config cfg;
+	struct nxsim_workload_synth sy = { 0 };
 	struct nxsim_trace *t;
 	uint64_t v[NR_OPTS];
 	size_t k;
@@ -74,7 +89,7 @@ static int guest_run(struct nxsim__drv *d, int argc,
 	(void)d;
 	for (k = 0; k < NR_OPTS; k++)
 		v[k] = num_opts[k].def;
-	nxsim_guest_config_default(&cfg);
+	nxsim_workload_config_default(&cfg);
 	for (i = 0; !rc && i < argc; i++) {
 		if ((s = nxsim__drv_opt(&argv[i], "workload"))) {
 			wl = s;
@@ -96,6 +111,13 @@ static int guest_run(struct nxsim__drv *d, int argc,
 			if (level_of(s, &cfg.guest_level))
 				rc = nxsim__drv_fail(r, -EINVAL,
 						     "guest is 4k, 2m or 1g");
+			continue;
+		}
+		if ((s = nxsim__drv_opt(&argv[i], "paging"))) {
+			if (paging_of(s, &cfg))
+				rc = nxsim__drv_fail(
+					r, -EINVAL,
+					"paging is flat, tables or shadow");
 			continue;
 		}
 		if ((s = nxsim__drv_opt(&argv[i], "host"))) {
@@ -128,9 +150,9 @@ static int guest_run(struct nxsim__drv *d, int argc,
 		sy.far_permille = 50;
 		sy.write_permille = 300;
 		sy.jit_pages = v[O_JIT];
-		rc = nxsim_guest_run_synth(&cfg, &sy, &res);
+		rc = nxsim_workload_run_synth(&cfg, &sy, &res);
 	} else if (!strcmp(wl, "execute")) {
-		rc = nxsim_guest_run_execute(&cfg, v[O_BYTES] * MIB, &res);
+		rc = nxsim_workload_run_execute(&cfg, v[O_BYTES] * MIB, &res);
 	} else if (!strcmp(wl, "lackey")) {
 		if (!trace)
 			return nxsim__drv_fail(r, -EINVAL,
@@ -138,7 +160,7 @@ static int guest_run(struct nxsim__drv *d, int argc,
 		rc = nxsim_trace_open(trace, NXSIM_TRACE_AUTO, &t, NULL);
 		if (rc)
 			return nxsim__drv_fail(r, rc, "%s: cannot open", trace);
-		rc = nxsim_guest_run_trace(&cfg, t, &res);
+		rc = nxsim_workload_run_trace(&cfg, t, &res);
 		if (rc && *nxsim_trace_error(t)) {
 			rc = nxsim__drv_fail(r, rc, "%s: %s", trace,
 					     nxsim_trace_error(t));
@@ -153,15 +175,17 @@ static int guest_run(struct nxsim__drv *d, int argc,
 	if (rc)
 		return nxsim__drv_fail(r, rc,
 				       "bad run (profile, policy off, force or "
-				       "never, vcpus 1 to 1024)");
-	nxsim__drv_add_stats(r, NXSIM_STATS_GUEST_RESULT, &res, NULL);
+				       "never, vcpus 1 to 1024, guest tables "
+				       "below 1 TiB)");
+	nxsim__drv_add_stats(r, NXSIM_STATS_WORKLOAD_RESULT, &res, NULL);
 	return 0;
 }
 
 const struct nxsim__drv_verb nxsim__drv_workload_verbs[] = {
-	{ "guest", "run", 0, 18,
+	{ "guest", "run", 0, 19,
 	  "[workload=synth|lackey|execute] [trace=PATH] [profile=P] "
 	  "[policy=off|force|never] [guest=4k|2m|1g] [host=4k|2m|1g] "
+	  "[paging=flat|tables|shadow] "
 	  "[vcpus=N] [accesses=N] [code_mib=N] [data_mib=N] "
 	  "[exec_permille=N] [jit=N] [seed=N] [ratio=N] [period_ms=N] "
 	  "[bytes_mib=N]",
