@@ -23,7 +23,10 @@
  * tdp_mmu_iter_cond_resched() point without dropping mmu_lock (nothing in
  * the model needs the CPU back); roots are torn down at once when
  * invalidated, not by refcount, and under the write lock, where removed
- * tables are not frozen (no lockless walker writes).
+ * tables are not frozen (no lockless walker writes).  Roots and their
+ * pages carry role.smm: address space 1 (vCPUs in SMM) has roots of its
+ * own, and the walks of a slot visit the roots of its space only
+ * (for_each_tdp_mmu_root(kvm, root, slot->as_id)).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -386,23 +389,31 @@ static int tdp_mmu_zap_spte_atomic(struct nxsim__vm_mmu *mmu,
 }
 
 void nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(struct nxsim__vm_mmu *mmu,
-					  struct nxsim__mmu_page *sp)
+					  struct nxsim__mmu_page *sp, int as_id)
 {
 	nxsim__sp_clear(sp);
+	/* kvm_mmu_get_tdp_level() and the vCPU's root_role */
+	sp->role = (union nxsim__kvm_mmu_page_role){ .word = 0 };
+	sp->role.level = (unsigned int)mmu->root_level;
+	sp->role.direct = 1;
+	sp->role.smm = (unsigned int)as_id;
 	sp->level = mmu->root_level;
 	sp->gfn = 0;
 	sp->root_count = 1;
 	TAILQ_INSERT_TAIL(&mmu->roots, sp, link);
-	__atomic_store_n(&mmu->root, sp, __ATOMIC_RELEASE);
+	__atomic_store_n(&mmu->root[as_id], sp, __ATOMIC_RELEASE);
 }
 
 void nxsim__tdp_mmu_zap_all_roots(struct nxsim__vm_mmu *mmu)
 {
 	struct nxsim__mmu_page *root;
 
+	int i;
+
 	TAILQ_FOREACH(root, &mmu->roots, link)
 		root->invalid = true;
-	__atomic_store_n(&mmu->root, NULL, __ATOMIC_RELEASE);
+	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++)
+		__atomic_store_n(&mmu->root[i], NULL, __ATOMIC_RELEASE);
 	while ((root = TAILQ_FIRST(&mmu->roots))) {
 		TAILQ_REMOVE(&mmu->roots, root, link);
 		handle_removed_pt(mmu, root, false);
@@ -469,14 +480,16 @@ static void walk(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 	}
 }
 
-static void walk_roots(struct nxsim__vm_mmu *mmu, uint64_t start, uint64_t end,
-		       walk_fn fn, void *ctx)
+/* for_each_tdp_mmu_root(kvm, root, as_id): the roots of one space. */
+static void walk_roots(struct nxsim__vm_mmu *mmu, int as_id, uint64_t start,
+		       uint64_t end, walk_fn fn, void *ctx)
 {
 	struct nxsim__mmu_page *root;
 
 	nxsim__rcu_read_lock();
 	TAILQ_FOREACH(root, &mmu->roots, link)
-		walk(mmu, root, start, end, fn, ctx);
+		if (kvm_mmu_page_as_id(root) == as_id)
+			walk(mmu, root, start, end, fn, ctx);
 	nxsim__rcu_read_unlock();
 }
 
@@ -491,12 +504,12 @@ static bool zap_leaf(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 	return true;
 }
 
-bool nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
-				  uint64_t end)
+bool nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, int as_id,
+				  uint64_t start, uint64_t end)
 {
 	bool flush = false;
 
-	walk_roots(mmu, start, end, zap_leaf, &flush);
+	walk_roots(mmu, as_id, start, end, zap_leaf, &flush);
 	return flush;
 }
 
@@ -559,8 +572,8 @@ static bool wrprot_leaf(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 void nxsim__tdp_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
 				const struct nxsim__memslot *slot)
 {
-	walk_roots(mmu, slot->base_gfn, slot->base_gfn + slot->npages,
-		   wrprot_leaf, NULL);
+	walk_roots(mmu, slot->as_id, slot->base_gfn,
+		   slot->base_gfn + slot->npages, wrprot_leaf, NULL);
 }
 
 /* The first present leaf below a non-leaf SPTE (tdp_mmu_make_huge_spte()). */
@@ -645,8 +658,8 @@ void nxsim__tdp_mmu_collapse_slot(struct nxsim__vm_mmu *mmu,
 {
 	struct collapse_ctx c = { .slot = slot };
 
-	walk_roots(mmu, slot->base_gfn, slot->base_gfn + slot->npages, collapse,
-		   &c);
+	walk_roots(mmu, slot->as_id, slot->base_gfn,
+		   slot->base_gfn + slot->npages, collapse, &c);
 	/* recover_huge_pages_range(): one kvm_flush_remote_tlbs_memslot() */
 	if (c.flush)
 		nxsim__kvm_flush_remote_tlbs_range(mmu, slot->base_gfn,
@@ -690,6 +703,9 @@ static struct nxsim__mmu_page *tdp_mmu_init_child_sp(
 	int level = parent->level - 1;
 
 	sp->parent = parent;
+	/* tdp_mmu_init_child_sp(): the parent's role, a level down */
+	sp->role = parent->role;
+	sp->role.level = (unsigned int)level;
 	sp->level = level;
 	sp->gfn = gfn & ~(KVM_PAGES_PER_HPAGE(level + 1) - 1);
 	sp->ptep = ptep;
@@ -805,7 +821,7 @@ int nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 		   !nxsim__mmu_has_bug(mmu, NXSIM_BUG_UNTAGGED_NX);
 	bool late_flag = tag &&
 			 nxsim__mmu_has_bug(mmu, NXSIM_BUG_TDP_FLAG_AFTER_LINK);
-	struct nxsim__mmu_page *sp = mmu->root, *child;
+	struct nxsim__mmu_page *sp = mmu->root[f->as_id], *child;
 	int level = mmu->root_level, r;
 	uint64_t *sptep, old, new;
 	bool bad;
