@@ -20,8 +20,8 @@
  *
  * Left out: shadow paging of 32-bit and PAE guest page tables, SMM with
  * TDP off (shadow paging keeps to address space 0), access tracking,
- * eager page splitting (as kvm.eager_page_split=0) and the dirty bitmap
- * itself.
+ * KVM_CLEAR_DIRTY_LOG with manual dirty-log protection, and the dirty
+ * bitmap itself.
  *
  * Thread safety: as <nxsim/vm.h>.
  */

@@ -30,8 +30,8 @@
  * zap of a delete or a move every root.
  *
  * Left out: KVM_MEM_GUEST_MEMFD and memory
- * attributes (KVM_LPAGE_MIXED_FLAG), the dirty bitmap, eager page
- * splitting, and the total-pages overflow check.
+ * attributes (KVM_LPAGE_MIXED_FLAG), the dirty bitmap, and the
+ * total-pages overflow check.
  */
 #include <errno.h>
 #include <string.h>
@@ -309,6 +309,9 @@ static bool kvm_check_memslot_overlap(struct nxsim__vm_mmu *mmu, int as_id,
  * committed; the TDP MMU's walks take mmu_lock for read where the profile
  * says so (kvm_mmu_slot_remove_write_access(),
  * kvm_mmu_slot_leaf_clear_dirty(), kvm_mmu_zap_collapsible_sptes()).
+ * Turning dirty logging on splits the slot's huge pages to 4K first when
+ * kvm.eager_page_split is set (kvm_mmu_slot_try_split_huge_pages(), TDP
+ * MMU only: is_tdp_mmu_enabled()).
  */
 static void kvm_mmu_slot_apply_flags(struct nxsim__vm_mmu *mmu,
 				     struct nxsim__memslot *s,
@@ -333,6 +336,11 @@ static void kvm_mmu_slot_apply_flags(struct nxsim__vm_mmu *mmu,
 	else
 		nxsim__write_lock(&mmu->mmu_lock);
 	if (nxsim__slot_dirty_logging(s)) {
+		/* kvm_mmu_slot_try_split_huge_pages(kvm, new, PG_LEVEL_4K) */
+		if (READ_ONCE(mmu->params->eager_page_split))
+			nxsim__kvm_tdp_mmu_try_split_huge_pages(
+				mmu, s, s->base_gfn, s->base_gfn + s->npages,
+				NXSIM_PG_LEVEL_4K, shared);
 		nxsim__tdp_mmu_wrprot_slot(mmu, s);
 		/* kvm_arch_flush_remote_tlbs_memslot(), unconditional */
 		nxsim__kvm_flush_remote_tlbs_range(mmu, s->base_gfn, s->npages);

@@ -97,6 +97,8 @@ typedef void (*nxsim__sched_fn)(void *ctx, enum nxsim__sched_point p,
  * @itlb_multihit_kvm_mitigation: arch/x86/kernel/cpu/bugs.c's mirror
  * @recovery_ratio: nx_huge_pages_recovery_ratio
  * @recovery_period_ms: nx_huge_pages_recovery_period_ms
+ * @eager_page_split: kvm.eager_page_split (arch/x86/kvm/x86.c; false
+ *	where the profile has no such parameter)
  *
  * Written by the setters (src/kvm/nx_params.c) under the host's param_lock
  * (and, for @hard_disabled, kvm_lock); read locklessly with READ_ONCE(), by
@@ -108,6 +110,7 @@ struct nxsim__nx_params {
 	bool itlb_multihit_kvm_mitigation;
 	unsigned int recovery_ratio;
 	unsigned int recovery_period_ms;
+	bool eager_page_split;
 };
 
 /**

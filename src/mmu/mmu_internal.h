@@ -536,6 +536,19 @@ bool nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, int as_id,
  */
 void nxsim__tdp_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
 				const struct nxsim__memslot *slot);
+/*
+ * kvm_tdp_mmu_try_split_huge_pages(): eager page splitting of the huge
+ * SPTEs mapping [start, end) in the roots of @slot's address space, down
+ * to @target_level, under mmu_lock held for read (@shared) or write, in
+ * rcu_read_lock().  A page the split cannot get (both allocations of
+ * tdp_mmu_alloc_sp_for_split() failed) ends the whole split; mmu_lock may
+ * be dropped and taken again to allocate.  No TLB flush: the split SPTEs
+ * map what the huge one did.
+ */
+void nxsim__kvm_tdp_mmu_try_split_huge_pages(struct nxsim__vm_mmu *mmu,
+					     const struct nxsim__memslot *slot,
+					     uint64_t start, uint64_t end,
+					     int target_level, bool shared);
 /* Dirty logging turned off: zap collapsible SPTEs or recover in place. */
 void nxsim__tdp_mmu_collapse_slot(struct nxsim__vm_mmu *mmu,
 				  const struct nxsim__memslot *slot);

@@ -749,8 +749,131 @@ static int tdp_mmu_split_huge_page(struct nxsim__vm_mmu *mmu,
 	if (r)
 		return r;
 	nxsim__update_page_stats(mmu, sp->level, SPTE_ENT_PER_PAGE);
-	MMU_COUNT(mmu, splits);
 	return 0;
+}
+
+/*
+ * tdp_mmu_alloc_sp_for_split(): a page for an eager split, into @cache.
+ * The kernel first allocates with GFP_NOWAIT under mmu_lock; when that
+ * fails it drops mmu_lock and the RCU read side, allocates with reclaim
+ * allowed and takes them again (iter->yielded: the walk restarts).
+ * Return: 0, 1 if the lock was dropped (the page may or may not be
+ * there), -ENOMEM if both allocations failed.
+ */
+static int tdp_mmu_alloc_sp_for_split(struct nxsim__vm_mmu *mmu,
+				      struct nxsim__mmu_memory_cache *cache,
+				      bool shared)
+{
+	struct nxsim__mmu_page *sp = nxsim__tdp_mmu_alloc_sp(mmu);
+
+	if (sp) {
+		cache->objs[cache->nobjs++] = sp;
+		return 0;
+	}
+	nxsim__rcu_read_unlock();
+	nxsim__rw_unlock(&mmu->mmu_lock);
+	nxsim__sched_point(mmu, NXSIM__SCHED_RESCHED, 0, 0);
+	sp = nxsim__tdp_mmu_alloc_sp(mmu);
+	if (shared)
+		nxsim__read_lock(&mmu->mmu_lock);
+	else
+		nxsim__write_lock(&mmu->mmu_lock);
+	nxsim__rcu_read_lock();
+	if (!sp)
+		return -ENOMEM;
+	cache->objs[cache->nobjs++] = sp;
+	return 1;
+}
+
+/*
+ * tdp_mmu_split_huge_pages_root(), from @sp down (recursively): every
+ * huge SPTE in [start, end) above @target_level is split one level down,
+ * pre-order,
+ * so a 1G page becomes 512 2M pages and each of those 512 4K pages.  The
+ * children are the huge page's (make_huge_page_split_spte(): 4K children
+ * executable), and the new table is neither flagged
+ * nx_huge_page_disallowed nor tracked: 6.1's tdp_mmu_split_huge_page()
+ * has no possible-NX accounting.  Return: 0, 1 when mmu_lock was dropped
+ * (the caller restarts from the roots: the tables may have changed),
+ * -ENOMEM.
+ */
+static int tdp_mmu_split_huge_pages_root(struct nxsim__vm_mmu *mmu,
+					 struct nxsim__mmu_page *sp,
+					 uint64_t start, uint64_t end,
+					 int target_level, bool shared,
+					 struct nxsim__mmu_memory_cache *cache)
+{
+	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level), old;
+	struct nxsim__mmu_page *child;
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
+		uint64_t gfn = sp->gfn + i * span;
+
+		if (gfn >= end || gfn + span <= start)
+			continue;
+		if (!sp->parent)
+			nxsim__sched_point(mmu, NXSIM__SCHED_RESCHED, gfn,
+					   sp->level);
+retry:
+		old = nxsim__read_spte(&sp->spt[i]);
+		if (is_shadow_present_pte(old) && is_large_pte(old)) {
+			if (!cache->nobjs) {
+				r = tdp_mmu_alloc_sp_for_split(mmu, cache,
+							       shared);
+				if (r)
+					return r;
+			}
+			child = tdp_mmu_init_child_sp(mmu, cache, sp,
+						      &sp->spt[i], gfn);
+			child->made_hpd = false;
+			child->made_req_level = NXSIM_PG_LEVEL_4K;
+			if (tdp_mmu_split_huge_page(mmu, child, &old, shared)) {
+				nxsim__mmu_cache_push(mmu, cache, child);
+				goto retry;
+			}
+			old = nxsim__read_spte(&sp->spt[i]);
+		}
+		if (sp->level - 1 > target_level &&
+		    is_shadow_present_pte(old) &&
+		    !is_last_spte(old, sp->level)) {
+			r = tdp_mmu_split_huge_pages_root(
+				mmu, spte_to_child_sp(mmu, old), start, end,
+				target_level, shared, cache);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
+void nxsim__kvm_tdp_mmu_try_split_huge_pages(struct nxsim__vm_mmu *mmu,
+					     const struct nxsim__memslot *slot,
+					     uint64_t start, uint64_t end,
+					     int target_level, bool shared)
+{
+	struct nxsim__mmu_memory_cache cache = { .nobjs = 0 };
+	struct nxsim__mmu_page *root;
+	int r;
+
+	nxsim__rcu_read_lock();
+restart:
+	TAILQ_FOREACH(root, &mmu->roots, link) {
+		if (root->invalid || kvm_mmu_page_as_id(root) != slot->as_id)
+			continue;
+		r = tdp_mmu_split_huge_pages_root(mmu, root, start, end,
+						  target_level, shared, &cache);
+		if (r == 1)
+			goto restart;
+		/* -ENOMEM: the kernel stops splitting, every root */
+		if (r)
+			break;
+	}
+	nxsim__rcu_read_unlock();
+	/* a page a lost race left unused (tdp_mmu_free_sp()) */
+	while (cache.nobjs)
+		nxsim__tdp_mmu_free_cached_sp(mmu, &cache);
 }
 
 /*
@@ -867,8 +990,10 @@ int nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 			nxsim__sched_point(mmu, NXSIM__SCHED_LINK, f->gfn,
 					   level);
 			r = tdp_mmu_split_huge_page(mmu, child, &old, shared);
-			if (!r)
+			if (!r) {
 				info->splits++;
+				MMU_COUNT(mmu, splits);
+			}
 		} else {
 			nxsim__sp_clear(child);
 			nxsim__sched_point(mmu, NXSIM__SCHED_LINK, f->gfn,
