@@ -396,6 +396,7 @@ void nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(struct nxsim__vm_mmu *mmu,
 	sp->role = (union nxsim__kvm_mmu_page_role){ .word = 0 };
 	sp->role.level = (unsigned int)mmu->root_level;
 	sp->role.direct = 1;
+	sp->role.access = ACC_ALL;
 	sp->role.smm = (unsigned int)as_id;
 	sp->level = mmu->root_level;
 	sp->gfn = 0;
