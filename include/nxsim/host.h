@@ -109,6 +109,11 @@ enum nxsim_bug {
 	 * faulting under the read lock meanwhile sees an unflagged table
 	 * and replaces it with a huge page (needs the 6.2 flag check). */
 	NXSIM_BUG_TDP_FLAG_AFTER_LINK = 1ull << 12,
+	/* 817fa998362d: NX recovery looks up the memslot of every SP in
+	 * address space 0, so an SP of an SMM-only gfn finds no slot (a
+	 * WARN, reported by the checker) while some slot is dirty-logged,
+	 * and one of a gfn in both spaces is judged by the wrong slot. */
+	NXSIM_BUG_SMM_SLOT_LOOKUP = 1ull << 13,
 	/* set_nx_huge_pages() holds kvm_lock while it takes each VM's
 	 * slots_lock, closing the chain slots_lock -> kvm->srcu ->
 	 * cpu_hotplug_lock -> kvm_lock -> slots_lock that Paolo Bonzini

@@ -18,9 +18,10 @@
  * <nxsim/vm.h> and nxsim_vcpu_access() in <nxsim/vcpu.h>, the SPTE
  * formats are in <nxsim/spte.h>.
  *
- * Left out: shadow paging of 32-bit and PAE guest page tables, SMM
- * address spaces, access tracking, eager page splitting (as
- * kvm.eager_page_split=0) and the dirty bitmap itself.
+ * Left out: shadow paging of 32-bit and PAE guest page tables, SMM with
+ * TDP off (shadow paging keeps to address space 0), access tracking,
+ * KVM_CLEAR_DIRTY_LOG with manual dirty-log protection, and the dirty
+ * bitmap itself.
  *
  * Thread safety: as <nxsim/vm.h>.
  */
@@ -49,8 +50,8 @@ extern "C" {
 
 /**
  * struct nxsim_memory_region - struct kvm_userspace_memory_region
- * @slot: slot id (bits 0-15); bits 16-31 are the address space, which
- *	must be 0 (no SMM)
+ * @slot: slot id (bits 0-15); bits 16-31 are the address space: 0, or 1
+ *	for the memory vCPUs see in SMM (nxsim_vcpu_set_smm())
  * @flags: NXSIM_MEM_LOG_DIRTY_PAGES, NXSIM_MEM_READONLY
  * @guest_phys_addr: base gpa, page aligned
  * @memory_size: bytes, page aligned; 0 deletes the slot

@@ -6,6 +6,8 @@
  *   nx_huge_pages                     Y / N / never
  *   nx_huge_pages_recovery_ratio      unsigned
  *   nx_huge_pages_recovery_period_ms  unsigned (5.16 and later)
+ *   eager_page_split                  Y / N (kvm.eager_page_split of
+ *                                     x86.c, default Y; profiles 6.1 on)
  *
  * Input is parsed exactly as the modelled kernel does (sysfs_streq,
  * kstrtobool of the profile's era, kstrtouint with base 0), with the same

@@ -52,6 +52,22 @@ NXSIM_API int nxsim_vcpu_create(struct nxsim_vm *vm, unsigned int id,
 NXSIM_API int nxsim_vcpu_run(struct nxsim_vcpu *vcpu);
 
 /**
+ * nxsim_vcpu_set_smm() - put a vCPU in or out of System Management Mode
+ * @vcpu: the vCPU (it starts outside SMM)
+ * @smm: in SMM
+ * @was: receives the previous state (may be NULL)
+ *
+ * KVM_SET_VCPU_EVENTS with KVM_VCPUEVENT_VALID_SMM (kvm_smm_changed()):
+ * in SMM the vCPU's accesses use address space 1, the slots set with
+ * (1 << 16) | id, and roots of their own (role.smm); its TLB keeps
+ * nothing of the other root.
+ *
+ * Return: 0; -EINVAL; -EOPNOTSUPP on a host with TDP off (shadow paging
+ * is modelled in address space 0 only); -EBADF.
+ */
+NXSIM_API int nxsim_vcpu_set_smm(struct nxsim_vcpu *vcpu, bool smm, bool *was);
+
+/**
  * nxsim_vcpu_set_apic_hw_enabled() - the guest writes IA32_APIC_BASE.EN
  * @vcpu: the vCPU (its local APIC starts enabled)
  * @enable: the new value of the enable bit
@@ -274,7 +290,8 @@ NXSIM_API int64_t nxsim_vcpu_access_batch(struct nxsim_vcpu *vcpu,
  * @flush_requests: remote flush requests posted to this vCPU
  * @tlb_flush: full flushes it did (KVM_REQ_TLB_FLUSH; vcpu->stat.tlb_flush)
  * @tlb_flush_range: ranged flushes it did
- * @root_reloads: root reloads it did (KVM_REQ_MMU_FREE_OBSOLETE_ROOTS)
+ * @root_reloads: root reloads it did (KVM_REQ_MMU_FREE_OBSOLETE_ROOTS, or
+ *	nxsim_vcpu_set_smm() changing the address space)
  */
 struct nxsim_vcpu_stats {
 	uint64_t accesses;

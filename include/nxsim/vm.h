@@ -183,8 +183,11 @@ NXSIM_API int nxsim_vm_inject_worker_error(struct nxsim_vm *vm, int err);
  * As __kvm_set_memory_region(): create, delete (size 0), move (new gpa),
  * or change flags.  Deleting or moving zaps every mapping of the VM
  * (kvm_mmu_zap_all_fast(), the kernel's default KVM_X86_QUIRK_SLOT_ZAP_ALL).
- * Turning dirty logging on write-protects the slot's leaves (huge leaves
- * only on EPT, which has PML); turning it off zaps collapsible page tables,
+ * Turning dirty logging on first splits the slot's huge leaves to 4K on
+ * the TDP MMU when kvm.eager_page_split is set (6.1 on, default; a split
+ * that cannot allocate a page table ends early and the call still
+ * succeeds), then write-protects the slot's leaves (huge leaves only on
+ * EPT, which has PML); turning it off zaps collapsible page tables,
  * or (6.13 on) rebuilds huge SPTEs in place.  Runs under slots_lock.
  *
  * Return: 0; -EINVAL (bad flags, alignment, slot id, address space,

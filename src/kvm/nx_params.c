@@ -13,6 +13,10 @@
  * kstrtobool 'n'.  Before 5.16 there is no period parameter and the period
  * is a fixed 60 s.
  *
+ * With them, kvm.eager_page_split of arch/x86/kvm/x86.c (a plain bool,
+ * default on, read when dirty logging is turned on), where the profile
+ * has it.
+ *
  * After a change the setter zaps every VM (nxsim__host_zap_all_and_wake()):
  * without holding kvm_lock across each VM's slots_lock, as Sean
  * Christopherson's vm_list_srcu proposal of Jan 2025 does, unless
@@ -46,6 +50,8 @@ struct nx_param {
 		   char *buf);
 	size_t offset;		 /* of the unsigned int storage in nx */
 	bool needs_period_param; /* exists only from 5.16 */
+	bool needs_eager_split;	 /* exists only from a3fe5dbda0a4 */
+	bool noarg; /* KERNEL_PARAM_OPS_FL_NOARG: bare name is "y" */
 };
 
 static bool get_nx_auto_mode(struct nxsim_host *host)
@@ -78,6 +84,7 @@ void nxsim__nx_params_init(struct nxsim_host *host)
 	/* A PREEMPT_RT kernel starts with recovery off: latency spikes. */
 	host->nx.recovery_ratio = host->cpu.preempt_rt ? 0 : 60;
 	host->nx.recovery_period_ms = 0;
+	host->nx.eager_page_split = host->prof->eager_split_param;
 }
 
 void nxsim__kvm_mmu_x86_module_init(struct nxsim_host *host)
@@ -129,6 +136,28 @@ static int get_nx_huge_pages(struct nxsim_host *host, const struct nx_param *p,
 		return sprintf(buf, "never\n");
 	return sprintf(buf, "%c\n",
 		       READ_ONCE(host->nx.nx_huge_pages) ? 'Y' : 'N');
+}
+
+/* param_set_bool() of eager_page_split */
+static int set_eager_page_split(struct nxsim_host *host,
+				const struct nx_param *p, const char *val)
+{
+	bool v;
+
+	(void)p;
+	if (nxsim__kstrtobool(&host->prof->kstrtox, val, &v) < 0)
+		return -EINVAL;
+	WRITE_ONCE(host->nx.eager_page_split, v);
+	return 0;
+}
+
+/* param_get_bool() of eager_page_split */
+static int get_eager_page_split(struct nxsim_host *host,
+				const struct nx_param *p, char *buf)
+{
+	(void)p;
+	return sprintf(buf, "%c\n",
+		       READ_ONCE(host->nx.eager_page_split) ? 'Y' : 'N');
 }
 
 bool nxsim__calc_nx_huge_pages_recovery_period(struct nxsim_host *host,
@@ -232,12 +261,20 @@ static const struct nx_param nx_params[] = {
 		.offset = offsetof(struct nxsim__nx_params, recovery_period_ms),
 		.needs_period_param = true,
 	},
+	{
+		.name = "eager_page_split",
+		.set = set_eager_page_split,
+		.get = get_eager_page_split,
+		.needs_eager_split = true,
+		.noarg = true,
+	},
 };
 
 static bool param_exists(const struct nxsim_host *host,
 			 const struct nx_param *p)
 {
-	return !p->needs_period_param || host->prof->period_param;
+	return (!p->needs_period_param || host->prof->period_param) &&
+	       (!p->needs_eager_split || host->prof->eager_split_param);
 }
 
 static const struct nx_param *find_param(const struct nxsim_host *host,
@@ -265,9 +302,11 @@ int nxsim__nx_param_store(struct nxsim_host *host, const char *name,
 
 	if (!p)
 		return -ENOENT;
-	/* parse_one(): these ops lack KERNEL_PARAM_OPS_FL_NOARG. */
-	if (!val)
+	/* parse_one(): a bare name is "true" only for NOARG ops (bool). */
+	if (!val && !p->noarg)
 		return -EINVAL;
+	if (!val)
+		val = "1";
 	nxsim__mutex_lock(&host->param_lock, NXSIM__LOCK_PARAM);
 	rc = p->set(host, p, val);
 	nxsim__mutex_unlock(&host->param_lock, NXSIM__LOCK_PARAM);

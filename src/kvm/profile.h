@@ -35,6 +35,9 @@ enum nxsim__worker_model {
  *	5.16); before it the period is a fixed 60 s
  * @worker: when and how the recovery worker is made
  * @disable_nx_cap: KVM_CAP_VM_DISABLE_NX_HUGE_PAGES (084cc29f8bbb, 6.0)
+ * @eager_split_param: kvm.eager_page_split exists, default on
+ *	(a3fe5dbda0a4, eager page splitting of the TDP MMU when dirty
+ *	logging is turned on; after 5.10, before 6.1)
  */
 struct nxsim__profile {
 	const char *name;
@@ -45,6 +48,7 @@ struct nxsim__profile {
 	bool period_param;
 	enum nxsim__worker_model worker;
 	bool disable_nx_cap;
+	bool eager_split_param;
 };
 
 const struct nxsim__profile *nxsim__profile_find(const char *name);

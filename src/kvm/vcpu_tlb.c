@@ -253,6 +253,16 @@ static void nxsim__vcpu_handle_requests(struct nxsim__vcpu_tlb *vt)
 	}
 }
 
+void nxsim__vcpu_tlb_reset_context(struct nxsim_vcpu *vcpu)
+{
+	struct nxsim__vcpu_tlb *vt = vcpu->tlb;
+
+	if (!vt)
+		return;
+	vt->st.root_reloads++;
+	nxsim__tlb_flush_one_cpu(vt->tlb, 0, 0, 0, true);
+}
+
 /* What an entry's rights must hold for @kind. */
 static inline bool rights_allow(uint64_t word, enum nxsim_access_kind kind)
 {

@@ -62,6 +62,13 @@ void nxsim__kvm_make_all_cpus_request(void *ctx, enum nxsim__vcpu_flush what,
 				      uint64_t gfn, uint64_t pages);
 
 /*
+ * kvm_mmu_reset_context() on the vCPU's thread (its mutex held): the next
+ * access loads another root, so nothing the TLB holds from the old one
+ * (tagged by the old EPTP) is used again; counted as a root reload.
+ */
+void nxsim__vcpu_tlb_reset_context(struct nxsim_vcpu *vcpu);
+
+/*
  * A guest access on @vcpu of an entered VM that uses the TDP MMU: through
  * the vCPU's TLB if it has one.  Return: as nxsim_vcpu_access_guest().
  */

@@ -468,6 +468,39 @@ int nxsim_vcpu_run(struct nxsim_vcpu *vcpu)
 	return rc;
 }
 
+int nxsim_vcpu_set_smm(struct nxsim_vcpu *vcpu, bool smm, bool *was)
+{
+	bool old;
+	int rc;
+
+	if (!vcpu)
+		return -EINVAL;
+	rc = nxsim__vm_enter(vcpu->vm);
+	if (rc)
+		return rc;
+	/* Shadow paging and the nonpaging MMU keep to address space 0. */
+	if (!nxsim__vm_tdp_enabled(vcpu->vm)) {
+		nxsim__vm_exit(vcpu->vm);
+		return -EOPNOTSUPP;
+	}
+	pthread_mutex_lock(&vcpu->mutex);
+	/*
+	 * kvm_smm_changed(): the vCPU's memslots become those of address
+	 * space 1 (kvm_arch_vcpu_memslots_id()), and kvm_mmu_reset_context()
+	 * makes it load a root with role.smm at its next access.
+	 */
+	old = vcpu->mmu.smm;
+	if (old != smm) {
+		WRITE_ONCE(vcpu->mmu.smm, smm);
+		nxsim__vcpu_tlb_reset_context(vcpu);
+	}
+	pthread_mutex_unlock(&vcpu->mutex);
+	nxsim__vm_exit(vcpu->vm);
+	if (was)
+		*was = old;
+	return 0;
+}
+
 int nxsim_vcpu_set_apic_hw_enabled(struct nxsim_vcpu *vcpu, bool enable,
 				   bool *was)
 {

@@ -195,7 +195,7 @@ static void check_shadow_spte(struct checker *c, struct nxsim__mmu_page *sp,
 	if (is_last_spte(spte, sp->level)) {
 		(*leaves)++;
 		check_leaf(c, sp, spte, gfn);
-		slot = nxsim__gfn_to_memslot(mmu, gfn);
+		slot = nxsim__gfn_to_memslot(mmu, kvm_mmu_page_as_id(sp), gfn);
 		if (!slot || !rmap_has(nxsim__gfn_to_rmap(gfn, sp->level, slot),
 				       sptep_ref(sp, i)))
 			violation(c,
@@ -257,7 +257,8 @@ static bool gfn_all_unsync(struct nxsim__vm_mmu *mmu, uint64_t gfn)
 static unsigned int check_unsync(struct checker *c, struct nxsim__mmu_page *sp)
 {
 	struct nxsim__vm_mmu *mmu = c->mmu;
-	struct nxsim__memslot *slot = nxsim__gfn_to_memslot(mmu, sp->gfn);
+	struct nxsim__memslot *slot =
+		nxsim__gfn_to_memslot(mmu, kvm_mmu_page_as_id(sp), sp->gfn);
 	struct nxsim__rmap_iterator iter;
 	unsigned int i, bits = 0;
 	uintptr_t ref;
@@ -301,7 +302,8 @@ static unsigned int check_unsync(struct checker *c, struct nxsim__mmu_page *sp)
 static void check_shadowed_gfn(struct checker *c, struct nxsim__mmu_page *sp)
 {
 	struct nxsim__vm_mmu *mmu = c->mmu;
-	struct nxsim__memslot *slot = nxsim__gfn_to_memslot(mmu, sp->gfn);
+	struct nxsim__memslot *slot =
+		nxsim__gfn_to_memslot(mmu, kvm_mmu_page_as_id(sp), sp->gfn);
 	struct nxsim__rmap_iterator iter;
 	uintptr_t ref;
 	int level;
@@ -454,10 +456,14 @@ static void check_shadow(struct checker *c)
 			check_guest_mapping(c, sp);
 		}
 	}
-	if (mmu->root && !mmu->root->tdp_mmu_page &&
-	    (mmu->root->root_count != 1 || mmu->root->invalid))
-		violation(c, "invariant 7: shadow root %u invalid or not held",
-			  mmu->root->id);
+	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++)
+		if (mmu->root[i] && !mmu->root[i]->tdp_mmu_page &&
+		    (mmu->root[i]->root_count != 1 || mmu->root[i]->invalid ||
+		     kvm_mmu_page_as_id(mmu->root[i]) != (int)i))
+			violation(c,
+				  "invariant 7: shadow root %u invalid, not "
+				  "held or of another address space",
+				  mmu->root[i]->id);
 	if (n != mmu->n_used_mmu_pages)
 		violation(c,
 			  "%" PRIu64 " shadow pages active, n_used_mmu_pages "
@@ -473,9 +479,10 @@ static void check_shadow(struct checker *c)
 			  "%" PRIu64 " indirect shadow pages, "
 			  "indirect_shadow_pages says %" PRIu64,
 			  indirect, mmu->indirect_shadow_pages);
-	TAILQ_FOREACH(slot, &mmu->slots, link)
-		if (slot->rmap[0])
-			rmapped += check_slot_rmaps(c, slot);
+	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++)
+		TAILQ_FOREACH(slot, &mmu->slots[i], link)
+			if (slot->rmap[0])
+				rmapped += check_slot_rmaps(c, slot);
 	if (rmapped != leaves)
 		violation(c,
 			  "rmaps hold %" PRIu64 " SPTEs, shadow pages %" PRIu64
@@ -561,7 +568,8 @@ int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report, void *ctx)
 	c.hard_off_nx = READ_ONCE(mmu->params->hard_disabled) &&
 			READ_ONCE(mmu->params->nx_huge_pages);
 	TAILQ_FOREACH(root, &mmu->roots, link) {
-		if (root->invalid || root != mmu->root)
+		if (root->invalid ||
+		    root != mmu->root[kvm_mmu_page_as_id(root)])
 			violation(&c,
 				  "invariant 7: "
 				  "invalid or stale root %u left",

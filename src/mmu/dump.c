@@ -81,9 +81,10 @@ static void dump_sp(struct dumper *d, struct nxsim__mmu_page *sp, int depth)
 	else
 		line(d, depth,
 		     "%s L%d gfn 0x%" PRIx64 "-0x%" PRIx64 " frame 0x%" PRIx64
-		     "%s%s",
+		     "%s%s%s",
 		     sp->root_count ? "root" : "table", sp->level, sp->gfn,
 		     sp->gfn + span * SPTE_ENT_PER_PAGE - 1, sp_pfn(sp),
+		     sp->root_count && kvm_mmu_page_as_id(sp) ? " smm" : "",
 		     sp->nx_huge_page_disallowed ? " nx_huge_page_disallowed" :
 						   "",
 		     sp->nx_tracked ? " tracked" : "");
@@ -122,9 +123,11 @@ static void dump_sp(struct dumper *d, struct nxsim__mmu_page *sp, int depth)
 static void dump_shadow(struct dumper *d)
 {
 	struct nxsim__mmu_page *sp;
+	int i;
 
-	if (d->mmu->root)
-		dump_sp(d, d->mmu->root, 1);
+	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++)
+		if (d->mmu->root[i])
+			dump_sp(d, d->mmu->root[i], 1);
 	TAILQ_FOREACH_REVERSE(sp, &d->mmu->active_mmu_pages, nxsim__sp_list,
 			      link) {
 		if (sp->root_count || sp->parent_ptes.val)
@@ -137,15 +140,19 @@ static void dump_shadow(struct dumper *d)
 static void dump_slots(struct dumper *d)
 {
 	struct nxsim__memslot *s;
+	int i;
 
-	TAILQ_FOREACH(s, &d->mmu->slots, link)
-		line(d, 1,
-		     "slot %u gfn 0x%" PRIx64 "-0x%" PRIx64 " hva 0x%" PRIx64
-		     "%s%s",
-		     s->id, s->base_gfn, s->base_gfn + s->npages - 1,
-		     s->userspace_addr,
-		     nxsim__slot_dirty_logging(s) ? " dirty-logging" : "",
-		     s->flags & NXSIM_MEM_READONLY ? " read-only" : "");
+	/* The id as KVM_SET_USER_MEMORY_REGION spells it: as_id << 16 | id. */
+	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++)
+		TAILQ_FOREACH(s, &d->mmu->slots[i], link)
+			line(d, 1,
+			     "slot %u gfn 0x%" PRIx64 "-0x%" PRIx64
+			     " hva 0x%" PRIx64 "%s%s",
+			     (unsigned int)s->as_id << 16 | s->id, s->base_gfn,
+			     s->base_gfn + s->npages - 1, s->userspace_addr,
+			     nxsim__slot_dirty_logging(s) ? " dirty-logging" :
+							    "",
+			     s->flags & NXSIM_MEM_READONLY ? " read-only" : "");
 }
 
 /* The possible-NX lists in recovery (FIFO) order. */

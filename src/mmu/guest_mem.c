@@ -8,8 +8,8 @@
  *
  * Writes are all or nothing: the pages a write needs are allocated before
  * a byte is copied, so -ENOMEM leaves the store as it was.  Left out:
- * dirty-bitmap marking (mark_page_dirty_in_slot()), gfn_to_hva caches and
- * the SMM address space.
+ * dirty-bitmap marking (mark_page_dirty_in_slot()) and gfn_to_hva caches.
+ * As kvm_read_guest() does, it reads address space 0 (kvm_memslots()).
  */
 #include <errno.h>
 #include <string.h>
@@ -77,7 +77,8 @@ static int grow(struct nxsim__guest_mem *gm, uint64_t want)
 static int gpa_to_hpfn(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 		       const struct nxsim__memslot **slotp, uint64_t *hpfn)
 {
-	const struct nxsim__memslot *s = nxsim__gfn_to_memslot(mmu, gpa >> 12);
+	const struct nxsim__memslot *s =
+		nxsim__gfn_to_memslot(mmu, 0, gpa >> 12);
 
 	if (!s)
 		return -EFAULT;

@@ -22,9 +22,16 @@
  * invalid), with the in-progress bit set in between; a wrap of its MMIO
  * slice zaps everything (kvm_mmu_invalidate_mmio_sptes()).
  *
- * Left out: the SMM address space, KVM_MEM_GUEST_MEMFD and memory
- * attributes (KVM_LPAGE_MIXED_FLAG), the dirty bitmap, eager page
- * splitting, and the total-pages overflow check.
+ * Slots live in two address spaces (the slot's high 16 bits, as
+ * KVM_SET_USER_MEMORY_REGION takes them): 0, and 1 for vCPUs in SMM.  Ids,
+ * overlaps and generations are per space (space 0 counts 0, 2, 4, ...,
+ * space 1 counts 1, 3, 5, ...); the MMU-notifier zap and the
+ * dirty-logging walks touch the roots of the slot's space only, the fast
+ * zap of a delete or a move every root.
+ *
+ * Left out: KVM_MEM_GUEST_MEMFD and memory
+ * attributes (KVM_LPAGE_MIXED_FLAG), the dirty bitmap, and the
+ * total-pages overflow check.
  */
 #include <errno.h>
 #include <string.h>
@@ -46,11 +53,11 @@ uint64_t nxsim__gfn_to_index(uint64_t gfn, uint64_t base, int level)
 }
 
 struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim__vm_mmu *mmu,
-					     uint64_t gfn)
+					     int as_id, uint64_t gfn)
 {
 	struct nxsim__memslot *s;
 
-	TAILQ_FOREACH(s, &mmu->slots, link) {
+	TAILQ_FOREACH(s, &mmu->slots[as_id], link) {
 		if (gfn < s->base_gfn)
 			break;
 		if (gfn < s->base_gfn + s->npages)
@@ -60,11 +67,11 @@ struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim__vm_mmu *mmu,
 }
 
 static struct nxsim__memslot *id_to_memslot(struct nxsim__vm_mmu *mmu,
-					    uint16_t id)
+					    int as_id, uint16_t id)
 {
 	struct nxsim__memslot *s;
 
-	TAILQ_FOREACH(s, &mmu->slots, link)
+	TAILQ_FOREACH(s, &mmu->slots[as_id], link)
 		if (s->id == id)
 			return s;
 	return NULL;
@@ -169,6 +176,7 @@ static struct nxsim__memslot *slot_alloc(const struct nxsim_memory_region *mr,
 		return NULL;
 	npages = mr->memory_size >> 12;
 	s->id = (uint16_t)mr->slot;
+	s->as_id = (uint16_t)(mr->slot >> 16);
 	s->flags = mr->flags;
 	s->base_gfn = mr->guest_phys_addr >> 12;
 	s->npages = npages;
@@ -215,13 +223,13 @@ static void slot_insert(struct nxsim__vm_mmu *mmu, struct nxsim__memslot *new)
 {
 	struct nxsim__memslot *s;
 
-	TAILQ_FOREACH(s, &mmu->slots, link) {
+	TAILQ_FOREACH(s, &mmu->slots[new->as_id], link) {
 		if (s->base_gfn > new->base_gfn) {
 			TAILQ_INSERT_BEFORE(s, new, link);
 			goto out;
 		}
 	}
-	TAILQ_INSERT_TAIL(&mmu->slots, new, link);
+	TAILQ_INSERT_TAIL(&mmu->slots[new->as_id], new, link);
 out:
 	if (nxsim__slot_dirty_logging(new))
 		mmu->nr_memslots_dirty_logging++;
@@ -229,7 +237,7 @@ out:
 
 static void slot_remove(struct nxsim__vm_mmu *mmu, struct nxsim__memslot *s)
 {
-	TAILQ_REMOVE(&mmu->slots, s, link);
+	TAILQ_REMOVE(&mmu->slots[s->as_id], s, link);
 	if (nxsim__slot_dirty_logging(s))
 		mmu->nr_memslots_dirty_logging--;
 }
@@ -283,13 +291,13 @@ static void kvm_invalidate_memslot(struct nxsim__vm_mmu *mmu, int as_id)
 	nxsim__kvm_mmu_zap_all_fast(mmu);
 }
 
-/* kvm_check_memslot_overlap() */
-static bool kvm_check_memslot_overlap(struct nxsim__vm_mmu *mmu, uint16_t id,
-				      uint64_t start, uint64_t end)
+/* kvm_check_memslot_overlap(): within one address space. */
+static bool kvm_check_memslot_overlap(struct nxsim__vm_mmu *mmu, int as_id,
+				      uint16_t id, uint64_t start, uint64_t end)
 {
 	struct nxsim__memslot *s;
 
-	TAILQ_FOREACH(s, &mmu->slots, link)
+	TAILQ_FOREACH(s, &mmu->slots[as_id], link)
 		if (s->id != id && start < s->base_gfn + s->npages &&
 		    s->base_gfn < end)
 			return true;
@@ -301,6 +309,9 @@ static bool kvm_check_memslot_overlap(struct nxsim__vm_mmu *mmu, uint16_t id,
  * committed; the TDP MMU's walks take mmu_lock for read where the profile
  * says so (kvm_mmu_slot_remove_write_access(),
  * kvm_mmu_slot_leaf_clear_dirty(), kvm_mmu_zap_collapsible_sptes()).
+ * Turning dirty logging on splits the slot's huge pages to 4K first when
+ * kvm.eager_page_split is set (kvm_mmu_slot_try_split_huge_pages(), TDP
+ * MMU only: is_tdp_mmu_enabled()).
  */
 static void kvm_mmu_slot_apply_flags(struct nxsim__vm_mmu *mmu,
 				     struct nxsim__memslot *s,
@@ -325,6 +336,11 @@ static void kvm_mmu_slot_apply_flags(struct nxsim__vm_mmu *mmu,
 	else
 		nxsim__write_lock(&mmu->mmu_lock);
 	if (nxsim__slot_dirty_logging(s)) {
+		/* kvm_mmu_slot_try_split_huge_pages(kvm, new, PG_LEVEL_4K) */
+		if (READ_ONCE(mmu->params->eager_page_split))
+			nxsim__kvm_tdp_mmu_try_split_huge_pages(
+				mmu, s, s->base_gfn, s->base_gfn + s->npages,
+				NXSIM_PG_LEVEL_4K, shared);
 		nxsim__tdp_mmu_wrprot_slot(mmu, s);
 		/* kvm_arch_flush_remote_tlbs_memslot(), unconditional */
 		nxsim__kvm_flush_remote_tlbs_range(mmu, s->base_gfn, s->npages);
@@ -346,7 +362,9 @@ static int check_region(const struct nxsim_memory_region *mr)
 	if (mr->userspace_addr > TASK_SIZE_MAX ||
 	    size > TASK_SIZE_MAX - mr->userspace_addr)
 		return -EINVAL;
-	if ((mr->slot >> 16) || (uint16_t)mr->slot >= NXSIM_USER_MEM_SLOTS)
+	/* as_id >= KVM_ADDRESS_SPACE_NUM, id >= KVM_USER_MEM_SLOTS */
+	if ((mr->slot >> 16) >= KVM_ADDRESS_SPACE_NUM ||
+	    (uint16_t)mr->slot >= NXSIM_USER_MEM_SLOTS)
 		return -EINVAL;
 	if (mr->guest_phys_addr + size < mr->guest_phys_addr)
 		return -EINVAL;
@@ -361,15 +379,16 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 				 const struct nxsim_memory_region *mr)
 {
 	uint16_t id = (uint16_t)mr->slot;
-	struct nxsim__memslot *old = id_to_memslot(mmu, id), *new;
 	uint64_t base_gfn = mr->guest_phys_addr >> 12;
 	uint64_t npages = mr->memory_size >> 12;
 	int as_id = (int)(mr->slot >> 16);
+	struct nxsim__memslot *old, *new;
 	uint32_t old_flags;
 	int rc = check_region(mr);
 
 	if (rc)
 		return rc;
+	old = id_to_memslot(mmu, as_id, id);
 	if (!npages) {
 		if (!old)
 			return -EINVAL;
@@ -405,7 +424,8 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 		}
 	}
 	/* KVM_MR_CREATE or KVM_MR_MOVE */
-	if (kvm_check_memslot_overlap(mmu, id, base_gfn, base_gfn + npages))
+	if (kvm_check_memslot_overlap(mmu, as_id, id, base_gfn,
+				      base_gfn + npages))
 		return -EEXIST;
 	/* kvm_arch_prepare_memory_region(): no gfn beyond kvm_mmu_max_gfn() */
 	if (base_gfn + npages - 1 > (1ull << (mmu->phys_bits - 12)) - 1)
@@ -493,7 +513,7 @@ kvm_mmu_notifier_invalidate_range_start(struct nxsim__vm_mmu *mmu,
 	if (!mmu->tdp_mmu_enabled)
 		nxsim__kvm_rmap_zap_gfn_range(mmu, s, start, end);
 	/* __kvm_handle_hva_range(): flush_on_ret, kvm_flush_remote_tlbs() */
-	else if (nxsim__kvm_tdp_mmu_zap_leafs(mmu, start, end))
+	else if (nxsim__kvm_tdp_mmu_zap_leafs(mmu, s->as_id, start, end))
 		nxsim__kvm_flush_remote_tlbs(mmu);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
@@ -504,7 +524,9 @@ int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,
 	uint64_t bytes, align, start, end, first, last;
 	struct nxsim__memslot *s;
 
-	s = slot_id >> 16 ? NULL : id_to_memslot(mmu, (uint16_t)slot_id);
+	s = (slot_id >> 16) >= KVM_ADDRESS_SPACE_NUM ?
+		    NULL :
+		    id_to_memslot(mmu, (int)(slot_id >> 16), (uint16_t)slot_id);
 	if (!s)
 		return -EINVAL;
 	bytes = s->npages << 12;
@@ -539,9 +561,12 @@ int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,
 void nxsim__kvm_free_memslots(struct nxsim__vm_mmu *mmu)
 {
 	struct nxsim__memslot *s;
+	int i;
 
-	while ((s = TAILQ_FIRST(&mmu->slots))) {
-		slot_remove(mmu, s);
-		kvm_free_memslot(s);
+	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++) {
+		while ((s = TAILQ_FIRST(&mmu->slots[i]))) {
+			slot_remove(mmu, s);
+			kvm_free_memslot(s);
+		}
 	}
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Memory slots (struct kvm_memory_slot) with their lpage_info disallow
- * counts, and the host mapping size under them.
+ * counts, and the host mapping size under them, in two address spaces
+ * (KVM_ADDRESS_SPACE_NUM on x86: 0, and 1 for vCPUs in SMM).
  */
 #ifndef NXSIM_MMU_MEMSLOT_H
 #define NXSIM_MMU_MEMSLOT_H
@@ -15,8 +16,9 @@
 
 /**
  * struct nxsim__memslot - struct kvm_memory_slot
- * @link: on vm_mmu->slots, sorted by @base_gfn
+ * @link: on vm_mmu->slots[@as_id], sorted by @base_gfn
  * @id: slot id
+ * @as_id: address space (0, or 1 for SMM)
  * @flags: KVM_MEM_*
  * @base_gfn: first gfn
  * @npages: size in 4 KiB pages
@@ -33,6 +35,7 @@
 struct nxsim__memslot {
 	TAILQ_ENTRY(nxsim__memslot) link;
 	uint16_t id;
+	uint16_t as_id;
 	uint32_t flags;
 	uint64_t base_gfn;
 	uint64_t npages;
@@ -50,9 +53,12 @@ TAILQ_HEAD(nxsim__slot_list, nxsim__memslot);
 struct nxsim__vm_mmu;
 struct nxsim__kvm_rmap_head;
 
-/* __gfn_to_memslot(): NULL if no slot holds @gfn. */
+/*
+ * __gfn_to_memslot(__kvm_memslots(kvm, @as_id), @gfn): NULL if no slot of
+ * that address space holds @gfn.
+ */
 struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim__vm_mmu *mmu,
-					     uint64_t gfn);
+					     int as_id, uint64_t gfn);
 
 static inline bool nxsim__slot_dirty_logging(const struct nxsim__memslot *s)
 {

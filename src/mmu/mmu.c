@@ -38,8 +38,7 @@
  * and runs again while it returns RET_PF_RETRY: a lost compare-and-
  * exchange, a frozen SPTE, a stale invalidation sequence
  * (mmu_invalidate_retry_gfn()), or fast_page_fault()'s lost race.
- * Recovery of the TDP MMU's list takes the read lock from 6.18.  The
- * SMM address space of the memslot lookup is left out.  The shadow MMU
+ * Recovery of the TDP MMU's list takes the read lock from 6.18.  The shadow MMU
  * (src/mmu/shadow_mmu.c) keeps the write lock, as in the kernel; its
  * rmap-descriptor cache is the VM's, so it is topped up under that lock.
  * Recovery breaks mmu_lock (cond_resched_rwlock_*()) only where a test
@@ -60,6 +59,11 @@
  * lockless walk, as walk_shadow_page_get_mmio_spte() does.  Left out: the
  * emulator itself, KVM_FAST_MMIO_BUS, and MMIO SPTEs on the shadow MMU
  * (its faults outside every slot are emulated uncached).
+ *
+ * Address space 1: a vCPU in SMM faults through the root of that space
+ * (role.smm) and its slots, and its MMIO cache and SPTEs carry that
+ * space's generation; recovery looks an SP's slot up in the SP's space
+ * (817fa998362d), or in space 0 with NXSIM_BUG_SMM_SLOT_LOOKUP.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -135,7 +139,8 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 	TAILQ_INIT(&mmu->active_mmu_pages);
 	TAILQ_INIT(&mmu->invalid_list);
 	TAILQ_INIT(&mmu->reserve);
-	TAILQ_INIT(&mmu->slots);
+	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++)
+		TAILQ_INIT(&mmu->slots[i]);
 	for (i = 0; i < NXSIM__NR_MMU_TYPES; i++)
 		TAILQ_INIT(&mmu->nx[i].pages);
 	mmu->free_frame = NXSIM__NO_FRAME;
@@ -332,10 +337,12 @@ void nxsim__disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
  * on -ENOMEM the reserve and the allocator get back what this call took.
  */
 int nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
-				   struct nxsim__mmu_memory_cache *mc)
+				   struct nxsim__mmu_memory_cache *mc,
+				   int as_id)
 {
-	unsigned int want = mmu->root_level +
-			    !__atomic_load_n(&mmu->root, __ATOMIC_RELAXED);
+	unsigned int want =
+		mmu->root_level +
+		!__atomic_load_n(&mmu->root[as_id], __ATOMIC_RELAXED);
 	unsigned int had = mc->nobjs, reserved;
 
 	pthread_mutex_lock(&mmu->pages_alloc_lock);
@@ -361,14 +368,14 @@ fail:
 }
 
 /*
- * The hardware walk: the leaf mapping @gfn, or NULL; *level and *spte
- * receive its level and value.
+ * The hardware walk from the root of @as_id: the leaf mapping @gfn, or
+ * NULL; *level and *spte receive its level and value.
  */
-static uint64_t *find_leaf(struct nxsim__vm_mmu *mmu, uint64_t gfn, int *level,
-			   uint64_t *spte)
+static uint64_t *find_leaf(struct nxsim__vm_mmu *mmu, int as_id, uint64_t gfn,
+			   int *level, uint64_t *spte)
 {
 	struct nxsim__mmu_page *sp =
-		__atomic_load_n(&mmu->root, __ATOMIC_ACQUIRE);
+		__atomic_load_n(&mmu->root[as_id], __ATOMIC_ACQUIRE);
 	int l = mmu->root_level;
 
 	for (; sp; l--) {
@@ -391,10 +398,11 @@ static uint64_t *find_leaf(struct nxsim__vm_mmu *mmu, uint64_t gfn, int *level,
  * get_mmio_spte(): the last SPTE of the walk to @gfn (0 if there is no
  * root), where the hardware stopped.
  */
-static uint64_t get_mmio_spte(struct nxsim__vm_mmu *mmu, uint64_t gfn)
+static uint64_t get_mmio_spte(struct nxsim__vm_mmu *mmu, int as_id,
+			      uint64_t gfn)
 {
 	struct nxsim__mmu_page *sp =
-		__atomic_load_n(&mmu->root, __ATOMIC_ACQUIRE);
+		__atomic_load_n(&mmu->root[as_id], __ATOMIC_ACQUIRE);
 	uint64_t spte = 0;
 	int l = mmu->root_level;
 
@@ -407,17 +415,24 @@ static uint64_t get_mmio_spte(struct nxsim__vm_mmu *mmu, uint64_t gfn)
 	return spte;
 }
 
-/* kvm_vcpu_memslots(vcpu)->generation */
-static uint64_t vcpu_memslots_gen(struct nxsim__vm_mmu *mmu)
+/* kvm_arch_vcpu_memslots_id(): 1 in SMM. */
+static int vcpu_as_id(const struct nxsim__vcpu_mmu *vcpu)
 {
-	return READ_ONCE(mmu->memslots_gen[0]);
+	return READ_ONCE(vcpu->smm);
+}
+
+/* kvm_vcpu_memslots(vcpu)->generation: that of the vCPU's space. */
+static uint64_t vcpu_memslots_gen(struct nxsim__vm_mmu *mmu,
+				  const struct nxsim__vcpu_mmu *vcpu)
+{
+	return READ_ONCE(mmu->memslots_gen[vcpu_as_id(vcpu)]);
 }
 
 /* vcpu_cache_mmio_info() (x86.h) for a TDP fault: no gva. */
 static void vcpu_cache_mmio_info(struct nxsim__vm_mmu *mmu,
 				 struct nxsim__vcpu_mmu *vcpu, uint64_t gfn)
 {
-	uint64_t gen = vcpu_memslots_gen(mmu);
+	uint64_t gen = vcpu_memslots_gen(mmu, vcpu);
 
 	if (gen & KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS)
 		return;
@@ -426,9 +441,10 @@ static void vcpu_cache_mmio_info(struct nxsim__vm_mmu *mmu,
 }
 
 /* check_mmio_spte(): the SPTE's generation is the vCPU's current one. */
-static bool check_mmio_spte(struct nxsim__vm_mmu *mmu, uint64_t spte)
+static bool check_mmio_spte(struct nxsim__vm_mmu *mmu,
+			    const struct nxsim__vcpu_mmu *vcpu, uint64_t spte)
 {
-	uint64_t gen = vcpu_memslots_gen(mmu);
+	uint64_t gen = vcpu_memslots_gen(mmu, vcpu);
 
 	if (gen & KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS)
 		return false;
@@ -447,9 +463,9 @@ static bool handle_mmio_page_fault(struct nxsim__vm_mmu *mmu,
 {
 	/* mmio_info_in_cache() -> vcpu_match_mmio_gpa() */
 	if (vcpu->mmio_gfn && vcpu->mmio_gfn == gfn &&
-	    vcpu->mmio_gen == vcpu_memslots_gen(mmu))
+	    vcpu->mmio_gen == vcpu_memslots_gen(mmu, vcpu))
 		return true;
-	if (!check_mmio_spte(mmu, spte))
+	if (!check_mmio_spte(mmu, vcpu, spte))
 		return false;
 	vcpu_cache_mmio_info(mmu, vcpu, get_mmio_spte_gfn(&mmu->mmio, spte));
 	return true;
@@ -517,18 +533,19 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 		.max_level = is_tdp ? NXSIM_PG_LEVEL_1G : NXSIM_PG_LEVEL_2M,
 		.req_level = NXSIM_PG_LEVEL_4K,
 		.goal_level = NXSIM_PG_LEVEL_4K,
+		.as_id = vcpu_as_id(vcpu),
 	};
 	int r;
 
 	MMU_COUNT(mmu, faults);
-	f.slot = nxsim__gfn_to_memslot(mmu, gfn);
+	f.slot = nxsim__gfn_to_memslot(mmu, f.as_id, gfn);
 	if (!f.slot) {
 		/* handle_abnormal_pfn() */
 		vcpu_cache_mmio_info(mmu, vcpu, gfn);
 		if (mmu->mmio.enabled && mmu->tdp_mmu_enabled) {
 			f.nx_huge_page_workaround_enabled =
 				nxsim__is_nx_huge_page_enabled(mmu);
-			f.mmio_gen = vcpu_memslots_gen(mmu);
+			f.mmio_gen = vcpu_memslots_gen(mmu, vcpu);
 			r = nxsim__kvm_tdp_mmu_map(mmu, mc, &f, info);
 			info->req_level = f.req_level;
 			info->goal_level = f.goal_level;
@@ -610,6 +627,7 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 	bool shared = mmu->tdp_mmu_enabled && mmu->prof->fault_read_lock;
 	bool tdp = mmu->tdp_mmu_enabled;
 	uint64_t gfn = gpa >> 12, *sptep, spte = 0, mmio;
+	int as_id = vcpu_as_id(vcpu);
 	unsigned long mmu_seq;
 	int level = 0, r, rc;
 
@@ -629,9 +647,9 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		if (!tdp)
 			nxsim__write_lock(&mmu->mmu_lock);
 		nxsim__rcu_read_lock();
-		sptep = find_leaf(mmu, gfn, &level, &spte);
+		sptep = find_leaf(mmu, as_id, gfn, &level, &spte);
 		/* An MMIO SPTE: EPT misconfiguration, or #PF with PFERR_RSVD. */
-		mmio = sptep ? 0 : get_mmio_spte(mmu, gfn);
+		mmio = sptep ? 0 : get_mmio_spte(mmu, as_id, gfn);
 		nxsim__rcu_read_unlock();
 		if (sptep && permits(mmu->fmt, spte, kind)) {
 			info->outcome = NXSIM_ACCESS_HIT;
@@ -653,7 +671,7 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		}
 		/* kvm_mmu_page_fault() -> direct_page_fault() */
 		if (tdp) {
-			rc = nxsim__mmu_topup_memory_caches(mmu, mc);
+			rc = nxsim__mmu_topup_memory_caches(mmu, mc, as_id);
 			if (rc)
 				return rc;
 			mmu_seq = __atomic_load_n(&mmu->mmu_invalidate_seq,
@@ -661,36 +679,37 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 			nxsim__sched_point(mmu, NXSIM__SCHED_FAULTIN, gfn, 0);
 			mmu_lock(mmu, shared);
 		} else {
-			rc = nxsim__mmu_topup_memory_caches(mmu, mc);
+			rc = nxsim__mmu_topup_memory_caches(mmu, mc, as_id);
 			if (rc) {
 				nxsim__rw_unlock(&mmu->mmu_lock);
 				return rc;
 			}
 			mmu_seq = mmu->mmu_invalidate_seq;
 		}
-		if (!mmu->root && !mmu->tdp_mmu_enabled) {
-			nxsim__mmu_alloc_direct_roots(mmu, mc);
-		} else if (!mmu->root) {
+		if (!mmu->root[as_id] && !mmu->tdp_mmu_enabled) {
+			nxsim__mmu_alloc_direct_roots(mmu, mc, as_id);
+		} else if (!mmu->root[as_id]) {
 			/* mmu_alloc_direct_roots(): under the write lock */
 			if (shared) {
 				nxsim__rw_unlock(&mmu->mmu_lock);
 				nxsim__write_lock(&mmu->mmu_lock);
 			}
-			if (!mmu->root)
+			if (!mmu->root[as_id])
 				nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(
-					mmu, nxsim__mmu_cache_pop(mmu, mc));
+					mmu, nxsim__mmu_cache_pop(mmu, mc),
+					as_id);
 			if (shared) {
 				nxsim__rw_unlock(&mmu->mmu_lock);
 				continue;
 			}
 		}
 		nxsim__rcu_read_lock();
-		sptep = find_leaf(mmu, gfn, &level, &spte);
+		sptep = find_leaf(mmu, as_id, gfn, &level, &spte);
 		r = direct_page_fault(mmu, vcpu, kind, gfn, sptep, spte, level,
 				      mmu_seq, info, true);
 		/* what the leaf allows now */
 		if (r != RET_PF_RETRY && rights)
-			sptep = find_leaf(mmu, gfn, &level, &spte);
+			sptep = find_leaf(mmu, as_id, gfn, &level, &spte);
 		nxsim__rcu_read_unlock();
 		nxsim__rw_unlock(&mmu->mmu_lock);
 		if (r != RET_PF_RETRY)
@@ -718,17 +737,18 @@ int nxsim__nonpaging_page_fault(struct nxsim__vm_mmu *mmu,
 	uint64_t gfn = gpa >> 12, *sptep, spte = 0;
 	int level = 0, rc;
 
-	sptep = find_leaf(mmu, gfn, &level, &spte);
+	/* TDP off: no vCPU enters SMM (nxsim_vcpu_set_smm()), space 0 */
+	sptep = find_leaf(mmu, 0, gfn, &level, &spte);
 	if (sptep && permits(mmu->fmt, spte, kind)) {
 		info->outcome = NXSIM_ACCESS_HIT;
 		info->level = level;
 		return 0;
 	}
-	rc = nxsim__mmu_topup_memory_caches(mmu, mc);
+	rc = nxsim__mmu_topup_memory_caches(mmu, mc, 0);
 	if (rc)
 		return rc;
-	if (!mmu->root)
-		nxsim__mmu_alloc_direct_roots(mmu, mc);
+	if (!mmu->root[0])
+		nxsim__mmu_alloc_direct_roots(mmu, mc, 0);
 	/* under the write lock: no invalidation can be in progress */
 	direct_page_fault(mmu, vcpu, kind, gfn, sptep, spte, level,
 			  mmu->mmu_invalidate_seq, info, false);
@@ -785,16 +805,40 @@ static void unaccount_nx_huge_page(struct nxsim__vm_mmu *mmu,
 	nxsim__untrack_possible_nx_huge_page(mmu, sp, type);
 }
 
-/* kvm_mmu_sp_dirty_logging_enabled() */
+/* The slot of @sp in address space @as_id is dirty-logged. */
+static bool sp_slot_dirty_logging(struct nxsim__vm_mmu *mmu,
+				  const struct nxsim__mmu_page *sp, int as_id)
+{
+	struct nxsim__memslot *slot =
+		nxsim__gfn_to_memslot(mmu, as_id, sp->gfn);
+
+	return slot && nxsim__slot_dirty_logging(slot);
+}
+
+/*
+ * kvm_mmu_sp_dirty_logging_enabled(): the slot is looked up in the SP's
+ * own address space, kvm_memslots_for_spte_role(kvm, sp->role)
+ * (817fa998362d, 6.4).  With NXSIM_BUG_SMM_SLOT_LOOKUP, as in 6.2 and
+ * 6.3, gfn_to_memslot() looks in address space 0 for every SP, and an SP
+ * of an SMM-only gfn finds none: the kernel's WARN_ON_ONCE(!slot), which
+ * the checker reports.
+ */
 static bool kvm_mmu_sp_dirty_logging_enabled(struct nxsim__vm_mmu *mmu,
 					     struct nxsim__mmu_page *sp)
 {
-	struct nxsim__memslot *slot;
+	int as_id = nxsim__mmu_has_bug(mmu, NXSIM_BUG_SMM_SLOT_LOOKUP) ?
+			    0 :
+			    kvm_mmu_page_as_id(sp);
 
 	if (!mmu->nr_memslots_dirty_logging)
 		return false;
-	slot = nxsim__gfn_to_memslot(mmu, sp->gfn);
-	return slot && nxsim__slot_dirty_logging(slot);
+	if (!nxsim__gfn_to_memslot(mmu, as_id, sp->gfn))
+		nxsim__mmu_event(mmu,
+				 "WARN_ON_ONCE(!slot): recovery found no "
+				 "memslot for SP gfn 0x%" PRIx64 " level %d%s",
+				 sp->gfn, sp->level,
+				 kvm_mmu_page_as_id(sp) ? " (SMM)" : "");
+	return sp_slot_dirty_logging(mmu, sp, as_id);
 }
 
 /*
@@ -911,15 +955,19 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 				    NXSIM__LOCK_TDP_MMU_PAGES);
 		done++;
 
-		dirty = kvm_mmu_sp_dirty_logging_enabled(mmu, sp);
-		if (skip_dirty && dirty) {
+		/* no lookup before eb298605705a (or with it undone) */
+		dirty = skip_dirty && kvm_mmu_sp_dirty_logging_enabled(mmu, sp);
+		if (dirty) {
 			if (!prof->per_type_lists)
 				unaccount_nx_huge_page(mmu, sp, type);
 			__atomic_store_n(&sp->unaccounted, true,
 					 __ATOMIC_RELAXED);
 			MMU_COUNT(mmu, recovery_unaccounted);
 		} else {
-			if (dirty && prof->recovery_skip_dirty)
+			/* invariant 9 judges by the SP's own space */
+			if (prof->recovery_skip_dirty &&
+			    sp_slot_dirty_logging(mmu, sp,
+						  kvm_mmu_page_as_id(sp)))
 				nxsim__mmu_event(
 					mmu,
 					"invariant 9: recovery zapped SP gfn "

@@ -97,6 +97,8 @@ typedef void (*nxsim__sched_fn)(void *ctx, enum nxsim__sched_point p,
  * @itlb_multihit_kvm_mitigation: arch/x86/kernel/cpu/bugs.c's mirror
  * @recovery_ratio: nx_huge_pages_recovery_ratio
  * @recovery_period_ms: nx_huge_pages_recovery_period_ms
+ * @eager_page_split: kvm.eager_page_split (arch/x86/kvm/x86.c; false
+ *	where the profile has no such parameter)
  *
  * Written by the setters (src/kvm/nx_params.c) under the host's param_lock
  * (and, for @hard_disabled, kvm_lock); read locklessly with READ_ONCE(), by
@@ -108,6 +110,7 @@ struct nxsim__nx_params {
 	bool itlb_multihit_kvm_mitigation;
 	unsigned int recovery_ratio;
 	unsigned int recovery_period_ms;
+	bool eager_page_split;
 };
 
 /**
@@ -172,14 +175,18 @@ struct nxsim__mmu_memory_cache {
  * @mmu_cache: vcpu->arch.mmu_shadow_page_cache, topped up before a fault
  * @mmio_gfn: vcpu->arch.mmio_gfn, the last MMIO gfn cached; 0 for none
  * @mmio_gen: vcpu->arch.mmio_gen, the memslots generation cached with it
+ * @smm: is_smm(vcpu): the vCPU's memslots and roots are those of
+ *	address space 1 (kvm_arch_vcpu_memslots_id())
  *
  * Used by the vCPU's own accesses (the caller holds the vCPU's mutex);
- * the MMIO cache under mmu_lock.
+ * the MMIO cache under mmu_lock; @smm is written by
+ * KVM_SET_VCPU_EVENTS under the vCPU's mutex.
  */
 struct nxsim__vcpu_mmu {
 	struct nxsim__mmu_memory_cache mmu_cache;
 	uint64_t mmio_gfn;
 	uint64_t mmio_gen;
+	bool smm;
 };
 
 struct nxsim__vm_mmu;
@@ -234,7 +241,9 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 				 const struct nxsim_memory_region *mr);
 /*
  * The host remaps part of a slot at @level (1 to 3, checked by the caller);
- * called with slots_lock held.  Return: 0 or -EINVAL.
+ * @slot_id carries the address space in bits 16-31 as for
+ * KVM_SET_USER_MEMORY_REGION; called with slots_lock held.  Return: 0 or
+ * -EINVAL.
  */
 int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,
 			      uint64_t offset, uint64_t size, int level);

@@ -44,7 +44,8 @@ enum nxsim__mmu_type {
  * The bits that decide whether two shadow pages are interchangeable: a
  * page is found in the gfn hash only when its whole @word matches.  The
  * layout is the kernel's; cr4/efer bits the model never sets stay 0.
- * @smm is reserved: the model has no SMM address space.
+ * @smm is the address space the page maps (1: a vCPU in SMM), for TDP
+ * pages too (kvm_mmu_page_as_id()).
  */
 union nxsim__kvm_mmu_page_role {
 	uint32_t word;
@@ -236,14 +237,15 @@ struct nxsim__possible_nx {
  *	space, with KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS while slots change;
  *	written under slots_lock and mmu_lock, read under either
  * @mmio: the host's MMIO SPTE masks and enable_mmio_caching
- * @roots: tdp_mmu_roots, valid and invalid
- * @root: the vCPUs' current root (NULL until the first fault after a zap)
+ * @roots: tdp_mmu_roots, valid and invalid, of both address spaces
+ * @root: the vCPUs' current root per address space (role.smm), NULL until
+ *	the first fault in that space after a zap
  * @nx: possible_nx_huge_pages; one list ([0]) before per-type lists
  * @tdp_mmu_pages_lock: protects @nx and the flags of TDP SPs
  * @pages: stat.pages[level - 1]
  * @nx_lpage_splits: stat.nx_lpage_splits
- * @slots: memory slots, by base gfn
- * @nr_memslots_dirty_logging: slots with dirty logging on
+ * @slots: memory slots per address space, by base gfn
+ * @nr_memslots_dirty_logging: slots with dirty logging on, in any space
  * @pages_alloc_lock: the page allocator's lock (the kernel's slab and
  *	buddy allocator): @frame_chunk, @nr_frames, @free_frame, @reserve,
  *	@nr_reserve
@@ -310,12 +312,12 @@ struct nxsim__vm_mmu {
 	uint64_t memslots_gen[KVM_ADDRESS_SPACE_NUM];
 	struct nxsim__mmio_masks mmio;
 	struct nxsim__sp_list roots;
-	struct nxsim__mmu_page *root;
+	struct nxsim__mmu_page *root[KVM_ADDRESS_SPACE_NUM];
 	struct nxsim__possible_nx nx[NXSIM__NR_MMU_TYPES];
 	pthread_mutex_t tdp_mmu_pages_lock;
 	uint64_t pages[3];
 	uint64_t nx_lpage_splits;
-	struct nxsim__slot_list slots;
+	struct nxsim__slot_list slots[KVM_ADDRESS_SPACE_NUM];
 	unsigned int nr_memslots_dirty_logging;
 	pthread_mutex_t pages_alloc_lock;
 	struct nxsim__frame **frame_chunk;
@@ -385,6 +387,12 @@ static inline void nxsim__sched_point(struct nxsim__vm_mmu *mmu,
 {
 	if (mmu->sched)
 		mmu->sched(mmu->sched_ctx, p, gfn, level);
+}
+
+/* kvm_mmu_page_as_id(): the address space of @sp's memslots. */
+static inline int kvm_mmu_page_as_id(const struct nxsim__mmu_page *sp)
+{
+	return sp->role.smm;
 }
 
 static inline uint64_t sp_pfn(const struct nxsim__mmu_page *sp)
@@ -500,9 +508,13 @@ void nxsim__tdp_mmu_set_spte(struct nxsim__vm_mmu *mmu,
 int nxsim__tdp_mmu_set_spte_atomic(struct nxsim__vm_mmu *mmu,
 				   struct nxsim__mmu_page *sp, uint64_t *sptep,
 				   uint64_t *old, uint64_t new);
-/* kvm_tdp_mmu_get_vcpu_root_hpa(): make @sp (from the cache) the root. */
+/*
+ * kvm_tdp_mmu_get_vcpu_root_hpa(): make @sp (from the cache) the root of
+ * address space @as_id (role.smm).
+ */
 void nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(struct nxsim__vm_mmu *mmu,
-					  struct nxsim__mmu_page *sp);
+					  struct nxsim__mmu_page *sp,
+					  int as_id);
 /* kvm_tdp_mmu_invalidate_all_roots() + zap them + free them. */
 void nxsim__tdp_mmu_zap_all_roots(struct nxsim__vm_mmu *mmu);
 /*
@@ -512,15 +524,31 @@ void nxsim__tdp_mmu_zap_all_roots(struct nxsim__vm_mmu *mmu);
  */
 bool nxsim__kvm_tdp_mmu_zap_sp(struct nxsim__vm_mmu *mmu,
 			       struct nxsim__mmu_page *sp, bool shared);
-/* tdp_mmu_zap_leafs() over [start, end) in every root: whether any went. */
-bool nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
-				  uint64_t end);
+/*
+ * tdp_mmu_zap_leafs() over [start, end) in every root of @as_id: whether
+ * any went.
+ */
+bool nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, int as_id,
+				  uint64_t start, uint64_t end);
 /*
  * Dirty logging turned on: kvm_mmu_slot_leaf_clear_dirty() (PML) and
  * kvm_mmu_slot_remove_write_access().
  */
 void nxsim__tdp_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
 				const struct nxsim__memslot *slot);
+/*
+ * kvm_tdp_mmu_try_split_huge_pages(): eager page splitting of the huge
+ * SPTEs mapping [start, end) in the roots of @slot's address space, down
+ * to @target_level, under mmu_lock held for read (@shared) or write, in
+ * rcu_read_lock().  A page the split cannot get (both allocations of
+ * tdp_mmu_alloc_sp_for_split() failed) ends the whole split; mmu_lock may
+ * be dropped and taken again to allocate.  No TLB flush: the split SPTEs
+ * map what the huge one did.
+ */
+void nxsim__kvm_tdp_mmu_try_split_huge_pages(struct nxsim__vm_mmu *mmu,
+					     const struct nxsim__memslot *slot,
+					     uint64_t start, uint64_t end,
+					     int target_level, bool shared);
 /* Dirty logging turned off: zap collapsible SPTEs or recover in place. */
 void nxsim__tdp_mmu_collapse_slot(struct nxsim__vm_mmu *mmu,
 				  const struct nxsim__memslot *slot);
@@ -543,6 +571,7 @@ void nxsim__tdp_mmu_release_unused(struct nxsim__vm_mmu *mmu);
  * @max_level: the largest level asked for
  * @req_level: the level the slot and the host allow
  * @goal_level: the level mapped
+ * @as_id: the vCPU's address space (1 in SMM): its root and slots
  * @slot: the memslot holding @gfn; NULL for MMIO (KVM_PFN_NOSLOT)
  * @is_tdp: the fault comes from the TDP fault path (kvm_tdp_page_fault())
  * @mmio_gen: for MMIO, the vCPU's memslots generation at the fault
@@ -558,6 +587,7 @@ struct nxsim__kvm_page_fault {
 	int max_level;
 	int req_level;
 	int goal_level;
+	int as_id;
 	const struct nxsim__memslot *slot;
 	bool is_tdp;
 	uint64_t mmio_gen;
@@ -565,12 +595,13 @@ struct nxsim__kvm_page_fault {
 
 /*
  * mmu_topup_memory_caches(): page-table pages in the vCPU's cache @mc for
- * a walk from the root (and the root if there is none), and rmap
- * descriptors for the shadow MMU (under mmu_lock held for write: that
+ * a walk from the root of @as_id (and the root if there is none), and
+ * rmap descriptors for the shadow MMU (under mmu_lock held for write: that
  * cache is the VM's).  0 or -ENOMEM (nothing taken).
  */
 int nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
-				   struct nxsim__mmu_memory_cache *mc);
+				   struct nxsim__mmu_memory_cache *mc,
+				   int as_id);
 /*
  * nonpaging_page_fault(): a guest access with guest paging off and TDP
  * off (the gva is the gpa): the direct map from the VM's direct root, at
@@ -874,9 +905,13 @@ int nxsim__mmu_try_to_unsync_pages(struct nxsim__vm_mmu *mmu,
 
 /* ---- shadow_mmu.c: the legacy direct MMU -------------------------------- */
 
-/* mmu_alloc_direct_roots(): a root from the vCPU's cache @mc. */
+/*
+ * mmu_alloc_direct_roots(): a root of address space @as_id (role.smm)
+ * from the vCPU's cache @mc.
+ */
 void nxsim__mmu_alloc_direct_roots(struct nxsim__vm_mmu *mmu,
-				   struct nxsim__mmu_memory_cache *mc);
+				   struct nxsim__mmu_memory_cache *mc,
+				   int as_id);
 /*
  * direct_map(), with direct_pte_prefetch(), pages from @mc; fills @info as
  * the TDP map.

@@ -24,7 +24,8 @@
  *
  * Left out: the EPT PTTYPE (nested guests), 5-level paging, SMEP, SMAP
  * and protection keys (permission_fault()'s pkru and not_smap parts),
- * nested translation of table addresses (kvm_translate_gpa() is the
+ * SMM (no vCPU with TDP off enters it: shadow paging keeps to address
+ * space 0), nested translation of table addresses (kvm_translate_gpa() is the
  * identity), and the cmpxchg retry of update_accessed_dirty_bits(): guest
  * memory is only written under mmu_lock here, so the compare always
  * succeeds.
@@ -605,7 +606,7 @@ int nxsim__guest_write_pte(struct nxsim__vm_mmu *mmu,
 	    (size == 4 && (pte >> 32)))
 		return -EINVAL;
 	nxsim__write_lock(&mmu->mmu_lock);
-	slot = nxsim__gfn_to_memslot(mmu, gpa >> 12);
+	slot = nxsim__gfn_to_memslot(mmu, 0, gpa >> 12);
 	if (slot && gfn_write_protected(mmu, slot, gpa >> 12)) {
 		/* the store faults on the write-protected table: emulated */
 		rc = emulate_pte_write(mmu, gpa, &pte, size);
@@ -686,7 +687,7 @@ static uint64_t shadow_root_gfn(const struct nxsim__kvm_mmu *m)
 static bool root_matches(struct nxsim__vm_mmu *mmu,
 			 const struct nxsim__kvm_mmu *m)
 {
-	struct nxsim__mmu_page *root = mmu->root;
+	struct nxsim__mmu_page *root = mmu->root[0];
 
 	if (!root || nxsim__is_obsolete_sp(mmu, root))
 		return false;
@@ -704,9 +705,9 @@ static bool root_matches(struct nxsim__vm_mmu *mmu,
 static void kvm_mmu_put_stale_root(struct nxsim__vm_mmu *mmu,
 				   const struct nxsim__kvm_mmu *m)
 {
-	if (mmu->root && !root_matches(mmu, m)) {
-		mmu->root->root_count--;
-		mmu->root = NULL;
+	if (mmu->root[0] && !root_matches(mmu, m)) {
+		mmu->root[0]->root_count--;
+		mmu->root[0] = NULL;
 	}
 }
 
@@ -724,16 +725,16 @@ static void kvm_mmu_load(struct nxsim__vm_mmu *mmu,
 {
 	struct nxsim__mmu_page *root;
 
-	if (mmu->root)
+	if (mmu->root[0])
 		return;
 	if (!m->cpu_role.level) {
-		nxsim__mmu_alloc_direct_roots(mmu, mc);
+		nxsim__mmu_alloc_direct_roots(mmu, mc, 0);
 		return;
 	}
 	root = nxsim__kvm_mmu_get_shadow_page(mmu, mc, m, shadow_root_gfn(m),
 					      shadow_root_role(m));
 	root->root_count++;
-	mmu->root = root;
+	mmu->root[0] = root;
 	kvm_mmu_sync_root(mmu, m, root);
 }
 
@@ -755,7 +756,7 @@ static bool spte_permits(struct nxsim__vm_mmu *mmu, uint64_t spte,
 static uint64_t *shadow_find_leaf(struct nxsim__vm_mmu *mmu, uint64_t addr,
 				  int *level)
 {
-	struct nxsim__mmu_page *sp = mmu->root;
+	struct nxsim__mmu_page *sp = mmu->root[0];
 	int l = sp ? sp->role.level : 0;
 
 	for (; sp; l--) {
@@ -960,7 +961,7 @@ int nxsim__sync_page(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 		host_writable = sp->spt[i] & mk->host_writable;
 		wrprot = (pte_access & ACC_WRITE_MASK) && host_writable &&
 			 nxsim__mmu_try_to_unsync_pages(
-				 mmu, nxsim__gfn_to_memslot(mmu, gfn), gfn,
+				 mmu, nxsim__gfn_to_memslot(mmu, 0, gfn), gfn,
 				 false, true);
 		spte = nxsim__make_spte(
 			mmu->fmt, NXSIM_PG_LEVEL_4K, spte_to_pfn(sp->spt[i]),
@@ -1014,7 +1015,7 @@ static bool mmu_sync_children(struct nxsim__vm_mmu *mmu,
 		if (child->unsync) {
 			/* kvm_vcpu_write_protect_gfn() */
 			flush |= nxsim__kvm_mmu_slot_gfn_write_protect(
-				mmu, nxsim__gfn_to_memslot(mmu, child->gfn),
+				mmu, nxsim__gfn_to_memslot(mmu, 0, child->gfn),
 				child->gfn);
 			nxsim__kvm_unlink_unsync_page(mmu, child);
 			ret = nxsim__sync_page(mmu, m, child);
@@ -1083,7 +1084,7 @@ static void invlpg(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 {
 	struct nxsim__sp_list invalid_list =
 		TAILQ_HEAD_INITIALIZER(invalid_list);
-	struct nxsim__mmu_page *sp = mmu->root;
+	struct nxsim__mmu_page *sp = mmu->root[0];
 	unsigned int idx, pte_access;
 	uint64_t old, gpte, gfn;
 	struct nxsim__memslot *slot;
@@ -1110,7 +1111,7 @@ static void invlpg(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 					      NXSIM_PG_LEVEL_4K);
 			pte_access = sp->role.access & gpte_access(gpte);
 			protect_clean_gpte(&pte_access, gpte);
-			slot = nxsim__gfn_to_memslot(mmu, gfn);
+			slot = nxsim__gfn_to_memslot(mmu, 0, gfn);
 			if (!slot)
 				break;
 			nxsim__mmu_set_spte(mmu, slot, sp, idx, pte_access, gfn,
@@ -1195,7 +1196,7 @@ static int fetch(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_memory_cache *mc,
 		 struct nxsim_access_info *info)
 {
 	unsigned int direct_access = gw->pte_access, idx;
-	struct nxsim__mmu_page *sp = mmu->root, *child;
+	struct nxsim__mmu_page *sp = mmu->root[0], *child;
 	int level = sp->role.level, ret;
 	uint64_t base_gfn;
 
@@ -1253,7 +1254,7 @@ static int shadow_topup_caches(struct nxsim__vm_mmu *mmu,
 
 	if (rc)
 		return rc;
-	rc = nxsim__mmu_topup_memory_caches(mmu, mc);
+	rc = nxsim__mmu_topup_memory_caches(mmu, mc, 0);
 	if (rc)
 		while (mmu->nr_info_cache > had)
 			nxsim__free(
@@ -1292,7 +1293,7 @@ static void page_fault(struct nxsim__vm_mmu *mmu,
 	}
 	MMU_COUNT(mmu, faults);
 	f.gfn = w.gfn;
-	f.slot = nxsim__gfn_to_memslot(mmu, f.gfn);
+	f.slot = nxsim__gfn_to_memslot(mmu, 0, f.gfn);
 	if (!f.slot || (f.write && (f.slot->flags & NXSIM_MEM_READONLY))) {
 		MMU_COUNT(mmu, emulated);
 		info->outcome = NXSIM_ACCESS_EMULATE;

@@ -21,8 +21,9 @@
  *   - unsync pages' bookkeeping: kvm_mmu_mark_parents_unsync() with
  *     mark_unsync(), kvm_unlink_unsync_page() (on a sync or a zap), and
  *     kvm_mmu_find_shadow_page()'s zap or sync of unsync pages;
- *   - the legacy direct MMU (TDP hardware, TDP MMU off): the root
- *     (mmu_alloc_direct_roots()), direct_map() with
+ *   - the legacy direct MMU (TDP hardware, TDP MMU off): the root of
+ *     each address space (mmu_alloc_direct_roots(), role.smm for SMM),
+ *     direct_map() with
  *     direct_pte_prefetch() (PTE_PREFETCH_NUM 8, 6.1), the NX accounting
  *     of the pages it links (account_huge_nx_page() of 6.1 or
  *     account_nx_huge_page() from 6.2, by profile), and the rmap walks of
@@ -178,7 +179,8 @@ bool nxsim__kvm_mmu_slot_gfn_write_protect(struct nxsim__vm_mmu *mmu,
 void nxsim__account_shadowed(struct nxsim__vm_mmu *mmu,
 			     struct nxsim__mmu_page *sp)
 {
-	struct nxsim__memslot *slot = nxsim__gfn_to_memslot(mmu, sp->gfn);
+	struct nxsim__memslot *slot =
+		nxsim__gfn_to_memslot(mmu, kvm_mmu_page_as_id(sp), sp->gfn);
 
 	mmu->indirect_shadow_pages++;
 	if (WARN_ON(!slot))
@@ -197,7 +199,8 @@ void nxsim__account_shadowed(struct nxsim__vm_mmu *mmu,
 void nxsim__unaccount_shadowed(struct nxsim__vm_mmu *mmu,
 			       struct nxsim__mmu_page *sp)
 {
-	struct nxsim__memslot *slot = nxsim__gfn_to_memslot(mmu, sp->gfn);
+	struct nxsim__memslot *slot =
+		nxsim__gfn_to_memslot(mmu, kvm_mmu_page_as_id(sp), sp->gfn);
 
 	mmu->indirect_shadow_pages--;
 	if (WARN_ON(!slot))
@@ -381,7 +384,8 @@ static void rmap_remove(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 			unsigned int idx)
 {
 	uint64_t gfn = nxsim__kvm_mmu_page_get_gfn(sp, idx);
-	struct nxsim__memslot *slot = nxsim__gfn_to_memslot(mmu, gfn);
+	struct nxsim__memslot *slot =
+		nxsim__gfn_to_memslot(mmu, kvm_mmu_page_as_id(sp), gfn);
 
 	nxsim__pte_list_remove(mmu, sptep_ref(sp, idx),
 			       nxsim__gfn_to_rmap(gfn, sp->role.level, slot));
@@ -583,15 +587,15 @@ void nxsim__kvm_mmu_commit_zap_page(struct nxsim__vm_mmu *mmu,
 	}
 }
 
-/* mmu_free_root_page() for the vCPUs' root: put it. */
-static void mmu_free_root_page(struct nxsim__vm_mmu *mmu)
+/* mmu_free_root_page() for the vCPUs' root of @as_id: put it. */
+static void mmu_free_root_page(struct nxsim__vm_mmu *mmu, int as_id)
 {
-	struct nxsim__mmu_page *root = mmu->root;
+	struct nxsim__mmu_page *root = mmu->root[as_id];
 
 	if (!root || root->tdp_mmu_page)
 		return;
 	root->root_count--;
-	mmu->root = NULL;
+	mmu->root[as_id] = NULL;
 }
 
 void nxsim__kvm_zap_obsolete_pages(struct nxsim__vm_mmu *mmu)
@@ -599,10 +603,12 @@ void nxsim__kvm_zap_obsolete_pages(struct nxsim__vm_mmu *mmu)
 	struct nxsim__sp_list invalid_list =
 		TAILQ_HEAD_INITIALIZER(invalid_list);
 	struct nxsim__mmu_page *sp;
+	int i;
 
 	/* The vCPUs drop their obsolete root (KVM_REQ_MMU_FREE_OBSOLETE_ROOTS) */
-	if (mmu->root && nxsim__is_obsolete_sp(mmu, mmu->root))
-		mmu_free_root_page(mmu);
+	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++)
+		if (mmu->root[i] && nxsim__is_obsolete_sp(mmu, mmu->root[i]))
+			mmu_free_root_page(mmu, i);
 	/* Oldest first; no obsolete page is newer than a valid one. */
 	while ((sp = TAILQ_LAST(&mmu->active_mmu_pages, nxsim__sp_list)) &&
 	       nxsim__is_obsolete_sp(mmu, sp))
@@ -615,8 +621,10 @@ void nxsim__kvm_mmu_zap_all(struct nxsim__vm_mmu *mmu)
 	struct nxsim__sp_list invalid_list =
 		TAILQ_HEAD_INITIALIZER(invalid_list);
 	struct nxsim__mmu_page *sp;
+	int i;
 
-	mmu_free_root_page(mmu);
+	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++)
+		mmu_free_root_page(mmu, i);
 	while ((sp = TAILQ_FIRST(&mmu->active_mmu_pages)))
 		nxsim__kvm_mmu_prepare_zap_page(mmu, sp, &invalid_list);
 	nxsim__kvm_mmu_commit_zap_page(mmu, &invalid_list);
@@ -630,21 +638,23 @@ void nxsim__kvm_mmu_zap_all(struct nxsim__vm_mmu *mmu)
 /* ---- the legacy direct MMU ---------------------------------------------- */
 
 void nxsim__mmu_alloc_direct_roots(struct nxsim__vm_mmu *mmu,
-				   struct nxsim__mmu_memory_cache *mc)
+				   struct nxsim__mmu_memory_cache *mc,
+				   int as_id)
 {
-	/* kvm_calc_tdp_mmu_root_page_role() */
+	/* kvm_calc_tdp_mmu_root_page_role(), with is_smm(vcpu) */
 	union nxsim__kvm_mmu_page_role role = {
 		.level = (unsigned int)mmu->root_level,
 		.direct = 1,
 		.access = ACC_ALL,
 		.efer_nx = 1,
 		.cr0_wp = 1,
+		.smm = (unsigned int)as_id,
 	};
 	struct nxsim__mmu_page *root =
 		nxsim__kvm_mmu_get_shadow_page(mmu, mc, NULL, 0, role);
 
 	root->root_count++;
-	mmu->root = root;
+	mmu->root[as_id] = root;
 }
 
 /*
@@ -725,7 +735,8 @@ static int direct_pte_prefetch_many(struct nxsim__vm_mmu *mmu,
 {
 	unsigned int access = sp->role.access, i;
 	uint64_t gfn = nxsim__kvm_mmu_page_get_gfn(sp, start);
-	struct nxsim__memslot *slot = nxsim__gfn_to_memslot(mmu, gfn);
+	struct nxsim__memslot *slot =
+		nxsim__gfn_to_memslot(mmu, kvm_mmu_page_as_id(sp), gfn);
 
 	/* gfn_to_memslot_dirty_bitmap(vcpu, gfn, access & ACC_WRITE_MASK) */
 	if (!slot ||
@@ -804,7 +815,7 @@ void nxsim__direct_map(struct nxsim__vm_mmu *mmu,
 		       struct nxsim__kvm_page_fault *f,
 		       struct nxsim_access_info *info)
 {
-	struct nxsim__mmu_page *sp = mmu->root, *child;
+	struct nxsim__mmu_page *sp = mmu->root[f->as_id], *child;
 	int level = mmu->root_level, ret;
 	uint64_t base_gfn = f->gfn;
 	unsigned int idx;

@@ -23,7 +23,10 @@
  * tdp_mmu_iter_cond_resched() point without dropping mmu_lock (nothing in
  * the model needs the CPU back); roots are torn down at once when
  * invalidated, not by refcount, and under the write lock, where removed
- * tables are not frozen (no lockless walker writes).
+ * tables are not frozen (no lockless walker writes).  Roots and their
+ * pages carry role.smm: address space 1 (vCPUs in SMM) has roots of its
+ * own, and the walks of a slot visit the roots of its space only
+ * (for_each_tdp_mmu_root(kvm, root, slot->as_id)).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -386,23 +389,32 @@ static int tdp_mmu_zap_spte_atomic(struct nxsim__vm_mmu *mmu,
 }
 
 void nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(struct nxsim__vm_mmu *mmu,
-					  struct nxsim__mmu_page *sp)
+					  struct nxsim__mmu_page *sp, int as_id)
 {
 	nxsim__sp_clear(sp);
+	/* kvm_mmu_get_tdp_level() and the vCPU's root_role */
+	sp->role = (union nxsim__kvm_mmu_page_role){ .word = 0 };
+	sp->role.level = (unsigned int)mmu->root_level;
+	sp->role.direct = 1;
+	sp->role.access = ACC_ALL;
+	sp->role.smm = (unsigned int)as_id;
 	sp->level = mmu->root_level;
 	sp->gfn = 0;
 	sp->root_count = 1;
 	TAILQ_INSERT_TAIL(&mmu->roots, sp, link);
-	__atomic_store_n(&mmu->root, sp, __ATOMIC_RELEASE);
+	__atomic_store_n(&mmu->root[as_id], sp, __ATOMIC_RELEASE);
 }
 
 void nxsim__tdp_mmu_zap_all_roots(struct nxsim__vm_mmu *mmu)
 {
 	struct nxsim__mmu_page *root;
 
+	int i;
+
 	TAILQ_FOREACH(root, &mmu->roots, link)
 		root->invalid = true;
-	__atomic_store_n(&mmu->root, NULL, __ATOMIC_RELEASE);
+	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++)
+		__atomic_store_n(&mmu->root[i], NULL, __ATOMIC_RELEASE);
 	while ((root = TAILQ_FIRST(&mmu->roots))) {
 		TAILQ_REMOVE(&mmu->roots, root, link);
 		handle_removed_pt(mmu, root, false);
@@ -469,14 +481,16 @@ static void walk(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 	}
 }
 
-static void walk_roots(struct nxsim__vm_mmu *mmu, uint64_t start, uint64_t end,
-		       walk_fn fn, void *ctx)
+/* for_each_tdp_mmu_root(kvm, root, as_id): the roots of one space. */
+static void walk_roots(struct nxsim__vm_mmu *mmu, int as_id, uint64_t start,
+		       uint64_t end, walk_fn fn, void *ctx)
 {
 	struct nxsim__mmu_page *root;
 
 	nxsim__rcu_read_lock();
 	TAILQ_FOREACH(root, &mmu->roots, link)
-		walk(mmu, root, start, end, fn, ctx);
+		if (kvm_mmu_page_as_id(root) == as_id)
+			walk(mmu, root, start, end, fn, ctx);
 	nxsim__rcu_read_unlock();
 }
 
@@ -491,12 +505,12 @@ static bool zap_leaf(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 	return true;
 }
 
-bool nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, uint64_t start,
-				  uint64_t end)
+bool nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, int as_id,
+				  uint64_t start, uint64_t end)
 {
 	bool flush = false;
 
-	walk_roots(mmu, start, end, zap_leaf, &flush);
+	walk_roots(mmu, as_id, start, end, zap_leaf, &flush);
 	return flush;
 }
 
@@ -559,8 +573,8 @@ static bool wrprot_leaf(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 void nxsim__tdp_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
 				const struct nxsim__memslot *slot)
 {
-	walk_roots(mmu, slot->base_gfn, slot->base_gfn + slot->npages,
-		   wrprot_leaf, NULL);
+	walk_roots(mmu, slot->as_id, slot->base_gfn,
+		   slot->base_gfn + slot->npages, wrprot_leaf, NULL);
 }
 
 /* The first present leaf below a non-leaf SPTE (tdp_mmu_make_huge_spte()). */
@@ -645,8 +659,8 @@ void nxsim__tdp_mmu_collapse_slot(struct nxsim__vm_mmu *mmu,
 {
 	struct collapse_ctx c = { .slot = slot };
 
-	walk_roots(mmu, slot->base_gfn, slot->base_gfn + slot->npages, collapse,
-		   &c);
+	walk_roots(mmu, slot->as_id, slot->base_gfn,
+		   slot->base_gfn + slot->npages, collapse, &c);
 	/* recover_huge_pages_range(): one kvm_flush_remote_tlbs_memslot() */
 	if (c.flush)
 		nxsim__kvm_flush_remote_tlbs_range(mmu, slot->base_gfn,
@@ -690,6 +704,9 @@ static struct nxsim__mmu_page *tdp_mmu_init_child_sp(
 	int level = parent->level - 1;
 
 	sp->parent = parent;
+	/* tdp_mmu_init_child_sp(): the parent's role, a level down */
+	sp->role = parent->role;
+	sp->role.level = (unsigned int)level;
 	sp->level = level;
 	sp->gfn = gfn & ~(KVM_PAGES_PER_HPAGE(level + 1) - 1);
 	sp->ptep = ptep;
@@ -733,8 +750,131 @@ static int tdp_mmu_split_huge_page(struct nxsim__vm_mmu *mmu,
 	if (r)
 		return r;
 	nxsim__update_page_stats(mmu, sp->level, SPTE_ENT_PER_PAGE);
-	MMU_COUNT(mmu, splits);
 	return 0;
+}
+
+/*
+ * tdp_mmu_alloc_sp_for_split(): a page for an eager split, into @cache.
+ * The kernel first allocates with GFP_NOWAIT under mmu_lock; when that
+ * fails it drops mmu_lock and the RCU read side, allocates with reclaim
+ * allowed and takes them again (iter->yielded: the walk restarts).
+ * Return: 0, 1 if the lock was dropped (the page may or may not be
+ * there), -ENOMEM if both allocations failed.
+ */
+static int tdp_mmu_alloc_sp_for_split(struct nxsim__vm_mmu *mmu,
+				      struct nxsim__mmu_memory_cache *cache,
+				      bool shared)
+{
+	struct nxsim__mmu_page *sp = nxsim__tdp_mmu_alloc_sp(mmu);
+
+	if (sp) {
+		cache->objs[cache->nobjs++] = sp;
+		return 0;
+	}
+	nxsim__rcu_read_unlock();
+	nxsim__rw_unlock(&mmu->mmu_lock);
+	nxsim__sched_point(mmu, NXSIM__SCHED_RESCHED, 0, 0);
+	sp = nxsim__tdp_mmu_alloc_sp(mmu);
+	if (shared)
+		nxsim__read_lock(&mmu->mmu_lock);
+	else
+		nxsim__write_lock(&mmu->mmu_lock);
+	nxsim__rcu_read_lock();
+	if (!sp)
+		return -ENOMEM;
+	cache->objs[cache->nobjs++] = sp;
+	return 1;
+}
+
+/*
+ * tdp_mmu_split_huge_pages_root(), from @sp down (recursively): every
+ * huge SPTE in [start, end) above @target_level is split one level down,
+ * pre-order,
+ * so a 1G page becomes 512 2M pages and each of those 512 4K pages.  The
+ * children are the huge page's (make_huge_page_split_spte(): 4K children
+ * executable), and the new table is neither flagged
+ * nx_huge_page_disallowed nor tracked: 6.1's tdp_mmu_split_huge_page()
+ * has no possible-NX accounting.  Return: 0, 1 when mmu_lock was dropped
+ * (the caller restarts from the roots: the tables may have changed),
+ * -ENOMEM.
+ */
+static int tdp_mmu_split_huge_pages_root(struct nxsim__vm_mmu *mmu,
+					 struct nxsim__mmu_page *sp,
+					 uint64_t start, uint64_t end,
+					 int target_level, bool shared,
+					 struct nxsim__mmu_memory_cache *cache)
+{
+	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level), old;
+	struct nxsim__mmu_page *child;
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
+		uint64_t gfn = sp->gfn + i * span;
+
+		if (gfn >= end || gfn + span <= start)
+			continue;
+		if (!sp->parent)
+			nxsim__sched_point(mmu, NXSIM__SCHED_RESCHED, gfn,
+					   sp->level);
+retry:
+		old = nxsim__read_spte(&sp->spt[i]);
+		if (is_shadow_present_pte(old) && is_large_pte(old)) {
+			if (!cache->nobjs) {
+				r = tdp_mmu_alloc_sp_for_split(mmu, cache,
+							       shared);
+				if (r)
+					return r;
+			}
+			child = tdp_mmu_init_child_sp(mmu, cache, sp,
+						      &sp->spt[i], gfn);
+			child->made_hpd = false;
+			child->made_req_level = NXSIM_PG_LEVEL_4K;
+			if (tdp_mmu_split_huge_page(mmu, child, &old, shared)) {
+				nxsim__mmu_cache_push(mmu, cache, child);
+				goto retry;
+			}
+			old = nxsim__read_spte(&sp->spt[i]);
+		}
+		if (sp->level - 1 > target_level &&
+		    is_shadow_present_pte(old) &&
+		    !is_last_spte(old, sp->level)) {
+			r = tdp_mmu_split_huge_pages_root(
+				mmu, spte_to_child_sp(mmu, old), start, end,
+				target_level, shared, cache);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
+void nxsim__kvm_tdp_mmu_try_split_huge_pages(struct nxsim__vm_mmu *mmu,
+					     const struct nxsim__memslot *slot,
+					     uint64_t start, uint64_t end,
+					     int target_level, bool shared)
+{
+	struct nxsim__mmu_memory_cache cache = { .nobjs = 0 };
+	struct nxsim__mmu_page *root;
+	int r;
+
+	nxsim__rcu_read_lock();
+restart:
+	TAILQ_FOREACH(root, &mmu->roots, link) {
+		if (root->invalid || kvm_mmu_page_as_id(root) != slot->as_id)
+			continue;
+		r = tdp_mmu_split_huge_pages_root(mmu, root, start, end,
+						  target_level, shared, &cache);
+		if (r == 1)
+			goto restart;
+		/* -ENOMEM: the kernel stops splitting, every root */
+		if (r)
+			break;
+	}
+	nxsim__rcu_read_unlock();
+	/* a page a lost race left unused (tdp_mmu_free_sp()) */
+	while (cache.nobjs)
+		nxsim__tdp_mmu_free_cached_sp(mmu, &cache);
 }
 
 /*
@@ -805,7 +945,7 @@ int nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 		   !nxsim__mmu_has_bug(mmu, NXSIM_BUG_UNTAGGED_NX);
 	bool late_flag = tag &&
 			 nxsim__mmu_has_bug(mmu, NXSIM_BUG_TDP_FLAG_AFTER_LINK);
-	struct nxsim__mmu_page *sp = mmu->root, *child;
+	struct nxsim__mmu_page *sp = mmu->root[f->as_id], *child;
 	int level = mmu->root_level, r;
 	uint64_t *sptep, old, new;
 	bool bad;
@@ -851,8 +991,10 @@ int nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 			nxsim__sched_point(mmu, NXSIM__SCHED_LINK, f->gfn,
 					   level);
 			r = tdp_mmu_split_huge_page(mmu, child, &old, shared);
-			if (!r)
+			if (!r) {
 				info->splits++;
+				MMU_COUNT(mmu, splits);
+			}
 		} else {
 			nxsim__sp_clear(child);
 			nxsim__sched_point(mmu, NXSIM__SCHED_LINK, f->gfn,

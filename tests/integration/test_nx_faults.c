@@ -200,7 +200,9 @@ static void test_dirty_logging(void **state)
 		struct nxsim_host_config cfg = {
 			.cpu.amd = cases[i].amd,
 			.profile = cases[i].profile,
-			.cmdline = "kvm.nx_huge_pages=force",
+			/* the huge leaves stay huge, write-protected */
+			.cmdline = "kvm.nx_huge_pages=force "
+				   "kvm.eager_page_split=0",
 		};
 		struct nx_env e = nx_env_config(&cfg);
 		struct nxsim_access_info info;
@@ -308,7 +310,9 @@ static void test_dirty_logging_ad_bits(void **state)
 		struct nxsim_host_config cfg = {
 			.cpu.amd = cases[i].amd,
 			.profile = cases[i].profile,
-			.cmdline = "kvm.nx_huge_pages=force",
+			/* the A/D rules of the huge leaves themselves */
+			.cmdline = "kvm.nx_huge_pages=force "
+				   "kvm.eager_page_split=0",
 		};
 		struct nx_env e = nx_env_config(&cfg);
 		bool ept = !cases[i].amd;

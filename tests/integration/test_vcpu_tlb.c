@@ -181,6 +181,8 @@ static void test_rights(void **state)
 	assert_int_equal(info.level, 2);
 	st = vstats(v[0]);
 	assert_int_equal(st.walks, 1);
+	/* the huge SPTE stays huge, write-protected */
+	assert_rc(nxsim_param_set(e.host, "eager_page_split", "0"), 0);
 	nx_slot(e.vm, 1, BASE, MIB2, HVA_BASE, 2, NXSIM_MEM_LOG_DIRTY_PAGES);
 	info = gacc(v[0], NXSIM_ACCESS_READ, BASE + 4096, 2);
 	assert_int_equal(info.outcome, NXSIM_ACCESS_HIT);

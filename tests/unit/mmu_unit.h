@@ -33,7 +33,7 @@ static inline struct nxsim__kvm_page_fault unit_fault(struct nxsim__vm_mmu *mmu,
 		.goal_level = NXSIM_PG_LEVEL_4K,
 	};
 
-	f.slot = nxsim__gfn_to_memslot(mmu, f.gfn);
+	f.slot = nxsim__gfn_to_memslot(mmu, 0, f.gfn);
 	assert_non_null(f.slot);
 	f.pfn = nxsim__gfn_to_pfn(f.slot, f.gfn);
 	f.map_writable = !(f.slot->flags & NXSIM_MEM_READONLY);
@@ -45,7 +45,7 @@ static inline struct nxsim__kvm_page_fault unit_fault(struct nxsim__vm_mmu *mmu,
 static inline uint64_t *unit_sptep(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 				   int level)
 {
-	struct nxsim__mmu_page *sp = mmu->root;
+	struct nxsim__mmu_page *sp = mmu->root[0];
 	uint64_t gfn = gpa >> 12;
 	int l;
 

@@ -632,7 +632,7 @@ static void test_mmu_verbs(void **state)
 			   "memslot add v1 2 0 0x1000 hva=0x1001\n"
 			   "memslot add v1 2 0x100000 0x1000\n"
 			   "memslot add v1 1 0x800000 0x1000\n"
-			   "memslot add v1 65536 0x800000 0x1000\n"
+			   "memslot add v1 131072 0x800000 0x1000\n"
 			   "memslot delete v1 2\n"
 			   "memslot delete v1 4294967296\n"
 			   "memslot move v1 2 0\n"

@@ -40,7 +40,7 @@ static void test_errors(void **state)
 		{ { 5, 0, G4, MIB2, 1ull << 47, 2 }, -EINVAL }, /* access_ok */
 		{ { 5, 0, G4, 8192, (1ull << 47) - 4096, 2 }, -EINVAL },
 		{ { NXSIM_USER_MEM_SLOTS, 0, G4, MIB2, HVA_BASE, 2 }, -EINVAL },
-		{ { 1u << 16, 0, G4, MIB2, HVA_BASE, 2 }, -EINVAL }, /* as_id */
+		{ { 2u << 16, 0, G4, MIB2, HVA_BASE, 2 }, -EINVAL }, /* as_id */
 		{ { 5, 0, ~4095ull, 8192, HVA_BASE, 2 }, -EINVAL },  /* wraps */
 		{ { 5, 0, 0, 1ull << 43, 4096, 2 }, -EINVAL }, /* 2^31 pages */
 		{ { 5, 0, G4, MIB2, HVA_BASE, 4 }, -EINVAL },  /* host level */
@@ -81,7 +81,7 @@ static void test_errors(void **state)
 
 static struct nxsim__memslot *slot_of(struct nxsim_vm *vm, uint64_t gfn)
 {
-	return nxsim__gfn_to_memslot(vm->mmu, gfn);
+	return nxsim__gfn_to_memslot(vm->mmu, 0, gfn);
 }
 
 static void test_lpage_info(void **state)
@@ -171,7 +171,7 @@ static void test_host_level(void **state)
 	assert_rc(nxsim_vm_set_host_level(e.vm, 1, 0, MIB2, 0), -EINVAL);
 	assert_rc(nxsim_vm_set_host_level(e.vm, 1, 0, MIB2, 4), -EINVAL);
 	assert_rc(nxsim_vm_set_host_level(e.vm, 2, 0, MIB2, 2), -EINVAL);
-	assert_rc(nxsim_vm_set_host_level(e.vm, 1 | 1u << 16, 0, MIB2, 2),
+	assert_rc(nxsim_vm_set_host_level(e.vm, 1 | 2u << 16, 0, MIB2, 2),
 		  -EINVAL);
 	assert_rc(nxsim_vm_set_host_level(e.vm, 1, 0, 0, 2), -EINVAL);
 	assert_rc(nxsim_vm_set_host_level(e.vm, 1, GIB, MIB2, 2), -EINVAL);

@@ -576,7 +576,8 @@ static void test_params_names(void **state)
 			    "nx_huge_pages_recovery_ratio");
 	assert_string_equal(nxsim_param_name(h61, 2),
 			    "nx_huge_pages_recovery_period_ms");
-	assert_null(nxsim_param_name(h61, 3));
+	assert_string_equal(nxsim_param_name(h61, 3), "eager_page_split");
+	assert_null(nxsim_param_name(h61, 4));
 	assert_null(nxsim_param_name(h54, 2));
 	assert_rc(nxsim_param_get(h54, P_PERIOD, buf, sizeof(buf)), -ENOENT);
 	assert_rc(nxsim_param_set(h54, P_PERIOD, "5"), -ENOENT);

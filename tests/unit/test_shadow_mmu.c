@@ -214,7 +214,7 @@ static void test_account_shadowed(void **state)
 		nx_access(e.vcpu, NXSIM_ACCESS_WRITE, gpa);
 		leaf = unit_sptep(mmu, gpa, 2);
 		assert_true(is_writable_pte(*leaf));
-		slot = nxsim__gfn_to_memslot(mmu, gfn);
+		slot = nxsim__gfn_to_memslot(mmu, 0, gfn);
 		assert_int_equal(nxsim__lpage_disallowed(slot, gfn, 2), 0);
 		flushes = mmu->counters.tlb_flushes;
 

@@ -17,15 +17,15 @@ static struct nxsim__mmu_memory_cache cache;
 /* The MMU with a root and a cache enough for one walk. */
 static void topup(struct nxsim__vm_mmu *mmu)
 {
-	while (cache.nobjs < (unsigned int)mmu->root_level + !mmu->root) {
+	while (cache.nobjs < (unsigned int)mmu->root_level + !mmu->root[0]) {
 		struct nxsim__mmu_page *sp = nxsim__tdp_mmu_alloc_sp(mmu);
 
 		assert_non_null(sp);
 		cache.objs[cache.nobjs++] = sp;
 	}
-	if (!mmu->root)
+	if (!mmu->root[0])
 		nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(
-			mmu, nxsim__mmu_cache_pop(mmu, &cache));
+			mmu, nxsim__mmu_cache_pop(mmu, &cache), 0);
 }
 
 /* The cache's pages back, then the VM destroyed. */

@@ -5,6 +5,7 @@
  * The param verbs act on the current host.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -42,6 +43,7 @@ static const struct {
 	{ "untrack_wrong_type", NXSIM_BUG_UNTRACK_WRONG_TYPE },
 	{ "recover_no_commit", NXSIM_BUG_RECOVER_NO_COMMIT },
 	{ "tdp_flag_after_link", NXSIM_BUG_TDP_FLAG_AFTER_LINK },
+	{ "smm_slot_lookup", NXSIM_BUG_SMM_SLOT_LOOKUP },
 	{ "setter_lock_order", NXSIM_BUG_SETTER_LOCK_ORDER },
 	{ "nonpaging_untracked", NXSIM_BUG_NONPAGING_UNTRACKED },
 };
@@ -205,6 +207,22 @@ static int host_counters(struct nxsim__drv *d, int argc,
 	return 0;
 }
 
+static int host_cpufreq(struct nxsim__drv *d, int argc,
+			struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim_host *host =
+		nxsim__drv_host(d, argc ? argv[0].s : NULL, r);
+	int64_t n;
+
+	if (!host)
+		return -ENOENT;
+	n = nxsim_host_cpufreq_notify(host);
+	if (n < 0)
+		return (int)n;
+	nxsim__drv_add(r, " vcpus=%" PRId64, n);
+	return 0;
+}
+
 static int host_vuln(struct nxsim__drv *d, int argc,
 		     struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
@@ -315,7 +333,8 @@ const struct nxsim__drv_verb nxsim__drv_host_verbs[] = {
 	  "wake_null_worker worker_once_fail wake_killed_worker "
 	  "never_create_race track_any_level untagged_nx adjust_any_nonleaf "
 	  "recover_dirty untrack_wrong_type recover_no_commit "
-	  "tdp_flag_after_link setter_lock_order nonpaging_untracked; "
+	  "tdp_flag_after_link smm_slot_lookup setter_lock_order "
+	  "nonpaging_untracked; "
 	  "clock=CLOCK shares a clock made by \"clock create\"; answers "
 	  "profile=P",
 	  host_create },
@@ -325,6 +344,10 @@ const struct nxsim__drv_verb nxsim__drv_host_verbs[] = {
 	{ "host", "counters", 0, 1, "[NAME]",
 	  "answers param_sets= vms_created= vms_destroyed= oopses=",
 	  host_counters },
+	{ "host", "cpufreq", 0, 1, "[NAME]",
+	  "a CPU frequency change (__kvmclock_cpufreq_notifier()): answers "
+	  "vcpus= asked for a clock update",
+	  host_cpufreq },
 	{ "host", "vuln", 0, 1, "[NAME]",
 	  "answers /sys/devices/system/cpu/vulnerabilities/itlb_multihit",
 	  host_vuln },

@@ -6,6 +6,7 @@
  * needs to see or provoke of the worker.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -220,6 +221,51 @@ static int vcpu_run(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 	return vcpu ? nxsim_vcpu_run(vcpu) : -ENOENT;
 }
 
+/* "on" or "off" of argv[1] into *on; -EINVAL with the usage otherwise. */
+static int on_off(struct nxsim__drv_tok *argv, bool *on,
+		  struct nxsim__drv_reply *r)
+{
+	if (!strcmp(argv[1].s, "on") || !strcmp(argv[1].s, "off")) {
+		*on = !strcmp(argv[1].s, "on");
+		return 0;
+	}
+	return nxsim__drv_fail(r, -EINVAL, "the state is on or off");
+}
+
+/* vcpu smm|apic VCPU on|off: answers was=1|0 (the previous state) */
+static int vcpu_toggle(struct nxsim__drv *d, struct nxsim__drv_tok *argv,
+		       struct nxsim__drv_reply *r,
+		       int (*set)(struct nxsim_vcpu *vcpu, bool on, bool *was))
+{
+	struct nxsim_vcpu *vcpu =
+		nxsim__drv_find(d, argv[0].s, NXSIM__DRV_VCPU, r);
+	bool on, was;
+	int rc;
+
+	if (!vcpu)
+		return -ENOENT;
+	rc = on_off(argv, &on, r);
+	if (rc)
+		return rc;
+	rc = set(vcpu, on, &was);
+	if (rc)
+		return rc;
+	nxsim__drv_add(r, " was=%d", was);
+	return 0;
+}
+
+static int vcpu_smm(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
+		    struct nxsim__drv_reply *r)
+{
+	return vcpu_toggle(d, argv, r, nxsim_vcpu_set_smm);
+}
+
+static int vcpu_apic(struct nxsim__drv *d, int argc,
+		     struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	return vcpu_toggle(d, argv, r, nxsim_vcpu_set_apic_hw_enabled);
+}
+
 const struct nxsim__drv_verb nxsim__drv_vm_verbs[] = {
 	{ "vm", "create", 1, 2, "NAME [HOST]",
 	  "KVM_CREATE_VM on HOST (default: the current host)", vm_create },
@@ -251,5 +297,13 @@ const struct nxsim__drv_verb nxsim__drv_vm_verbs[] = {
 	  vcpu_create },
 	{ "vcpu", "run", 1, 1, "VCPU",
 	  "KVM_RUN (the first one makes the worker on 6.14+)", vcpu_run },
+	{ "vcpu", "smm", 2, 2, "VCPU on|off",
+	  "KVM_SET_VCPU_EVENTS with the SMM state: in SMM the vCPU uses "
+	  "address space 1 (slots 65536 + id); answers was=1|0",
+	  vcpu_smm },
+	{ "vcpu", "apic", 2, 2, "VCPU on|off",
+	  "the guest sets or clears IA32_APIC_BASE.EN (kvm_lapic_set_base()); "
+	  "answers was=1|0",
+	  vcpu_apic },
 	{ NULL },
 };
