@@ -363,15 +363,13 @@ int64_t nxsim_vcpu_access_batch(struct nxsim_vcpu *vcpu,
 	if (!vcpu || (!a && n))
 		return -EINVAL;
 	vm = vcpu->vm;
-	rc = nxsim__vm_enter(vm);
+	rc = nxsim__vcpu_enter(vcpu);
 	if (rc)
 		return rc;
 	rc = nxsim__vm_tdp_enabled(vm) ? 0 : -EOPNOTSUPP;
-	if (!rc) {
-		pthread_mutex_lock(&vcpu->mutex);
-		/* vcpu_run(): kvm_vcpu_srcu_read_lock() around the exits. */
+	/* vcpu_run(): kvm_vcpu_srcu_read_lock() around the exits. */
+	if (!rc)
 		nxsim__lockdep_acquire(NXSIM__LOCK_KVM_SRCU);
-	}
 	for (i = 0; !rc && i < n; i++) {
 		if (likely(vcpu->tlb && a[i].kind <= NXSIM_ACCESS_EXEC &&
 			   !bad_level(a[i].guest_level)))
@@ -383,11 +381,9 @@ int64_t nxsim_vcpu_access_batch(struct nxsim_vcpu *vcpu,
 							a[i].guest_level,
 							&info);
 	}
-	if (nxsim__vm_tdp_enabled(vm)) {
+	if (nxsim__vm_tdp_enabled(vm))
 		nxsim__lockdep_release(NXSIM__LOCK_KVM_SRCU);
-		pthread_mutex_unlock(&vcpu->mutex);
-	}
-	nxsim__vm_exit(vm);
+	nxsim__vcpu_exit(vcpu);
 	return rc ? rc : (int64_t)n;
 }
 
