@@ -336,11 +336,14 @@ int nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
 {
 	unsigned int want = mmu->root_level +
 			    !__atomic_load_n(&mmu->root, __ATOMIC_RELAXED);
-	unsigned int had = mc->nobjs, reserved;
+	unsigned int had = mc->nobjs, reserved = 0;
 
-	pthread_mutex_lock(&mmu->pages_alloc_lock);
-	reserved = mmu->nr_reserve;
-	pthread_mutex_unlock(&mmu->pages_alloc_lock);
+	/* A full cache takes nothing, and no lock (nobjs >= min). */
+	if (had < want) {
+		pthread_mutex_lock(&mmu->pages_alloc_lock);
+		reserved = mmu->nr_reserve;
+		pthread_mutex_unlock(&mmu->pages_alloc_lock);
+	}
 	while (mc->nobjs < want) {
 		struct nxsim__mmu_page *sp = nxsim__tdp_mmu_alloc_sp(mmu);
 
@@ -351,10 +354,12 @@ int nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
 	if (mmu->tdp_mmu_enabled || !nxsim__mmu_topup_desc_cache(mmu))
 		return 0;
 fail:
-	while (mc->nobjs > had)
-		nxsim__tdp_mmu_free_cached_sp(mmu, mc);
-	/* Pages are alike: keep as many as there were. */
-	nxsim__tdp_mmu_trim_reserve(mmu, reserved);
+	if (had < want) {
+		while (mc->nobjs > had)
+			nxsim__tdp_mmu_free_cached_sp(mmu, mc);
+		/* Pages are alike: keep as many as there were. */
+		nxsim__tdp_mmu_trim_reserve(mmu, reserved);
+	}
 	/* The first frame chunk goes too: nothing changed. */
 	nxsim__tdp_mmu_release_unused(mmu);
 	return -ENOMEM;
