@@ -464,6 +464,7 @@ int nxsim_vcpu_create(struct nxsim_vm *vm, unsigned int id,
 		goto unlock;
 	}
 	pthread_mutex_init(&vcpu->mutex, NULL);
+	nxsim__kvm_mmu_create(vm->mmu, &vcpu->mmu);
 	if (vcpu->tlb) {
 		vm->tlb_vcpus[vm->nr_tlb_vcpus] = vcpu;
 		__atomic_store_n(&vm->nr_tlb_vcpus, vm->nr_tlb_vcpus + 1,

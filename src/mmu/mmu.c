@@ -194,6 +194,15 @@ void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu)
 	nxsim__free(mmu, sizeof(*mmu));
 }
 
+void nxsim__kvm_mmu_create(struct nxsim__vm_mmu *mmu,
+			   struct nxsim__vcpu_mmu *vcpu)
+{
+	nxsim__write_lock(&mmu->mmu_lock);
+	vcpu->next = mmu->vcpus;
+	mmu->vcpus = vcpu;
+	nxsim__rw_unlock(&mmu->mmu_lock);
+}
+
 void nxsim__kvm_mmu_free_memory_caches(struct nxsim__vm_mmu *mmu,
 				       struct nxsim__mmu_memory_cache *mc)
 {
@@ -246,11 +255,25 @@ void nxsim__mmu_stats(struct nxsim__vm_mmu *mmu, struct nxsim_vm_stats *st)
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
+/* The VM's counters plus each vCPU's (the fault counts). */
 void nxsim__mmu_counters(struct nxsim__vm_mmu *mmu,
 			 struct nxsim_mmu_counters *c)
 {
+	const size_t n = sizeof(*c) / sizeof(uint64_t);
+	const struct nxsim__vcpu_mmu *v;
+	uint64_t *sum = (uint64_t *)c;
+	const uint64_t *add;
+	size_t i;
+
+	_Static_assert(sizeof(*c) % sizeof(uint64_t) == 0,
+		       "struct nxsim_mmu_counters holds only uint64_t");
 	nxsim__write_lock(&mmu->mmu_lock);
 	*c = mmu->counters;
+	for (v = mmu->vcpus; v; v = v->next) {
+		add = (const uint64_t *)&v->stat;
+		for (i = 0; i < n; i++)
+			sum[i] += __atomic_load_n(&add[i], __ATOMIC_RELAXED);
+	}
 	c->unsync_pages = mmu->nr_unsync;
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
@@ -525,7 +548,7 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 	};
 	int r;
 
-	MMU_COUNT(mmu, faults);
+	VCPU_COUNT(vcpu, faults);
 	f.slot = nxsim__gfn_to_memslot(mmu, gfn);
 	if (!f.slot) {
 		/* handle_abnormal_pfn() */
@@ -540,13 +563,13 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 			info->huge_page_disallowed = f.huge_page_disallowed;
 			info->level = 0;
 			if (info->outcome == NXSIM_ACCESS_EMULATE)
-				MMU_COUNT(mmu, emulated);
+				VCPU_COUNT(vcpu, emulated);
 			return r;
 		}
 	}
 	if (!f.slot || (f.write && (f.slot->flags & NXSIM_MEM_READONLY))) {
 		/* RET_PF_EMULATE: uncached MMIO, or KVM_PFN_ERR_RO_FAULT */
-		MMU_COUNT(mmu, emulated);
+		VCPU_COUNT(vcpu, emulated);
 		info->outcome = NXSIM_ACCESS_EMULATE;
 		info->level = sptep ? level : 0;
 		return RET_PF_EMULATE;
@@ -647,14 +670,14 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		}
 		if (is_mmio_spte(&mmu->mmio, mmio)) {
 			if (handle_mmio_page_fault(mmu, vcpu, gfn, mmio)) {
-				MMU_COUNT(mmu, mmio_exits);
+				VCPU_COUNT(vcpu, mmio_exits);
 				info->outcome = NXSIM_ACCESS_EMULATE;
 				sptep = NULL;
 				if (!tdp)
 					nxsim__rw_unlock(&mmu->mmu_lock);
 				break;
 			}
-			MMU_COUNT(mmu, mmio_stale);
+			VCPU_COUNT(vcpu, mmio_stale);
 		}
 		/* kvm_mmu_page_fault() -> direct_page_fault() */
 		if (tdp) {

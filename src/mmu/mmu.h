@@ -172,6 +172,10 @@ struct nxsim__mmu_memory_cache {
  * @mmu_cache: vcpu->arch.mmu_shadow_page_cache, topped up before a fault
  * @mmio_gfn: vcpu->arch.mmio_gfn, the last MMIO gfn cached; 0 for none
  * @mmio_gen: vcpu->arch.mmio_gen, the memslots generation cached with it
+ * @stat: the counters this vCPU's faults make (faults, their emulations,
+ *	MMIO exits), as the kernel keeps its fault stats in vcpu->stat:
+ *	written by the vCPU alone, added to the VM's when read
+ * @next: the MMU's next vCPU (nxsim__kvm_mmu_create())
  *
  * Used by the vCPU's own accesses (the caller holds the vCPU's mutex);
  * the MMIO cache under mmu_lock.
@@ -180,10 +184,19 @@ struct nxsim__vcpu_mmu {
 	struct nxsim__mmu_memory_cache mmu_cache;
 	uint64_t mmio_gfn;
 	uint64_t mmio_gen;
+	struct nxsim_mmu_counters stat;
+	struct nxsim__vcpu_mmu *next;
 };
 
 struct nxsim__vm_mmu;
 struct nxsim__mmu_page;
+
+/*
+ * kvm_mmu_create(): a new vCPU's MMU half joins the VM's, whose counter
+ * reads add its @stat from now on.  It stays until the VM goes.
+ */
+void nxsim__kvm_mmu_create(struct nxsim__vm_mmu *mmu,
+			   struct nxsim__vcpu_mmu *vcpu);
 
 /* kvm_mmu_free_memory_caches() at vCPU destruction. */
 void nxsim__kvm_mmu_free_memory_caches(struct nxsim__vm_mmu *mmu,

@@ -267,7 +267,10 @@ struct nxsim__possible_nx {
  * @sched: the scheduling hook (tests), NULL if none
  * @sched_ctx: its argument
  * @fault_retries: faults that returned RET_PF_RETRY (atomic)
- * @counters: simulator counters (atomic increments)
+ * @counters: simulator counters (atomic increments); a fault's own go to
+ *	its vCPU's (VCPU_COUNT())
+ * @vcpus: the vCPUs' MMU halves, newest first, whose counters the reads
+ *	add; linked under the write lock
  * @flush_vcpus: struct nxsim__mmu_config's, to reach the vCPUs
  * @flush_ctx: its context
  * @events: checker records not yet reported
@@ -334,6 +337,7 @@ struct nxsim__vm_mmu {
 	void *sched_ctx;
 	uint64_t fault_retries;
 	struct nxsim_mmu_counters counters;
+	struct nxsim__vcpu_mmu *vcpus;
 	nxsim__flush_vcpus_fn flush_vcpus;
 	void *flush_ctx;
 	char events[NXSIM__MAX_EVENTS][160];
@@ -366,6 +370,21 @@ static inline struct nxsim__frame *nxsim__frame(struct nxsim__vm_mmu *mmu,
 /* An atomic increment of a simulator counter. */
 #define MMU_COUNT(mmu, field) \
 	__atomic_fetch_add(&(mmu)->counters.field, 1, __ATOMIC_RELAXED)
+
+/*
+ * An increment of a counter of the vCPU whose fault this is (++vcpu->stat.x
+ * in the kernel): a plain add, as only the holder of vcpu->mutex writes it;
+ * relaxed atomics because readers on other threads sum it.  No locked
+ * instruction and no line shared with other vCPUs, so faults of two vCPUs
+ * do not contend here.
+ */
+static inline void nxsim__vcpu_stat_inc(uint64_t *v)
+{
+	__atomic_store_n(v, __atomic_load_n(v, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+}
+
+#define VCPU_COUNT(vcpu, field) nxsim__vcpu_stat_inc(&(vcpu)->stat.field)
 
 /* kvm_update_page_stats(): stat.pages[level - 1] += @delta. */
 static inline void nxsim__update_page_stats(struct nxsim__vm_mmu *mmu,
