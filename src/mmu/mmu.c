@@ -96,7 +96,8 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 			   struct nxsim__vm_mmu **mmup)
 {
 	const struct nxsim_cpu *cpu = cfg->cpu;
-	struct nxsim__vm_mmu *mmu = nxsim__zalloc(sizeof(*mmu));
+	struct nxsim__vm_mmu *mmu =
+		nxsim__zalloc_aligned(sizeof(*mmu), SMP_CACHE_BYTES);
 	pthread_rwlockattr_t attr;
 	int i;
 
@@ -140,7 +141,7 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 		TAILQ_INIT(&mmu->nx[i].pages);
 	mmu->free_frame = NXSIM__NO_FRAME;
 	if (!mmu->tdp_mmu_enabled && nxsim__shadow_mmu_init_vm(mmu)) {
-		nxsim__free(mmu, sizeof(*mmu));
+		nxsim__free_aligned(mmu, sizeof(*mmu), SMP_CACHE_BYTES);
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&mmu->tdp_mmu_pages_lock, NULL);
@@ -191,7 +192,7 @@ void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu)
 	pthread_mutex_destroy(&mmu->pages_alloc_lock);
 	pthread_mutex_destroy(&mmu->tdp_mmu_pages_lock);
 	pthread_rwlock_destroy(&mmu->mmu_lock);
-	nxsim__free(mmu, sizeof(*mmu));
+	nxsim__free_aligned(mmu, sizeof(*mmu), SMP_CACHE_BYTES);
 }
 
 void nxsim__kvm_mmu_create(struct nxsim__vm_mmu *mmu,

@@ -19,6 +19,7 @@
 
 #include <bsd/sys/queue.h>
 
+#include "core/compiler.h"
 #include "core/rcu.h"
 
 #include <nxsim/vcpu.h>
@@ -225,7 +226,10 @@ struct nxsim__possible_nx {
  * @prof: the tree's MMU behaviours
  * @bugs: NXSIM_BUG_* switches
  * @params: the module parameters (read with READ_ONCE())
- * @mmu_lock: kvm->mmu_lock
+ * @mmu_lock: kvm->mmu_lock; on a cache line of its own, as is @pages: every
+ *	fault of every vCPU writes both, and the fields every fault reads
+ *	(the profile, the parameters, the root, the slots) would otherwise
+ *	move between cores with them (allocated with that alignment)
  * @disable_nx_huge_pages: kvm->arch.disable_nx_huge_pages (READ_ONCE())
  * @fmt: SPTE format (EPT or NPT, from the host CPU)
  * @root_level: 4 or 5
@@ -303,8 +307,8 @@ struct nxsim__vm_mmu {
 	const struct nxsim__mmu_profile *prof;
 	uint64_t bugs;
 	const struct nxsim__nx_params *params;
-	pthread_rwlock_t mmu_lock;
-	bool disable_nx_huge_pages;
+	pthread_rwlock_t mmu_lock ____cacheline_aligned;
+	bool disable_nx_huge_pages ____cacheline_aligned;
 	enum nxsim_spte_format fmt;
 	int root_level;
 	int max_huge_level;
@@ -316,9 +320,9 @@ struct nxsim__vm_mmu {
 	struct nxsim__mmu_page *root;
 	struct nxsim__possible_nx nx[NXSIM__NR_MMU_TYPES];
 	pthread_mutex_t tdp_mmu_pages_lock;
-	uint64_t pages[3];
+	uint64_t pages[3] ____cacheline_aligned;
 	uint64_t nx_lpage_splits;
-	struct nxsim__slot_list slots;
+	struct nxsim__slot_list slots ____cacheline_aligned;
 	unsigned int nr_memslots_dirty_logging;
 	pthread_mutex_t pages_alloc_lock;
 	struct nxsim__frame **frame_chunk;
