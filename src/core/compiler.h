@@ -27,6 +27,14 @@
 #define ATOMIC_ADD(x, v) __atomic_fetch_add(&(x), (v), __ATOMIC_RELAXED)
 #define ATOMIC_SUB(x, v) __atomic_fetch_sub(&(x), (v), __ATOMIC_RELAXED)
 
+/*
+ * ____cacheline_aligned (include/linux/cache.h, SMP_CACHE_BYTES of x86):
+ * a field that threads write all the time gets a cache line of its own,
+ * so that it does not drag read-mostly neighbours from core to core.
+ */
+#define SMP_CACHE_BYTES 64
+#define ____cacheline_aligned __attribute__((__aligned__(SMP_CACHE_BYTES)))
+
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 

@@ -524,11 +524,10 @@ int64_t nxsim_vcpu_access_batch(struct nxsim_vcpu *vcpu,
 	if (!vcpu || (!a && n))
 		return -EINVAL;
 	vm = vcpu->vm;
-	rc = nxsim__vm_enter(vm);
+	rc = nxsim__vcpu_enter(vcpu);
 	if (rc)
 		return rc;
 	tdp = nxsim__vm_tdp_enabled(vm);
-	pthread_mutex_lock(&vcpu->mutex);
 	/* vcpu_run(): kvm_vcpu_srcu_read_lock() around the exits. */
 	nxsim__lockdep_acquire(NXSIM__LOCK_KVM_SRCU);
 	for (i = 0; !rc && i < n; i++) {
@@ -543,8 +542,7 @@ int64_t nxsim_vcpu_access_batch(struct nxsim_vcpu *vcpu,
 							&info);
 	}
 	nxsim__lockdep_release(NXSIM__LOCK_KVM_SRCU);
-	pthread_mutex_unlock(&vcpu->mutex);
-	nxsim__vm_exit(vm);
+	nxsim__vcpu_exit(vcpu);
 	return rc ? rc : (int64_t)n;
 }
 

@@ -47,6 +47,29 @@ void nxsim__vm_exit(struct nxsim_vm *vm)
 	nxsim__gate_exit(&vm->gate);
 }
 
+/*
+ * kvm_vcpu_ioctl() reads kvm->vm_dead before it takes vcpu->mutex; here
+ * the flag is read under the mutex, which destruction takes after setting
+ * it, so a call either finishes before the VM goes or sees the flag.
+ */
+int nxsim__vcpu_enter(struct nxsim_vcpu *vcpu)
+{
+	if (!vcpu)
+		return -EINVAL;
+	assert(vcpu->vm->magic == NXSIM_VM_MAGIC);
+	pthread_mutex_lock(&vcpu->mutex);
+	if (__atomic_load_n(&vcpu->vm->vm_dead, __ATOMIC_RELAXED)) {
+		pthread_mutex_unlock(&vcpu->mutex);
+		return -EBADF;
+	}
+	return 0;
+}
+
+void nxsim__vcpu_exit(struct nxsim_vcpu *vcpu)
+{
+	pthread_mutex_unlock(&vcpu->mutex);
+}
+
 static bool worker_at_create(const struct nxsim_host *host)
 {
 	return host->prof->worker != NXSIM__WORKER_VHOST_AT_FIRST_RUN;
@@ -249,6 +272,8 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 	nxsim__lockdep_sync(NXSIM__LOCK_VM_LIST_SRCU);
 	if (!nxsim__gate_close(&vm->gate))
 		return -EBADF;
+	/* as kvm_vm_dead() marks a VM: no vCPU access enters from here on */
+	__atomic_store_n(&vm->vm_dead, true, __ATOMIC_RELAXED);
 	host = vm->host;
 	nxsim__mutex_lock(&host->kvm_lock, NXSIM__LOCK_KVM);
 	TAILQ_REMOVE(&host->vm_list, vm, vm_list);
@@ -257,10 +282,16 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 	/* kvm_arch_pre_destroy_vm(), then the MMU teardown. */
 	nxsim__worker_stop(vm);
 	nxsim__host_charge(host, NXSIM__LC_DESTROY_VM, 0);
-	/* kvm_destroy_vcpus() -> kvm_mmu_destroy(): the vCPUs' caches */
-	TAILQ_FOREACH(vcpu, &vm->vcpus, link)
+	/*
+	 * kvm_destroy_vcpus() -> kvm_mmu_destroy(): the vCPUs' caches, each
+	 * once an access inside the vCPU has left it.
+	 */
+	TAILQ_FOREACH(vcpu, &vm->vcpus, link) {
+		pthread_mutex_lock(&vcpu->mutex);
 		nxsim__kvm_mmu_free_memory_caches(vm->mmu,
 						  &vcpu->mmu.mmu_cache);
+		pthread_mutex_unlock(&vcpu->mutex);
+	}
 	nxsim__kvm_mmu_uninit_vm(vm->mmu);
 	vm->mmu = NULL;
 	ATOMIC_INC(host->counters.vms_destroyed);
@@ -433,6 +464,7 @@ int nxsim_vcpu_create(struct nxsim_vm *vm, unsigned int id,
 		goto unlock;
 	}
 	pthread_mutex_init(&vcpu->mutex, NULL);
+	nxsim__kvm_mmu_create(vm->mmu, &vcpu->mmu);
 	if (vcpu->tlb) {
 		vm->tlb_vcpus[vm->nr_tlb_vcpus] = vcpu;
 		__atomic_store_n(&vm->nr_tlb_vcpus, vm->nr_tlb_vcpus + 1,
@@ -473,17 +505,14 @@ int nxsim_vcpu_set_smm(struct nxsim_vcpu *vcpu, bool smm, bool *was)
 	bool old;
 	int rc;
 
-	if (!vcpu)
-		return -EINVAL;
-	rc = nxsim__vm_enter(vcpu->vm);
+	rc = nxsim__vcpu_enter(vcpu);
 	if (rc)
 		return rc;
 	/* Shadow paging and the nonpaging MMU keep to address space 0. */
 	if (!nxsim__vm_tdp_enabled(vcpu->vm)) {
-		nxsim__vm_exit(vcpu->vm);
+		nxsim__vcpu_exit(vcpu);
 		return -EOPNOTSUPP;
 	}
-	pthread_mutex_lock(&vcpu->mutex);
 	/*
 	 * kvm_smm_changed(): the vCPU's memslots become those of address
 	 * space 1 (kvm_arch_vcpu_memslots_id()), and kvm_mmu_reset_context()
@@ -494,8 +523,7 @@ int nxsim_vcpu_set_smm(struct nxsim_vcpu *vcpu, bool smm, bool *was)
 		WRITE_ONCE(vcpu->mmu.smm, smm);
 		nxsim__vcpu_tlb_reset_context(vcpu);
 	}
-	pthread_mutex_unlock(&vcpu->mutex);
-	nxsim__vm_exit(vcpu->vm);
+	nxsim__vcpu_exit(vcpu);
 	if (was)
 		*was = old;
 	return 0;

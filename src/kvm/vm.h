@@ -75,7 +75,8 @@ struct nxsim_vcpu {
  * @host: the host (kvm.ko) it belongs to
  * @vm_list: link on host->vm_list, then on host->dead_vms; under kvm_lock
  * @nx_walk: link on host->nx_walk, under the host's param_lock
- * @gate: API calls inside the VM; closed by destruction (-EBADF)
+ * @gate: API calls inside the VM but for vCPU accesses (see @vm_dead);
+ *	closed by destruction (-EBADF)
  * @lock: kvm->lock: vCPU creation, capabilities
  * @slots_lock: kvm->slots_lock
  * @vcpus: created vCPUs, under @lock
@@ -84,6 +85,8 @@ struct nxsim_vcpu {
  * @nx_once: kvm->arch.nx_once (6.14 on)
  * @inject_worker_err: error the next worker creation returns, or 0
  * @mmu: the MMU half (src/mmu), from kvm_mmu_init_vm() to destruction
+ * @vm_dead: kvm->vm_dead: set by destruction; vCPU calls read it under
+ *	their vcpu->mutex (nxsim__vcpu_enter())
  * @counters: side effects of parameter writes, updated atomically
  * @tlb_cfg: the vCPU TLB config (published with a release store), or NULL
  * @tlb_vcpus: the vCPUs with a TLB, KVM_MAX_VCPUS slots, in creation order
@@ -105,6 +108,7 @@ struct nxsim_vm {
 	struct nxsim__once nx_once;
 	int inject_worker_err;
 	struct nxsim__vm_mmu *mmu;
+	bool vm_dead;
 	struct nxsim_vm_counters counters;
 	struct nxsim_vcpu_tlb_config *tlb_cfg;
 	struct nxsim_vcpu **tlb_vcpus;
@@ -116,6 +120,15 @@ struct nxsim_vm {
 /* Enter / leave an API call on a VM: 0, -EINVAL (NULL) or -EBADF. */
 int nxsim__vm_enter(struct nxsim_vm *vm);
 void nxsim__vm_exit(struct nxsim_vm *vm);
+
+/*
+ * Enter / leave a vCPU's run path, as kvm_vcpu_ioctl() does: the VM's
+ * vm_dead flag and the vCPU's own mutex, no VM-wide count (a vCPU ioctl
+ * holds only its vCPU file), so that vCPUs of one VM enter in parallel.
+ * Return: 0 with vcpu->mutex held, -EINVAL (NULL) or -EBADF (destroyed).
+ */
+int nxsim__vcpu_enter(struct nxsim_vcpu *vcpu);
+void nxsim__vcpu_exit(struct nxsim_vcpu *vcpu);
 
 /* EPT or NPT is in use: the VM's accesses are modelled (else -EOPNOTSUPP). */
 bool nxsim__vm_tdp_enabled(const struct nxsim_vm *vm);

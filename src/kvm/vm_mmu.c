@@ -4,8 +4,9 @@
  * (kvm_vm_ioctl_set_memory_region() of virt/kvm/kvm_main.c, under
  * slots_lock), a guest access (the vCPU running, arch/x86/kvm/x86.c), the
  * host remapping guest memory, the VM stats, and the simulator's checker
- * and dump.  Each enters the VM's gate and hands the MMU its half of the
- * VM (vm->mmu); the MMU takes mmu_lock itself.
+ * and dump.  Each enters the VM's gate (a guest access only its vCPU,
+ * nxsim__vcpu_enter()) and hands the MMU its half of the VM (vm->mmu);
+ * the MMU takes mmu_lock itself.
  *
  * With the TDP MMU off (kvm.tdp_mmu=0, or a tree before 5.15) the MMU
  * maps faults through the shadow MMU's direct map.  With TDP off (no
@@ -80,10 +81,9 @@ int nxsim_vcpu_access_guest(struct nxsim_vcpu *vcpu,
 	      guest_level > NXSIM_PG_LEVEL_1G)))
 		return -EINVAL;
 	vm = vcpu->vm;
-	rc = nxsim__vm_enter(vm);
+	rc = nxsim__vcpu_enter(vcpu);
 	if (rc)
 		return rc;
-	pthread_mutex_lock(&vcpu->mutex);
 	/* vcpu_run(): kvm_vcpu_srcu_read_lock() around the exit. */
 	nxsim__lockdep_acquire(NXSIM__LOCK_KVM_SRCU);
 	/* with TDP off, only a gva access on a TLB goes through the TLB */
@@ -96,10 +96,9 @@ int nxsim_vcpu_access_guest(struct nxsim_vcpu *vcpu,
 		rc = nxsim__vcpu_access_entered(vcpu, kind, gpa, guest_level,
 						&local);
 	nxsim__lockdep_release(NXSIM__LOCK_KVM_SRCU);
-	pthread_mutex_unlock(&vcpu->mutex);
+	nxsim__vcpu_exit(vcpu);
 	if (!rc && info)
 		*info = local;
-	nxsim__vm_exit(vm);
 	return rc;
 }
 

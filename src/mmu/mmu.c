@@ -100,7 +100,8 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 			   struct nxsim__vm_mmu **mmup)
 {
 	const struct nxsim_cpu *cpu = cfg->cpu;
-	struct nxsim__vm_mmu *mmu = nxsim__zalloc(sizeof(*mmu));
+	struct nxsim__vm_mmu *mmu =
+		nxsim__zalloc_aligned(sizeof(*mmu), SMP_CACHE_BYTES);
 	pthread_rwlockattr_t attr;
 	int i;
 
@@ -145,7 +146,7 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 		TAILQ_INIT(&mmu->nx[i].pages);
 	mmu->free_frame = NXSIM__NO_FRAME;
 	if (!mmu->tdp_mmu_enabled && nxsim__shadow_mmu_init_vm(mmu)) {
-		nxsim__free(mmu, sizeof(*mmu));
+		nxsim__free_aligned(mmu, sizeof(*mmu), SMP_CACHE_BYTES);
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&mmu->tdp_mmu_pages_lock, NULL);
@@ -196,7 +197,16 @@ void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu)
 	pthread_mutex_destroy(&mmu->pages_alloc_lock);
 	pthread_mutex_destroy(&mmu->tdp_mmu_pages_lock);
 	pthread_rwlock_destroy(&mmu->mmu_lock);
-	nxsim__free(mmu, sizeof(*mmu));
+	nxsim__free_aligned(mmu, sizeof(*mmu), SMP_CACHE_BYTES);
+}
+
+void nxsim__kvm_mmu_create(struct nxsim__vm_mmu *mmu,
+			   struct nxsim__vcpu_mmu *vcpu)
+{
+	nxsim__write_lock(&mmu->mmu_lock);
+	vcpu->next = mmu->vcpus;
+	mmu->vcpus = vcpu;
+	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
 void nxsim__kvm_mmu_free_memory_caches(struct nxsim__vm_mmu *mmu,
@@ -251,11 +261,25 @@ void nxsim__mmu_stats(struct nxsim__vm_mmu *mmu, struct nxsim_vm_stats *st)
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
+/* The VM's counters plus each vCPU's (the fault counts). */
 void nxsim__mmu_counters(struct nxsim__vm_mmu *mmu,
 			 struct nxsim_mmu_counters *c)
 {
+	const size_t n = sizeof(*c) / sizeof(uint64_t);
+	const struct nxsim__vcpu_mmu *v;
+	uint64_t *sum = (uint64_t *)c;
+	const uint64_t *add;
+	size_t i;
+
+	_Static_assert(sizeof(*c) % sizeof(uint64_t) == 0,
+		       "struct nxsim_mmu_counters holds only uint64_t");
 	nxsim__write_lock(&mmu->mmu_lock);
 	*c = mmu->counters;
+	for (v = mmu->vcpus; v; v = v->next) {
+		add = (const uint64_t *)&v->stat;
+		for (i = 0; i < n; i++)
+			sum[i] += __atomic_load_n(&add[i], __ATOMIC_RELAXED);
+	}
 	c->unsync_pages = mmu->nr_unsync;
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
@@ -343,11 +367,14 @@ int nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
 	unsigned int want =
 		mmu->root_level +
 		!__atomic_load_n(&mmu->root[as_id], __ATOMIC_RELAXED);
-	unsigned int had = mc->nobjs, reserved;
+	unsigned int had = mc->nobjs, reserved = 0;
 
-	pthread_mutex_lock(&mmu->pages_alloc_lock);
-	reserved = mmu->nr_reserve;
-	pthread_mutex_unlock(&mmu->pages_alloc_lock);
+	/* A full cache takes nothing, and no lock (nobjs >= min). */
+	if (had < want) {
+		pthread_mutex_lock(&mmu->pages_alloc_lock);
+		reserved = mmu->nr_reserve;
+		pthread_mutex_unlock(&mmu->pages_alloc_lock);
+	}
 	while (mc->nobjs < want) {
 		struct nxsim__mmu_page *sp = nxsim__tdp_mmu_alloc_sp(mmu);
 
@@ -358,10 +385,12 @@ int nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
 	if (mmu->tdp_mmu_enabled || !nxsim__mmu_topup_desc_cache(mmu))
 		return 0;
 fail:
-	while (mc->nobjs > had)
-		nxsim__tdp_mmu_free_cached_sp(mmu, mc);
-	/* Pages are alike: keep as many as there were. */
-	nxsim__tdp_mmu_trim_reserve(mmu, reserved);
+	if (had < want) {
+		while (mc->nobjs > had)
+			nxsim__tdp_mmu_free_cached_sp(mmu, mc);
+		/* Pages are alike: keep as many as there were. */
+		nxsim__tdp_mmu_trim_reserve(mmu, reserved);
+	}
 	/* The first frame chunk goes too: nothing changed. */
 	nxsim__tdp_mmu_release_unused(mmu);
 	return -ENOMEM;
@@ -537,7 +566,7 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 	};
 	int r;
 
-	MMU_COUNT(mmu, faults);
+	VCPU_COUNT(vcpu, faults);
 	f.slot = nxsim__gfn_to_memslot(mmu, f.as_id, gfn);
 	if (!f.slot) {
 		/* handle_abnormal_pfn() */
@@ -552,13 +581,13 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 			info->huge_page_disallowed = f.huge_page_disallowed;
 			info->level = 0;
 			if (info->outcome == NXSIM_ACCESS_EMULATE)
-				MMU_COUNT(mmu, emulated);
+				VCPU_COUNT(vcpu, emulated);
 			return r;
 		}
 	}
 	if (!f.slot || (f.write && (f.slot->flags & NXSIM_MEM_READONLY))) {
 		/* RET_PF_EMULATE: uncached MMIO, or KVM_PFN_ERR_RO_FAULT */
-		MMU_COUNT(mmu, emulated);
+		VCPU_COUNT(vcpu, emulated);
 		info->outcome = NXSIM_ACCESS_EMULATE;
 		info->level = sptep ? level : 0;
 		return RET_PF_EMULATE;
@@ -660,14 +689,14 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		}
 		if (is_mmio_spte(&mmu->mmio, mmio)) {
 			if (handle_mmio_page_fault(mmu, vcpu, gfn, mmio)) {
-				MMU_COUNT(mmu, mmio_exits);
+				VCPU_COUNT(vcpu, mmio_exits);
 				info->outcome = NXSIM_ACCESS_EMULATE;
 				sptep = NULL;
 				if (!tdp)
 					nxsim__rw_unlock(&mmu->mmu_lock);
 				break;
 			}
-			MMU_COUNT(mmu, mmio_stale);
+			VCPU_COUNT(vcpu, mmio_stale);
 		}
 		/* kvm_mmu_page_fault() -> direct_page_fault() */
 		if (tdp) {

@@ -177,6 +177,10 @@ struct nxsim__mmu_memory_cache {
  * @mmio_gen: vcpu->arch.mmio_gen, the memslots generation cached with it
  * @smm: is_smm(vcpu): the vCPU's memslots and roots are those of
  *	address space 1 (kvm_arch_vcpu_memslots_id())
+ * @stat: the counters this vCPU's faults make (faults, their emulations,
+ *	MMIO exits), as the kernel keeps its fault stats in vcpu->stat:
+ *	written by the vCPU alone, added to the VM's when read
+ * @next: the MMU's next vCPU (nxsim__kvm_mmu_create())
  *
  * Used by the vCPU's own accesses (the caller holds the vCPU's mutex);
  * the MMIO cache under mmu_lock; @smm is written by
@@ -187,10 +191,19 @@ struct nxsim__vcpu_mmu {
 	uint64_t mmio_gfn;
 	uint64_t mmio_gen;
 	bool smm;
+	struct nxsim_mmu_counters stat;
+	struct nxsim__vcpu_mmu *next;
 };
 
 struct nxsim__vm_mmu;
 struct nxsim__mmu_page;
+
+/*
+ * kvm_mmu_create(): a new vCPU's MMU half joins the VM's, whose counter
+ * reads add its @stat from now on.  It stays until the VM goes.
+ */
+void nxsim__kvm_mmu_create(struct nxsim__vm_mmu *mmu,
+			   struct nxsim__vcpu_mmu *vcpu);
 
 /* kvm_mmu_free_memory_caches() at vCPU destruction. */
 void nxsim__kvm_mmu_free_memory_caches(struct nxsim__vm_mmu *mmu,

@@ -19,6 +19,7 @@
 
 #include <bsd/sys/queue.h>
 
+#include "core/compiler.h"
 #include "core/rcu.h"
 
 #include <nxsim/vcpu.h>
@@ -226,7 +227,10 @@ struct nxsim__possible_nx {
  * @prof: the tree's MMU behaviours
  * @bugs: NXSIM_BUG_* switches
  * @params: the module parameters (read with READ_ONCE())
- * @mmu_lock: kvm->mmu_lock
+ * @mmu_lock: kvm->mmu_lock; on a cache line of its own, as is @pages: every
+ *	fault of every vCPU writes both, and the fields every fault reads
+ *	(the profile, the parameters, the root, the slots) would otherwise
+ *	move between cores with them (allocated with that alignment)
  * @disable_nx_huge_pages: kvm->arch.disable_nx_huge_pages (READ_ONCE())
  * @fmt: SPTE format (EPT or NPT, from the host CPU)
  * @root_level: 4 or 5
@@ -269,7 +273,10 @@ struct nxsim__possible_nx {
  * @sched: the scheduling hook (tests), NULL if none
  * @sched_ctx: its argument
  * @fault_retries: faults that returned RET_PF_RETRY (atomic)
- * @counters: simulator counters (atomic increments)
+ * @counters: simulator counters (atomic increments); a fault's own go to
+ *	its vCPU's (VCPU_COUNT())
+ * @vcpus: the vCPUs' MMU halves, newest first, whose counters the reads
+ *	add; linked under the write lock
  * @flush_vcpus: struct nxsim__mmu_config's, to reach the vCPUs
  * @flush_ctx: its context
  * @events: checker records not yet reported
@@ -302,8 +309,8 @@ struct nxsim__vm_mmu {
 	const struct nxsim__mmu_profile *prof;
 	uint64_t bugs;
 	const struct nxsim__nx_params *params;
-	pthread_rwlock_t mmu_lock;
-	bool disable_nx_huge_pages;
+	pthread_rwlock_t mmu_lock ____cacheline_aligned;
+	bool disable_nx_huge_pages ____cacheline_aligned;
 	enum nxsim_spte_format fmt;
 	int root_level;
 	int max_huge_level;
@@ -315,9 +322,9 @@ struct nxsim__vm_mmu {
 	struct nxsim__mmu_page *root[KVM_ADDRESS_SPACE_NUM];
 	struct nxsim__possible_nx nx[NXSIM__NR_MMU_TYPES];
 	pthread_mutex_t tdp_mmu_pages_lock;
-	uint64_t pages[3];
+	uint64_t pages[3] ____cacheline_aligned;
 	uint64_t nx_lpage_splits;
-	struct nxsim__slot_list slots[KVM_ADDRESS_SPACE_NUM];
+	struct nxsim__slot_list slots[KVM_ADDRESS_SPACE_NUM] ____cacheline_aligned;
 	unsigned int nr_memslots_dirty_logging;
 	pthread_mutex_t pages_alloc_lock;
 	struct nxsim__frame **frame_chunk;
@@ -336,6 +343,7 @@ struct nxsim__vm_mmu {
 	void *sched_ctx;
 	uint64_t fault_retries;
 	struct nxsim_mmu_counters counters;
+	struct nxsim__vcpu_mmu *vcpus;
 	nxsim__flush_vcpus_fn flush_vcpus;
 	void *flush_ctx;
 	char events[NXSIM__MAX_EVENTS][160];
@@ -368,6 +376,21 @@ static inline struct nxsim__frame *nxsim__frame(struct nxsim__vm_mmu *mmu,
 /* An atomic increment of a simulator counter. */
 #define MMU_COUNT(mmu, field) \
 	__atomic_fetch_add(&(mmu)->counters.field, 1, __ATOMIC_RELAXED)
+
+/*
+ * An increment of a counter of the vCPU whose fault this is (++vcpu->stat.x
+ * in the kernel): a plain add, as only the holder of vcpu->mutex writes it;
+ * relaxed atomics because readers on other threads sum it.  No locked
+ * instruction and no line shared with other vCPUs, so faults of two vCPUs
+ * do not contend here.
+ */
+static inline void nxsim__vcpu_stat_inc(uint64_t *v)
+{
+	__atomic_store_n(v, __atomic_load_n(v, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+}
+
+#define VCPU_COUNT(vcpu, field) nxsim__vcpu_stat_inc(&(vcpu)->stat.field)
 
 /* kvm_update_page_stats(): stat.pages[level - 1] += @delta. */
 static inline void nxsim__update_page_stats(struct nxsim__vm_mmu *mmu,

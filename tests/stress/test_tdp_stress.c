@@ -177,6 +177,7 @@ static void test_storm(void **state)
 	struct vcpu_arg a[MAX_VCPUS];
 	uint64_t total = env_u64("NXSIM_STRESS_FAULTS", 1000000), faults = 0;
 	uint64_t accesses = 0;
+	struct nxsim_mmu_counters c;
 	pthread_t t[MAX_VCPUS];
 	struct nxsim_rng rng;
 	unsigned int i, steps = 0, checks = 0;
@@ -226,6 +227,9 @@ static void test_storm(void **state)
 	       s.nr_vcpus, faults, accesses, steps, checks,
 	       s.e.vm->mmu->fault_retries);
 	assert_true(faults >= s.faults_each * s.nr_vcpus);
+	/* each vCPU counts its own faults; the read adds them up exactly */
+	assert_rc(nxsim_vm_mmu_counters(s.e.vm, &c), 0);
+	assert_int_equal(c.faults, faults + s.e.vm->mmu->fault_retries);
 	nx_check_ok(s.e.vm);
 	pthread_cond_destroy(&s.cv);
 	pthread_mutex_destroy(&s.lock);

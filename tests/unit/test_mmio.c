@@ -192,6 +192,15 @@ static void test_mmio_caching_steps(void **state)
 	assert_int_equal(info.level, NXSIM_PG_LEVEL_4K);
 	expect_counters(e.vm, 4, 3, 3, 3, 2, 1);
 	nx_expect(e.vm, 1, 0, 0, 0);
+	/* the fault-path counts are each vCPU's own (vcpu->stat), summed */
+	assert_int_equal(e.vcpu->mmu.stat.faults, 4);
+	assert_int_equal(e.vcpu->mmu.stat.emulated, 3);
+	assert_int_equal(e.vcpu->mmu.stat.mmio_exits, 1);
+	assert_int_equal(e.vcpu->mmu.stat.mmio_stale, 2);
+	assert_int_equal(v1->mmu.stat.faults, 0);
+	assert_int_equal(v1->mmu.stat.mmio_exits, 2);
+	assert_int_equal(mmu->counters.mmio_exits, 0);
+	assert_int_equal(mmu->counters.mmio_spte_created, 3);
 	nx_env_destroy(&e);
 }
 
