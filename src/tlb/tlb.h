@@ -45,6 +45,8 @@
  * which no LRU search picks.
  */
 #define TLB_WAY_ALIGN 4
+/* The widest set the AVX2 lookup compares without a loop. */
+#define TLB_NARROW (2 * TLB_WAY_ALIGN)
 
 /*
  * Dispatch on the common set widths, so that each is compiled unrolled
@@ -143,9 +145,12 @@ typedef void (*nxsim__tlb_drop_fn)(void *ctx, unsigned int cpu, uint64_t va,
 /*
  * @avx2: the miss path uses its AVX2 instance (cpuid says the CPU has
  * AVX2); tests clear it to drive the baseline instance on any CPU.
+ * @touch: the policy has a @touch hook (@repl->touch, read once here so
+ * that a hit under LRU loads one byte to learn it has none)
  */
 struct nxsim_tlb {
 	bool avx2;
+	bool touch;
 	unsigned int nr_cpus;
 	unsigned int ceiling;
 	bool broadcast;
@@ -156,12 +161,21 @@ struct nxsim_tlb {
 	void *drop_ctx;
 };
 
-/* The lookup fast path is inline; these are its out-of-line parts. */
+/*
+ * The lookup fast path is inline; these are its out-of-line parts.
+ * nxsim__tlb_lookup_l2() picks the instance @tlb uses; the AVX2 hit path
+ * calls its own directly.
+ */
 int nxsim__tlb_lookup_l2(struct nxsim_tlb *tlb, unsigned int cpu,
 			 enum nxsim_tlb_level l1, uint64_t va,
 			 struct nxsim_tlb_entry *e);
-void nxsim__tlb_touch_state(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
-			    size_t base, unsigned int w);
+#if defined(__x86_64__) && defined(__GNUC__)
+int nxsim__tlb_lookup_l2_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
+			      enum nxsim_tlb_level l1, uint64_t va,
+			      struct nxsim_tlb_entry *e);
+#endif
+int nxsim__tlb_touch_state(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
+			   size_t base, unsigned int w);
 
 #define TLB_SIZE_SHIFT(sz) (NXSIM_TLB_SHIFT_4K + 9 * (sz))
 
@@ -402,6 +416,27 @@ static inline unsigned int nxsim__tlb_oldest(const uint64_t *age,
 }
 
 /*
+ * The ways of @a's set at @t that translate @key or @gkey.  With AVX2, a
+ * set of at most eight ways is compared as eight, branch-free whatever
+ * its width (the ways past it, of the next set or of the spare tags
+ * alloc_array() puts after the last set, are masked off), a wider one
+ * four ways at a time; the baseline forms dispatch on the width.
+ */
+static __attribute__((always_inline)) inline uint32_t
+nxsim__tlb_match_set(enum nxsim__tlb_isa isa, const struct nxsim__tlb_array *a,
+		     const uint64_t *t, uint64_t key, uint64_t gkey)
+{
+#if TLB_HAVE_AVX2
+	if (isa == TLB_ISA_AVX2)
+		return __builtin_expect(a->stride <= TLB_NARROW, 1) ?
+			       nxsim__tlb_match_avx2(t, TLB_NARROW, key, gkey) &
+				       a->way_mask :
+			       nxsim__tlb_match_avx2(t, a->stride, key, gkey);
+#endif
+	return nxsim__tlb_match_isa(isa, t, a->stride, key, gkey);
+}
+
+/*
  * Probe one array for @va under @pcid; on a hit set *@base and *@way.
  * Global entries are stored with PCID 0 and match under any PCID.  Page
  * sizes the array holds no entry of are skipped; 4K is probed first.
@@ -419,7 +454,7 @@ nxsim__tlb_probe_isa(enum nxsim__tlb_isa isa, struct nxsim__tlb_array *a,
 		uint64_t gkey = tlb_tag_key(va, 0, 0) | TLB_TAG_GLOBAL;
 		uint64_t *t = nxsim__tlb_set_of(a, va, 0, base);
 
-		hit = nxsim__tlb_match_isa(isa, t, a->stride, key, gkey);
+		hit = nxsim__tlb_match_set(isa, a, t, key, gkey);
 		if (__builtin_expect(hit != 0, 1)) {
 			*way = (unsigned int)__builtin_ctz(hit);
 			return true;
@@ -433,7 +468,7 @@ nxsim__tlb_probe_isa(enum nxsim__tlb_isa isa, struct nxsim__tlb_array *a,
 		key = tlb_tag_key(va, sz, pcid);
 		gkey = tlb_tag_key(va, sz, 0) | TLB_TAG_GLOBAL;
 		t = nxsim__tlb_set_of(a, va, sz, base);
-		hit = nxsim__tlb_match_isa(isa, t, a->stride, key, gkey);
+		hit = nxsim__tlb_match_set(isa, a, t, key, gkey);
 		if (hit) {
 			*way = (unsigned int)__builtin_ctz(hit);
 			return true;
@@ -449,19 +484,32 @@ static inline bool nxsim__tlb_probe(struct nxsim__tlb_array *a, uint64_t va,
 	return nxsim__tlb_probe_isa(TLB_ISA_BASE, a, va, pcid, base, way);
 }
 
-/* The entry in way @i of level @lv, as the public calls report it. */
+/*
+ * The entry in way @i of level @lv, as the public calls report it; @sz is
+ * the entry's page size (a constant where the caller knows it).
+ */
+static __attribute__((always_inline)) inline void
+nxsim__tlb_entry_out_sz(const struct nxsim__tlb_array *a, size_t i,
+			enum nxsim_tlb_level lv, unsigned int sz,
+			struct nxsim_tlb_entry *e)
+{
+	uint64_t t = a->tag[i];
+	uint64_t va = (t >> TLB_TAG_VPN_SHIFT) << TLB_SIZE_SHIFT(sz);
+
+	/* tlb_tag_va(), with the size given */
+	e->va = (uint64_t)((int64_t)(va << 7) >> 7);
+	e->pfn = a->pfn[i];
+	e->page_shift = TLB_SIZE_SHIFT(sz);
+	e->pcid = (t & TLB_TAG_PCID_MASK) >> TLB_TAG_PCID_SHIFT;
+	e->global = t & TLB_TAG_GLOBAL;
+	e->level = lv;
+}
+
 static inline void nxsim__tlb_entry_out(const struct nxsim__tlb_array *a,
 					size_t i, enum nxsim_tlb_level lv,
 					struct nxsim_tlb_entry *e)
 {
-	uint64_t t = a->tag[i];
-
-	e->va = tlb_tag_va(t);
-	e->pfn = a->pfn[i];
-	e->page_shift = TLB_SIZE_SHIFT(tlb_tag_size(t));
-	e->pcid = (t & TLB_TAG_PCID_MASK) >> TLB_TAG_PCID_SHIFT;
-	e->global = t & TLB_TAG_GLOBAL;
-	e->level = lv;
+	nxsim__tlb_entry_out_sz(a, i, lv, tlb_tag_size(a->tag[i]), e);
 }
 
 /* A use of way @w of the set at @base. */
@@ -470,14 +518,51 @@ static inline void nxsim__tlb_touch(struct nxsim_tlb *tlb,
 				    unsigned int w)
 {
 	a->age[base + w] = ++a->tick;
-	if (tlb->repl->touch)
+	if (__builtin_expect(tlb->touch, 0))
 		nxsim__tlb_touch_state(tlb, a, base, w);
 }
+
+/*
+ * An L1 hit in way @w of the set at @base of @c's level @l1, on an entry
+ * of page size @sz: count it, report it, make it the most recent.  A
+ * policy's own state last, by a tail call, so the LRU path is a leaf.
+ */
+static __attribute__((always_inline)) inline int
+nxsim__tlb_l1_hit(struct nxsim_tlb *tlb, struct nxsim__tlb_cpu *c,
+		  struct nxsim__tlb_array *a, enum nxsim_tlb_level l1,
+		  size_t base, unsigned int w, unsigned int sz,
+		  struct nxsim_tlb_entry *e)
+{
+	c->st.hits[l1]++;
+	if (e)
+		nxsim__tlb_entry_out_sz(a, base + w, l1, sz, e);
+	a->age[base + w] = ++a->tick;
+	if (__builtin_expect(tlb->touch, 0))
+		return nxsim__tlb_touch_state(tlb, a, base, w);
+	return 0;
+}
+
+/*
+ * The out-of-line rest of a lookup: the L1's page sizes in @sizes (those
+ * the inline 4K probe did not settle), then the L2.  The plain names pick
+ * the instance @tlb uses; the AVX2 lookup calls its own directly.
+ */
+int nxsim__tlb_lookup_big(struct nxsim_tlb *tlb, unsigned int cpu,
+			  enum nxsim_tlb_level l1, uint64_t va, uint32_t sizes,
+			  struct nxsim_tlb_entry *e);
+#if TLB_HAVE_AVX2
+int nxsim__tlb_lookup_big_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
+			       enum nxsim_tlb_level l1, uint64_t va,
+			       uint32_t sizes, struct nxsim_tlb_entry *e);
+#endif
 
 /**
  * nxsim__tlb_lookup() - nxsim_tlb_lookup() without checks or lock
  *
- * Inline: the L1 hit is the hot path of every simulated access.
+ * Inline: the L1 hit on a 4K page is the hot path of every simulated
+ * access, so it is all here (4K first, with its shifts constant; with
+ * AVX2, in sets of at most TLB_NARROW ways); the rest is out of line,
+ * reached by a tail call.
  */
 static __attribute__((always_inline)) inline int
 nxsim__tlb_lookup_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
@@ -488,17 +573,31 @@ nxsim__tlb_lookup_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
 	enum nxsim_tlb_level l1 = access == NXSIM_TLB_EXEC ? NXSIM_TLB_L1I :
 							     NXSIM_TLB_L1D;
 	struct nxsim__tlb_array *a = &c->lv[l1];
-	unsigned int w;
-	size_t base;
+	uint32_t sizes = a->sizes;
 
-	if (__builtin_expect(
-		    !nxsim__tlb_probe_isa(isa, a, va, c->pcid, &base, &w), 0))
-		return nxsim__tlb_lookup_l2(tlb, cpu, l1, va, e);
-	c->st.hits[l1]++;
-	nxsim__tlb_touch(tlb, a, base, w);
-	if (e)
-		nxsim__tlb_entry_out(a, base + w, l1, e);
-	return 0;
+	if (__builtin_expect(sizes & 1, 1) &&
+	    (isa != TLB_ISA_AVX2 ||
+	     __builtin_expect(a->stride <= TLB_NARROW, 1))) {
+		uint64_t key = tlb_tag_key(va, 0, c->pcid);
+		uint64_t gkey = tlb_tag_key(va, 0, 0) | TLB_TAG_GLOBAL;
+		size_t base;
+		uint64_t *t = nxsim__tlb_set_of(a, va, 0, &base);
+		uint32_t hit = nxsim__tlb_match_set(isa, a, t, key, gkey);
+
+		if (__builtin_expect(hit != 0, 1))
+			return nxsim__tlb_l1_hit(
+				tlb, c, a, l1, base,
+				(unsigned int)__builtin_ctz(hit), 0, e);
+		sizes &= ~1u;
+	}
+#if TLB_HAVE_AVX2
+	if (isa == TLB_ISA_AVX2)
+		return sizes ? nxsim__tlb_lookup_big_avx2(tlb, cpu, l1, va,
+							  sizes, e) :
+			       nxsim__tlb_lookup_l2_avx2(tlb, cpu, l1, va, e);
+#endif
+	return sizes ? nxsim__tlb_lookup_big(tlb, cpu, l1, va, sizes, e) :
+		       nxsim__tlb_lookup_l2(tlb, cpu, l1, va, e);
 }
 
 static inline int nxsim__tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
