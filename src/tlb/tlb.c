@@ -78,6 +78,7 @@ static inline void drop(struct nxsim_tlb *tlb, unsigned int cpu,
 	unsigned int sz = tlb_tag_size(t);
 
 	a->tag[i] = 0;
+	nxsim__tlb_memo_forget(a);
 	if (!--a->nr[sz])
 		a->sizes &= ~(1u << sz);
 	if ((t & TLB_TAG_WATCH) && tlb->drop &&
@@ -134,6 +135,7 @@ fill:
 	a->sizes |= 1u << sz;
 write:
 	t[w] = tag;
+	nxsim__tlb_memo_forget(a);
 	a->pfn[base + w] = pfn;
 	c->st.fills++;
 	nxsim__tlb_touch(tlb, a, base, w);
@@ -223,10 +225,13 @@ lookup_big(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 
 		t = nxsim__tlb_set_of(a, va, sz, &base);
 		hit = nxsim__tlb_match_set(isa, a, t, key, gkey);
-		if (hit)
-			return nxsim__tlb_l1_hit(
-				tlb, c, a, l1, base,
-				(unsigned int)__builtin_ctz(hit), sz, e);
+		if (hit) {
+			unsigned int w = (unsigned int)__builtin_ctz(hit);
+
+			nxsim__tlb_memo_set(a, l1, tlb_tag_key(va, 0, c->pcid),
+					    base, w, sz);
+			return nxsim__tlb_l1_hit(tlb, c, a, l1, base, w, e);
+		}
 	}
 	return lookup_l2(isa, tlb, cpu, l1, va, e);
 }
@@ -658,8 +663,8 @@ static bool bad_access(enum nxsim_tlb_access access)
 }
 
 /*
- * The whole lookup in each instance, out of line, so that the public call
- * is its checks and a tail call.
+ * A lookup the memo did not answer, in each instance, out of line, so
+ * that the public call is its checks, the memo and a tail call.
  */
 static __attribute__((noinline)) int lookup_base(struct nxsim_tlb *tlb,
 						 unsigned int cpu,
@@ -667,7 +672,8 @@ static __attribute__((noinline)) int lookup_base(struct nxsim_tlb *tlb,
 						 uint64_t va,
 						 struct nxsim_tlb_entry *e)
 {
-	return nxsim__tlb_lookup_isa(TLB_ISA_BASE, tlb, cpu, access, va, e);
+	return nxsim__tlb_lookup_probe_isa(TLB_ISA_BASE, tlb, cpu, access, va,
+					   e);
 }
 
 #if TLB_HAVE_AVX2
@@ -677,7 +683,8 @@ lookup_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
 	    enum nxsim_tlb_access access, uint64_t va,
 	    struct nxsim_tlb_entry *e)
 {
-	return nxsim__tlb_lookup_isa(TLB_ISA_AVX2, tlb, cpu, access, va, e);
+	return nxsim__tlb_lookup_probe_isa(TLB_ISA_AVX2, tlb, cpu, access, va,
+					   e);
 }
 #endif
 
@@ -690,11 +697,13 @@ int nxsim_tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
 	if (bad_cpu(tlb, cpu) || bad_access(access))
 		return -EINVAL;
 	claim_cpu(tlb, cpu);
+	if (nxsim__tlb_lookup_memo(tlb, cpu, access, va, e, &rc))
+		;
 #if TLB_HAVE_AVX2
-	if (tlb->avx2)
+	else if (tlb->avx2)
 		rc = lookup_avx2(tlb, cpu, access, va, e);
-	else
 #endif
+	else
 		rc = lookup_base(tlb, cpu, access, va, e);
 	release_cpu(tlb, cpu);
 	return rc;

@@ -97,6 +97,17 @@ const struct nxsim__tlb_repl_ops *nxsim__tlb_repl_find(const char *name);
  * @tick: use counter
  * @nr: valid entries per page size
  * @sizes: bit n set when @nr[n] is not 0, so lookups skip absent sizes
+ * @memo_key: the 4K key (tlb_tag_key(va, 0, pcid)) of the last lookup
+ *	that hit this array, or 0 (no key is 0): until a tag of the array
+ *	changes, a lookup with the same key finds what that one found
+ * @memo_base: that hit's set (the index of its first way)
+ * @memo_w: its way
+ * @memo_e: the entry it reported
+ *
+ * The memo saves the probe only: a lookup it answers still counts its
+ * hit, reports its entry and makes the way the most recent, exactly as
+ * the probe's hit would.  Every tag write (nxsim__tlb_memo_forget())
+ * clears it, so it never outlives the search it stands for.
  */
 struct nxsim__tlb_array {
 	uint64_t *tag;
@@ -111,7 +122,17 @@ struct nxsim__tlb_array {
 	uint64_t tick;
 	uint32_t nr[TLB_NR_SIZES];
 	uint32_t sizes;
+	uint64_t memo_key;
+	uint32_t memo_base;
+	uint32_t memo_w;
+	struct nxsim_tlb_entry memo_e;
 };
+
+/* A tag of @a changes: what the memo stands for may no longer hold. */
+static inline void nxsim__tlb_memo_forget(struct nxsim__tlb_array *a)
+{
+	a->memo_key = 0;
+}
 
 /**
  * struct nxsim__tlb_cpu - the TLB of one CPU
@@ -512,6 +533,20 @@ static inline void nxsim__tlb_entry_out(const struct nxsim__tlb_array *a,
 	nxsim__tlb_entry_out_sz(a, i, lv, tlb_tag_size(a->tag[i]), e);
 }
 
+/*
+ * The lookup with 4K key @key found way @w of the set at @base of level
+ * @lv (@a), an entry of page size @sz.
+ */
+static __attribute__((always_inline)) inline void
+nxsim__tlb_memo_set(struct nxsim__tlb_array *a, enum nxsim_tlb_level lv,
+		    uint64_t key, size_t base, unsigned int w, unsigned int sz)
+{
+	a->memo_key = key;
+	a->memo_base = (uint32_t)base;
+	a->memo_w = w;
+	nxsim__tlb_entry_out_sz(a, base + w, lv, sz, &a->memo_e);
+}
+
 /* A use of way @w of the set at @base. */
 static inline void nxsim__tlb_touch(struct nxsim_tlb *tlb,
 				    struct nxsim__tlb_array *a, size_t base,
@@ -523,23 +558,48 @@ static inline void nxsim__tlb_touch(struct nxsim_tlb *tlb,
 }
 
 /*
- * An L1 hit in way @w of the set at @base of @c's level @l1, on an entry
- * of page size @sz: count it, report it, make it the most recent.  A
- * policy's own state last, by a tail call, so the LRU path is a leaf.
+ * An L1 hit in way @w of the set at @base of @c's level @l1 (@a), the
+ * memo just set to it or found to hold it: count it, report it, make it
+ * the most recent.  A policy's own state last, by a tail call, so the
+ * LRU path is a leaf.
  */
 static __attribute__((always_inline)) inline int
 nxsim__tlb_l1_hit(struct nxsim_tlb *tlb, struct nxsim__tlb_cpu *c,
 		  struct nxsim__tlb_array *a, enum nxsim_tlb_level l1,
-		  size_t base, unsigned int w, unsigned int sz,
-		  struct nxsim_tlb_entry *e)
+		  size_t base, unsigned int w, struct nxsim_tlb_entry *e)
 {
 	c->st.hits[l1]++;
 	if (e)
-		nxsim__tlb_entry_out_sz(a, base + w, l1, sz, e);
+		*e = a->memo_e;
 	a->age[base + w] = ++a->tick;
 	if (__builtin_expect(tlb->touch, 0))
 		return nxsim__tlb_touch_state(tlb, a, base, w);
 	return 0;
+}
+
+/* The L1 level @access uses. */
+static inline enum nxsim_tlb_level nxsim__tlb_l1(enum nxsim_tlb_access access)
+{
+	return access == NXSIM_TLB_EXEC ? NXSIM_TLB_L1I : NXSIM_TLB_L1D;
+}
+
+/*
+ * The lookup of @va's 4K key @key, if the L1's memo answers it: *@rc is
+ * then the lookup's result.
+ */
+static __attribute__((always_inline)) inline bool
+nxsim__tlb_lookup_memo(struct nxsim_tlb *tlb, unsigned int cpu,
+		       enum nxsim_tlb_access access, uint64_t va,
+		       struct nxsim_tlb_entry *e, int *rc)
+{
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	enum nxsim_tlb_level l1 = nxsim__tlb_l1(access);
+	struct nxsim__tlb_array *a = &c->lv[l1];
+
+	if (tlb_tag_key(va, 0, c->pcid) != a->memo_key)
+		return false;
+	*rc = nxsim__tlb_l1_hit(tlb, c, a, l1, a->memo_base, a->memo_w, e);
+	return true;
 }
 
 /*
@@ -556,22 +616,18 @@ int nxsim__tlb_lookup_big_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
 			       uint32_t sizes, struct nxsim_tlb_entry *e);
 #endif
 
-/**
- * nxsim__tlb_lookup() - nxsim_tlb_lookup() without checks or lock
- *
- * Inline: the L1 hit on a 4K page is the hot path of every simulated
- * access, so it is all here (4K first, with its shifts constant; with
- * AVX2, in sets of at most TLB_NARROW ways); the rest is out of line,
- * reached by a tail call.
+/*
+ * A lookup the memo did not answer.  The L1 hit on a 4K page is all
+ * inline (4K first, with its shifts constant; with AVX2, in sets of at
+ * most TLB_NARROW ways); the rest is out of line, reached by a tail call.
  */
 static __attribute__((always_inline)) inline int
-nxsim__tlb_lookup_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
-		      unsigned int cpu, enum nxsim_tlb_access access,
-		      uint64_t va, struct nxsim_tlb_entry *e)
+nxsim__tlb_lookup_probe_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
+			    unsigned int cpu, enum nxsim_tlb_access access,
+			    uint64_t va, struct nxsim_tlb_entry *e)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
-	enum nxsim_tlb_level l1 = access == NXSIM_TLB_EXEC ? NXSIM_TLB_L1I :
-							     NXSIM_TLB_L1D;
+	enum nxsim_tlb_level l1 = nxsim__tlb_l1(access);
 	struct nxsim__tlb_array *a = &c->lv[l1];
 	uint32_t sizes = a->sizes;
 
@@ -584,10 +640,12 @@ nxsim__tlb_lookup_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
 		uint64_t *t = nxsim__tlb_set_of(a, va, 0, &base);
 		uint32_t hit = nxsim__tlb_match_set(isa, a, t, key, gkey);
 
-		if (__builtin_expect(hit != 0, 1))
-			return nxsim__tlb_l1_hit(
-				tlb, c, a, l1, base,
-				(unsigned int)__builtin_ctz(hit), 0, e);
+		if (__builtin_expect(hit != 0, 1)) {
+			unsigned int w = (unsigned int)__builtin_ctz(hit);
+
+			nxsim__tlb_memo_set(a, l1, key, base, w, 0);
+			return nxsim__tlb_l1_hit(tlb, c, a, l1, base, w, e);
+		}
 		sizes &= ~1u;
 	}
 #if TLB_HAVE_AVX2
@@ -598,6 +656,23 @@ nxsim__tlb_lookup_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
 #endif
 	return sizes ? nxsim__tlb_lookup_big(tlb, cpu, l1, va, sizes, e) :
 		       nxsim__tlb_lookup_l2(tlb, cpu, l1, va, e);
+}
+
+/**
+ * nxsim__tlb_lookup() - nxsim_tlb_lookup() without checks or lock
+ *
+ * Inline: the L1 hit is the hot path of every simulated access.
+ */
+static __attribute__((always_inline)) inline int
+nxsim__tlb_lookup_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
+		      unsigned int cpu, enum nxsim_tlb_access access,
+		      uint64_t va, struct nxsim_tlb_entry *e)
+{
+	int rc;
+
+	if (nxsim__tlb_lookup_memo(tlb, cpu, access, va, e, &rc))
+		return rc;
+	return nxsim__tlb_lookup_probe_isa(isa, tlb, cpu, access, va, e);
 }
 
 static inline int nxsim__tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
