@@ -440,19 +440,17 @@ static inline unsigned int nxsim__tlb_oldest(const uint64_t *age,
  * The ways of @a's set at @t that translate @key or @gkey.  With AVX2, a
  * set of at most eight ways is compared as eight, branch-free whatever
  * its width (the ways past it, of the next set or of the spare tags
- * alloc_array() puts after the last set, are masked off), a wider one
- * four ways at a time; the baseline forms dispatch on the width.
+ * alloc_array() puts after the last set, are masked off); wider sets
+ * and the baseline forms dispatch on the width.
  */
 static __attribute__((always_inline)) inline uint32_t
 nxsim__tlb_match_set(enum nxsim__tlb_isa isa, const struct nxsim__tlb_array *a,
 		     const uint64_t *t, uint64_t key, uint64_t gkey)
 {
 #if TLB_HAVE_AVX2
-	if (isa == TLB_ISA_AVX2)
-		return __builtin_expect(a->stride <= TLB_NARROW, 1) ?
-			       nxsim__tlb_match_avx2(t, TLB_NARROW, key, gkey) &
-				       a->way_mask :
-			       nxsim__tlb_match_avx2(t, a->stride, key, gkey);
+	if (isa == TLB_ISA_AVX2 && __builtin_expect(a->stride <= TLB_NARROW, 1))
+		return nxsim__tlb_match_avx2(t, TLB_NARROW, key, gkey) &
+		       a->way_mask;
 #endif
 	return nxsim__tlb_match_isa(isa, t, a->stride, key, gkey);
 }
