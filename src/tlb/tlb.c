@@ -230,7 +230,8 @@ lookup_big(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 
 			nxsim__tlb_memo_set(a, l1, tlb_tag_key(va, 0, c->pcid),
 					    base, w, sz);
-			return nxsim__tlb_l1_hit(tlb, c, a, l1, base, w, e);
+			return nxsim__tlb_l1_hit(tlb, c, a, l1, base, w,
+						 (int)sz, e);
 		}
 	}
 	return lookup_l2(isa, tlb, cpu, l1, va, e);

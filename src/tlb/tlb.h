@@ -556,19 +556,26 @@ static inline void nxsim__tlb_touch(struct nxsim_tlb *tlb,
 }
 
 /*
- * An L1 hit in way @w of the set at @base of @c's level @l1 (@a), the
- * memo just set to it or found to hold it: count it, report it, make it
- * the most recent.  A policy's own state last, by a tail call, so the
+ * An L1 hit in way @w of the set at @base of @c's level @l1 (@a), on an
+ * entry of page size @sz, or -1 when the memo answered: count it, report
+ * it, make it the most recent.  A policy's own state last, by a tail call, so the
  * LRU path is a leaf.
  */
 static __attribute__((always_inline)) inline int
 nxsim__tlb_l1_hit(struct nxsim_tlb *tlb, struct nxsim__tlb_cpu *c,
 		  struct nxsim__tlb_array *a, enum nxsim_tlb_level l1,
-		  size_t base, unsigned int w, struct nxsim_tlb_entry *e)
+		  size_t base, unsigned int w, int sz,
+		  struct nxsim_tlb_entry *e)
 {
 	c->st.hits[l1]++;
-	if (e)
+	/*
+	 * From the tag when the probe found it: a copy of the memo's entry
+	 * just written field by field would wait for those stores.
+	 */
+	if (e && sz < 0)
 		*e = a->memo_e;
+	else if (e)
+		nxsim__tlb_entry_out_sz(a, base + w, l1, (unsigned int)sz, e);
 	a->age[base + w] = ++a->tick;
 	if (__builtin_expect(tlb->touch, 0))
 		return nxsim__tlb_touch_state(tlb, a, base, w);
@@ -596,7 +603,7 @@ nxsim__tlb_lookup_memo(struct nxsim_tlb *tlb, unsigned int cpu,
 
 	if (tlb_tag_key(va, 0, c->pcid) != a->memo_key)
 		return false;
-	*rc = nxsim__tlb_l1_hit(tlb, c, a, l1, a->memo_base, a->memo_w, e);
+	*rc = nxsim__tlb_l1_hit(tlb, c, a, l1, a->memo_base, a->memo_w, -1, e);
 	return true;
 }
 
@@ -642,7 +649,7 @@ nxsim__tlb_lookup_probe_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
 			unsigned int w = (unsigned int)__builtin_ctz(hit);
 
 			nxsim__tlb_memo_set(a, l1, key, base, w, 0);
-			return nxsim__tlb_l1_hit(tlb, c, a, l1, base, w, e);
+			return nxsim__tlb_l1_hit(tlb, c, a, l1, base, w, 0, e);
 		}
 		sizes &= ~1u;
 	}
