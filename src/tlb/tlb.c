@@ -9,7 +9,9 @@
  *
  * Each level is a set-associative array of 64-bit tags (layout in tlb.h),
  * indexed by the virtual page number at the entry's own page size; a
- * lookup probes the set of each page size the level holds.
+ * lookup probes the set of each page size the level holds.  Each L1 also
+ * remembers its last hit until one of its tags changes (tlb.h), which
+ * no hardware TLB does: a simulator shortcut that changes no result.
  *
  * Left out: the lazy-TLB state, tlb_gen bookkeeping and PTI's user/kernel
  * PCID pairs (callers model those), paging-structure caches, A/D bits.
