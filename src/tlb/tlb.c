@@ -9,7 +9,9 @@
  *
  * Each level is a set-associative array of 64-bit tags (layout in tlb.h),
  * indexed by the virtual page number at the entry's own page size; a
- * lookup probes the set of each page size the level holds.
+ * lookup probes the set of each page size the level holds.  Each L1 also
+ * remembers its last hit until one of its tags changes (tlb.h), which
+ * no hardware TLB does: a simulator shortcut that changes no result.
  *
  * Left out: the lazy-TLB state, tlb_gen bookkeeping and PTI's user/kernel
  * PCID pairs (callers model those), paging-structure caches, A/D bits.
@@ -40,10 +42,14 @@ static inline size_t set_index(const struct nxsim__tlb_array *a, uint64_t tag)
 	return (tag >> TLB_TAG_VPN_SHIFT) & a->set_mask;
 }
 
-void nxsim__tlb_touch_state(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
-			    size_t base, unsigned int w)
+/* The policy's hook for a use of way @w of the set at @base; returns 0. */
+__attribute__((noinline)) int nxsim__tlb_touch_state(struct nxsim_tlb *tlb,
+						     struct nxsim__tlb_array *a,
+						     size_t base,
+						     unsigned int w)
 {
 	tlb->repl->touch(&a->state[set_index(a, a->tag[base + w])], w, a->ways);
+	return 0;
 }
 
 static bool held_elsewhere(struct nxsim__tlb_cpu *c,
@@ -74,6 +80,7 @@ static inline void drop(struct nxsim_tlb *tlb, unsigned int cpu,
 	unsigned int sz = tlb_tag_size(t);
 
 	a->tag[i] = 0;
+	nxsim__tlb_memo_forget(a);
 	if (!--a->nr[sz])
 		a->sizes &= ~(1u << sz);
 	if ((t & TLB_TAG_WATCH) && tlb->drop &&
@@ -130,6 +137,7 @@ fill:
 	a->sizes |= 1u << sz;
 write:
 	t[w] = tag;
+	nxsim__tlb_memo_forget(a);
 	a->pfn[base + w] = pfn;
 	c->st.fills++;
 	nxsim__tlb_touch(tlb, a, base, w);
@@ -200,6 +208,38 @@ fill(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 }
 
 /*
+ * The rest of a lookup: the L1's page sizes in @sizes, then the L2.
+ */
+static __attribute__((always_inline)) inline int
+lookup_big(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
+	   enum nxsim_tlb_level l1, uint64_t va, uint32_t sizes,
+	   struct nxsim_tlb_entry *e)
+{
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	struct nxsim__tlb_array *a = &c->lv[l1];
+	uint32_t hit;
+
+	for (; sizes; sizes &= sizes - 1) {
+		unsigned int sz = (unsigned int)__builtin_ctz(sizes);
+		uint64_t key = tlb_tag_key(va, sz, c->pcid);
+		uint64_t gkey = tlb_tag_key(va, sz, 0) | TLB_TAG_GLOBAL, *t;
+		size_t base;
+
+		t = nxsim__tlb_set_of(a, va, sz, &base);
+		hit = nxsim__tlb_match_set(isa, a, t, key, gkey);
+		if (hit) {
+			unsigned int w = (unsigned int)__builtin_ctz(hit);
+
+			nxsim__tlb_memo_set(a, l1, tlb_tag_key(va, 0, c->pcid),
+					    base, w, sz);
+			return nxsim__tlb_l1_hit(tlb, c, a, l1, base, w,
+						 (int)sz, e);
+		}
+	}
+	return lookup_l2(isa, tlb, cpu, l1, va, e);
+}
+
+/*
  * Each instance out of line, so that the entry points stay a test and a
  * tail call.
  */
@@ -218,10 +258,30 @@ static __attribute__((noinline)) void fill_base(struct nxsim_tlb *tlb,
 	fill(TLB_ISA_BASE, tlb, cpu, access, e);
 }
 
+int nxsim__tlb_lookup_big(struct nxsim_tlb *tlb, unsigned int cpu,
+			  enum nxsim_tlb_level l1, uint64_t va, uint32_t sizes,
+			  struct nxsim_tlb_entry *e)
+{
 #if TLB_HAVE_AVX2
-static TLB_AVX2 __attribute__((noinline)) int
-lookup_l2_avx2(struct nxsim_tlb *tlb, unsigned int cpu, enum nxsim_tlb_level l1,
-	       uint64_t va, struct nxsim_tlb_entry *e)
+	if (tlb->avx2)
+		return nxsim__tlb_lookup_big_avx2(tlb, cpu, l1, va, sizes, e);
+#endif
+	return lookup_big(TLB_ISA_BASE, tlb, cpu, l1, va, sizes, e);
+}
+
+#if TLB_HAVE_AVX2
+TLB_AVX2 __attribute__((noinline)) int
+nxsim__tlb_lookup_big_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
+			   enum nxsim_tlb_level l1, uint64_t va, uint32_t sizes,
+			   struct nxsim_tlb_entry *e)
+{
+	return lookup_big(TLB_ISA_AVX2, tlb, cpu, l1, va, sizes, e);
+}
+
+TLB_AVX2 __attribute__((noinline)) int
+nxsim__tlb_lookup_l2_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
+			  enum nxsim_tlb_level l1, uint64_t va,
+			  struct nxsim_tlb_entry *e)
 {
 	return lookup_l2(TLB_ISA_AVX2, tlb, cpu, l1, va, e);
 }
@@ -240,7 +300,7 @@ int nxsim__tlb_lookup_l2(struct nxsim_tlb *tlb, unsigned int cpu,
 {
 #if TLB_HAVE_AVX2
 	if (tlb->avx2)
-		return lookup_l2_avx2(tlb, cpu, l1, va, e);
+		return nxsim__tlb_lookup_l2_avx2(tlb, cpu, l1, va, e);
 #endif
 	return lookup_l2_base(tlb, cpu, l1, va, e);
 }
@@ -446,7 +506,8 @@ static void free_cpus(struct nxsim_tlb *tlb, unsigned int n)
 			struct nxsim__tlb_array *a = &tlb->cpu[i].lv[l];
 			size_t slots = (size_t)tlb->geo[l].sets * a->stride;
 
-			nxsim__free(a->tag, slots * sizeof(*a->tag));
+			nxsim__free(a->tag,
+				    (slots + TLB_WAY_ALIGN) * sizeof(*a->tag));
 			nxsim__free(a->pfn, slots * sizeof(*a->pfn));
 			nxsim__free(a->age, slots * sizeof(*a->age));
 			nxsim__free(a->state,
@@ -464,7 +525,8 @@ static int alloc_array(struct nxsim__tlb_array *a,
 
 	/* The sizes free_cpus() frees, before an allocation can fail. */
 	a->stride = stride;
-	a->tag = nxsim__calloc(n, sizeof(*a->tag));
+	/* Spare empty tags: an eight-way compare of the last set. */
+	a->tag = nxsim__calloc(n + TLB_WAY_ALIGN, sizeof(*a->tag));
 	a->pfn = nxsim__calloc(n, sizeof(*a->pfn));
 	a->age = nxsim__calloc(n, sizeof(*a->age));
 	a->state = nxsim__calloc(g->sets, sizeof(*a->state));
@@ -517,6 +579,7 @@ int nxsim_tlb_create(const struct nxsim_tlb_config *cfg,
 					    NXSIM_TLB_FLUSH_CEILING;
 	tlb->broadcast = cfg->broadcast;
 	tlb->repl = repl;
+	tlb->touch = repl->touch != NULL;
 	memcpy(tlb->geo, cfg->level, sizeof(tlb->geo));
 	tlb->cpu = nxsim__calloc(cfg->nr_cpus, sizeof(*tlb->cpu));
 	if (!tlb->cpu)
@@ -602,14 +665,29 @@ static bool bad_access(enum nxsim_tlb_access access)
 	return (unsigned int)access > NXSIM_TLB_EXEC;
 }
 
+/*
+ * A lookup the memo did not answer, in each instance, out of line, so
+ * that the public call is its checks, the memo and a tail call.
+ */
+static __attribute__((noinline)) int lookup_base(struct nxsim_tlb *tlb,
+						 unsigned int cpu,
+						 enum nxsim_tlb_access access,
+						 uint64_t va,
+						 struct nxsim_tlb_entry *e)
+{
+	return nxsim__tlb_lookup_probe_isa(TLB_ISA_BASE, tlb, cpu, access, va,
+					   e);
+}
+
 #if TLB_HAVE_AVX2
-/* The whole lookup in its AVX2 instance: one compare per four ways. */
+/* AVX2: one compare per four ways, an L1 set in one or two. */
 static TLB_AVX2 __attribute__((noinline)) int
 lookup_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
 	    enum nxsim_tlb_access access, uint64_t va,
 	    struct nxsim_tlb_entry *e)
 {
-	return nxsim__tlb_lookup_isa(TLB_ISA_AVX2, tlb, cpu, access, va, e);
+	return nxsim__tlb_lookup_probe_isa(TLB_ISA_AVX2, tlb, cpu, access, va,
+					   e);
 }
 #endif
 
@@ -622,12 +700,14 @@ int nxsim_tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
 	if (bad_cpu(tlb, cpu) || bad_access(access))
 		return -EINVAL;
 	claim_cpu(tlb, cpu);
+	if (nxsim__tlb_lookup_memo(tlb, cpu, access, va, e, &rc))
+		;
 #if TLB_HAVE_AVX2
-	if (tlb->avx2)
+	else if (tlb->avx2)
 		rc = lookup_avx2(tlb, cpu, access, va, e);
-	else
 #endif
-		rc = nxsim__tlb_lookup(tlb, cpu, access, va, e);
+	else
+		rc = lookup_base(tlb, cpu, access, va, e);
 	release_cpu(tlb, cpu);
 	return rc;
 }

@@ -45,6 +45,8 @@
  * which no LRU search picks.
  */
 #define TLB_WAY_ALIGN 4
+/* The widest set the AVX2 lookup compares without a loop. */
+#define TLB_NARROW (2 * TLB_WAY_ALIGN)
 
 /*
  * Dispatch on the common set widths, so that each is compiled unrolled
@@ -95,6 +97,17 @@ const struct nxsim__tlb_repl_ops *nxsim__tlb_repl_find(const char *name);
  * @tick: use counter
  * @nr: valid entries per page size
  * @sizes: bit n set when @nr[n] is not 0, so lookups skip absent sizes
+ * @memo_key: the 4K key (tlb_tag_key(va, 0, pcid)) of the last lookup
+ *	that hit this array, or 0 (no key is 0): until a tag of the array
+ *	changes, a lookup with the same key finds what that one found
+ * @memo_base: that hit's set (the index of its first way)
+ * @memo_w: its way
+ * @memo_e: the entry it reported
+ *
+ * The memo saves the probe only: a lookup it answers still counts its
+ * hit, reports its entry and makes the way the most recent, exactly as
+ * the probe's hit would.  Every tag write (nxsim__tlb_memo_forget())
+ * clears it, so it never outlives the search it stands for.
  */
 struct nxsim__tlb_array {
 	uint64_t *tag;
@@ -109,7 +122,17 @@ struct nxsim__tlb_array {
 	uint64_t tick;
 	uint32_t nr[TLB_NR_SIZES];
 	uint32_t sizes;
+	uint64_t memo_key;
+	uint32_t memo_base;
+	uint32_t memo_w;
+	struct nxsim_tlb_entry memo_e;
 };
+
+/* A tag of @a changes: what the memo stands for may no longer hold. */
+static inline void nxsim__tlb_memo_forget(struct nxsim__tlb_array *a)
+{
+	a->memo_key = 0;
+}
 
 /**
  * struct nxsim__tlb_cpu - the TLB of one CPU
@@ -143,9 +166,12 @@ typedef void (*nxsim__tlb_drop_fn)(void *ctx, unsigned int cpu, uint64_t va,
 /*
  * @avx2: the miss path uses its AVX2 instance (cpuid says the CPU has
  * AVX2); tests clear it to drive the baseline instance on any CPU.
+ * @touch: the policy has a @touch hook (@repl->touch, read once here so
+ * that a hit under LRU loads one byte to learn it has none)
  */
 struct nxsim_tlb {
 	bool avx2;
+	bool touch;
 	unsigned int nr_cpus;
 	unsigned int ceiling;
 	bool broadcast;
@@ -156,12 +182,21 @@ struct nxsim_tlb {
 	void *drop_ctx;
 };
 
-/* The lookup fast path is inline; these are its out-of-line parts. */
+/*
+ * The lookup fast path is inline; these are its out-of-line parts.
+ * nxsim__tlb_lookup_l2() picks the instance @tlb uses; the AVX2 hit path
+ * calls its own directly.
+ */
 int nxsim__tlb_lookup_l2(struct nxsim_tlb *tlb, unsigned int cpu,
 			 enum nxsim_tlb_level l1, uint64_t va,
 			 struct nxsim_tlb_entry *e);
-void nxsim__tlb_touch_state(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
-			    size_t base, unsigned int w);
+#if defined(__x86_64__) && defined(__GNUC__)
+int nxsim__tlb_lookup_l2_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
+			      enum nxsim_tlb_level l1, uint64_t va,
+			      struct nxsim_tlb_entry *e);
+#endif
+int nxsim__tlb_touch_state(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
+			   size_t base, unsigned int w);
 
 #define TLB_SIZE_SHIFT(sz) (NXSIM_TLB_SHIFT_4K + 9 * (sz))
 
@@ -402,6 +437,25 @@ static inline unsigned int nxsim__tlb_oldest(const uint64_t *age,
 }
 
 /*
+ * The ways of @a's set at @t that translate @key or @gkey.  With AVX2, a
+ * set of at most eight ways is compared as eight, branch-free whatever
+ * its width (the ways past it, of the next set or of the spare tags
+ * alloc_array() puts after the last set, are masked off); wider sets
+ * and the baseline forms dispatch on the width.
+ */
+static __attribute__((always_inline)) inline uint32_t
+nxsim__tlb_match_set(enum nxsim__tlb_isa isa, const struct nxsim__tlb_array *a,
+		     const uint64_t *t, uint64_t key, uint64_t gkey)
+{
+#if TLB_HAVE_AVX2
+	if (isa == TLB_ISA_AVX2 && __builtin_expect(a->stride <= TLB_NARROW, 1))
+		return nxsim__tlb_match_avx2(t, TLB_NARROW, key, gkey) &
+		       a->way_mask;
+#endif
+	return nxsim__tlb_match_isa(isa, t, a->stride, key, gkey);
+}
+
+/*
  * Probe one array for @va under @pcid; on a hit set *@base and *@way.
  * Global entries are stored with PCID 0 and match under any PCID.  Page
  * sizes the array holds no entry of are skipped; 4K is probed first.
@@ -419,7 +473,7 @@ nxsim__tlb_probe_isa(enum nxsim__tlb_isa isa, struct nxsim__tlb_array *a,
 		uint64_t gkey = tlb_tag_key(va, 0, 0) | TLB_TAG_GLOBAL;
 		uint64_t *t = nxsim__tlb_set_of(a, va, 0, base);
 
-		hit = nxsim__tlb_match_isa(isa, t, a->stride, key, gkey);
+		hit = nxsim__tlb_match_set(isa, a, t, key, gkey);
 		if (__builtin_expect(hit != 0, 1)) {
 			*way = (unsigned int)__builtin_ctz(hit);
 			return true;
@@ -433,7 +487,7 @@ nxsim__tlb_probe_isa(enum nxsim__tlb_isa isa, struct nxsim__tlb_array *a,
 		key = tlb_tag_key(va, sz, pcid);
 		gkey = tlb_tag_key(va, sz, 0) | TLB_TAG_GLOBAL;
 		t = nxsim__tlb_set_of(a, va, sz, base);
-		hit = nxsim__tlb_match_isa(isa, t, a->stride, key, gkey);
+		hit = nxsim__tlb_match_set(isa, a, t, key, gkey);
 		if (hit) {
 			*way = (unsigned int)__builtin_ctz(hit);
 			return true;
@@ -449,19 +503,46 @@ static inline bool nxsim__tlb_probe(struct nxsim__tlb_array *a, uint64_t va,
 	return nxsim__tlb_probe_isa(TLB_ISA_BASE, a, va, pcid, base, way);
 }
 
-/* The entry in way @i of level @lv, as the public calls report it. */
+/*
+ * The entry in way @i of level @lv, as the public calls report it; @sz is
+ * the entry's page size (a constant where the caller knows it).
+ */
+static __attribute__((always_inline)) inline void
+nxsim__tlb_entry_out_sz(const struct nxsim__tlb_array *a, size_t i,
+			enum nxsim_tlb_level lv, unsigned int sz,
+			struct nxsim_tlb_entry *e)
+{
+	uint64_t t = a->tag[i];
+	uint64_t va = (t >> TLB_TAG_VPN_SHIFT) << TLB_SIZE_SHIFT(sz);
+
+	/* tlb_tag_va(), with the size given */
+	e->va = (uint64_t)((int64_t)(va << 7) >> 7);
+	e->pfn = a->pfn[i];
+	e->page_shift = TLB_SIZE_SHIFT(sz);
+	e->pcid = (t & TLB_TAG_PCID_MASK) >> TLB_TAG_PCID_SHIFT;
+	e->global = t & TLB_TAG_GLOBAL;
+	e->level = lv;
+}
+
 static inline void nxsim__tlb_entry_out(const struct nxsim__tlb_array *a,
 					size_t i, enum nxsim_tlb_level lv,
 					struct nxsim_tlb_entry *e)
 {
-	uint64_t t = a->tag[i];
+	nxsim__tlb_entry_out_sz(a, i, lv, tlb_tag_size(a->tag[i]), e);
+}
 
-	e->va = tlb_tag_va(t);
-	e->pfn = a->pfn[i];
-	e->page_shift = TLB_SIZE_SHIFT(tlb_tag_size(t));
-	e->pcid = (t & TLB_TAG_PCID_MASK) >> TLB_TAG_PCID_SHIFT;
-	e->global = t & TLB_TAG_GLOBAL;
-	e->level = lv;
+/*
+ * The lookup with 4K key @key found way @w of the set at @base of level
+ * @lv (@a), an entry of page size @sz.
+ */
+static __attribute__((always_inline)) inline void
+nxsim__tlb_memo_set(struct nxsim__tlb_array *a, enum nxsim_tlb_level lv,
+		    uint64_t key, size_t base, unsigned int w, unsigned int sz)
+{
+	a->memo_key = key;
+	a->memo_base = (uint32_t)base;
+	a->memo_w = w;
+	nxsim__tlb_entry_out_sz(a, base + w, lv, sz, &a->memo_e);
 }
 
 /* A use of way @w of the set at @base. */
@@ -470,8 +551,116 @@ static inline void nxsim__tlb_touch(struct nxsim_tlb *tlb,
 				    unsigned int w)
 {
 	a->age[base + w] = ++a->tick;
-	if (tlb->repl->touch)
+	if (__builtin_expect(tlb->touch, 0))
 		nxsim__tlb_touch_state(tlb, a, base, w);
+}
+
+/*
+ * An L1 hit in way @w of the set at @base of @c's level @l1 (@a), on an
+ * entry of page size @sz, or -1 when the memo answered: count it, report
+ * it, make it the most recent.  A policy's own state last, by a tail call, so the
+ * LRU path is a leaf.
+ */
+static __attribute__((always_inline)) inline int
+nxsim__tlb_l1_hit(struct nxsim_tlb *tlb, struct nxsim__tlb_cpu *c,
+		  struct nxsim__tlb_array *a, enum nxsim_tlb_level l1,
+		  size_t base, unsigned int w, int sz,
+		  struct nxsim_tlb_entry *e)
+{
+	c->st.hits[l1]++;
+	/*
+	 * From the tag when the probe found it: a copy of the memo's entry
+	 * just written field by field would wait for those stores.
+	 */
+	if (e && sz < 0)
+		*e = a->memo_e;
+	else if (e)
+		nxsim__tlb_entry_out_sz(a, base + w, l1, (unsigned int)sz, e);
+	a->age[base + w] = ++a->tick;
+	if (__builtin_expect(tlb->touch, 0))
+		return nxsim__tlb_touch_state(tlb, a, base, w);
+	return 0;
+}
+
+/* The L1 level @access uses. */
+static inline enum nxsim_tlb_level nxsim__tlb_l1(enum nxsim_tlb_access access)
+{
+	return access == NXSIM_TLB_EXEC ? NXSIM_TLB_L1I : NXSIM_TLB_L1D;
+}
+
+/*
+ * The lookup of @va's 4K key @key, if the L1's memo answers it: *@rc is
+ * then the lookup's result.
+ */
+static __attribute__((always_inline)) inline bool
+nxsim__tlb_lookup_memo(struct nxsim_tlb *tlb, unsigned int cpu,
+		       enum nxsim_tlb_access access, uint64_t va,
+		       struct nxsim_tlb_entry *e, int *rc)
+{
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	enum nxsim_tlb_level l1 = nxsim__tlb_l1(access);
+	struct nxsim__tlb_array *a = &c->lv[l1];
+
+	if (tlb_tag_key(va, 0, c->pcid) != a->memo_key)
+		return false;
+	*rc = nxsim__tlb_l1_hit(tlb, c, a, l1, a->memo_base, a->memo_w, -1, e);
+	return true;
+}
+
+/*
+ * The out-of-line rest of a lookup: the L1's page sizes in @sizes (those
+ * the inline 4K probe did not settle), then the L2.  The plain names pick
+ * the instance @tlb uses; the AVX2 lookup calls its own directly.
+ */
+int nxsim__tlb_lookup_big(struct nxsim_tlb *tlb, unsigned int cpu,
+			  enum nxsim_tlb_level l1, uint64_t va, uint32_t sizes,
+			  struct nxsim_tlb_entry *e);
+#if TLB_HAVE_AVX2
+int nxsim__tlb_lookup_big_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
+			       enum nxsim_tlb_level l1, uint64_t va,
+			       uint32_t sizes, struct nxsim_tlb_entry *e);
+#endif
+
+/*
+ * A lookup the memo did not answer.  The L1 hit on a 4K page is all
+ * inline (4K first, with its shifts constant; with AVX2, in sets of at
+ * most TLB_NARROW ways); the rest is out of line, reached by a tail call.
+ */
+static __attribute__((always_inline)) inline int
+nxsim__tlb_lookup_probe_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
+			    unsigned int cpu, enum nxsim_tlb_access access,
+			    uint64_t va, struct nxsim_tlb_entry *e)
+{
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	enum nxsim_tlb_level l1 = nxsim__tlb_l1(access);
+	struct nxsim__tlb_array *a = &c->lv[l1];
+	uint32_t sizes = a->sizes;
+
+	if (__builtin_expect(sizes & 1, 1) &&
+	    (isa != TLB_ISA_AVX2 ||
+	     __builtin_expect(a->stride <= TLB_NARROW, 1))) {
+		uint64_t key = tlb_tag_key(va, 0, c->pcid);
+		uint64_t gkey = tlb_tag_key(va, 0, 0) | TLB_TAG_GLOBAL;
+		size_t base;
+		uint64_t *t = nxsim__tlb_set_of(a, va, 0, &base);
+		uint32_t hit = nxsim__tlb_match_set(isa, a, t, key, gkey);
+
+		if (__builtin_expect(hit != 0, 1)) {
+			unsigned int w = (unsigned int)__builtin_ctz(hit);
+
+			nxsim__tlb_memo_set(a, l1, key, base, w, 0);
+			return nxsim__tlb_l1_hit(tlb, c, a, l1, base, w, 0, e);
+		}
+		sizes &= ~1u;
+	}
+#if TLB_HAVE_AVX2
+	if (isa == TLB_ISA_AVX2)
+		return sizes ? nxsim__tlb_lookup_big_avx2(tlb, cpu, l1, va,
+							  sizes, e) :
+			       nxsim__tlb_lookup_l2_avx2(tlb, cpu, l1, va, e);
+#endif
+	return sizes ? nxsim__tlb_lookup_big(tlb, cpu, l1, va, sizes, e) :
+		       nxsim__tlb_lookup_l2(tlb, cpu, l1, va, e);
 }
 
 /**
@@ -484,21 +673,11 @@ nxsim__tlb_lookup_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
 		      unsigned int cpu, enum nxsim_tlb_access access,
 		      uint64_t va, struct nxsim_tlb_entry *e)
 {
-	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
-	enum nxsim_tlb_level l1 = access == NXSIM_TLB_EXEC ? NXSIM_TLB_L1I :
-							     NXSIM_TLB_L1D;
-	struct nxsim__tlb_array *a = &c->lv[l1];
-	unsigned int w;
-	size_t base;
+	int rc;
 
-	if (__builtin_expect(
-		    !nxsim__tlb_probe_isa(isa, a, va, c->pcid, &base, &w), 0))
-		return nxsim__tlb_lookup_l2(tlb, cpu, l1, va, e);
-	c->st.hits[l1]++;
-	nxsim__tlb_touch(tlb, a, base, w);
-	if (e)
-		nxsim__tlb_entry_out(a, base + w, l1, e);
-	return 0;
+	if (nxsim__tlb_lookup_memo(tlb, cpu, access, va, e, &rc))
+		return rc;
+	return nxsim__tlb_lookup_probe_isa(isa, tlb, cpu, access, va, e);
 }
 
 static inline int nxsim__tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,

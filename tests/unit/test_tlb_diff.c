@@ -304,6 +304,10 @@ static void run_stream(const struct nxsim_tlb_geometry geo[3], bool avx2,
 	struct nxsim_rng rng;
 	struct ref r = { 0 };
 	unsigned int l, i;
+	enum nxsim_tlb_access prev_acc = NXSIM_TLB_READ;
+	uint64_t prev_va = 0;
+	uint8_t prev_shift = 0;
+	bool prev_global = false;
 
 	nxsim_tlb_config_default(&cfg, 1);
 	memcpy(cfg.level, geo, sizeof(cfg.level));
@@ -325,6 +329,22 @@ static void run_stream(const struct nxsim_tlb_geometry geo[3], bool avx2,
 		uint8_t shift;
 		bool global;
 		uint64_t va = pick_va(&rng, &shift, &global);
+
+		/*
+		 * One step in three on the last page again, often through
+		 * the same L1: what the L1's memo of its last hit answers.
+		 */
+		if (i && !nxsim_rng_below(&rng, 3)) {
+			va = (prev_va & ~0xfffull) | (va & 0xfff);
+			shift = prev_shift;
+			global = prev_global;
+			if (nxsim_rng_below(&rng, 4))
+				acc = prev_acc;
+		}
+		prev_va = va;
+		prev_shift = shift;
+		prev_global = global;
+		prev_acc = acc;
 
 		if (op < 850) {
 			/* A lookup; on a miss, usually the walk's fill. */
@@ -489,6 +509,70 @@ static void test_tlb_diff_other_l1(void **state)
 	}
 }
 
+/*
+ * The L1's memo of its last hit answers a repeated lookup only while it
+ * stands for what the probe would find: not under another PCID, not
+ * after a fill refreshed the entry, not after INVLPG dropped it; and a
+ * lookup it answers counts, reports and ages as a probed hit does.
+ */
+static void test_tlb_diff_memo(void **state)
+{
+	const struct nxsim_tlb_geometry geo[3] = { { 1, 4 },
+						   { 1, 4 },
+						   { 1, 4 } };
+	struct nxsim_tlb_entry a = { .va = UVA_4K, .pfn = 1, .page_shift = 12 };
+	struct nxsim_tlb_entry b = { .va = UVA_4K + (1 << 12),
+				     .pfn = 3,
+				     .page_shift = 12 };
+	struct nxsim_tlb_entry e;
+	struct nxsim_tlb_config cfg;
+	struct nxsim_tlb_stats st;
+	struct nxsim_tlb *tlb;
+	uint64_t va = UVA_4K + 0x123;
+
+	nxsim_tlb_config_default(&cfg, 1);
+	memcpy(cfg.level, geo, sizeof(cfg.level));
+	for (int avx2 = 0; avx2 <= (int)cpu_avx2(); avx2++) {
+		assert_rc(nxsim_tlb_create(&cfg, &tlb), 0);
+		tlb->avx2 = avx2;
+		assert_rc(nxsim_tlb_fill(tlb, 0, NXSIM_TLB_READ, &a), 0);
+		assert_rc(nxsim_tlb_fill(tlb, 0, NXSIM_TLB_READ, &b), 0);
+		/* Probed, then twice from the memo: same entry each time. */
+		for (int k = 0; k < 3; k++) {
+			assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_WRITE, va,
+						   &e),
+				  0);
+			assert_int_equal(e.va, UVA_4K);
+			assert_int_equal(e.pfn, 1);
+			assert_int_equal(e.level, NXSIM_TLB_L1D);
+		}
+		/* The memo's hits aged A: B is the L1D's LRU way. */
+		assert_true(tlb->cpu[0].lv[NXSIM_TLB_L1D].age[0] >
+			    tlb->cpu[0].lv[NXSIM_TLB_L1D].age[1]);
+		/* Another PCID: the memo's key no longer matches. */
+		assert_rc(nxsim_tlb_write_cr3(tlb, 0, 1, true), 0);
+		assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_READ, va, &e),
+			  -ENOENT);
+		assert_rc(nxsim_tlb_write_cr3(tlb, 0, 0, true), 0);
+		assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_READ, va, &e), 0);
+		/* A fill refreshes A's frame: the memo must not keep 1. */
+		a.pfn = 2;
+		assert_rc(nxsim_tlb_fill(tlb, 0, NXSIM_TLB_READ, &a), 0);
+		assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_READ, va, &e), 0);
+		assert_int_equal(e.pfn, 2);
+		/* INVLPG: gone from every level, memo or not. */
+		assert_rc(nxsim_tlb_invlpg(tlb, 0, va), 0);
+		assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_READ, va, &e),
+			  -ENOENT);
+		assert_rc(nxsim_tlb_stats(tlb, 0, &st), 0);
+		assert_int_equal(st.hits[NXSIM_TLB_L1D], 5);
+		assert_int_equal(st.hits[NXSIM_TLB_L2], 0);
+		assert_int_equal(st.misses, 2);
+		a.pfn = 1;
+		nxsim_tlb_destroy(tlb);
+	}
+}
+
 /* Random tags: a few values, so keys hit several ways; WATCH at random. */
 static void random_set(struct nxsim_rng *rng, uint64_t *t, unsigned int n,
 		       uint64_t *key, uint64_t *gkey)
@@ -558,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_tlb_vector_forms),
 		cmocka_unit_test(test_tlb_diff_streams),
 		cmocka_unit_test(test_tlb_diff_other_l1),
+		cmocka_unit_test(test_tlb_diff_memo),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
