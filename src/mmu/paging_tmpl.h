@@ -5,7 +5,7 @@
  * guest_rsvd_check, the permission bitmask) and the guest page-table
  * walker of arch/x86/kvm/mmu/paging_tmpl.h (struct guest_walker,
  * FNAME(walk_addr_generic)), built once for both guest PTE types (see
- * paging_tmpl.c).
+ * guest_walk.c), and the calls into the shadow fault path (paging_tmpl.c).
  */
 #ifndef NXSIM_MMU_PAGING_TMPL_H
 #define NXSIM_MMU_PAGING_TMPL_H
