@@ -458,6 +458,21 @@ static void check_shadow(struct checker *c)
 	    (mmu->root->root_count != 1 || mmu->root->invalid))
 		violation(c, "invariant 7: shadow root %u invalid or not held",
 			  mmu->root->id);
+	for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++) {
+		unsigned int j, held = 0;
+
+		if (!mmu->pae_root[i])
+			continue;
+		for (j = 0; j < ARRAY_SIZE(mmu->pae_root); j++)
+			held += mmu->pae_root[j] == mmu->pae_root[i];
+		if (mmu->root || mmu->pae_root[i]->root_count != held ||
+		    mmu->pae_root[i]->invalid ||
+		    mmu->pae_root[i]->role.level != 2)
+			violation(c,
+				  "invariant 7: pae_root[%u] %u invalid, not "
+				  "held %u times, or beside a root",
+				  i, mmu->pae_root[i]->id, held);
+	}
 	if (n != mmu->n_used_mmu_pages)
 		violation(c,
 			  "%" PRIu64 " shadow pages active, n_used_mmu_pages "

@@ -116,15 +116,23 @@ static void dump_sp(struct dumper *d, struct nxsim__mmu_page *sp, int depth)
 }
 
 /*
- * The shadow MMU: its root, then the pages no SPTE points at any more
- * (their parent was zapped or replaced by a huge leaf), oldest first.
+ * The shadow MMU: its root (or a PAE guest's pae_root entries), then the
+ * pages no SPTE points at any more (their parent was zapped or replaced
+ * by a huge leaf), oldest first.
  */
 static void dump_shadow(struct dumper *d)
 {
 	struct nxsim__mmu_page *sp;
+	unsigned int i;
 
 	if (d->mmu->root)
 		dump_sp(d, d->mmu->root, 1);
+	for (i = 0; i < ARRAY_SIZE(d->mmu->pae_root); i++) {
+		if (!d->mmu->pae_root[i])
+			continue;
+		line(d, 1, "pae_root[%u]:", i);
+		dump_sp(d, d->mmu->pae_root[i], 2);
+	}
 	TAILQ_FOREACH_REVERSE(sp, &d->mmu->active_mmu_pages, nxsim__sp_list,
 			      link) {
 		if (sp->root_count || sp->parent_ptes.val)

@@ -238,6 +238,10 @@ struct nxsim__possible_nx {
  * @mmio: the host's MMIO SPTE masks and enable_mmio_caching
  * @roots: tdp_mmu_roots, valid and invalid
  * @root: the vCPUs' current root (NULL until the first fault after a zap)
+ * @pae_root: mmu->pae_root with TDP off and a PAE guest: the level-2
+ *	shadow page each of the four shadow PDPTEs points at, NULL where the
+ *	guest's PDPTE is not present (INVALID_PAE_ROOT); @root is NULL
+ *	while they are loaded
  * @nx: possible_nx_huge_pages; one list ([0]) before per-type lists
  * @tdp_mmu_pages_lock: protects @nx and the flags of TDP SPs
  * @pages: stat.pages[level - 1]
@@ -311,6 +315,7 @@ struct nxsim__vm_mmu {
 	struct nxsim__mmio_masks mmio;
 	struct nxsim__sp_list roots;
 	struct nxsim__mmu_page *root;
+	struct nxsim__mmu_page *pae_root[4];
 	struct nxsim__possible_nx nx[NXSIM__NR_MMU_TYPES];
 	pthread_mutex_t tdp_mmu_pages_lock;
 	uint64_t pages[3];
@@ -873,6 +878,12 @@ int nxsim__mmu_try_to_unsync_pages(struct nxsim__vm_mmu *mmu,
 				   bool prefetch);
 
 /* ---- shadow_mmu.c: the legacy direct MMU -------------------------------- */
+
+/*
+ * mmu_free_root_page() of the vCPUs' current root, or of each valid
+ * pae_root entry (kvm_mmu_free_roots()): put, the pages kept cached.
+ */
+void nxsim__mmu_free_root_page(struct nxsim__vm_mmu *mmu);
 
 /* mmu_alloc_direct_roots(): a root from the vCPU's cache @mc. */
 void nxsim__mmu_alloc_direct_roots(struct nxsim__vm_mmu *mmu,

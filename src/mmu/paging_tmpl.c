@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The shadow fault path of arch/x86/kvm/mmu/paging_tmpl.h for 64-bit
- * guests (FNAME(page_fault), FNAME(fetch), FNAME(is_self_change_mapping)),
- * on the guest walker of guest_walk.c, with the parts of
- * arch/x86/kvm/mmu/mmu.c it calls that read the guest MMU
- * (kvm_mmu_page_fault(), kvm_mmu_load(), validate_direct_spte()).
+ * The shadow fault path of arch/x86/kvm/mmu/paging_tmpl.h for 64-bit and
+ * PAE guests (FNAME(page_fault), FNAME(fetch),
+ * FNAME(is_self_change_mapping)), on the guest walker of guest_walk.c,
+ * with the parts of arch/x86/kvm/mmu/mmu.c it calls that read the guest
+ * MMU (kvm_mmu_page_fault(), kvm_mmu_load() with mmu_alloc_shadow_roots()
+ * and pae_root, shadow_walk_init(), validate_direct_spte()).  32-bit
+ * guests (4-byte gptes, quadrants) are left out: their accesses answer
+ * -EOPNOTSUPP.
  *
  * It also models unsync pages:
  * mmu_try_to_unsync_pages() and kvm_unsync_page(), FNAME(sync_page) with
@@ -67,18 +70,35 @@ static unsigned int shadow_index(uint64_t addr, int level)
 
 /*
  * The root role of the vCPU's guest MMU (kvm_init_shadow_mmu()): the
- * guest's 4 levels, indirect, NX always on; nonpaging guests get a direct
- * root, that of the legacy direct MMU (nxsim__mmu_alloc_direct_roots()).
+ * guest's levels, at least PAE's 3 (KVM shadows every guest that is not
+ * 64-bit with PAE tables), indirect, NX always on; nonpaging guests get a
+ * direct root, that of the legacy direct MMU
+ * (nxsim__mmu_alloc_direct_roots()).
  */
 static union nxsim__kvm_mmu_page_role
 shadow_root_role(const struct nxsim__kvm_mmu *m)
 {
 	union nxsim__kvm_mmu_page_role role = { .word = 0 };
 
-	role.level = PT64_ROOT_4LEVEL;
+	role.level = m->cpu_role.level > PT32E_ROOT_LEVEL ? m->cpu_role.level :
+							    PT32E_ROOT_LEVEL;
+	role.has_4_byte_gpte = m->cpu_role.has_4_byte_gpte;
 	role.access = ACC_ALL;
 	role.cr0_wp = m->cpu_role.cr0_wp;
 	role.efer_nx = 1;
+	return role;
+}
+
+/*
+ * mmu_alloc_root()'s role for a pae_root entry of a PAE guest: a PAE page
+ * directory, quadrant 0 (the guest's directory is shadowed whole).
+ */
+static union nxsim__kvm_mmu_page_role
+pae_root_role(const struct nxsim__kvm_mmu *m)
+{
+	union nxsim__kvm_mmu_page_role role = shadow_root_role(m);
+
+	role.level = PT32_ROOT_LEVEL;
 	return role;
 }
 
@@ -87,12 +107,33 @@ static uint64_t shadow_root_gfn(const struct nxsim__kvm_mmu *m)
 	return (m->regs.cr3 & nxsim__paging64.base_addr_mask) >> 12;
 }
 
+/* The gfn of the guest directory PDPTE @i points at (PAE guests). */
+static uint64_t pae_root_gfn(const struct nxsim__kvm_mmu *m, unsigned int i)
+{
+	return (m->pdptrs[i] & nxsim__paging64.base_addr_mask) >> 12;
+}
+
 /* The VM's current root is the one the vCPU's paging state wants. */
 static bool root_matches(struct nxsim__vm_mmu *mmu,
 			 const struct nxsim__kvm_mmu *m)
 {
 	struct nxsim__mmu_page *root = mmu->root;
+	unsigned int i;
 
+	if (m->cpu_role.level == PT32E_ROOT_LEVEL) {
+		if (root)
+			return false;
+		for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++) {
+			root = mmu->pae_root[i];
+			if (!root != !is_present_gpte(m->pdptrs[i]))
+				return false;
+			if (root && (nxsim__is_obsolete_sp(mmu, root) ||
+				     root->gfn != pae_root_gfn(m, i) ||
+				     root->role.word != pae_root_role(m).word))
+				return false;
+		}
+		return true;
+	}
 	if (!root || nxsim__is_obsolete_sp(mmu, root))
 		return false;
 	if (!m->cpu_role.level)
@@ -101,18 +142,27 @@ static bool root_matches(struct nxsim__vm_mmu *mmu,
 	       root->role.word == shadow_root_role(m).word;
 }
 
+/* Roots are loaded: the current root or a pae_root entry. */
+static bool roots_loaded(const struct nxsim__vm_mmu *mmu)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++)
+		if (mmu->pae_root[i])
+			return true;
+	return mmu->root;
+}
+
 /*
- * kvm_mmu_free_roots() of the current root when the vCPU's paging no
- * longer matches it (a CR3 or mode change: kvm_mmu_new_pgd(),
- * kvm_mmu_reset_context()); the page stays as a cached shadow page.
+ * kvm_mmu_free_roots() of the current roots when the vCPU's paging no
+ * longer matches them (a CR3 or mode change: kvm_mmu_new_pgd(),
+ * kvm_mmu_reset_context()); the pages stay as cached shadow pages.
  */
 static void kvm_mmu_put_stale_root(struct nxsim__vm_mmu *mmu,
 				   const struct nxsim__kvm_mmu *m)
 {
-	if (mmu->root && !root_matches(mmu, m)) {
-		mmu->root->root_count--;
-		mmu->root = NULL;
-	}
+	if (roots_loaded(mmu) && !root_matches(mmu, m))
+		nxsim__mmu_free_root_page(mmu);
 }
 
 static void kvm_mmu_sync_root(struct nxsim__vm_mmu *mmu,
@@ -121,18 +171,36 @@ static void kvm_mmu_sync_root(struct nxsim__vm_mmu *mmu,
 
 /*
  * mmu_alloc_shadow_roots() / mmu_alloc_direct_roots(), then
- * kvm_mmu_sync_roots() (kvm_mmu_load())
+ * kvm_mmu_sync_roots() (kvm_mmu_load()).  A PAE guest gets pae_root: for
+ * each present PDPTE the level-2 shadow page of the directory it points
+ * at (mmu_alloc_root()), none for a PDPTE that is not present.
  */
 static void kvm_mmu_load(struct nxsim__vm_mmu *mmu,
 			 struct nxsim__mmu_memory_cache *mc,
 			 const struct nxsim__kvm_mmu *m)
 {
 	struct nxsim__mmu_page *root;
+	unsigned int i;
 
-	if (mmu->root)
+	if (roots_loaded(mmu))
 		return;
 	if (!m->cpu_role.level) {
 		nxsim__mmu_alloc_direct_roots(mmu, mc);
+		return;
+	}
+	if (m->cpu_role.level == PT32E_ROOT_LEVEL) {
+		for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++) {
+			if (!is_present_gpte(m->pdptrs[i]))
+				continue;
+			root = nxsim__kvm_mmu_get_shadow_page(
+				mmu, mc, m, pae_root_gfn(m, i),
+				pae_root_role(m));
+			root->root_count++;
+			mmu->pae_root[i] = root;
+		}
+		for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++)
+			if (mmu->pae_root[i])
+				kvm_mmu_sync_root(mmu, m, mmu->pae_root[i]);
 		return;
 	}
 	root = nxsim__kvm_mmu_get_shadow_page(mmu, mc, m, shadow_root_gfn(m),
@@ -140,6 +208,21 @@ static void kvm_mmu_load(struct nxsim__vm_mmu *mmu,
 	root->root_count++;
 	mmu->root = root;
 	kvm_mmu_sync_root(mmu, m, root);
+}
+
+/*
+ * shadow_walk_init(): the page the hardware walk of @addr starts from and
+ * its level; a PAE root starts below the shadow PDPTE of @addr.
+ */
+static struct nxsim__mmu_page *shadow_walk_init(struct nxsim__vm_mmu *mmu,
+						uint64_t addr, int *level)
+{
+	struct nxsim__mmu_page *sp = mmu->root;
+
+	if (!sp)
+		sp = mmu->pae_root[(addr >> 30) & 3];
+	*level = sp ? (int)sp->role.level : 0;
+	return sp;
 }
 
 /* Whether the SPTE lets @access (PFERR bits) through. */
@@ -160,8 +243,8 @@ static bool spte_permits(struct nxsim__vm_mmu *mmu, uint64_t spte,
 static uint64_t *shadow_find_leaf(struct nxsim__vm_mmu *mmu, uint64_t addr,
 				  int *level)
 {
-	struct nxsim__mmu_page *sp = mmu->root;
-	int l = sp ? sp->role.level : 0;
+	int l;
+	struct nxsim__mmu_page *sp = shadow_walk_init(mmu, addr, &l);
 
 	for (; sp; l--) {
 		uint64_t *sptep = &sp->spt[shadow_index(addr, l)];
@@ -336,7 +419,7 @@ int nxsim__sync_page(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 	uint64_t gpte, gfn, spte;
 	bool flush = false, host_writable, wrprot;
 
-	if (WARN_ON(!m || m->cpu_role.level != PT64_ROOT_4LEVEL ||
+	if (WARN_ON(!m || m->cpu_role.level < PT32E_ROOT_LEVEL ||
 		    sp->role.direct ||
 		    ((sp->role.word ^ shadow_root_role(m).word) & ~ign.word)))
 		return -1;
@@ -466,6 +549,12 @@ void nxsim__kvm_mmu_new_pgd(struct nxsim__vm_mmu *mmu,
 	uint64_t gfn = shadow_root_gfn(m);
 	struct nxsim__mmu_page *sp;
 
+	/*
+	 * fast_pgd_switch() fails on pae_root, which has no shadow page: the
+	 * PAE roots are freed, and kvm_mmu_load() syncs them again
+	 */
+	if (m->cpu_role.level == PT32E_ROOT_LEVEL && !mmu->root)
+		nxsim__mmu_free_root_page(mmu);
 	if (m->cpu_role.level != PT64_ROOT_4LEVEL ||
 	    !mmu->indirect_shadow_pages)
 		return;
@@ -489,13 +578,13 @@ static void invlpg(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 {
 	struct nxsim__sp_list invalid_list =
 		TAILQ_HEAD_INITIALIZER(invalid_list);
-	struct nxsim__mmu_page *sp = mmu->root;
 	unsigned int idx, pte_access;
 	uint64_t old, gpte, gfn;
 	struct nxsim__memslot *slot;
 	int level;
+	struct nxsim__mmu_page *sp = shadow_walk_init(mmu, gva, &level);
 
-	for (level = sp->role.level; level >= NXSIM_PG_LEVEL_4K; level--) {
+	for (; sp && level >= NXSIM_PG_LEVEL_4K; level--) {
 		idx = shadow_index(gva, level);
 		old = sp->spt[idx];
 		if (level == NXSIM_PG_LEVEL_4K ||
@@ -535,7 +624,7 @@ int nxsim__guest_invlpg(struct nxsim__vm_mmu *mmu,
 	if (!nxsim__guest_gva_ok(m, gva))
 		return -ERANGE;
 	nxsim__write_lock(&mmu->mmu_lock);
-	if (m->cpu_role.level == PT64_ROOT_4LEVEL && root_matches(mmu, m))
+	if (m->cpu_role.level >= PT32E_ROOT_LEVEL && root_matches(mmu, m))
 		invlpg(mmu, m, gva);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	return 0;
@@ -601,8 +690,9 @@ static int fetch(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_memory_cache *mc,
 		 struct nxsim_access_info *info)
 {
 	unsigned int direct_access = gw->pte_access, idx;
-	struct nxsim__mmu_page *sp = mmu->root, *child;
-	int level = sp->role.level, ret;
+	int level, ret;
+	struct nxsim__mmu_page *sp = shadow_walk_init(mmu, addr, &level),
+			       *child;
 	uint64_t base_gfn;
 
 	for (;; sp = spte_to_child_sp(mmu, sp->spt[idx]), level--) {
@@ -669,7 +759,7 @@ static int shadow_topup_caches(struct nxsim__vm_mmu *mmu,
 }
 
 /*
- * FNAME(page_fault) for 64-bit guests: walk the guest tables (a failed
+ * FNAME(page_fault) for 64-bit and PAE guests: walk the guest tables (a failed
  * walk is the guest's #PF), emulate writes to write-tracked tables
  * (page_fault_handle_page_track()), cap the level where the guest maps
  * its own tables, and fetch.  Called with mmu_lock held for write and the
@@ -750,7 +840,7 @@ int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 
 	if (!nxsim__guest_gva_ok(m, addr))
 		return -ERANGE;
-	if (m->cpu_role.level && m->cpu_role.level != PT64_ROOT_4LEVEL)
+	if (m->cpu_role.has_4_byte_gpte)
 		return -EOPNOTSUPP;
 	nxsim__write_lock(&mmu->mmu_lock);
 	kvm_mmu_put_stale_root(mmu, m);

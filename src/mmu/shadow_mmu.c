@@ -583,15 +583,39 @@ void nxsim__kvm_mmu_commit_zap_page(struct nxsim__vm_mmu *mmu,
 	}
 }
 
-/* mmu_free_root_page() for the vCPUs' root: put it. */
-static void mmu_free_root_page(struct nxsim__vm_mmu *mmu)
+/*
+ * mmu_free_root_page() for the vCPUs' root, or for each valid entry of
+ * pae_root (kvm_mmu_free_roots()): put it.
+ */
+void nxsim__mmu_free_root_page(struct nxsim__vm_mmu *mmu)
 {
 	struct nxsim__mmu_page *root = mmu->root;
+	unsigned int i;
 
+	for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++) {
+		if (mmu->pae_root[i])
+			mmu->pae_root[i]->root_count--;
+		mmu->pae_root[i] = NULL;
+	}
 	if (!root || root->tdp_mmu_page)
 		return;
 	root->root_count--;
 	mmu->root = NULL;
+}
+
+/*
+ * is_obsolete_root() of the current root: pae_root has no shadow page, so
+ * loaded PAE roots always count as obsolete (the kernel's accepted false
+ * positive: they are freed at every fast zap).
+ */
+static bool is_obsolete_root(struct nxsim__vm_mmu *mmu)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++)
+		if (mmu->pae_root[i])
+			return true;
+	return mmu->root && nxsim__is_obsolete_sp(mmu, mmu->root);
 }
 
 void nxsim__kvm_zap_obsolete_pages(struct nxsim__vm_mmu *mmu)
@@ -601,8 +625,8 @@ void nxsim__kvm_zap_obsolete_pages(struct nxsim__vm_mmu *mmu)
 	struct nxsim__mmu_page *sp;
 
 	/* The vCPUs drop their obsolete root (KVM_REQ_MMU_FREE_OBSOLETE_ROOTS) */
-	if (mmu->root && nxsim__is_obsolete_sp(mmu, mmu->root))
-		mmu_free_root_page(mmu);
+	if (is_obsolete_root(mmu))
+		nxsim__mmu_free_root_page(mmu);
 	/* Oldest first; no obsolete page is newer than a valid one. */
 	while ((sp = TAILQ_LAST(&mmu->active_mmu_pages, nxsim__sp_list)) &&
 	       nxsim__is_obsolete_sp(mmu, sp))
@@ -616,7 +640,7 @@ void nxsim__kvm_mmu_zap_all(struct nxsim__vm_mmu *mmu)
 		TAILQ_HEAD_INITIALIZER(invalid_list);
 	struct nxsim__mmu_page *sp;
 
-	mmu_free_root_page(mmu);
+	nxsim__mmu_free_root_page(mmu);
 	while ((sp = TAILQ_FIRST(&mmu->active_mmu_pages)))
 		nxsim__kvm_mmu_prepare_zap_page(mmu, sp, &invalid_list);
 	nxsim__kvm_mmu_commit_zap_page(mmu, &invalid_list);

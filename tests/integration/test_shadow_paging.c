@@ -665,6 +665,187 @@ static void test_alloc_failures_unsync(void **state)
 	nx_env_destroy(&g.e);
 }
 
+/* ---- PAE guests: pae_root ---------------------------------------------- */
+
+#define PDPT 0x1000ull /* the PAE guest's CR3 */
+
+/*
+ * A PAE guest: PDPTEs 0 and 1 present (directories at 0x2000, 0x3000),
+ * 2 and 3 not; tables from 0x4000.
+ */
+static struct guest pae_make(int data_host_level, bool nxe)
+{
+	struct guest g = guest_make("6.18", data_host_level, 4 * MIB2, 0);
+	struct nxsim_guest_paging p = { .cr0_pg = true,
+					.cr0_wp = true,
+					.cr4_pae = true,
+					.efer_nxe = nxe,
+					.cr3 = PDPT };
+	uint64_t pdpte[4] = { 0x2000 | NXSIM_GPTE_P, 0x3000 | NXSIM_GPTE_P };
+
+	assert_rc(nxsim_guest_write(g.e.vm, PDPT, pdpte, sizeof(pdpte)), 0);
+	assert_rc(nxsim_guest_set_paging(g.e.vcpu, &p), 0);
+	g.next = 0x4000;
+	return g;
+}
+
+/* The PAE guest maps @gva to @gpa at @level (1 or 2); its own stores. */
+static void pae_map(struct guest *g, uint64_t gva, uint64_t gpa, int level)
+{
+	uint64_t pd = 0x2000 + ((gva >> 30) & 1) * 0x1000, e, ea;
+
+	ea = pd + 8 * ((gva >> 21) & 511);
+	if (level == 2) {
+		e = gpa | PWU | PS;
+	} else {
+		assert_rc(nxsim_guest_read(g->e.vm, ea, &e, 8), 0);
+		if (!(e & NXSIM_GPTE_P)) {
+			e = g->next | PWU;
+			g->next += 4096;
+			assert_rc(nxsim_guest_write_pte(g->e.vcpu, ea, e, 8),
+				  0);
+		}
+		ea = (e & ~0xfffull) + 8 * ((gva >> 12) & 511);
+		e = gpa | PWU;
+	}
+	assert_rc(nxsim_guest_write_pte(g->e.vcpu, ea, e, 8), 0);
+}
+
+/*
+ * PAE guests are shadowed from pae_root (mmu_alloc_shadow_roots()): one
+ * level-2 root per present PDPTE, made at the first fault, and the leaf
+ * is never larger than the guest's mapping; an exec fault on a guest 2M
+ * page mapped 2M by the host is split by the mitigation.  Per case:
+ * guest level, host level, access, NXE; the leaf level, shadow pages
+ * (two roots, then the PT or direct page), 4K and 2M leaves and
+ * nx_lpage_splits.
+ */
+static void test_pae_guest_levels(void **state)
+{
+	static const struct {
+		int guest, host;
+		enum nxsim_access_kind kind;
+		bool nxe;
+		int leaf;
+		uint64_t sps, p4k, p2m, splits;
+	} cases[] = {
+		{ 1, 2, NXSIM_ACCESS_READ, true, 1, 3, 1, 0, 0 },
+		{ 1, 1, NXSIM_ACCESS_EXEC, true, 1, 3, 1, 0, 0 },
+		{ 2, 1, NXSIM_ACCESS_READ, true, 1, 3, 8, 0, 0 },
+		{ 2, 2, NXSIM_ACCESS_READ, true, 2, 2, 0, 1, 0 },
+		{ 2, 2, NXSIM_ACCESS_WRITE, true, 2, 2, 0, 1, 0 },
+		{ 2, 2, NXSIM_ACCESS_EXEC, true, 1, 3, 8, 0, 1 },
+		/* no NXE: the guest cannot forbid exec; the split is KVM's */
+		{ 2, 2, NXSIM_ACCESS_EXEC, false, 1, 3, 8, 0, 1 },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct guest g = pae_make(cases[i].host, cases[i].nxe);
+		struct nxsim_access_info ai;
+		uint64_t gva = GIB + 0x5000;
+
+		pae_map(&g, gva & ~(MIB2 - 1) * (cases[i].guest == 2), DATA_GPA,
+			cases[i].guest);
+		if (cases[i].guest == 1)
+			pae_map(&g, gva, DATA_GPA + 0x5000, 1);
+		ai = access(&g, cases[i].kind, gva);
+		print_message("case %u\n", i);
+		assert_int_equal(ai.outcome, NXSIM_ACCESS_FAULT);
+		assert_int_equal(ai.level, cases[i].leaf);
+		assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), cases[i].sps);
+		nx_expect(g.e.vm, cases[i].p4k, cases[i].p2m, 0,
+			  cases[i].splits);
+		assert_int_equal(access(&g, cases[i].kind, gva).outcome,
+				 NXSIM_ACCESS_HIT);
+		nx_env_destroy(&g.e);
+	}
+}
+
+/*
+ * pae_root step by step: a gva under a PDPTE that is not present is the
+ * guest's fault at level 3 and makes nothing; the roots are put at a CR3
+ * load (the cached pages stay) and taken again at the next fault; two
+ * PDPTEs naming one directory share its root page; the dump shows each
+ * pae_root entry.
+ */
+static void test_pae_roots(void **state)
+{
+	struct guest g = pae_make(NXSIM_PG_LEVEL_4K, true);
+	struct nxsim_guest_paging p;
+	struct nxsim_access_info ai;
+	uint64_t pdpte = 0x2000 | NXSIM_GPTE_P;
+	char dump[4096];
+
+	(void)state;
+	pae_map(&g, 0x5000, DATA_GPA, 1);
+	ai = access(&g, NXSIM_ACCESS_READ, 2 * GIB);
+	assert_int_equal(ai.outcome, NXSIM_ACCESS_GUEST_FAULT);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), 0);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, 0x5000).outcome,
+			 NXSIM_ACCESS_FAULT);
+	/* the roots of PDPTEs 0 and 1, the PT */
+	assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), 3);
+	assert_true(nxsim_vm_dump_buf(g.e.vm, dump, sizeof(dump)) > 0);
+	assert_non_null(strstr(dump, "pae_root[0]:"));
+	assert_non_null(strstr(dump, "root L2 shadows guest table gfn 0x2 "));
+	assert_non_null(strstr(dump, "root L2 shadows guest table gfn 0x3 "));
+	assert_null(strstr(dump, "pae_root[2]:"));
+	/*
+	 * CR3 again: the roots are put, the pages stay cached; the next
+	 * access loads them again (the model loads roots at a fault) and
+	 * finds the leaf in place (spurious): no new page or leaf
+	 */
+	reload_cr3(&g);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), 3);
+	assert_true(nxsim_vm_dump_buf(g.e.vm, dump, sizeof(dump)) > 0);
+	assert_null(strstr(dump, "pae_root[0]:"));
+	assert_non_null(strstr(dump, "parentless:"));
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, 0x5000).outcome,
+			 NXSIM_ACCESS_SPURIOUS);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), 3);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, 0x5000).outcome,
+			 NXSIM_ACCESS_HIT);
+	nx_expect(g.e.vm, 1, 0, 0, 0);
+	/*
+	 * PDPTE 3 names PDPTE 0's directory: one page, held twice, and the
+	 * leaf made through PDPTE 0 serves 3 GiB up
+	 */
+	assert_rc(nxsim_guest_write(g.e.vm, PDPT + 24, &pdpte, 8), 0);
+	nxsim_guest_get_paging(g.e.vcpu, &p, NULL);
+	assert_rc(nxsim_guest_set_paging(g.e.vcpu, &p), 0);
+	ai = access(&g, NXSIM_ACCESS_READ, 3 * GIB + 0x5000);
+	assert_int_equal(ai.outcome, NXSIM_ACCESS_SPURIOUS);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), 3);
+	assert_true(nxsim_vm_dump_buf(g.e.vm, dump, sizeof(dump)) > 0);
+	assert_non_null(strstr(dump, "pae_root[3]:"));
+	nx_check_ok(g.e.vm);
+	nx_env_destroy(&g.e);
+}
+
+static int op_pae_fault(void *ctx)
+{
+	struct fault_walk *w = ctx;
+
+	return nxsim_vcpu_access(w->g->e.vcpu, NXSIM_ACCESS_READ, GIB + 0x5000,
+				 NULL);
+}
+
+/* Every allocation of a PAE guest's first fault fails in turn. */
+static void test_alloc_failures_pae(void **state)
+{
+	struct guest g = pae_make(NXSIM_PG_LEVEL_4K, true);
+	struct fault_walk w = { &g };
+
+	(void)state;
+	pae_map(&g, GIB + 0x5000, DATA_GPA, 1);
+	assert_true(test_alloc_failures(op_pae_fault, NULL, same, &w) >= 5);
+	nx_expect(g.e.vm, 1, 0, 0, 0);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), 3);
+	nx_env_destroy(&g.e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -678,6 +859,9 @@ int main(void)
 		cmocka_unit_test(test_unsync_until_flush),
 		cmocka_unit_test(test_unsync_not_above_4k),
 		cmocka_unit_test(test_alloc_failures_unsync),
+		cmocka_unit_test(test_pae_guest_levels),
+		cmocka_unit_test(test_pae_roots),
+		cmocka_unit_test(test_alloc_failures_pae),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
