@@ -18,9 +18,8 @@
  * <nxsim/vm.h> and nxsim_vcpu_access() in <nxsim/vcpu.h>, the SPTE
  * formats are in <nxsim/spte.h>.
  *
- * Left out: shadow paging of 32-bit and PAE guest page tables, SMM
- * address spaces, access tracking, eager page splitting (as
- * kvm.eager_page_split=0) and the dirty bitmap itself.
+ * Left out: SMM address spaces, access tracking, eager page splitting
+ * (as kvm.eager_page_split=0) and the dirty bitmap itself.
  *
  * Thread safety: as <nxsim/vm.h>.
  */

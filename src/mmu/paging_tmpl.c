@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The shadow fault path of arch/x86/kvm/mmu/paging_tmpl.h for 64-bit and
- * PAE guests (FNAME(page_fault), FNAME(fetch),
+ * The shadow fault path of arch/x86/kvm/mmu/paging_tmpl.h for 64-bit, PAE
+ * and 32-bit guests (FNAME(page_fault), FNAME(fetch),
  * FNAME(is_self_change_mapping)), on the guest walker of guest_walk.c,
  * with the parts of arch/x86/kvm/mmu/mmu.c it calls that read the guest
  * MMU (kvm_mmu_page_fault(), kvm_mmu_load() with mmu_alloc_shadow_roots()
- * and pae_root, shadow_walk_init(), validate_direct_spte()).  32-bit
- * guests (4-byte gptes, quadrants) are left out: their accesses answer
- * -EOPNOTSUPP.
+ * and pae_root, shadow_walk_init(), validate_direct_spte()).  A 32-bit
+ * guest's 4-byte tables are shadowed by PAE pages told apart by
+ * role.quadrant (get_written_sptes(), FNAME(get_level1_sp_gpa)).
  *
  * It also models unsync pages:
  * mmu_try_to_unsync_pages() and kvm_unsync_page(), FNAME(sync_page) with
@@ -90,27 +90,53 @@ shadow_root_role(const struct nxsim__kvm_mmu *m)
 }
 
 /*
- * mmu_alloc_root()'s role for a pae_root entry of a PAE guest: a PAE page
- * directory, quadrant 0 (the guest's directory is shadowed whole).
+ * mmu_alloc_root()'s role for pae_root entry @i: a PAE page directory;
+ * a PAE guest's directory is shadowed whole (quadrant 0), a 32-bit
+ * guest's 1024-entry directory by four pages, entry @i shadowing its
+ * quarter @i (quadrant @i).
  */
 static union nxsim__kvm_mmu_page_role
-pae_root_role(const struct nxsim__kvm_mmu *m)
+pae_root_role(const struct nxsim__kvm_mmu *m, unsigned int i)
 {
 	union nxsim__kvm_mmu_page_role role = shadow_root_role(m);
 
 	role.level = PT32_ROOT_LEVEL;
+	role.quadrant = m->cpu_role.level == PT32_ROOT_LEVEL ? i : 0;
 	return role;
 }
 
-static uint64_t shadow_root_gfn(const struct nxsim__kvm_mmu *m)
+/* The PTTYPE of the guest entries @sp shadows. */
+static const struct pt_type *sp_pt_type(const struct nxsim__mmu_page *sp)
 {
-	return (m->regs.cr3 & nxsim__paging64.base_addr_mask) >> 12;
+	return sp->role.has_4_byte_gpte ? &nxsim__paging32 : &nxsim__paging64;
 }
 
-/* The gfn of the guest directory PDPTE @i points at (PAE guests). */
+/* kvm_mmu_get_guest_pgd(): CR3's table, a pt_element_t of the mode */
+static uint64_t shadow_root_gfn(const struct nxsim__kvm_mmu *m)
+{
+	const struct pt_type *pt = m->cpu_role.has_4_byte_gpte ?
+					   &nxsim__paging32 :
+					   &nxsim__paging64;
+
+	return (m->regs.cr3 & pt->base_addr_mask) >> 12;
+}
+
+/*
+ * The gfn of the guest directory pae_root entry @i shadows: the one PDPTE
+ * @i points at (PAE), or CR3's (32-bit).
+ */
 static uint64_t pae_root_gfn(const struct nxsim__kvm_mmu *m, unsigned int i)
 {
+	if (m->cpu_role.level == PT32_ROOT_LEVEL)
+		return shadow_root_gfn(m);
 	return (m->pdptrs[i] & nxsim__paging64.base_addr_mask) >> 12;
+}
+
+/* pae_root entry @i is wanted: 32-bit paging, or a present PDPTE. */
+static bool pae_root_wanted(const struct nxsim__kvm_mmu *m, unsigned int i)
+{
+	return m->cpu_role.level == PT32_ROOT_LEVEL ||
+	       is_present_gpte(m->pdptrs[i]);
 }
 
 /* The VM's current root is the one the vCPU's paging state wants. */
@@ -120,16 +146,17 @@ static bool root_matches(struct nxsim__vm_mmu *mmu,
 	struct nxsim__mmu_page *root = mmu->root;
 	unsigned int i;
 
-	if (m->cpu_role.level == PT32E_ROOT_LEVEL) {
+	if (m->cpu_role.level && m->cpu_role.level < PT64_ROOT_4LEVEL) {
 		if (root)
 			return false;
 		for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++) {
 			root = mmu->pae_root[i];
-			if (!root != !is_present_gpte(m->pdptrs[i]))
+			if (!root != !pae_root_wanted(m, i))
 				return false;
-			if (root && (nxsim__is_obsolete_sp(mmu, root) ||
-				     root->gfn != pae_root_gfn(m, i) ||
-				     root->role.word != pae_root_role(m).word))
+			if (root &&
+			    (nxsim__is_obsolete_sp(mmu, root) ||
+			     root->gfn != pae_root_gfn(m, i) ||
+			     root->role.word != pae_root_role(m, i).word))
 				return false;
 		}
 		return true;
@@ -188,13 +215,13 @@ static void kvm_mmu_load(struct nxsim__vm_mmu *mmu,
 		nxsim__mmu_alloc_direct_roots(mmu, mc);
 		return;
 	}
-	if (m->cpu_role.level == PT32E_ROOT_LEVEL) {
+	if (m->cpu_role.level < PT64_ROOT_4LEVEL) {
 		for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++) {
-			if (!is_present_gpte(m->pdptrs[i]))
+			if (!pae_root_wanted(m, i))
 				continue;
 			root = nxsim__kvm_mmu_get_shadow_page(
 				mmu, mc, m, pae_root_gfn(m, i),
-				pae_root_role(m));
+				pae_root_role(m, i));
 			root->root_count++;
 			mmu->pae_root[i] = root;
 		}
@@ -315,7 +342,8 @@ int nxsim__mmu_try_to_unsync_pages(struct nxsim__vm_mmu *mmu,
 static bool detect_write_misaligned(const struct nxsim__mmu_page *sp,
 				    uint64_t gpa, unsigned int bytes)
 {
-	unsigned int offset = gpa & 4095, pte_size = 8, misaligned;
+	unsigned int offset = gpa & 4095, misaligned;
+	unsigned int pte_size = sp->role.has_4_byte_gpte ? 4 : 8;
 
 	if (!(offset & (pte_size - 1)) && bytes == 1)
 		return false;
@@ -325,10 +353,39 @@ static bool detect_write_misaligned(const struct nxsim__mmu_page *sp,
 }
 
 /*
+ * get_written_sptes(): the SPTEs of @sp that shadow the entry at @gpa,
+ * from *@idx, *@nspte of them.  A 4-byte entry is at twice its offset in
+ * the 8-byte shadow table; a 32-bit PDE (4 MiB) is shadowed by two PAE
+ * PDEs (2 MiB); and the quadrant must be @sp's.  Return: false if the
+ * entry is in another quadrant's page.
+ */
+static bool get_written_sptes(const struct nxsim__mmu_page *sp, uint64_t gpa,
+			      unsigned int *idx, unsigned int *nspte)
+{
+	unsigned int page_offset = gpa & 4095, quadrant;
+
+	*nspte = 1;
+	if (sp->role.has_4_byte_gpte) {
+		page_offset <<= 1; /* 32->64 */
+		if (sp->role.level == PT32_ROOT_LEVEL) {
+			page_offset &= ~7u;
+			page_offset <<= 1;
+			*nspte = 2;
+		}
+		quadrant = page_offset >> 12;
+		page_offset &= 4095;
+		if (quadrant != sp->role.quadrant)
+			return false;
+	}
+	*idx = page_offset / 8;
+	return true;
+}
+
+/*
  * kvm_mmu_pte_write(): the guest wrote @bytes at @gpa, a shadowed table:
  * zap each shadow page of the gfn the write does not fit (misaligned),
  * else the SPTE shadowing the written entry, then one flush or commit.
- * Left out: detect_write_flooding() and the 32-bit gpte split.
+ * Left out: detect_write_flooding().
  */
 static void kvm_mmu_pte_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 			      unsigned int bytes)
@@ -337,8 +394,8 @@ static void kvm_mmu_pte_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 		TAILQ_HEAD_INITIALIZER(invalid_list);
 	uint64_t gfn = gpa >> 12;
 	struct nxsim__mmu_page *sp;
+	unsigned int idx, nspte;
 	bool flush = false;
-	unsigned int idx;
 
 	if (!mmu->indirect_shadow_pages)
 		return;
@@ -348,11 +405,13 @@ static void kvm_mmu_pte_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 			nxsim__kvm_mmu_prepare_zap_page(mmu, sp, &invalid_list);
 			continue;
 		}
-		/* get_written_sptes(): one 8-byte entry */
-		idx = (gpa & 4095) >> 3;
-		if (is_shadow_present_pte(sp->spt[idx]))
-			flush = true;
-		nxsim__mmu_page_zap_pte(mmu, sp, idx, &invalid_list);
+		if (!get_written_sptes(sp, gpa, &idx, &nspte))
+			continue;
+		for (; nspte--; idx++) {
+			if (is_shadow_present_pte(sp->spt[idx]))
+				flush = true;
+			nxsim__mmu_page_zap_pte(mmu, sp, idx, &invalid_list);
+		}
 	}
 	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &invalid_list, flush);
 }
@@ -399,13 +458,20 @@ static bool prefetch_invalid_gpte(const struct nxsim__kvm_mmu *m, uint64_t gpte)
 
 /*
  * The guest entry an SPTE of the 4K table @sp shadows
- * (FNAME(get_level1_sp_gpa) plus the index).
+ * (FNAME(get_level1_sp_gpa) plus the index): a 4-byte table's page of
+ * quadrant q shadows its entries from q * 512.
  */
 static int read_level1_gpte(struct nxsim__vm_mmu *mmu,
 			    const struct nxsim__mmu_page *sp, unsigned int idx,
 			    uint64_t *gpte)
 {
-	return nxsim__kvm_read_guest(mmu, (sp->gfn << 12) + idx * 8, gpte, 8);
+	const struct pt_type *pt = sp_pt_type(sp);
+	uint64_t offset = (uint64_t)sp->role.quadrant * SPTE_ENT_PER_PAGE;
+
+	*gpte = 0;
+	return nxsim__kvm_read_guest(
+		mmu, (sp->gfn << 12) + (offset + idx) * pt->size, gpte,
+		pt->size);
 }
 
 int nxsim__sync_page(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
@@ -419,8 +485,7 @@ int nxsim__sync_page(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 	uint64_t gpte, gfn, spte;
 	bool flush = false, host_writable, wrprot;
 
-	if (WARN_ON(!m || m->cpu_role.level < PT32E_ROOT_LEVEL ||
-		    sp->role.direct ||
+	if (WARN_ON(!m || !m->cpu_role.level || sp->role.direct ||
 		    ((sp->role.word ^ shadow_root_role(m).word) & ~ign.word)))
 		return -1;
 	MMU_COUNT(mmu, synced);
@@ -434,8 +499,7 @@ int nxsim__sync_page(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 			flush = true;
 			continue;
 		}
-		gfn = gpte_to_gfn_lvl(&nxsim__paging64, gpte,
-				      NXSIM_PG_LEVEL_4K);
+		gfn = gpte_to_gfn_lvl(sp_pt_type(sp), gpte, NXSIM_PG_LEVEL_4K);
 		pte_access = sp->role.access & gpte_access(gpte);
 		protect_clean_gpte(&pte_access, gpte);
 		if (gfn != nxsim__kvm_mmu_page_get_gfn(sp, i)) {
@@ -553,7 +617,8 @@ void nxsim__kvm_mmu_new_pgd(struct nxsim__vm_mmu *mmu,
 	 * fast_pgd_switch() fails on pae_root, which has no shadow page: the
 	 * PAE roots are freed, and kvm_mmu_load() syncs them again
 	 */
-	if (m->cpu_role.level == PT32E_ROOT_LEVEL && !mmu->root)
+	if (m->cpu_role.level && m->cpu_role.level < PT64_ROOT_4LEVEL &&
+	    !mmu->root)
 		nxsim__mmu_free_root_page(mmu);
 	if (m->cpu_role.level != PT64_ROOT_4LEVEL ||
 	    !mmu->indirect_shadow_pages)
@@ -601,7 +666,7 @@ static void invlpg(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 			/* FNAME(prefetch_gpte) */
 			if (prefetch_invalid_gpte(m, gpte))
 				break;
-			gfn = gpte_to_gfn_lvl(&nxsim__paging64, gpte,
+			gfn = gpte_to_gfn_lvl(sp_pt_type(sp), gpte,
 					      NXSIM_PG_LEVEL_4K);
 			pte_access = sp->role.access & gpte_access(gpte);
 			protect_clean_gpte(&pte_access, gpte);
@@ -624,7 +689,7 @@ int nxsim__guest_invlpg(struct nxsim__vm_mmu *mmu,
 	if (!nxsim__guest_gva_ok(m, gva))
 		return -ERANGE;
 	nxsim__write_lock(&mmu->mmu_lock);
-	if (m->cpu_role.level >= PT32E_ROOT_LEVEL && root_matches(mmu, m))
+	if (m->cpu_role.level && root_matches(mmu, m))
 		invlpg(mmu, m, gva);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	return 0;
@@ -759,7 +824,7 @@ static int shadow_topup_caches(struct nxsim__vm_mmu *mmu,
 }
 
 /*
- * FNAME(page_fault) for 64-bit and PAE guests: walk the guest tables (a failed
+ * FNAME(page_fault): walk the guest tables (a failed
  * walk is the guest's #PF), emulate writes to write-tracked tables
  * (page_fault_handle_page_track()), cap the level where the guest maps
  * its own tables, and fetch.  Called with mmu_lock held for write and the
@@ -778,7 +843,8 @@ static void page_fault(struct nxsim__vm_mmu *mmu,
 	};
 	bool self_pt = false, user = pfec & PFERR_USER_MASK;
 	struct nxsim__guest_walker w;
-	uint64_t gpte;
+	uint64_t gpte, gpa;
+	unsigned int size;
 	int ret;
 
 	if (!nxsim__walk_addr_generic(mmu, m, &w, addr, pfec)) {
@@ -821,8 +887,11 @@ static void page_fault(struct nxsim__vm_mmu *mmu,
 emulate:
 	/* the store the instruction makes: the entry rewritten as it is */
 	MMU_COUNT(mmu, emulated);
-	nxsim__kvm_read_guest(mmu, (f.gfn << 12) | (addr & 4088), &gpte, 8);
-	emulate_pte_write(mmu, (f.gfn << 12) | (addr & 4088), &gpte, 8);
+	size = m->cpu_role.has_4_byte_gpte ? 4 : 8;
+	gpa = (f.gfn << 12) | (addr & 4095 & ~(uint64_t)(size - 1));
+	gpte = 0;
+	nxsim__kvm_read_guest(mmu, gpa, &gpte, size);
+	emulate_pte_write(mmu, gpa, &gpte, size);
 	info->outcome = NXSIM_ACCESS_EMULATE;
 }
 
@@ -840,8 +909,6 @@ int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 
 	if (!nxsim__guest_gva_ok(m, addr))
 		return -ERANGE;
-	if (m->cpu_role.has_4_byte_gpte)
-		return -EOPNOTSUPP;
 	nxsim__write_lock(&mmu->mmu_lock);
 	kvm_mmu_put_stale_root(mmu, m);
 	if (!m->cpu_role.level) {

@@ -124,8 +124,7 @@ int nxsim__guest_write_pte(struct nxsim__vm_mmu *mmu,
 
 /*
  * INVLPG of @gva (kvm_mmu_invlpg() -> FNAME(invlpg) on the current root,
- * 64-bit and PAE guests; nothing to do in the other modes); takes
- * mmu_lock.
+ * with paging on; nothing to do with paging off); takes mmu_lock.
  * Return: 0 or -ERANGE (an address the mode cannot form).
  */
 int nxsim__guest_invlpg(struct nxsim__vm_mmu *mmu,
@@ -134,10 +133,9 @@ int nxsim__guest_invlpg(struct nxsim__vm_mmu *mmu,
 /*
  * A guest access with TDP off (the vCPU running, kvm_mmu_page_fault()):
  * the hardware walk of the shadow tables from the VM's root and, if it
- * misses, FNAME(page_fault) (64-bit and PAE guests) or
- * nonpaging_page_fault() (paging off), page-table pages from the vCPU's
- * cache; takes mmu_lock.  Return: 0; -ERANGE for an address the mode
- * cannot form; -EOPNOTSUPP for 32-bit guests (not modelled); -ENOMEM.
+ * misses, FNAME(page_fault) (paging on) or nonpaging_page_fault()
+ * (paging off), page-table pages from the vCPU's cache; takes mmu_lock.
+ * Return: 0; -ERANGE for an address the mode cannot form; -ENOMEM.
  */
 int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 			      struct nxsim__vcpu_mmu *vcpu,

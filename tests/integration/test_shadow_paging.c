@@ -846,6 +846,189 @@ static void test_alloc_failures_pae(void **state)
 	nx_env_destroy(&g.e);
 }
 
+/* ---- 32-bit guests: 4-byte gptes, quadrants ------------------------------ */
+
+#define PD32 0x1000ull /* the 32-bit guest's CR3 */
+#define LOW_GPA GIB    /* slot 11: data below 4 GiB */
+
+/*
+ * A 32-bit guest with CR4.PSE: its directory at PD32, tables from 0x2000;
+ * slot 10 (4 GiB, PSE-36 only) backed at @high_host, slot 11 (1 GiB, 16
+ * MiB) at @low_host.
+ */
+static struct guest g32_make(int high_host, int low_host)
+{
+	struct guest g = guest_make("6.18", high_host, 4 * MIB2, 0);
+	struct nxsim_guest_paging p = {
+		.cr0_pg = true, .cr0_wp = true, .cr4_pse = true, .cr3 = PD32
+	};
+
+	nx_slot(g.e.vm, 11, LOW_GPA, 8 * MIB2, HVA_BASE + 32 * GIB, low_host,
+		0);
+	assert_rc(nxsim_guest_set_paging(g.e.vcpu, &p), 0);
+	g.next = 0x2000;
+	return g;
+}
+
+/* The 32-bit guest's PDE of @gva (its address) and PTE (if @level 1). */
+static uint64_t g32_map(struct guest *g, uint64_t gva, uint64_t gpa, int level)
+{
+	uint64_t ea = PD32 + 4 * (gva >> 22), e = 0;
+
+	if (level == 2) {
+		/* PSE-36: address bits 32-35 in PDE bits 13-16 */
+		e = (gpa & 0xffc00000) | ((gpa >> 32) & 0xf) << 13 | PWU | PS;
+	} else {
+		assert_rc(nxsim_guest_read(g->e.vm, ea, &e, 4), 0);
+		if (!(e & NXSIM_GPTE_P)) {
+			e = g->next | PWU;
+			g->next += 4096;
+			assert_rc(nxsim_guest_write_pte(g->e.vcpu, ea, e, 4),
+				  0);
+		}
+		ea = (e & 0xfffff000) + 4 * ((gva >> 12) & 1023);
+		e = gpa | PWU;
+	}
+	assert_rc(nxsim_guest_write_pte(g->e.vcpu, ea, e, 4), 0);
+	return ea;
+}
+
+/*
+ * 32-bit guests are shadowed with PAE pages (kvm_mmu_get_child_sp(),
+ * mmu_alloc_shadow_roots()): four level-2 roots of CR3's directory,
+ * quadrant = the gigabyte; a guest PT by the level-1 page of the half its
+ * 2 MiB shadow PDE covers (quadrant = PDE index & 1); a 4 MiB guest page
+ * by 2 MiB leaves or a direct page of that half (PSE-36 gives its gfn).
+ * Per case: the gva, guest and host levels, the access; the leaf level,
+ * shadow pages (the four roots and one below), 4K and 2M leaves,
+ * nx_lpage_splits, and the page the dump shows below the roots.
+ */
+static void test_32bit_guest_levels(void **state)
+{
+	static const struct {
+		uint64_t gva;
+		int guest, host;
+		enum nxsim_access_kind kind;
+		int leaf;
+		uint64_t sps, p4k, p2m, splits;
+		const char *page;
+	} cases[] = {
+		{ 0x00c05000, 1, 2, NXSIM_ACCESS_READ, 1, 5, 1, 0, 0,
+		  "table L1 shadows guest table gfn 0x2 quadrant 0 " },
+		{ 0x40e05000, 1, 1, NXSIM_ACCESS_WRITE, 1, 5, 1, 0, 0,
+		  "table L1 shadows guest table gfn 0x2 quadrant 1 " },
+		{ 0x80000000, 2, 2, NXSIM_ACCESS_READ, 2, 4, 0, 1, 0,
+		  "[0-0] 1 x 2M leaf gfn 0x100000-0x1001ff " },
+		{ 0x80300000, 2, 2, NXSIM_ACCESS_READ, 2, 4, 0, 1, 0,
+		  "[1-1] 1 x 2M leaf gfn 0x100200-0x1003ff " },
+		{ 0x80300000, 2, 2, NXSIM_ACCESS_EXEC, 1, 5, 8, 0, 1,
+		  "table L1 gfn 0x100200-0x1003ff quadrant 1 " },
+		{ 0xc0000000, 2, 1, NXSIM_ACCESS_READ, 1, 5, 8, 0, 0,
+		  "table L1 gfn 0x100000-0x1001ff quadrant 0 " },
+	};
+	char dump[8192];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct guest g = g32_make(cases[i].host, cases[i].host);
+		struct nxsim_access_info ai;
+
+		print_message("case %u\n", i);
+		if (cases[i].guest == 2)
+			g32_map(&g, cases[i].gva, DATA_GPA, 2);
+		else
+			g32_map(&g, cases[i].gva, LOW_GPA + 0x5000, 1);
+		ai = access(&g, cases[i].kind, cases[i].gva);
+		assert_int_equal(ai.outcome, NXSIM_ACCESS_FAULT);
+		assert_int_equal(ai.level, cases[i].leaf);
+		assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), cases[i].sps);
+		nx_expect(g.e.vm, cases[i].p4k, cases[i].p2m, 0,
+			  cases[i].splits);
+		assert_true(nxsim_vm_dump_buf(g.e.vm, dump, sizeof(dump)) > 0);
+		assert_non_null(strstr(dump, "pae_root[3]:\n    root L2 "
+					     "shadows guest table gfn 0x1 "
+					     "quadrant 3 "));
+		assert_non_null(strstr(dump, cases[i].page));
+		assert_int_equal(
+			access(&g, cases[i].kind, cases[i].gva).outcome,
+			NXSIM_ACCESS_HIT);
+		nx_env_destroy(&g.e);
+	}
+}
+
+/*
+ * The guest's stores to its shadowed 4-byte tables
+ * (get_written_sptes()): a PTE is the SPTE at twice its offset, in the
+ * page of its quadrant only; a 4 MiB PDE is two SPTEs of the root of its
+ * quadrant.
+ */
+static void test_32bit_pte_write(void **state)
+{
+	struct guest g = g32_make(NXSIM_PG_LEVEL_2M, NXSIM_PG_LEVEL_4K);
+	uint64_t pte, pde;
+
+	(void)state;
+	/* PT entries 517 (quadrant 1's page) and 5 (quadrant 0's) */
+	pte = g32_map(&g, 0x00205000, LOW_GPA + 0x5000, 1);
+	g32_map(&g, 0x00005000, LOW_GPA + 0x6000, 1);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, 0x00205000).outcome,
+			 NXSIM_ACCESS_FAULT);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, 0x00005000).outcome,
+			 NXSIM_ACCESS_FAULT);
+	/* the four roots and both halves of the PT */
+	assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), 6);
+	nx_expect(g.e.vm, 2, 0, 0, 0);
+	/* the store to entry 517 is trapped and zaps its SPTE only */
+	assert_rc(nxsim_guest_write_pte(g.e.vcpu, pte, (LOW_GPA + 0x7000) | PWU,
+					4),
+		  0);
+	assert_int_equal(counter(&g, "emulated"), 1);
+	nx_expect(g.e.vm, 1, 0, 0, 0);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, 0x00005000).outcome,
+			 NXSIM_ACCESS_HIT);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, 0x00205000).outcome,
+			 NXSIM_ACCESS_FAULT);
+	nx_expect(g.e.vm, 2, 0, 0, 0);
+	/* a 4 MiB page at 2 GiB, both halves mapped 2M */
+	/* (the store to the shadowed directory is emulated too) */
+	pde = g32_map(&g, 0x80000000, DATA_GPA, 2);
+	assert_int_equal(counter(&g, "emulated"), 2);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, 0x80000000).level, 2);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, 0x80200000).level, 2);
+	nx_expect(g.e.vm, 2, 2, 0, 0);
+	/* its PDE rewritten: both SPTEs of quadrant 2's root go */
+	assert_rc(nxsim_guest_write_pte(g.e.vcpu, pde,
+					(DATA_GPA >> 32) << 13 | PWU | PS, 4),
+		  0);
+	assert_int_equal(counter(&g, "emulated"), 3);
+	nx_expect(g.e.vm, 2, 0, 0, 0);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), 6);
+	nx_env_destroy(&g.e);
+}
+
+static int op_g32_fault(void *ctx)
+{
+	struct fault_walk *w = ctx;
+
+	return nxsim_vcpu_access(w->g->e.vcpu, NXSIM_ACCESS_READ, 0x40e05000,
+				 NULL);
+}
+
+/* Every allocation of a 32-bit guest's first fault fails in turn. */
+static void test_alloc_failures_32bit(void **state)
+{
+	struct guest g = g32_make(NXSIM_PG_LEVEL_4K, NXSIM_PG_LEVEL_4K);
+	struct fault_walk w = { &g };
+
+	(void)state;
+	g32_map(&g, 0x40e05000, LOW_GPA, 1);
+	assert_true(test_alloc_failures(op_g32_fault, NULL, same, &w) >= 5);
+	nx_expect(g.e.vm, 1, 0, 0, 0);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), 5);
+	nx_env_destroy(&g.e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -862,6 +1045,9 @@ int main(void)
 		cmocka_unit_test(test_pae_guest_levels),
 		cmocka_unit_test(test_pae_roots),
 		cmocka_unit_test(test_alloc_failures_pae),
+		cmocka_unit_test(test_32bit_guest_levels),
+		cmocka_unit_test(test_32bit_pte_write),
+		cmocka_unit_test(test_alloc_failures_32bit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
