@@ -21,7 +21,10 @@
  *   - the allocation failures of a shadow fault;
  *   - unsync pages: made by a write through the guest's mapping of its
  *     PT, stale until INVLPG or a CR3 load, never above 4K, and the
- *     allocation failures of the fault that makes them.
+ *     allocation failures of the fault that makes them;
+ *   - PAE guests (pae_root) and 32-bit guests (4-byte gptes shadowed by
+ *     quadrant): leaf levels, roots, stores to their tables, unsync, and
+ *     the allocation failures of their first fault.
  */
 #include "nx_test.h"
 
@@ -1029,6 +1032,72 @@ static void test_alloc_failures_32bit(void **state)
 	nx_env_destroy(&g.e);
 }
 
+/*
+ * Unsync 4-byte tables: the guest's PT at 0x2000 is shadowed for its high
+ * half (PDE 0's shadow PDE 1: quadrant 1) and written through the guest's
+ * mapping of it: the quadrant-1 page goes unsync.  INVLPG remakes the
+ * entry from the 4-byte gpte at entry 512 + index
+ * (FNAME(get_level1_sp_gpa)); after a CR3 load the roots are loaded
+ * again at the next fault and synced (FNAME(sync_page) on 4-byte gptes).
+ */
+static void test_32bit_unsync(void **state)
+{
+	struct guest g = g32_make(NXSIM_PG_LEVEL_4K, NXSIM_PG_LEVEL_4K);
+	const uint64_t a = 0x00205000, b = 0x00206000, self = 0x00207000;
+	char dump[8192];
+
+	(void)state;
+	g32_map(&g, a, LOW_GPA + 0x5000, 1);
+	g32_map(&g, b, LOW_GPA + 0x6000, 1);
+	g32_map(&g, self, 0x2000, 1);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, a).outcome,
+			 NXSIM_ACCESS_FAULT);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, b).outcome,
+			 NXSIM_ACCESS_FAULT);
+	unsync_expect(&g, 2, 0, 0, 0, 0);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), 5);
+	/* the write through the self-map: the quadrant-1 page goes unsync */
+	assert_int_equal(access(&g, NXSIM_ACCESS_WRITE, self).outcome,
+			 NXSIM_ACCESS_FAULT);
+	unsync_expect(&g, 3, 0, 1, 0, 1);
+	nx_expect(g.e.vm, 3, 0, 0, 0);
+	assert_true(nxsim_vm_dump_buf(g.e.vm, dump, sizeof(dump)) > 0);
+	assert_non_null(strstr(dump, "table L1 shadows guest table gfn 0x2 "
+				     "quadrant 1 "));
+	/* stores land without a trap; a and b stay stale */
+	assert_rc(nxsim_guest_write_pte(g.e.vcpu, 0x2000 + 4 * 517, 0, 4), 0);
+	assert_rc(nxsim_guest_write_pte(g.e.vcpu, 0x2000 + 4 * 518, 0, 4), 0);
+	unsync_expect(&g, 3, 0, 1, 0, 1);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, a).outcome,
+			 NXSIM_ACCESS_HIT);
+	/* INVLPG a: remade from 4-byte entry 517: gone */
+	assert_rc(nxsim_guest_invlpg(g.e.vcpu, a), 0);
+	nx_expect(g.e.vm, 2, 0, 0, 0);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, a).outcome,
+			 NXSIM_ACCESS_GUEST_FAULT);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, b).outcome,
+			 NXSIM_ACCESS_HIT);
+	/*
+	 * a CR3 load puts the roots; the next fault loads and syncs them
+	 * (b's entry dropped, the self-map's made read-only and without A);
+	 * the read fault then makes the self-map's SPTE writable again
+	 * (the guest's entry is dirty), which unsyncs the page again
+	 */
+	reload_cr3(&g);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, self).outcome,
+			 NXSIM_ACCESS_FAULT);
+	unsync_expect(&g, 4, 0, 2, 1, 1);
+	nx_expect(g.e.vm, 1, 0, 0, 0);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, b).outcome,
+			 NXSIM_ACCESS_GUEST_FAULT);
+	/* so the next store lands without a trap */
+	assert_rc(nxsim_guest_write_pte(g.e.vcpu, 0x2000 + 4 * 517,
+					(LOW_GPA + 0x5000) | PWU, 4),
+		  0);
+	unsync_expect(&g, 4, 0, 2, 1, 1);
+	nx_env_destroy(&g.e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1048,6 +1117,7 @@ int main(void)
 		cmocka_unit_test(test_32bit_guest_levels),
 		cmocka_unit_test(test_32bit_pte_write),
 		cmocka_unit_test(test_alloc_failures_32bit),
+		cmocka_unit_test(test_32bit_unsync),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
