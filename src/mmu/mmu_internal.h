@@ -121,6 +121,9 @@ struct nxsim__kvm_rmap_head {
  *	SPTEs out of date until the guest flushes its TLB (kvm_unsync_page())
  * @unsync_children: how many bits of @unsync_child_bitmap are set
  * @unsync_child_bitmap: the SPTEs leading to unsync pages (mark_unsync())
+ * @write_flooding_count: emulated guest writes to its table since a fault
+ *	last walked through it (detect_write_flooding(); under mmu_lock
+ *	for write, so not atomic here)
  */
 struct nxsim__mmu_page {
 	uint64_t *spt;
@@ -151,6 +154,7 @@ struct nxsim__mmu_page {
 	bool nx_flag_pending;
 	bool removed;
 	bool unsync;
+	uint8_t write_flooding_count;
 	uint16_t unsync_children;
 	uint64_t unsync_child_bitmap[SPTE_ENT_PER_PAGE / 64];
 };
@@ -876,6 +880,12 @@ int nxsim__mmu_try_to_unsync_pages(struct nxsim__vm_mmu *mmu,
 				   const struct nxsim__memslot *slot,
 				   uint64_t gfn, bool can_unsync,
 				   bool prefetch);
+
+/* __clear_sp_write_flooding_count(): a fault walked through @sp. */
+static inline void __clear_sp_write_flooding_count(struct nxsim__mmu_page *sp)
+{
+	sp->write_flooding_count = 0;
+}
 
 /* ---- shadow_mmu.c: the legacy direct MMU -------------------------------- */
 

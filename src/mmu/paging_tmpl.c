@@ -353,6 +353,19 @@ static bool detect_write_misaligned(const struct nxsim__mmu_page *sp,
 }
 
 /*
+ * detect_write_flooding(): a table above 4K written a third time without
+ * a fault walking through its shadow page is zapped rather than kept in
+ * step (4K tables can go unsync instead).
+ */
+static bool detect_write_flooding(struct nxsim__mmu_page *sp)
+{
+	if (sp->role.level == NXSIM_PG_LEVEL_4K)
+		return false;
+	sp->write_flooding_count++;
+	return sp->write_flooding_count >= 3;
+}
+
+/*
  * get_written_sptes(): the SPTEs of @sp that shadow the entry at @gpa,
  * from *@idx, *@nspte of them.  A 4-byte entry is at twice its offset in
  * the 8-byte shadow table; a 32-bit PDE (4 MiB) is shadowed by two PAE
@@ -383,9 +396,10 @@ static bool get_written_sptes(const struct nxsim__mmu_page *sp, uint64_t gpa,
 
 /*
  * kvm_mmu_pte_write(): the guest wrote @bytes at @gpa, a shadowed table:
- * zap each shadow page of the gfn the write does not fit (misaligned),
- * else the SPTE shadowing the written entry, then one flush or commit.
- * Left out: detect_write_flooding().
+ * zap each shadow page of the gfn the write does not fit (misaligned) or
+ * that is flooded, else the SPTEs shadowing the written entry, then one
+ * flush or commit.  Left out: the mmu_pte_write, mmu_flooded and
+ * mmu_pde_zapped stats.
  */
 static void kvm_mmu_pte_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 			      unsigned int bytes)
@@ -401,7 +415,8 @@ static void kvm_mmu_pte_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 		return;
 	for_each_gfn_valid_sp_with_gptes(mmu, sp, gfn)
 	{
-		if (detect_write_misaligned(sp, gpa, bytes)) {
+		if (detect_write_misaligned(sp, gpa, bytes) ||
+		    detect_write_flooding(sp)) {
 			nxsim__kvm_mmu_prepare_zap_page(mmu, sp, &invalid_list);
 			continue;
 		}
@@ -627,6 +642,7 @@ void nxsim__kvm_mmu_new_pgd(struct nxsim__vm_mmu *mmu,
 	{
 		if (sp->role.word == role.word) {
 			kvm_mmu_sync_root(mmu, m, sp);
+			__clear_sp_write_flooding_count(sp);
 			return;
 		}
 	}
@@ -764,6 +780,7 @@ static int fetch(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_memory_cache *mc,
 		idx = shadow_index(addr, level);
 		if (level <= gw->level)
 			break;
+		__clear_sp_write_flooding_count(sp);
 		child = nxsim__kvm_mmu_get_child_sp(mmu, mc, m, sp, idx,
 						    gw->table_gfn[level - 2],
 						    false,
@@ -774,6 +791,7 @@ static int fetch(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_memory_cache *mc,
 	nxsim__kvm_mmu_hugepage_adjust(mmu, f);
 	for (;; sp = spte_to_child_sp(mmu, sp->spt[idx]), level--) {
 		idx = shadow_index(addr, level);
+		__clear_sp_write_flooding_count(sp);
 		if (f->nx_huge_page_workaround_enabled)
 			nxsim__disallowed_hugepage_adjust(mmu, f, sp->spt[idx],
 							  level);
@@ -824,6 +842,27 @@ static int shadow_topup_caches(struct nxsim__vm_mmu *mmu,
 }
 
 /*
+ * shadow_page_table_clear_flood(): the pages the hardware walk of @addr
+ * goes through, a write to a write-tracked table about to be emulated,
+ * are in use: their flooding counts are cleared.
+ */
+static void shadow_page_table_clear_flood(struct nxsim__vm_mmu *mmu,
+					  uint64_t addr)
+{
+	int level;
+	struct nxsim__mmu_page *sp = shadow_walk_init(mmu, addr, &level);
+	uint64_t spte;
+
+	for (; sp; level--) {
+		__clear_sp_write_flooding_count(sp);
+		spte = sp->spt[shadow_index(addr, level)];
+		if (!is_shadow_present_pte(spte) || is_last_spte(spte, level))
+			break;
+		sp = spte_to_child_sp(mmu, spte);
+	}
+}
+
+/*
  * FNAME(page_fault): walk the guest tables (a failed
  * walk is the guest's #PF), emulate writes to write-tracked tables
  * (page_fault_handle_page_track()), cap the level where the guest maps
@@ -860,8 +899,10 @@ static void page_fault(struct nxsim__vm_mmu *mmu,
 		info->outcome = NXSIM_ACCESS_EMULATE;
 		return;
 	}
-	if (f.write && nxsim__kvm_slot_page_track_is_active(f.slot, f.gfn))
+	if (f.write && nxsim__kvm_slot_page_track_is_active(f.slot, f.gfn)) {
+		shadow_page_table_clear_flood(mmu, addr);
 		goto emulate;
+	}
 	f.max_level = is_self_change_mapping(m, &w, user, &self_pt) ?
 			      NXSIM_PG_LEVEL_4K :
 			      w.level;

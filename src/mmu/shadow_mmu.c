@@ -240,6 +240,7 @@ kvm_mmu_alloc_shadow_page(struct nxsim__vm_mmu *mmu,
 	sp->level = role.level;
 	sp->direct = role.direct;
 	sp->unsync = false;
+	sp->write_flooding_count = 0;
 	sp->unsync_children = 0;
 	memset(sp->unsync_child_bitmap, 0, sizeof(sp->unsync_child_bitmap));
 	LIST_INSERT_HEAD(sp_list, sp, hash_link);
@@ -295,6 +296,7 @@ static struct nxsim__mmu_page *kvm_mmu_find_shadow_page(
 			if (ret > 0)
 				nxsim__kvm_flush_remote_tlbs(mmu);
 		}
+		__clear_sp_write_flooding_count(sp);
 		found = sp;
 		break;
 	}

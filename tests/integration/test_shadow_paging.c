@@ -1098,6 +1098,72 @@ static void test_32bit_unsync(void **state)
 	nx_env_destroy(&g.e);
 }
 
+/*
+ * detect_write_flooding(): the guest's PD (0x3000, shadowed above 4K, so
+ * write-tracked) written a third time with no fault walking through its
+ * shadow page in between is zapped; a fault through it (FNAME(fetch),
+ * clear_sp_write_flooding_count()) starts the count again, and so does
+ * the emulated write fault of shadow_page_table_clear_flood(); the PT
+ * (4K) never floods.
+ */
+static void test_write_flooding(void **state)
+{
+	struct guest g = guest_make("6.18", NXSIM_PG_LEVEL_4K, 4 * MIB2, 0);
+	const uint64_t pd = 0x3000, pt = 0x4000;
+	int i;
+
+	(void)state;
+	guest_map(&g, GIB, DATA_GPA, NXSIM_PG_LEVEL_4K);
+	guest_map(&g, GIB + 0x1000, DATA_GPA + 0x1000, NXSIM_PG_LEVEL_4K);
+	assert_int_equal(g.next - 4096, pt);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, GIB).outcome,
+			 NXSIM_ACCESS_FAULT);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), 4);
+	/* two stores to PD entry 5, a fault through the PD, two more */
+	for (i = 0; i < 2; i++)
+		assert_rc(nxsim_guest_write_pte(g.e.vcpu, pd + 8 * 5, 0, 8), 0);
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, GIB + 0x1000).outcome,
+			 NXSIM_ACCESS_FAULT);
+	for (i = 0; i < 2; i++)
+		assert_rc(nxsim_guest_write_pte(g.e.vcpu, pd + 8 * 5, 0, 8), 0);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), 4);
+	assert_int_equal(counter(&g, "emulated"), 4);
+	/* the PT: stores 3 times, never flooded (its SPTE 7 zapped each) */
+	for (i = 0; i < 3; i++)
+		assert_rc(nxsim_guest_write_pte(g.e.vcpu, pt + 8 * 7, 0, 8), 0);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), 4);
+	nx_expect(g.e.vm, 2, 0, 0, 0);
+	/* the third PD store since the fault: the PD's page is zapped */
+	assert_rc(nxsim_guest_write_pte(g.e.vcpu, pd + 8 * 5, 0, 8), 0);
+	assert_int_equal(counter(&g, "emulated"), 8);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), 3);
+	/* the next fault makes it again (the PT's page, parentless, is
+	 * found in the hash and linked again: its leaves are in place) */
+	assert_int_equal(access(&g, NXSIM_ACCESS_READ, GIB).outcome,
+			 NXSIM_ACCESS_SPURIOUS);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), 4);
+	nx_expect(g.e.vm, 2, 0, 0, 0);
+	/*
+	 * The guest maps its PD at gva 1G + 0x2000 (a store to its PT, which
+	 * zaps nothing there); two PD stores; then a write through that
+	 * mapping: write-tracked, so emulated, after the walk's pages are
+	 * cleared; its own store (PD entry 0 as it is) counts 1, and one
+	 * more store leaves the PD's page; the next one floods it.
+	 */
+	guest_map(&g, GIB + 0x2000, pd, NXSIM_PG_LEVEL_4K);
+	for (i = 0; i < 2; i++)
+		assert_rc(nxsim_guest_write_pte(g.e.vcpu, pd + 8 * 5, 0, 8), 0);
+	assert_int_equal(access(&g, NXSIM_ACCESS_WRITE, GIB + 0x2000).outcome,
+			 NXSIM_ACCESS_EMULATE);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), 4);
+	assert_rc(nxsim_guest_write_pte(g.e.vcpu, pd + 8 * 5, 0, 8), 0);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), 4);
+	assert_rc(nxsim_guest_write_pte(g.e.vcpu, pd + 8 * 5, 0, 8), 0);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(g.e.vm), 3);
+	assert_int_equal(counter(&g, "emulated"), 14);
+	nx_env_destroy(&g.e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1118,6 +1184,7 @@ int main(void)
 		cmocka_unit_test(test_32bit_pte_write),
 		cmocka_unit_test(test_alloc_failures_32bit),
 		cmocka_unit_test(test_32bit_unsync),
+		cmocka_unit_test(test_write_flooding),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
