@@ -649,6 +649,75 @@ void nxsim__kvm_mmu_new_pgd(struct nxsim__vm_mmu *mmu,
 }
 
 /*
+ * FNAME(prefetch_gpte): the non-present SPTE @idx of the indirect 4K page
+ * @sp made from the guest's @gpte, as a prefetch (no A bit, no unsync);
+ * with @no_dirty_log, not a writable one in a dirty-logged slot
+ * (gfn_to_memslot_dirty_bitmap()).  Return: false where the gpte is not
+ * worth an SPTE or has no slot.
+ */
+static bool prefetch_gpte(struct nxsim__vm_mmu *mmu,
+			  const struct nxsim__kvm_mmu *m,
+			  struct nxsim__mmu_page *sp, unsigned int idx,
+			  uint64_t gpte, bool no_dirty_log)
+{
+	const struct nxsim__memslot *slot;
+	unsigned int pte_access;
+	uint64_t gfn;
+
+	if (prefetch_invalid_gpte(m, gpte))
+		return false;
+	gfn = gpte_to_gfn_lvl(sp_pt_type(sp), gpte, NXSIM_PG_LEVEL_4K);
+	pte_access = sp->role.access & gpte_access(gpte);
+	protect_clean_gpte(&pte_access, gpte);
+	slot = nxsim__gfn_to_memslot(mmu, gfn);
+	if (!slot || (no_dirty_log && (pte_access & ACC_WRITE_MASK) &&
+		      (slot->flags & NXSIM_MEM_LOG_DIRTY_PAGES)))
+		return false;
+	nxsim__mmu_set_spte(mmu, slot, sp, idx, pte_access, gfn,
+			    nxsim__gfn_to_pfn(slot, gfn), NULL);
+	return true;
+}
+
+/*
+ * FNAME(pte_prefetch) after a fault mapped SPTE @idx of @sp: 4K pages
+ * only, none while an invalidation is in progress; a direct page is
+ * direct_pte_prefetch()'s; an indirect one gets the non-present SPTEs of
+ * its group of PTE_PREFETCH_NUM made from the guest entries beside the
+ * walk's leaf (gw->prefetch_ptes, read by FNAME(gpte_changed) at the 4K
+ * level), stopping at the first that is not worth one.
+ */
+static void pte_prefetch(struct nxsim__vm_mmu *mmu,
+			 const struct nxsim__kvm_mmu *m,
+			 const struct nxsim__guest_walker *gw,
+			 struct nxsim__mmu_page *sp, unsigned int idx)
+{
+	const struct pt_type *pt = sp_pt_type(sp);
+	uint64_t gptes[NXSIM__PTE_PREFETCH_NUM] = { 0 }, base;
+	unsigned int i, first = idx & ~(NXSIM__PTE_PREFETCH_NUM - 1u);
+
+	if (sp->role.level > NXSIM_PG_LEVEL_4K ||
+	    mmu->mmu_invalidate_in_progress)
+		return;
+	if (sp->role.direct) {
+		nxsim__direct_pte_prefetch(mmu, sp, idx);
+		return;
+	}
+	base = gw->pte_gpa[0] &
+	       ~(uint64_t)(NXSIM__PTE_PREFETCH_NUM * pt->size - 1);
+	for (i = 0; i < NXSIM__PTE_PREFETCH_NUM; i++)
+		if (nxsim__kvm_read_guest(mmu, base + i * pt->size, &gptes[i],
+					  pt->size))
+			return;
+	for (i = 0; i < NXSIM__PTE_PREFETCH_NUM; i++) {
+		if (first + i == idx ||
+		    is_shadow_present_pte(sp->spt[first + i]))
+			continue;
+		if (!prefetch_gpte(mmu, m, sp, first + i, gptes[i], true))
+			break;
+	}
+}
+
+/*
  * FNAME(invlpg): below the current root, the 4K SPTE of @gva in an unsync
  * page is dropped and made again from the guest's entry
  * (FNAME(prefetch_gpte)); the walk goes down only through pages with
@@ -659,9 +728,8 @@ static void invlpg(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 {
 	struct nxsim__sp_list invalid_list =
 		TAILQ_HEAD_INITIALIZER(invalid_list);
-	unsigned int idx, pte_access;
-	uint64_t old, gpte, gfn;
-	struct nxsim__memslot *slot;
+	unsigned int idx;
+	uint64_t old, gpte;
 	int level;
 	struct nxsim__mmu_page *sp = shadow_walk_init(mmu, gva, &level);
 
@@ -679,18 +747,7 @@ static void invlpg(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 			if (!mmu->nr_desc_cache ||
 			    read_level1_gpte(mmu, sp, idx, &gpte))
 				break;
-			/* FNAME(prefetch_gpte) */
-			if (prefetch_invalid_gpte(m, gpte))
-				break;
-			gfn = gpte_to_gfn_lvl(sp_pt_type(sp), gpte,
-					      NXSIM_PG_LEVEL_4K);
-			pte_access = sp->role.access & gpte_access(gpte);
-			protect_clean_gpte(&pte_access, gpte);
-			slot = nxsim__gfn_to_memslot(mmu, gfn);
-			if (!slot)
-				break;
-			nxsim__mmu_set_spte(mmu, slot, sp, idx, pte_access, gfn,
-					    nxsim__gfn_to_pfn(slot, gfn), NULL);
+			prefetch_gpte(mmu, m, sp, idx, gpte, false);
 			break;
 		}
 		if (!sp->unsync_children || !is_shadow_present_pte(old))
@@ -813,9 +870,8 @@ static int fetch(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_memory_cache *mc,
 	ret = nxsim__mmu_set_spte(mmu, f->slot, sp, idx, gw->pte_access,
 				  base_gfn, f->pfn, f);
 	info->level = level;
-	/* FNAME(pte_prefetch): direct pages only (see the file comment) */
-	if (ret != RET_PF_SPURIOUS && sp->role.direct)
-		nxsim__direct_pte_prefetch(mmu, sp, idx);
+	if (ret != RET_PF_SPURIOUS)
+		pte_prefetch(mmu, m, gw, sp, idx);
 	return ret;
 }
 

@@ -1164,6 +1164,60 @@ static void test_write_flooding(void **state)
 	nx_env_destroy(&g.e);
 }
 
+/*
+ * FNAME(pte_prefetch) on indirect pages: after a fault maps a guest 4K
+ * entry, the other entries of its group of 8 that the guest has accessed
+ * (A set) are mapped too (FNAME(prefetch_gpte)), up to the first that is
+ * not; present SPTEs are skipped.  With 8-byte (64-bit guest) and 4-byte
+ * (32-bit guest, the PT's quadrant-1 page: entries 512 up) tables.
+ */
+static void test_indirect_prefetch(void **state)
+{
+	const uint64_t a = NXSIM_GPTE_A;
+	int mode;
+
+	(void)state;
+	for (mode = 0; mode < 2; mode++) {
+		struct guest g =
+			mode ? g32_make(NXSIM_PG_LEVEL_4K, NXSIM_PG_LEVEL_4K) :
+			       guest_make("6.18", NXSIM_PG_LEVEL_4K, 4 * MIB2,
+					  0);
+		uint64_t gva = mode ? 0x00200000 : GIB, gpa, e;
+		uint64_t data = mode ? LOW_GPA : DATA_GPA;
+		unsigned int sz = mode ? 4 : 8, i;
+
+		print_message("mode %d\n", mode);
+		/* PTEs 0-7 of the group: A on 1, 2, 4-7; not on 3 */
+		for (i = 0; i < 8; i++) {
+			if (mode)
+				gpa = g32_map(&g, gva + i * 4096ull,
+					      data + i * 4096ull, 1);
+			else
+				guest_map(&g, gva + i * 4096ull,
+					  data + i * 4096ull,
+					  NXSIM_PG_LEVEL_4K);
+			if (!mode)
+				gpa = 0x4000 + 8 * i;
+			e = (data + i * 4096ull) | PWU | (i && i != 3 ? a : 0);
+			assert_rc(nxsim_guest_write(g.e.vm, gpa, &e, sz), 0);
+		}
+		assert_int_equal(access(&g, NXSIM_ACCESS_READ, gva).outcome,
+				 NXSIM_ACCESS_FAULT);
+		/* the fault's leaf, and 1 and 2 prefetched */
+		nx_expect(g.e.vm, 3, 0, 0, 0);
+		assert_int_equal(
+			access(&g, NXSIM_ACCESS_READ, gva + 0x2000).outcome,
+			NXSIM_ACCESS_HIT);
+		assert_int_equal(
+			access(&g, NXSIM_ACCESS_READ, gva + 0x3000).outcome,
+			NXSIM_ACCESS_FAULT);
+		/* 3's fault: 0-2 present, 4-7 accessed: all mapped */
+		nx_expect(g.e.vm, 8, 0, 0, 0);
+		assert_int_equal(counter(&g, "faults"), 2);
+		nx_env_destroy(&g.e);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1185,6 +1239,7 @@ int main(void)
 		cmocka_unit_test(test_alloc_failures_32bit),
 		cmocka_unit_test(test_32bit_unsync),
 		cmocka_unit_test(test_write_flooding),
+		cmocka_unit_test(test_indirect_prefetch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
