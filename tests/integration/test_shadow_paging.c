@@ -14,7 +14,8 @@
  *     own table is emulated too (RET_PF_EMULATE);
  *   - the guest's own page faults are the access's outcome;
  *   - tools/testing/selftests/kvm/x86/nx_huge_pages_test.c in its TDP-off
- *     form (the guest maps the huge pages 2M itself) on 6.18, 6.1 and 5.10;
+ *     form (the guest maps the huge pages 2M itself) on 6.18, 6.1, 5.10
+ *     and 5.4;
  *   - the nonpaging MMU (guest paging off) and the bug switch
  *     nonpaging_untracked (b5b0977f4aa2): the fetch/write livelock,
  *     bounded here by an iteration cap;
@@ -346,7 +347,7 @@ static void selftest(const char *profile)
 	int hp;
 
 	print_message("# %s\n", profile);
-	/* 5.10 has no period parameter: its worker wakes every 60 s */
+	/* 5.4 and 5.10 have no period parameter: the worker wakes every 60 s */
 	if (nxsim_param_set(g.e.host, "nx_huge_pages_recovery_period_ms",
 			    "100"))
 		sleep_ns = 61000 * 1000000ull;
@@ -379,6 +380,7 @@ static void test_nx_huge_pages_selftest(void **state)
 	selftest("6.18");
 	selftest("6.1");
 	selftest("5.10");
+	selftest("5.4");
 }
 
 /*
