@@ -14,8 +14,10 @@
  * FNAME(prefetch_invalid_gpte), mmu_sync_children() and
  * kvm_mmu_sync_roots() (at kvm_mmu_load() and at the CR3 load,
  * kvm_mmu_new_pgd(), without its cached roots or requests), and
- * FNAME(invlpg); and the guest-table side of write protection
- * (kvm_mmu_pte_write(), the emulated store); see docs/shadow-paging.md.
+ * FNAME(invlpg); FNAME(pte_prefetch) with FNAME(prefetch_gpte); and the
+ * guest-table side of write protection (kvm_mmu_pte_write() with
+ * detect_write_flooding(), the emulated store); see
+ * docs/shadow-paging.md.
  */
 #include <errno.h>
 #include <string.h>

@@ -826,6 +826,18 @@ static void test_pae_roots(void **state)
 	assert_true(nxsim_vm_dump_buf(g.e.vm, dump, sizeof(dump)) > 0);
 	assert_non_null(strstr(dump, "pae_root[3]:"));
 	nx_check_ok(g.e.vm);
+	/*
+	 * A CR3 load whose PDPTE 1 has a reserved bit (W) would #GP:
+	 * -EINVAL, and the roots and mappings stay as they were
+	 */
+	pdpte = 0x3000 | NXSIM_GPTE_P | NXSIM_GPTE_W;
+	assert_rc(nxsim_guest_write(g.e.vm, PDPT + 8, &pdpte, 8), 0);
+	assert_rc(nxsim_guest_set_paging(g.e.vcpu, &p), -EINVAL);
+	assert_true(nxsim_vm_dump_buf(g.e.vm, dump, sizeof(dump)) > 0);
+	assert_non_null(strstr(dump, "pae_root[3]:"));
+	assert_int_equal(
+		access(&g, NXSIM_ACCESS_READ, 3 * GIB + 0x5000).outcome,
+		NXSIM_ACCESS_HIT);
 	nx_env_destroy(&g.e);
 }
 
