@@ -18,10 +18,9 @@
  * <nxsim/vm.h> and nxsim_vcpu_access() in <nxsim/vcpu.h>, the SPTE
  * formats are in <nxsim/spte.h>.
  *
- * Left out: shadow paging of 32-bit and PAE guest page tables, SMM with
- * TDP off (shadow paging keeps to address space 0), access tracking,
- * KVM_CLEAR_DIRTY_LOG with manual dirty-log protection, and the dirty
- * bitmap itself.
+ * Left out: SMM with TDP off (shadow paging keeps to address space 0),
+ * access tracking, KVM_CLEAR_DIRTY_LOG with manual dirty-log protection,
+ * and the dirty bitmap itself.
  *
  * Thread safety: as <nxsim/vm.h>.
  */

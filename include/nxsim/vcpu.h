@@ -105,8 +105,7 @@ NXSIM_API struct nxsim_vm *nxsim_vcpu_vm(const struct nxsim_vcpu *vcpu);
  *
  * Return: 0; -EINVAL for a @kind out of range; -ERANGE for a @gpa beyond
  * the guest's MAXPHYADDR (TDP off: an address the guest's mode cannot
- * form); -EOPNOTSUPP with TDP off for a guest in 32-bit or PAE paging
- * (not modelled); -ENOMEM; -EBADF.
+ * form); -ENOMEM; -EBADF.
  */
 NXSIM_API int nxsim_vcpu_access(struct nxsim_vcpu *vcpu,
 				enum nxsim_access_kind kind, uint64_t gpa,

@@ -11,7 +11,8 @@
  * With the TDP MMU off (kvm.tdp_mmu=0, or a tree before 5.15) the MMU
  * maps faults through the shadow MMU's direct map.  With TDP off (no
  * EPT/NPT) the access address is the guest's virtual address and the
- * shadow MMU walks the vCPU's guest tables (src/mmu/paging_tmpl.c).
+ * shadow MMU walks the vCPU's guest tables (src/mmu/guest_walk.c) and
+ * shadows them (src/mmu/paging_tmpl.c).
  */
 #include <errno.h>
 #include <stdio.h>

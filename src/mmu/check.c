@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "core/compiler.h"
+#include "mmu/guest_walk.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
 
@@ -336,12 +337,40 @@ static void check_shadowed_gfn(struct checker *c, struct nxsim__mmu_page *sp)
  * Shadow paging: no shadow mapping is larger than the guest's.  A leaf of
  * an indirect page above 4K shadows a guest huge entry (present, PS) of
  * that level; a direct page under one maps part of the guest huge page
- * the entry holds, at the gfn it starts at.  Guest tables have 8-byte
- * entries (64-bit guests).
+ * the entry holds, at the gfn it starts at.
  */
-static void check_guest_mapping(struct checker *c, struct nxsim__mmu_page *sp)
+/*
+ * The guest entry SPTE @i of the indirect page @sp above 4K shadows, and
+ * the first gfn of the part of its huge page that SPTE maps: an 8-byte
+ * entry is entry @i; a 32-bit guest's 4 MiB PDE (4 bytes, PSE-36) is
+ * shadowed by two 2 MiB SPTEs of the page of its quadrant.
+ */
+static int guest_entry(struct checker *c, const struct nxsim__mmu_page *sp,
+		       unsigned int i, uint64_t *gpte, uint64_t *base)
 {
 	int shift = 12 + 9 * (sp->level - 1);
+	unsigned int e;
+
+	*gpte = 0;
+	if (!sp->role.has_4_byte_gpte) {
+		if (nxsim__guest_read_pte(c->mmu, (sp->gfn << 12) + 8 * i, 8,
+					  gpte, NULL, NULL))
+			return -1;
+		*base = (*gpte & ((1ull << 52) - 1) & ~((1ull << shift) - 1)) >>
+			12;
+		return 0;
+	}
+	e = sp->role.quadrant * (SPTE_ENT_PER_PAGE / 2) + i / 2;
+	if (nxsim__guest_read_pte(c->mmu, (sp->gfn << 12) + 4 * e, 4, gpte,
+				  NULL, NULL))
+		return -1;
+	*base = gpte_to_gfn_lvl(&nxsim__paging32, *gpte, PT32_ROOT_LEVEL) +
+		pse36_gfn_delta(*gpte) + (i & 1) * SPTE_ENT_PER_PAGE;
+	return 0;
+}
+
+static void check_guest_mapping(struct checker *c, struct nxsim__mmu_page *sp)
+{
 	uint64_t spte, gpte, base;
 	unsigned int i;
 
@@ -354,9 +383,8 @@ static void check_guest_mapping(struct checker *c, struct nxsim__mmu_page *sp)
 		if (!is_last_spte(spte, sp->level) &&
 		    !spte_to_child_sp(c->mmu, spte)->direct)
 			continue;
-		if (nxsim__guest_read_pte(c->mmu, (sp->gfn << 12) + 8 * i, 8,
-					  &gpte, NULL, NULL) ||
-		    !(gpte & 1) || !(gpte & PT_PAGE_SIZE_MASK)) {
+		if (guest_entry(c, sp, i, &gpte, &base) || !(gpte & 1) ||
+		    !(gpte & PT_PAGE_SIZE_MASK)) {
 			violation(
 				c,
 				"shadow SP gfn 0x%" PRIx64 " level %d entry "
@@ -364,8 +392,6 @@ static void check_guest_mapping(struct checker *c, struct nxsim__mmu_page *sp)
 				sp->gfn, sp->level, i, gpte);
 			continue;
 		}
-		base = (gpte & ((1ull << 52) - 1) & ~((1ull << shift) - 1)) >>
-		       12;
 		if (!is_last_spte(spte, sp->level) &&
 		    spte_to_child_sp(c->mmu, spte)->gfn != base)
 			violation(c,
@@ -464,6 +490,21 @@ static void check_shadow(struct checker *c)
 				  "invariant 7: shadow root %u invalid, not "
 				  "held or of another address space",
 				  mmu->root[i]->id);
+	for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++) {
+		unsigned int j, held = 0;
+
+		if (!mmu->pae_root[i])
+			continue;
+		for (j = 0; j < ARRAY_SIZE(mmu->pae_root); j++)
+			held += mmu->pae_root[j] == mmu->pae_root[i];
+		if (mmu->root[0] || mmu->pae_root[i]->root_count != held ||
+		    mmu->pae_root[i]->invalid ||
+		    mmu->pae_root[i]->role.level != 2)
+			violation(c,
+				  "invariant 7: pae_root[%u] %u invalid, not "
+				  "held %u times, or beside a root",
+				  i, mmu->pae_root[i]->id, held);
+	}
 	if (n != mmu->n_used_mmu_pages)
 		violation(c,
 			  "%" PRIu64 " shadow pages active, n_used_mmu_pages "

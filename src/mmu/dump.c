@@ -68,22 +68,27 @@ static uint64_t entry_gfn(const struct nxsim__mmu_page *sp, unsigned int i)
 static void dump_sp(struct dumper *d, struct nxsim__mmu_page *sp, int depth)
 {
 	uint64_t span = KVM_PAGES_PER_HPAGE(sp->level), gfn;
-	char bits[64];
+	char bits[64], quadrant[16] = "";
 	unsigned int i, j;
 
+	/* a 32-bit guest's pages: which part of the 4-byte table */
+	if (sp->role.has_4_byte_gpte)
+		snprintf(quadrant, sizeof(quadrant), " quadrant %u",
+			 sp->role.quadrant);
 	if (!sp->direct)
 		/* shadow paging: the page shadows the guest table at gfn */
 		line(d, depth,
 		     "%s L%d shadows guest table gfn 0x%" PRIx64
-		     " frame 0x%" PRIx64,
+		     "%s frame 0x%" PRIx64,
 		     sp->root_count ? "root" : "table", sp->level, sp->gfn,
-		     sp_pfn(sp));
+		     quadrant, sp_pfn(sp));
 	else
 		line(d, depth,
-		     "%s L%d gfn 0x%" PRIx64 "-0x%" PRIx64 " frame 0x%" PRIx64
+		     "%s L%d gfn 0x%" PRIx64 "-0x%" PRIx64 "%s frame 0x%" PRIx64
 		     "%s%s%s",
 		     sp->root_count ? "root" : "table", sp->level, sp->gfn,
-		     sp->gfn + span * SPTE_ENT_PER_PAGE - 1, sp_pfn(sp),
+		     sp->gfn + span * SPTE_ENT_PER_PAGE - 1, quadrant,
+		     sp_pfn(sp),
 		     sp->root_count && kvm_mmu_page_as_id(sp) ? " smm" : "",
 		     sp->nx_huge_page_disallowed ? " nx_huge_page_disallowed" :
 						   "",
@@ -117,17 +122,24 @@ static void dump_sp(struct dumper *d, struct nxsim__mmu_page *sp, int depth)
 }
 
 /*
- * The shadow MMU: its root, then the pages no SPTE points at any more
- * (their parent was zapped or replaced by a huge leaf), oldest first.
+ * The shadow MMU: its root (or a PAE guest's pae_root entries), then the
+ * pages no SPTE points at any more (their parent was zapped or replaced
+ * by a huge leaf), oldest first.
  */
 static void dump_shadow(struct dumper *d)
 {
 	struct nxsim__mmu_page *sp;
-	int i;
+	unsigned int i;
 
 	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++)
 		if (d->mmu->root[i])
 			dump_sp(d, d->mmu->root[i], 1);
+	for (i = 0; i < ARRAY_SIZE(d->mmu->pae_root); i++) {
+		if (!d->mmu->pae_root[i])
+			continue;
+		line(d, 1, "pae_root[%u]:", i);
+		dump_sp(d, d->mmu->pae_root[i], 2);
+	}
 	TAILQ_FOREACH_REVERSE(sp, &d->mmu->active_mmu_pages, nxsim__sp_list,
 			      link) {
 		if (sp->root_count || sp->parent_ptes.val)

@@ -123,6 +123,9 @@ struct nxsim__kvm_rmap_head {
  *	SPTEs out of date until the guest flushes its TLB (kvm_unsync_page())
  * @unsync_children: how many bits of @unsync_child_bitmap are set
  * @unsync_child_bitmap: the SPTEs leading to unsync pages (mark_unsync())
+ * @write_flooding_count: emulated guest writes to its table since a fault
+ *	last walked through it (detect_write_flooding(); under mmu_lock
+ *	for write, so not atomic here)
  */
 struct nxsim__mmu_page {
 	uint64_t *spt;
@@ -153,6 +156,7 @@ struct nxsim__mmu_page {
 	bool nx_flag_pending;
 	bool removed;
 	bool unsync;
+	uint8_t write_flooding_count;
 	uint16_t unsync_children;
 	uint64_t unsync_child_bitmap[SPTE_ENT_PER_PAGE / 64];
 };
@@ -244,6 +248,10 @@ struct nxsim__possible_nx {
  * @roots: tdp_mmu_roots, valid and invalid, of both address spaces
  * @root: the vCPUs' current root per address space (role.smm), NULL until
  *	the first fault in that space after a zap
+ * @pae_root: mmu->pae_root with TDP off and a PAE guest: the level-2
+ *	shadow page each of the four shadow PDPTEs points at, NULL where the
+ *	guest's PDPTE is not present (INVALID_PAE_ROOT); @root[0] is NULL
+ *	while they are loaded (shadow paging keeps to address space 0)
  * @nx: possible_nx_huge_pages; one list ([0]) before per-type lists
  * @tdp_mmu_pages_lock: protects @nx and the flags of TDP SPs
  * @pages: stat.pages[level - 1]
@@ -320,11 +328,13 @@ struct nxsim__vm_mmu {
 	struct nxsim__mmio_masks mmio;
 	struct nxsim__sp_list roots;
 	struct nxsim__mmu_page *root[KVM_ADDRESS_SPACE_NUM];
+	struct nxsim__mmu_page *pae_root[4];
 	struct nxsim__possible_nx nx[NXSIM__NR_MMU_TYPES];
 	pthread_mutex_t tdp_mmu_pages_lock;
 	uint64_t pages[3] ____cacheline_aligned;
 	uint64_t nx_lpage_splits;
-	struct nxsim__slot_list slots[KVM_ADDRESS_SPACE_NUM] ____cacheline_aligned;
+	struct nxsim__slot_list
+		slots[KVM_ADDRESS_SPACE_NUM] ____cacheline_aligned;
 	unsigned int nr_memslots_dirty_logging;
 	pthread_mutex_t pages_alloc_lock;
 	struct nxsim__frame **frame_chunk;
@@ -926,7 +936,20 @@ int nxsim__mmu_try_to_unsync_pages(struct nxsim__vm_mmu *mmu,
 				   uint64_t gfn, bool can_unsync,
 				   bool prefetch);
 
+/* __clear_sp_write_flooding_count(): a fault walked through @sp. */
+static inline void __clear_sp_write_flooding_count(struct nxsim__mmu_page *sp)
+{
+	sp->write_flooding_count = 0;
+}
+
 /* ---- shadow_mmu.c: the legacy direct MMU -------------------------------- */
+
+/*
+ * mmu_free_root_page() of the vCPUs' current root of @as_id, and in
+ * address space 0 of each valid pae_root entry (kvm_mmu_free_roots()): put,
+ * the pages kept cached.
+ */
+void nxsim__mmu_free_root_page(struct nxsim__vm_mmu *mmu, int as_id);
 
 /*
  * mmu_alloc_direct_roots(): a root of address space @as_id (role.smm)

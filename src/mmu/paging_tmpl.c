@@ -1,41 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The guest page-table walker of arch/x86/kvm/mmu/paging_tmpl.h, and the
- * guest-mode half of arch/x86/kvm/mmu/mmu.c and x86.c it depends on:
- *   - the guest MMU of a vCPU: the cpu_role of the control registers
- *     (kvm_calc_cpu_role()), the reserved-bit masks
- *     (reset_guest_rsvds_bits_mask(), __reset_rsvds_bits_mask()), the
- *     permission bitmask (update_permission_bitmask()) and the checks of
- *     kvm_set_cr0/cr4/efer/cr3() with load_pdptrs();
- *   - FNAME(walk_addr_generic) with is_present_gpte(), is_rsvd_bits_set(),
- *     is_last_gpte(), gpte_access(), protect_clean_gpte(),
- *     permission_fault(), pse36_gfn_delta() and
- *     update_accessed_dirty_bits(), for 4-level 64-bit and PAE paging
- *     (PTTYPE 64) and 2-level 32-bit paging (PTTYPE 32).
+ * The shadow fault path of arch/x86/kvm/mmu/paging_tmpl.h for 64-bit, PAE
+ * and 32-bit guests (FNAME(page_fault), FNAME(fetch),
+ * FNAME(is_self_change_mapping)), on the guest walker of guest_walk.c,
+ * with the parts of arch/x86/kvm/mmu/mmu.c it calls that read the guest
+ * MMU (kvm_mmu_page_fault(), kvm_mmu_load() with mmu_alloc_shadow_roots()
+ * and pae_root, shadow_walk_init(), validate_direct_spte()).  A 32-bit
+ * guest's 4-byte tables are shadowed by PAE pages told apart by
+ * role.quadrant (get_written_sptes(), FNAME(get_level1_sp_gpa)).
  *
- * The kernel compiles paging_tmpl.h once per PTTYPE, the functions named
- * by FNAME().  Here the walker is written once and takes the PTTYPE as a
- * constant descriptor (struct pt_type: PT_LEVEL_BITS, the element size,
- * PT_BASE_ADDR_MASK, the NX bit the walk inverts): the two instances
- * differ in exactly those constants and in two #if blocks (the PSE-36
- * gfn delta and is_last_gpte()'s CR4.PSE rule), which test the type.  So
- * each function keeps the kernel's name, without FNAME()'s prefix, and
- * reads line for line beside the template.
- *
- * Left out: the EPT PTTYPE (nested guests), 5-level paging, SMEP, SMAP
- * and protection keys (permission_fault()'s pkru and not_smap parts),
- * SMM (no vCPU with TDP off enters it: shadow paging keeps to address
- * space 0), nested translation of table addresses (kvm_translate_gpa() is the
- * identity), and the cmpxchg retry of update_accessed_dirty_bits(): guest
- * memory is only written under mmu_lock here, so the compare always
- * succeeds.
- *
- * With the shadow fault path it also models unsync pages:
+ * It also models unsync pages:
  * mmu_try_to_unsync_pages() and kvm_unsync_page(), FNAME(sync_page) with
  * FNAME(prefetch_invalid_gpte), mmu_sync_children() and
  * kvm_mmu_sync_roots() (at kvm_mmu_load() and at the CR3 load,
  * kvm_mmu_new_pgd(), without its cached roots or requests), and
- * FNAME(invlpg); see docs/shadow-paging.md.
+ * FNAME(invlpg); FNAME(pte_prefetch) with FNAME(prefetch_gpte); and the
+ * guest-table side of write protection (kvm_mmu_pte_write() with
+ * detect_write_flooding(), the emulated store); see
+ * docs/shadow-paging.md.
  */
 #include <errno.h>
 #include <string.h>
@@ -43,550 +25,9 @@
 #include "core/alloc.h"
 #include "core/compiler.h"
 #include "mmu/guest_mem.h"
+#include "mmu/guest_walk.h"
 #include "mmu/mmu_internal.h"
 #include "mmu/paging_tmpl.h"
-
-#define PFERR_PRESENT_MASK NXSIM_PFERR_PRESENT
-#define PFERR_WRITE_MASK NXSIM_PFERR_WRITE
-#define PFERR_USER_MASK NXSIM_PFERR_USER
-#define PFERR_RSVD_MASK NXSIM_PFERR_RSVD
-#define PFERR_FETCH_MASK NXSIM_PFERR_FETCH
-
-/* ACC_*_MASK, PT_WRITABLE_MASK and PT_PAGE_SIZE_MASK come from spte.h. */
-#define PT_PRESENT_MASK NXSIM_GPTE_P
-#define PT_USER_MASK NXSIM_GPTE_U
-#define PT_WRITABLE_SHIFT 1
-#define PT64_NX_SHIFT 63
-#define PT_GUEST_ACCESSED_SHIFT 5
-#define PT_GUEST_DIRTY_SHIFT 6
-#define PT_GUEST_ACCESSED_MASK NXSIM_GPTE_A
-#define PT_GUEST_DIRTY_MASK NXSIM_GPTE_D
-
-#define PT32_DIR_PSE36_SIZE 4
-#define PT32_DIR_PSE36_SHIFT 13
-#define PT32_DIR_PSE36_MASK \
-	(((1ull << PT32_DIR_PSE36_SIZE) - 1) << PT32_DIR_PSE36_SHIFT)
-
-/**
- * struct pt_type - what PTTYPE selects in paging_tmpl.h
- * @pttype: 64 or 32
- * @level_bits: PT_LEVEL_BITS
- * @size: sizeof(pt_element_t)
- * @elem_mask: the bits a pt_element_t holds
- * @base_addr_mask: PT_BASE_ADDR_MASK
- * @walk_nx_mask: the NX bit the walk inverts (0 for PTTYPE 32)
- */
-struct pt_type {
-	int pttype;
-	unsigned int level_bits;
-	unsigned int size;
-	uint64_t elem_mask;
-	uint64_t base_addr_mask;
-	uint64_t walk_nx_mask;
-};
-
-static const struct pt_type paging64 = {
-	.pttype = 64,
-	.level_bits = 9,
-	.size = 8,
-	.elem_mask = ~0ull,
-	.base_addr_mask = ((1ull << 52) - 1) & ~4095ull,
-	.walk_nx_mask = 1ull << PT64_NX_SHIFT,
-};
-
-static const struct pt_type paging32 = {
-	.pttype = 32,
-	.level_bits = 10,
-	.size = 4,
-	.elem_mask = 0xffffffffull,
-	.base_addr_mask = 0xfffff000ull,
-	.walk_nx_mask = 0,
-};
-
-static uint64_t rsvd_bits(int s, int e)
-{
-	if (e < s)
-		return 0;
-	return ((2ull << (e - s)) - 1) << s;
-}
-
-/* ---- the guest MMU: role, reserved bits, permissions ------------------- */
-
-enum nxsim_guest_mode nxsim__guest_mode(const struct nxsim__kvm_mmu *m)
-{
-	switch (m->cpu_role.level) {
-	case PT32_ROOT_LEVEL:
-		return NXSIM_GUEST_32BIT;
-	case PT32E_ROOT_LEVEL:
-		return NXSIM_GUEST_PAE;
-	case PT64_ROOT_4LEVEL:
-		return NXSIM_GUEST_64BIT;
-	default:
-		return NXSIM_GUEST_NONPAGING;
-	}
-}
-
-/* kvm_calc_cpu_role(), the bits kept */
-static struct nxsim__cpu_role
-kvm_calc_cpu_role(const struct nxsim_guest_paging *p)
-{
-	struct nxsim__cpu_role role = { 0 };
-
-	if (!p->cr0_pg)
-		return role;
-	role.cr0_wp = p->cr0_wp;
-	role.cr4_pse = p->cr4_pse;
-	role.efer_nx = p->efer_nxe;
-	if (p->efer_lma)
-		role.level = PT64_ROOT_4LEVEL;
-	else if (p->cr4_pae)
-		role.level = PT32E_ROOT_LEVEL;
-	else
-		role.level = PT32_ROOT_LEVEL;
-	role.has_4_byte_gpte = role.level == PT32_ROOT_LEVEL;
-	return role;
-}
-
-/*
- * __reset_rsvds_bits_mask() for the guest (reset_guest_rsvds_bits_mask()):
- * @pa_bits_rsvd is vcpu->arch.reserved_gpa_bits; @gbpages the guest's
- * CPUID GBPAGES (TDP off), @amd whether its CPUID is AMD's.  PSE-36 is
- * always on (is_cpuid_PSE36()).
- */
-static void __reset_rsvds_bits_mask(uint64_t mask[2][NXSIM__GUEST_MAX_LEVELS],
-				    uint64_t pa_bits_rsvd, int level, bool nx,
-				    bool gbpages, bool pse, bool amd)
-{
-	uint64_t gbpages_bit_rsvd = 0, nonleaf_bit8_rsvd = 0, high_bits_rsvd;
-
-	memset(mask, 0, sizeof(uint64_t) * 2 * NXSIM__GUEST_MAX_LEVELS);
-	if (!gbpages)
-		gbpages_bit_rsvd = rsvd_bits(7, 7);
-	if (level == PT32E_ROOT_LEVEL)
-		high_bits_rsvd = pa_bits_rsvd & rsvd_bits(0, 62);
-	else
-		high_bits_rsvd = pa_bits_rsvd & rsvd_bits(0, 51);
-	if (!nx)
-		high_bits_rsvd |= rsvd_bits(63, 63);
-	if (amd)
-		nonleaf_bit8_rsvd = rsvd_bits(8, 8);
-
-	switch (level) {
-	case PT32_ROOT_LEVEL:
-		/* 4 KiB entries reserve nothing; 4 MiB ones, with PSE-36 */
-		if (pse)
-			mask[1][1] = rsvd_bits(17, 21);
-		break;
-	case PT32E_ROOT_LEVEL:
-		mask[0][2] = rsvd_bits(63, 63) | high_bits_rsvd |
-			     rsvd_bits(5, 8) | rsvd_bits(1, 2); /* PDPTE */
-		mask[0][1] = high_bits_rsvd;
-		mask[0][0] = high_bits_rsvd;
-		mask[1][1] = high_bits_rsvd | rsvd_bits(13, 20);
-		mask[1][0] = mask[0][0];
-		break;
-	case PT64_ROOT_4LEVEL:
-		mask[0][3] = high_bits_rsvd | nonleaf_bit8_rsvd |
-			     rsvd_bits(7, 7);
-		mask[0][2] = high_bits_rsvd | gbpages_bit_rsvd;
-		mask[0][1] = high_bits_rsvd;
-		mask[0][0] = high_bits_rsvd;
-		mask[1][3] = mask[0][3];
-		mask[1][2] = high_bits_rsvd | gbpages_bit_rsvd |
-			     rsvd_bits(13, 29);
-		mask[1][1] = high_bits_rsvd | rsvd_bits(13, 20);
-		mask[1][0] = mask[0][0];
-		break;
-	}
-}
-
-/* BYTE_MASK(): bit i set for every UWX combination i that has @access. */
-static uint8_t byte_mask(unsigned int access)
-{
-	uint8_t m = 0;
-	unsigned int i;
-
-	for (i = 0; i < 8; i++)
-		if (i & access)
-			m |= 1u << i;
-	return m;
-}
-
-/* update_permission_bitmask() for a non-EPT MMU without SMEP and SMAP */
-static void update_permission_bitmask(struct nxsim__kvm_mmu *m)
-{
-	const uint8_t x = byte_mask(ACC_EXEC_MASK);
-	const uint8_t w = byte_mask(ACC_WRITE_MASK);
-	const uint8_t u = byte_mask(ACC_USER_MASK);
-	unsigned int byte;
-
-	for (byte = 0; byte < ARRAY_SIZE(m->permissions); byte++) {
-		unsigned int pfec = byte << 1;
-		/* writes to non-writable pages */
-		uint8_t wf = (pfec & PFERR_WRITE_MASK) ? (uint8_t)~w : 0;
-		/* user accesses to supervisor pages */
-		uint8_t uf = (pfec & PFERR_USER_MASK) ? (uint8_t)~u : 0;
-		/* fetches from non-executable pages */
-		uint8_t ff = (pfec & PFERR_FETCH_MASK) ? (uint8_t)~x : 0;
-
-		if (!m->cpu_role.efer_nx)
-			ff = 0;
-		/* supervisor writes ignore W while CR0.WP is clear */
-		if (!m->cpu_role.cr0_wp)
-			wf = (pfec & PFERR_USER_MASK) ? wf : 0;
-		m->permissions[byte] = ff | uf | wf;
-	}
-}
-
-/* permission_fault(): PFERR_PRESENT_MASK if @access may not use @pte_access. */
-static uint32_t permission_fault(const struct nxsim__kvm_mmu *m,
-				 unsigned int pte_access, uint32_t access)
-{
-	bool fault = (m->permissions[access >> 1] >> pte_access) & 1;
-
-	return fault ? PFERR_PRESENT_MASK : 0;
-}
-
-/*
- * load_pdptrs(): the four PDPTEs at CR3 (32-byte aligned), none present
- * with a reserved bit (pdptr_rsvd_bits()).  Return: 1 or 0 (#GP).
- */
-static int load_pdptrs(struct nxsim__vm_mmu *mmu, uint64_t cr3,
-		       uint64_t pdptrs[4])
-{
-	uint64_t rsvd = rsvd_bits(mmu->phys_bits, 63) | rsvd_bits(5, 8) |
-			rsvd_bits(1, 2);
-	uint64_t pdpte[4];
-	int i;
-
-	if (nxsim__kvm_read_guest(mmu, (cr3 & ~4095ull) | (cr3 & 0xfe0), pdpte,
-				  sizeof(pdpte)))
-		return 0;
-	for (i = 0; i < 4; i++)
-		if ((pdpte[i] & PT_PRESENT_MASK) && (pdpte[i] & rsvd))
-			return 0;
-	memcpy(pdptrs, pdpte, sizeof(pdpte));
-	return 1;
-}
-
-static void kvm_mmu_new_pgd(struct nxsim__vm_mmu *mmu,
-			    const struct nxsim__kvm_mmu *m);
-
-int nxsim__guest_set_paging(struct nxsim__vm_mmu *mmu, struct nxsim__kvm_mmu *m,
-			    const struct nxsim_guest_paging *p)
-{
-	struct nxsim__kvm_mmu new = { .regs = *p };
-	int rc = -EINVAL;
-
-	/* kvm_set_cr0()/kvm_set_cr4()/kvm_set_efer(): long mode needs both */
-	if (p->efer_lma && (!p->cr0_pg || !p->cr4_pae))
-		return -EINVAL;
-	/* kvm_vcpu_is_illegal_gpa(); outside long mode CR3 has 32 bits */
-	if ((p->cr3 >> mmu->phys_bits) || (!p->efer_lma && p->cr3 >> 32))
-		return -EINVAL;
-	new.cpu_role = kvm_calc_cpu_role(p);
-	nxsim__write_lock(&mmu->mmu_lock);
-	if (new.cpu_role.level == PT32E_ROOT_LEVEL &&
-	    !load_pdptrs(mmu, p->cr3, new.pdptrs))
-		goto out;
-	/* kvm_init_mmu() -> shadow_mmu_init_context() */
-	if (new.cpu_role.level) {
-		__reset_rsvds_bits_mask(
-			new.rsvd_bits_mask, rsvd_bits(mmu->phys_bits, 63),
-			new.cpu_role.level, new.cpu_role.efer_nx,
-			mmu->max_huge_level >= NXSIM_PG_LEVEL_1G,
-			new.cpu_role.cr4_pse, mmu->amd);
-		update_permission_bitmask(&new);
-	}
-	*m = new;
-	kvm_mmu_new_pgd(mmu, m);
-	rc = 0;
-out:
-	nxsim__rw_unlock(&mmu->mmu_lock);
-	return rc;
-}
-
-void nxsim__guest_get_paging(struct nxsim__vm_mmu *mmu,
-			     const struct nxsim__kvm_mmu *m,
-			     struct nxsim_guest_paging *p,
-			     enum nxsim_guest_mode *mode)
-{
-	nxsim__read_lock(&mmu->mmu_lock);
-	*p = m->regs;
-	if (mode)
-		*mode = nxsim__guest_mode(m);
-	nxsim__rw_unlock(&mmu->mmu_lock);
-}
-
-/* ---- the walker: paging_tmpl.h ----------------------------------------- */
-
-/* __PT_INDEX() */
-static unsigned int pt_index(const struct pt_type *pt, uint64_t addr, int level)
-{
-	return (addr >> (12 + (level - 1) * pt->level_bits)) &
-	       ((1u << pt->level_bits) - 1);
-}
-
-/* PT_LVL_ADDR_MASK() */
-static uint64_t pt_lvl_addr_mask(const struct pt_type *pt, int level)
-{
-	return pt->base_addr_mask &
-	       ~((1ull << (12 + (level - 1) * pt->level_bits)) - 1);
-}
-
-/* PT_LVL_OFFSET_MASK() */
-static uint64_t pt_lvl_offset_mask(const struct pt_type *pt, int level)
-{
-	return pt->base_addr_mask &
-	       ((1ull << (12 + (level - 1) * pt->level_bits)) - 1);
-}
-
-/* FNAME(gpte_to_gfn_lvl) */
-static uint64_t gpte_to_gfn_lvl(const struct pt_type *pt, uint64_t gpte,
-				int lvl)
-{
-	return (gpte & pt_lvl_addr_mask(pt, lvl)) >> 12;
-}
-
-/* pse36_gfn_delta(): bits 13-16 of a 4 MiB PDE are address bits 32-35. */
-static uint64_t pse36_gfn_delta(uint64_t gpte)
-{
-	int shift = 32 - PT32_DIR_PSE36_SHIFT - 12;
-
-	return (gpte & PT32_DIR_PSE36_MASK) << shift;
-}
-
-/* FNAME(protect_clean_gpte): no write access through a clean gpte. */
-static void protect_clean_gpte(unsigned int *access, uint64_t gpte)
-{
-	unsigned int mask = ~(unsigned int)ACC_WRITE_MASK;
-
-	mask |= (gpte >> (PT_GUEST_DIRTY_SHIFT - PT_WRITABLE_SHIFT)) &
-		PT_WRITABLE_MASK;
-	*access &= mask;
-}
-
-/* FNAME(is_present_gpte) */
-static bool is_present_gpte(uint64_t pte)
-{
-	return pte & PT_PRESENT_MASK;
-}
-
-/* FNAME(is_rsvd_bits_set): __is_rsvd_bits_set() on guest_rsvd_check */
-static bool is_rsvd_bits_set(const struct nxsim__kvm_mmu *m, uint64_t gpte,
-			     int level)
-{
-	int bit7 = (gpte >> 7) & 1;
-
-	return gpte & m->rsvd_bits_mask[bit7][level - 1];
-}
-
-/*
- * FNAME(gpte_access): W, U and P (which is ACC_EXEC_MASK), with NX
- * folded into exec.  PTTYPE 32 entries have no bit 63.
- */
-static unsigned int gpte_access(uint64_t gpte)
-{
-	unsigned int access;
-
-	access = gpte & (PT_WRITABLE_MASK | PT_USER_MASK | PT_PRESENT_MASK);
-	access ^= (gpte >> PT64_NX_SHIFT);
-	return access;
-}
-
-/*
- * FNAME(is_last_gpte): bit 7 ends the walk above 4K; in 32-bit paging only
- * at the PDE and only with CR4.PSE, where it is ignored otherwise.
- */
-static bool is_last_gpte(const struct pt_type *pt,
-			 const struct nxsim__kvm_mmu *m, int level,
-			 uint64_t gpte)
-{
-	if (pt->pttype == 32)
-		gpte &= (uint64_t)(level -
-				   (PT32_ROOT_LEVEL + m->cpu_role.cr4_pse));
-	gpte |= (uint64_t)(level - NXSIM_PG_LEVEL_4K - 1);
-	return gpte & PT_PAGE_SIZE_MASK;
-}
-
-/*
- * FNAME(update_accessed_dirty_bits): set A on every entry of the walk, and
- * D on the last one for a write, skipping read-only slots.
- * Return: 0, or -EFAULT if an entry could not be written.
- */
-static int update_accessed_dirty_bits(const struct pt_type *pt,
-				      struct nxsim__guest_walker *w,
-				      bool write_fault)
-{
-	uint64_t pte, orig_pte;
-	int level;
-
-	for (level = w->max_level; level >= w->level; --level) {
-		pte = orig_pte = w->ptes[level - 1];
-		if (!(pte & PT_GUEST_ACCESSED_MASK))
-			pte |= PT_GUEST_ACCESSED_MASK;
-		if (level == w->level && write_fault &&
-		    !(pte & PT_GUEST_DIRTY_MASK))
-			pte |= PT_GUEST_DIRTY_MASK;
-		if (pte == orig_pte)
-			continue;
-		if (unlikely(!w->pte_writable[level - 1]))
-			continue;
-		/* __try_cmpxchg_user() on ptep_user: a present entry was
-		 * read from a page that exists */
-		if (WARN_ON(!w->ptep_user[level - 1]))
-			return -EFAULT;
-		memcpy(w->ptep_user[level - 1], &pte, pt->size);
-		w->ptes[level - 1] = pte;
-	}
-	return 0;
-}
-
-/* FNAME(walk_addr_generic) */
-static int walk_addr_generic(struct nxsim__vm_mmu *mmu,
-			     const struct nxsim__kvm_mmu *m,
-			     struct nxsim__guest_walker *w, uint64_t addr,
-			     uint32_t access)
-{
-	const struct pt_type *pt = m->cpu_role.has_4_byte_gpte ? &paging32 :
-								 &paging64;
-	const uint64_t walk_nx_mask = pt->walk_nx_mask;
-	const uint32_t write_fault = access & PFERR_WRITE_MASK;
-	const uint32_t user_fault = access & PFERR_USER_MASK;
-	const uint32_t fetch_fault = access & PFERR_FETCH_MASK;
-	uint64_t pte, table_gfn, pte_gpa, pt_access, pte_access, gfn;
-	uint64_t accessed_dirty;
-	uint32_t errcode = 0;
-	unsigned int index;
-
-	w->fault = false;
-	w->max_level = 0;
-	w->level = m->cpu_role.level;
-	/* kvm_mmu_get_guest_pgd(): CR3, truncated to a pt_element_t */
-	pte = m->regs.cr3 & pt->elem_mask;
-	if (w->level == PT32E_ROOT_LEVEL) {
-		pte = m->pdptrs[(addr >> 30) & 3];
-		if (!is_present_gpte(pte))
-			goto error;
-		--w->level;
-	}
-	w->max_level = w->level;
-
-	pte_access = ~0ull;
-	++w->level;
-	do {
-		pt_access = pte_access;
-		--w->level;
-
-		index = pt_index(pt, addr, w->level);
-		table_gfn = gpte_to_gfn_lvl(pt, pte, NXSIM_PG_LEVEL_4K);
-		pte_gpa = (table_gfn << 12) + index * pt->size;
-		w->table_gfn[w->level - 1] = table_gfn;
-		w->pte_gpa[w->level - 1] = pte_gpa;
-
-		/* kvm_vcpu_gfn_to_hva_prot() + __get_user() */
-		if (unlikely(nxsim__guest_read_pte(
-			    mmu, pte_gpa, pt->size, &pte,
-			    &w->pte_writable[w->level - 1],
-			    &w->ptep_user[w->level - 1])))
-			goto error;
-
-		/* NX inverted, so that it ANDs like the permission bits */
-		pte_access = pt_access & (pte ^ walk_nx_mask);
-
-		if (unlikely(!is_present_gpte(pte)))
-			goto error;
-		if (unlikely(is_rsvd_bits_set(m, pte, w->level))) {
-			errcode = PFERR_RSVD_MASK | PFERR_PRESENT_MASK;
-			goto error;
-		}
-		w->ptes[w->level - 1] = pte;
-		w->pt_access[w->level - 1] =
-			gpte_access(pt_access ^ walk_nx_mask);
-	} while (!is_last_gpte(pt, m, w->level, pte));
-
-	accessed_dirty = pte_access & PT_GUEST_ACCESSED_MASK;
-	w->pte_access = gpte_access(pte_access ^ walk_nx_mask);
-	errcode = permission_fault(m, w->pte_access, access);
-	if (unlikely(errcode))
-		goto error;
-
-	gfn = gpte_to_gfn_lvl(pt, pte, w->level);
-	gfn += (addr & pt_lvl_offset_mask(pt, w->level)) >> 12;
-	if (pt->pttype == 32 && w->level > NXSIM_PG_LEVEL_4K)
-		gfn += pse36_gfn_delta(pte);
-	w->gfn = gfn;
-
-	if (!write_fault)
-		protect_clean_gpte(&w->pte_access, pte);
-	else
-		/* a write also needs D on the last entry */
-		accessed_dirty &=
-			pte >> (PT_GUEST_DIRTY_SHIFT - PT_GUEST_ACCESSED_SHIFT);
-	if (unlikely(!accessed_dirty) &&
-	    update_accessed_dirty_bits(pt, w, write_fault) < 0)
-		goto error;
-	return 1;
-
-error:
-	errcode |= write_fault | user_fault;
-	if (fetch_fault && m->cpu_role.efer_nx)
-		errcode |= PFERR_FETCH_MASK;
-	w->fault = true;
-	w->error_code = errcode;
-	return 0;
-}
-
-/* The linear addresses the mode can form: canonical, or 32 bits. */
-static bool gva_ok(const struct nxsim__kvm_mmu *m, uint64_t gva)
-{
-	if (m->cpu_role.level == PT64_ROOT_4LEVEL)
-		return (uint64_t)((int64_t)(gva << 16) >> 16) == gva;
-	return !(gva >> 32);
-}
-
-int nxsim__guest_translate(struct nxsim__vm_mmu *mmu,
-			   const struct nxsim__kvm_mmu *m, uint64_t gva,
-			   uint32_t pfec, struct nxsim_guest_walk *out)
-{
-	struct nxsim__guest_walker w;
-	int i;
-
-	if ((pfec & ~(PFERR_WRITE_MASK | PFERR_USER_MASK | PFERR_FETCH_MASK)) ||
-	    ((pfec & PFERR_WRITE_MASK) && (pfec & PFERR_FETCH_MASK)))
-		return -EINVAL;
-	nxsim__write_lock(&mmu->mmu_lock);
-	if (!gva_ok(m, gva)) {
-		nxsim__rw_unlock(&mmu->mmu_lock);
-		return -EINVAL;
-	}
-	memset(out, 0, sizeof(*out));
-	out->mode = nxsim__guest_mode(m);
-	if (!m->cpu_role.level) {
-		/* nonpaging_gva_to_gpa() */
-		out->access = ACC_ALL;
-		out->gpa = gva;
-		nxsim__rw_unlock(&mmu->mmu_lock);
-		return 0;
-	}
-	/* the levels the walk does not reach read as 0 */
-	memset(&w, 0, sizeof(w));
-	walk_addr_generic(mmu, m, &w, gva, pfec);
-	nxsim__rw_unlock(&mmu->mmu_lock);
-	out->fault = w.fault;
-	out->error_code = w.error_code;
-	out->level = w.level;
-	out->max_level = w.max_level;
-	if (!w.fault) {
-		out->access = w.pte_access;
-		out->gpa = (w.gfn << 12) | (gva & 4095);
-	}
-	for (i = 0; i < NXSIM__GUEST_MAX_LEVELS; i++) {
-		out->table_gfn[i] = w.table_gfn[i];
-		out->pte[i] = w.ptes[i];
-	}
-	return 0;
-}
 
 static bool gfn_write_protected(struct nxsim__vm_mmu *mmu,
 				const struct nxsim__memslot *slot,
@@ -621,38 +62,6 @@ int nxsim__guest_write_pte(struct nxsim__vm_mmu *mmu,
 	return rc;
 }
 
-int nxsim__guest_write(struct nxsim__vm_mmu *mmu, uint64_t gpa, const void *buf,
-		       size_t len)
-{
-	int rc;
-
-	nxsim__write_lock(&mmu->mmu_lock);
-	rc = nxsim__kvm_write_guest(mmu, gpa, buf, len);
-	nxsim__rw_unlock(&mmu->mmu_lock);
-	return rc;
-}
-
-int nxsim__guest_read(struct nxsim__vm_mmu *mmu, uint64_t gpa, void *buf,
-		      size_t len)
-{
-	int rc;
-
-	nxsim__read_lock(&mmu->mmu_lock);
-	rc = nxsim__kvm_read_guest(mmu, gpa, buf, len);
-	nxsim__rw_unlock(&mmu->mmu_lock);
-	return rc;
-}
-
-int64_t nxsim__guest_nr_pages(struct nxsim__vm_mmu *mmu)
-{
-	int64_t n;
-
-	nxsim__read_lock(&mmu->mmu_lock);
-	n = (int64_t)nxsim__guest_mem_pages(&mmu->gmem);
-	nxsim__rw_unlock(&mmu->mmu_lock);
-	return n;
-}
-
 /* ---- shadow paging: the fault path ------------------------------------- */
 
 /* The SPTE index of @addr at @level (SPTE_INDEX(), shadow_walk_next()). */
@@ -663,24 +72,73 @@ static unsigned int shadow_index(uint64_t addr, int level)
 
 /*
  * The root role of the vCPU's guest MMU (kvm_init_shadow_mmu()): the
- * guest's 4 levels, indirect, NX always on; nonpaging guests get a direct
- * root, that of the legacy direct MMU (nxsim__mmu_alloc_direct_roots()).
+ * guest's levels, at least PAE's 3 (KVM shadows every guest that is not
+ * 64-bit with PAE tables), indirect, NX always on; nonpaging guests get a
+ * direct root, that of the legacy direct MMU
+ * (nxsim__mmu_alloc_direct_roots()).
  */
 static union nxsim__kvm_mmu_page_role
 shadow_root_role(const struct nxsim__kvm_mmu *m)
 {
 	union nxsim__kvm_mmu_page_role role = { .word = 0 };
 
-	role.level = PT64_ROOT_4LEVEL;
+	role.level = m->cpu_role.level > PT32E_ROOT_LEVEL ? m->cpu_role.level :
+							    PT32E_ROOT_LEVEL;
+	role.has_4_byte_gpte = m->cpu_role.has_4_byte_gpte;
 	role.access = ACC_ALL;
 	role.cr0_wp = m->cpu_role.cr0_wp;
 	role.efer_nx = 1;
 	return role;
 }
 
+/*
+ * mmu_alloc_root()'s role for pae_root entry @i: a PAE page directory;
+ * a PAE guest's directory is shadowed whole (quadrant 0), a 32-bit
+ * guest's 1024-entry directory by four pages, entry @i shadowing its
+ * quarter @i (quadrant @i).
+ */
+static union nxsim__kvm_mmu_page_role
+pae_root_role(const struct nxsim__kvm_mmu *m, unsigned int i)
+{
+	union nxsim__kvm_mmu_page_role role = shadow_root_role(m);
+
+	role.level = PT32_ROOT_LEVEL;
+	role.quadrant = m->cpu_role.level == PT32_ROOT_LEVEL ? i : 0;
+	return role;
+}
+
+/* The PTTYPE of the guest entries @sp shadows. */
+static const struct pt_type *sp_pt_type(const struct nxsim__mmu_page *sp)
+{
+	return sp->role.has_4_byte_gpte ? &nxsim__paging32 : &nxsim__paging64;
+}
+
+/* kvm_mmu_get_guest_pgd(): CR3's table, a pt_element_t of the mode */
 static uint64_t shadow_root_gfn(const struct nxsim__kvm_mmu *m)
 {
-	return (m->regs.cr3 & paging64.base_addr_mask) >> 12;
+	const struct pt_type *pt = m->cpu_role.has_4_byte_gpte ?
+					   &nxsim__paging32 :
+					   &nxsim__paging64;
+
+	return (m->regs.cr3 & pt->base_addr_mask) >> 12;
+}
+
+/*
+ * The gfn of the guest directory pae_root entry @i shadows: the one PDPTE
+ * @i points at (PAE), or CR3's (32-bit).
+ */
+static uint64_t pae_root_gfn(const struct nxsim__kvm_mmu *m, unsigned int i)
+{
+	if (m->cpu_role.level == PT32_ROOT_LEVEL)
+		return shadow_root_gfn(m);
+	return (m->pdptrs[i] & nxsim__paging64.base_addr_mask) >> 12;
+}
+
+/* pae_root entry @i is wanted: 32-bit paging, or a present PDPTE. */
+static bool pae_root_wanted(const struct nxsim__kvm_mmu *m, unsigned int i)
+{
+	return m->cpu_role.level == PT32_ROOT_LEVEL ||
+	       is_present_gpte(m->pdptrs[i]);
 }
 
 /* The VM's current root is the one the vCPU's paging state wants. */
@@ -688,7 +146,23 @@ static bool root_matches(struct nxsim__vm_mmu *mmu,
 			 const struct nxsim__kvm_mmu *m)
 {
 	struct nxsim__mmu_page *root = mmu->root[0];
+	unsigned int i;
 
+	if (m->cpu_role.level && m->cpu_role.level < PT64_ROOT_4LEVEL) {
+		if (root)
+			return false;
+		for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++) {
+			root = mmu->pae_root[i];
+			if (!root != !pae_root_wanted(m, i))
+				return false;
+			if (root &&
+			    (nxsim__is_obsolete_sp(mmu, root) ||
+			     root->gfn != pae_root_gfn(m, i) ||
+			     root->role.word != pae_root_role(m, i).word))
+				return false;
+		}
+		return true;
+	}
 	if (!root || nxsim__is_obsolete_sp(mmu, root))
 		return false;
 	if (!m->cpu_role.level)
@@ -697,18 +171,27 @@ static bool root_matches(struct nxsim__vm_mmu *mmu,
 	       root->role.word == shadow_root_role(m).word;
 }
 
+/* Roots are loaded: the current root or a pae_root entry. */
+static bool roots_loaded(const struct nxsim__vm_mmu *mmu)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++)
+		if (mmu->pae_root[i])
+			return true;
+	return mmu->root[0];
+}
+
 /*
- * kvm_mmu_free_roots() of the current root when the vCPU's paging no
- * longer matches it (a CR3 or mode change: kvm_mmu_new_pgd(),
- * kvm_mmu_reset_context()); the page stays as a cached shadow page.
+ * kvm_mmu_free_roots() of the current roots when the vCPU's paging no
+ * longer matches them (a CR3 or mode change: kvm_mmu_new_pgd(),
+ * kvm_mmu_reset_context()); the pages stay as cached shadow pages.
  */
 static void kvm_mmu_put_stale_root(struct nxsim__vm_mmu *mmu,
 				   const struct nxsim__kvm_mmu *m)
 {
-	if (mmu->root[0] && !root_matches(mmu, m)) {
-		mmu->root[0]->root_count--;
-		mmu->root[0] = NULL;
-	}
+	if (roots_loaded(mmu) && !root_matches(mmu, m))
+		nxsim__mmu_free_root_page(mmu, 0);
 }
 
 static void kvm_mmu_sync_root(struct nxsim__vm_mmu *mmu,
@@ -717,18 +200,36 @@ static void kvm_mmu_sync_root(struct nxsim__vm_mmu *mmu,
 
 /*
  * mmu_alloc_shadow_roots() / mmu_alloc_direct_roots(), then
- * kvm_mmu_sync_roots() (kvm_mmu_load())
+ * kvm_mmu_sync_roots() (kvm_mmu_load()).  A PAE guest gets pae_root: for
+ * each present PDPTE the level-2 shadow page of the directory it points
+ * at (mmu_alloc_root()), none for a PDPTE that is not present.
  */
 static void kvm_mmu_load(struct nxsim__vm_mmu *mmu,
 			 struct nxsim__mmu_memory_cache *mc,
 			 const struct nxsim__kvm_mmu *m)
 {
 	struct nxsim__mmu_page *root;
+	unsigned int i;
 
-	if (mmu->root[0])
+	if (roots_loaded(mmu))
 		return;
 	if (!m->cpu_role.level) {
 		nxsim__mmu_alloc_direct_roots(mmu, mc, 0);
+		return;
+	}
+	if (m->cpu_role.level < PT64_ROOT_4LEVEL) {
+		for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++) {
+			if (!pae_root_wanted(m, i))
+				continue;
+			root = nxsim__kvm_mmu_get_shadow_page(
+				mmu, mc, m, pae_root_gfn(m, i),
+				pae_root_role(m, i));
+			root->root_count++;
+			mmu->pae_root[i] = root;
+		}
+		for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++)
+			if (mmu->pae_root[i])
+				kvm_mmu_sync_root(mmu, m, mmu->pae_root[i]);
 		return;
 	}
 	root = nxsim__kvm_mmu_get_shadow_page(mmu, mc, m, shadow_root_gfn(m),
@@ -736,6 +237,21 @@ static void kvm_mmu_load(struct nxsim__vm_mmu *mmu,
 	root->root_count++;
 	mmu->root[0] = root;
 	kvm_mmu_sync_root(mmu, m, root);
+}
+
+/*
+ * shadow_walk_init(): the page the hardware walk of @addr starts from and
+ * its level; a PAE root starts below the shadow PDPTE of @addr.
+ */
+static struct nxsim__mmu_page *shadow_walk_init(struct nxsim__vm_mmu *mmu,
+						uint64_t addr, int *level)
+{
+	struct nxsim__mmu_page *sp = mmu->root[0];
+
+	if (!sp)
+		sp = mmu->pae_root[(addr >> 30) & 3];
+	*level = sp ? (int)sp->role.level : 0;
+	return sp;
 }
 
 /* Whether the SPTE lets @access (PFERR bits) through. */
@@ -756,8 +272,8 @@ static bool spte_permits(struct nxsim__vm_mmu *mmu, uint64_t spte,
 static uint64_t *shadow_find_leaf(struct nxsim__vm_mmu *mmu, uint64_t addr,
 				  int *level)
 {
-	struct nxsim__mmu_page *sp = mmu->root[0];
-	int l = sp ? sp->role.level : 0;
+	int l;
+	struct nxsim__mmu_page *sp = shadow_walk_init(mmu, addr, &l);
 
 	for (; sp; l--) {
 		uint64_t *sptep = &sp->spt[shadow_index(addr, l)];
@@ -828,7 +344,8 @@ int nxsim__mmu_try_to_unsync_pages(struct nxsim__vm_mmu *mmu,
 static bool detect_write_misaligned(const struct nxsim__mmu_page *sp,
 				    uint64_t gpa, unsigned int bytes)
 {
-	unsigned int offset = gpa & 4095, pte_size = 8, misaligned;
+	unsigned int offset = gpa & 4095, misaligned;
+	unsigned int pte_size = sp->role.has_4_byte_gpte ? 4 : 8;
 
 	if (!(offset & (pte_size - 1)) && bytes == 1)
 		return false;
@@ -838,10 +355,53 @@ static bool detect_write_misaligned(const struct nxsim__mmu_page *sp,
 }
 
 /*
+ * detect_write_flooding(): a table above 4K written a third time without
+ * a fault walking through its shadow page is zapped rather than kept in
+ * step (4K tables can go unsync instead).
+ */
+static bool detect_write_flooding(struct nxsim__mmu_page *sp)
+{
+	if (sp->role.level == NXSIM_PG_LEVEL_4K)
+		return false;
+	sp->write_flooding_count++;
+	return sp->write_flooding_count >= 3;
+}
+
+/*
+ * get_written_sptes(): the SPTEs of @sp that shadow the entry at @gpa,
+ * from *@idx, *@nspte of them.  A 4-byte entry is at twice its offset in
+ * the 8-byte shadow table; a 32-bit PDE (4 MiB) is shadowed by two PAE
+ * PDEs (2 MiB); and the quadrant must be @sp's.  Return: false if the
+ * entry is in another quadrant's page.
+ */
+static bool get_written_sptes(const struct nxsim__mmu_page *sp, uint64_t gpa,
+			      unsigned int *idx, unsigned int *nspte)
+{
+	unsigned int page_offset = gpa & 4095, quadrant;
+
+	*nspte = 1;
+	if (sp->role.has_4_byte_gpte) {
+		page_offset <<= 1; /* 32->64 */
+		if (sp->role.level == PT32_ROOT_LEVEL) {
+			page_offset &= ~7u;
+			page_offset <<= 1;
+			*nspte = 2;
+		}
+		quadrant = page_offset >> 12;
+		page_offset &= 4095;
+		if (quadrant != sp->role.quadrant)
+			return false;
+	}
+	*idx = page_offset / 8;
+	return true;
+}
+
+/*
  * kvm_mmu_pte_write(): the guest wrote @bytes at @gpa, a shadowed table:
- * zap each shadow page of the gfn the write does not fit (misaligned),
- * else the SPTE shadowing the written entry, then one flush or commit.
- * Left out: detect_write_flooding() and the 32-bit gpte split.
+ * zap each shadow page of the gfn the write does not fit (misaligned) or
+ * that is flooded, else the SPTEs shadowing the written entry, then one
+ * flush or commit.  Left out: the mmu_pte_write, mmu_flooded and
+ * mmu_pde_zapped stats.
  */
 static void kvm_mmu_pte_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 			      unsigned int bytes)
@@ -850,22 +410,25 @@ static void kvm_mmu_pte_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 		TAILQ_HEAD_INITIALIZER(invalid_list);
 	uint64_t gfn = gpa >> 12;
 	struct nxsim__mmu_page *sp;
+	unsigned int idx, nspte;
 	bool flush = false;
-	unsigned int idx;
 
 	if (!mmu->indirect_shadow_pages)
 		return;
 	for_each_gfn_valid_sp_with_gptes(mmu, sp, gfn)
 	{
-		if (detect_write_misaligned(sp, gpa, bytes)) {
+		if (detect_write_misaligned(sp, gpa, bytes) ||
+		    detect_write_flooding(sp)) {
 			nxsim__kvm_mmu_prepare_zap_page(mmu, sp, &invalid_list);
 			continue;
 		}
-		/* get_written_sptes(): one 8-byte entry */
-		idx = (gpa & 4095) >> 3;
-		if (is_shadow_present_pte(sp->spt[idx]))
-			flush = true;
-		nxsim__mmu_page_zap_pte(mmu, sp, idx, &invalid_list);
+		if (!get_written_sptes(sp, gpa, &idx, &nspte))
+			continue;
+		for (; nspte--; idx++) {
+			if (is_shadow_present_pte(sp->spt[idx]))
+				flush = true;
+			nxsim__mmu_page_zap_pte(mmu, sp, idx, &invalid_list);
+		}
 	}
 	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &invalid_list, flush);
 }
@@ -912,13 +475,20 @@ static bool prefetch_invalid_gpte(const struct nxsim__kvm_mmu *m, uint64_t gpte)
 
 /*
  * The guest entry an SPTE of the 4K table @sp shadows
- * (FNAME(get_level1_sp_gpa) plus the index).
+ * (FNAME(get_level1_sp_gpa) plus the index): a 4-byte table's page of
+ * quadrant q shadows its entries from q * 512.
  */
 static int read_level1_gpte(struct nxsim__vm_mmu *mmu,
 			    const struct nxsim__mmu_page *sp, unsigned int idx,
 			    uint64_t *gpte)
 {
-	return nxsim__kvm_read_guest(mmu, (sp->gfn << 12) + idx * 8, gpte, 8);
+	const struct pt_type *pt = sp_pt_type(sp);
+	uint64_t offset = (uint64_t)sp->role.quadrant * SPTE_ENT_PER_PAGE;
+
+	*gpte = 0;
+	return nxsim__kvm_read_guest(
+		mmu, (sp->gfn << 12) + (offset + idx) * pt->size, gpte,
+		pt->size);
 }
 
 int nxsim__sync_page(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
@@ -932,8 +502,7 @@ int nxsim__sync_page(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 	uint64_t gpte, gfn, spte;
 	bool flush = false, host_writable, wrprot;
 
-	if (WARN_ON(!m || m->cpu_role.level != PT64_ROOT_4LEVEL ||
-		    sp->role.direct ||
+	if (WARN_ON(!m || !m->cpu_role.level || sp->role.direct ||
 		    ((sp->role.word ^ shadow_root_role(m).word) & ~ign.word)))
 		return -1;
 	MMU_COUNT(mmu, synced);
@@ -947,7 +516,7 @@ int nxsim__sync_page(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 			flush = true;
 			continue;
 		}
-		gfn = gpte_to_gfn_lvl(&paging64, gpte, NXSIM_PG_LEVEL_4K);
+		gfn = gpte_to_gfn_lvl(sp_pt_type(sp), gpte, NXSIM_PG_LEVEL_4K);
 		pte_access = sp->role.access & gpte_access(gpte);
 		protect_clean_gpte(&pte_access, gpte);
 		if (gfn != nxsim__kvm_mmu_page_get_gfn(sp, i)) {
@@ -1054,13 +623,20 @@ static void kvm_mmu_sync_root(struct nxsim__vm_mmu *mmu,
  * root of the new CR3 synced before the guest runs on it
  * (KVM_REQ_MMU_SYNC, or kvm_mmu_load() after a free).
  */
-static void kvm_mmu_new_pgd(struct nxsim__vm_mmu *mmu,
+void nxsim__kvm_mmu_new_pgd(struct nxsim__vm_mmu *mmu,
 			    const struct nxsim__kvm_mmu *m)
 {
 	union nxsim__kvm_mmu_page_role role = shadow_root_role(m);
 	uint64_t gfn = shadow_root_gfn(m);
 	struct nxsim__mmu_page *sp;
 
+	/*
+	 * fast_pgd_switch() fails on pae_root, which has no shadow page: the
+	 * PAE roots are freed, and kvm_mmu_load() syncs them again
+	 */
+	if (m->cpu_role.level && m->cpu_role.level < PT64_ROOT_4LEVEL &&
+	    !mmu->root[0])
+		nxsim__mmu_free_root_page(mmu, 0);
 	if (m->cpu_role.level != PT64_ROOT_4LEVEL ||
 	    !mmu->indirect_shadow_pages)
 		return;
@@ -1068,8 +644,78 @@ static void kvm_mmu_new_pgd(struct nxsim__vm_mmu *mmu,
 	{
 		if (sp->role.word == role.word) {
 			kvm_mmu_sync_root(mmu, m, sp);
+			__clear_sp_write_flooding_count(sp);
 			return;
 		}
+	}
+}
+
+/*
+ * FNAME(prefetch_gpte): the non-present SPTE @idx of the indirect 4K page
+ * @sp made from the guest's @gpte, as a prefetch (no A bit, no unsync);
+ * with @no_dirty_log, not a writable one in a dirty-logged slot
+ * (gfn_to_memslot_dirty_bitmap()).  Return: false where the gpte is not
+ * worth an SPTE or has no slot.
+ */
+static bool prefetch_gpte(struct nxsim__vm_mmu *mmu,
+			  const struct nxsim__kvm_mmu *m,
+			  struct nxsim__mmu_page *sp, unsigned int idx,
+			  uint64_t gpte, bool no_dirty_log)
+{
+	const struct nxsim__memslot *slot;
+	unsigned int pte_access;
+	uint64_t gfn;
+
+	if (prefetch_invalid_gpte(m, gpte))
+		return false;
+	gfn = gpte_to_gfn_lvl(sp_pt_type(sp), gpte, NXSIM_PG_LEVEL_4K);
+	pte_access = sp->role.access & gpte_access(gpte);
+	protect_clean_gpte(&pte_access, gpte);
+	slot = nxsim__gfn_to_memslot(mmu, 0, gfn);
+	if (!slot || (no_dirty_log && (pte_access & ACC_WRITE_MASK) &&
+		      (slot->flags & NXSIM_MEM_LOG_DIRTY_PAGES)))
+		return false;
+	nxsim__mmu_set_spte(mmu, slot, sp, idx, pte_access, gfn,
+			    nxsim__gfn_to_pfn(slot, gfn), NULL);
+	return true;
+}
+
+/*
+ * FNAME(pte_prefetch) after a fault mapped SPTE @idx of @sp: 4K pages
+ * only, none while an invalidation is in progress; a direct page is
+ * direct_pte_prefetch()'s; an indirect one gets the non-present SPTEs of
+ * its group of PTE_PREFETCH_NUM made from the guest entries beside the
+ * walk's leaf (gw->prefetch_ptes, read by FNAME(gpte_changed) at the 4K
+ * level), stopping at the first that is not worth one.
+ */
+static void pte_prefetch(struct nxsim__vm_mmu *mmu,
+			 const struct nxsim__kvm_mmu *m,
+			 const struct nxsim__guest_walker *gw,
+			 struct nxsim__mmu_page *sp, unsigned int idx)
+{
+	const struct pt_type *pt = sp_pt_type(sp);
+	uint64_t gptes[NXSIM__PTE_PREFETCH_NUM] = { 0 }, base;
+	unsigned int i, first = idx & ~(NXSIM__PTE_PREFETCH_NUM - 1u);
+
+	if (sp->role.level > NXSIM_PG_LEVEL_4K ||
+	    mmu->mmu_invalidate_in_progress)
+		return;
+	if (sp->role.direct) {
+		nxsim__direct_pte_prefetch(mmu, sp, idx);
+		return;
+	}
+	base = gw->pte_gpa[0] &
+	       ~(uint64_t)(NXSIM__PTE_PREFETCH_NUM * pt->size - 1);
+	for (i = 0; i < NXSIM__PTE_PREFETCH_NUM; i++)
+		if (nxsim__kvm_read_guest(mmu, base + i * pt->size, &gptes[i],
+					  pt->size))
+			return;
+	for (i = 0; i < NXSIM__PTE_PREFETCH_NUM; i++) {
+		if (first + i == idx ||
+		    is_shadow_present_pte(sp->spt[first + i]))
+			continue;
+		if (!prefetch_gpte(mmu, m, sp, first + i, gptes[i], true))
+			break;
 	}
 }
 
@@ -1084,13 +730,12 @@ static void invlpg(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 {
 	struct nxsim__sp_list invalid_list =
 		TAILQ_HEAD_INITIALIZER(invalid_list);
-	struct nxsim__mmu_page *sp = mmu->root[0];
-	unsigned int idx, pte_access;
-	uint64_t old, gpte, gfn;
-	struct nxsim__memslot *slot;
+	unsigned int idx;
+	uint64_t old, gpte;
 	int level;
+	struct nxsim__mmu_page *sp = shadow_walk_init(mmu, gva, &level);
 
-	for (level = sp->role.level; level >= NXSIM_PG_LEVEL_4K; level--) {
+	for (; sp && level >= NXSIM_PG_LEVEL_4K; level--) {
 		idx = shadow_index(gva, level);
 		old = sp->spt[idx];
 		if (level == NXSIM_PG_LEVEL_4K ||
@@ -1104,18 +749,7 @@ static void invlpg(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 			if (!mmu->nr_desc_cache ||
 			    read_level1_gpte(mmu, sp, idx, &gpte))
 				break;
-			/* FNAME(prefetch_gpte) */
-			if (prefetch_invalid_gpte(m, gpte))
-				break;
-			gfn = gpte_to_gfn_lvl(&paging64, gpte,
-					      NXSIM_PG_LEVEL_4K);
-			pte_access = sp->role.access & gpte_access(gpte);
-			protect_clean_gpte(&pte_access, gpte);
-			slot = nxsim__gfn_to_memslot(mmu, 0, gfn);
-			if (!slot)
-				break;
-			nxsim__mmu_set_spte(mmu, slot, sp, idx, pte_access, gfn,
-					    nxsim__gfn_to_pfn(slot, gfn), NULL);
+			prefetch_gpte(mmu, m, sp, idx, gpte, false);
 			break;
 		}
 		if (!sp->unsync_children || !is_shadow_present_pte(old))
@@ -1127,10 +761,10 @@ static void invlpg(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 int nxsim__guest_invlpg(struct nxsim__vm_mmu *mmu,
 			const struct nxsim__kvm_mmu *m, uint64_t gva)
 {
-	if (!gva_ok(m, gva))
+	if (!nxsim__guest_gva_ok(m, gva))
 		return -ERANGE;
 	nxsim__write_lock(&mmu->mmu_lock);
-	if (m->cpu_role.level == PT64_ROOT_4LEVEL && root_matches(mmu, m))
+	if (m->cpu_role.level && root_matches(mmu, m))
 		invlpg(mmu, m, gva);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	return 0;
@@ -1196,14 +830,16 @@ static int fetch(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_memory_cache *mc,
 		 struct nxsim_access_info *info)
 {
 	unsigned int direct_access = gw->pte_access, idx;
-	struct nxsim__mmu_page *sp = mmu->root[0], *child;
-	int level = sp->role.level, ret;
+	int level, ret;
+	struct nxsim__mmu_page *sp = shadow_walk_init(mmu, addr, &level),
+			       *child;
 	uint64_t base_gfn;
 
 	for (;; sp = spte_to_child_sp(mmu, sp->spt[idx]), level--) {
 		idx = shadow_index(addr, level);
 		if (level <= gw->level)
 			break;
+		__clear_sp_write_flooding_count(sp);
 		child = nxsim__kvm_mmu_get_child_sp(mmu, mc, m, sp, idx,
 						    gw->table_gfn[level - 2],
 						    false,
@@ -1214,6 +850,7 @@ static int fetch(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_memory_cache *mc,
 	nxsim__kvm_mmu_hugepage_adjust(mmu, f);
 	for (;; sp = spte_to_child_sp(mmu, sp->spt[idx]), level--) {
 		idx = shadow_index(addr, level);
+		__clear_sp_write_flooding_count(sp);
 		if (f->nx_huge_page_workaround_enabled)
 			nxsim__disallowed_hugepage_adjust(mmu, f, sp->spt[idx],
 							  level);
@@ -1235,9 +872,8 @@ static int fetch(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_memory_cache *mc,
 	ret = nxsim__mmu_set_spte(mmu, f->slot, sp, idx, gw->pte_access,
 				  base_gfn, f->pfn, f);
 	info->level = level;
-	/* FNAME(pte_prefetch): direct pages only (see the file comment) */
-	if (ret != RET_PF_SPURIOUS && sp->role.direct)
-		nxsim__direct_pte_prefetch(mmu, sp, idx);
+	if (ret != RET_PF_SPURIOUS)
+		pte_prefetch(mmu, m, gw, sp, idx);
 	return ret;
 }
 
@@ -1264,7 +900,28 @@ static int shadow_topup_caches(struct nxsim__vm_mmu *mmu,
 }
 
 /*
- * FNAME(page_fault) for 64-bit guests: walk the guest tables (a failed
+ * shadow_page_table_clear_flood(): the pages the hardware walk of @addr
+ * goes through, a write to a write-tracked table about to be emulated,
+ * are in use: their flooding counts are cleared.
+ */
+static void shadow_page_table_clear_flood(struct nxsim__vm_mmu *mmu,
+					  uint64_t addr)
+{
+	int level;
+	struct nxsim__mmu_page *sp = shadow_walk_init(mmu, addr, &level);
+	uint64_t spte;
+
+	for (; sp; level--) {
+		__clear_sp_write_flooding_count(sp);
+		spte = sp->spt[shadow_index(addr, level)];
+		if (!is_shadow_present_pte(spte) || is_last_spte(spte, level))
+			break;
+		sp = spte_to_child_sp(mmu, spte);
+	}
+}
+
+/*
+ * FNAME(page_fault): walk the guest tables (a failed
  * walk is the guest's #PF), emulate writes to write-tracked tables
  * (page_fault_handle_page_track()), cap the level where the guest maps
  * its own tables, and fetch.  Called with mmu_lock held for write and the
@@ -1283,10 +940,11 @@ static void page_fault(struct nxsim__vm_mmu *mmu,
 	};
 	bool self_pt = false, user = pfec & PFERR_USER_MASK;
 	struct nxsim__guest_walker w;
-	uint64_t gpte;
+	uint64_t gpte, gpa;
+	unsigned int size;
 	int ret;
 
-	if (!walk_addr_generic(mmu, m, &w, addr, pfec)) {
+	if (!nxsim__walk_addr_generic(mmu, m, &w, addr, pfec)) {
 		/* kvm_inject_emulated_page_fault(): the guest's #PF */
 		info->outcome = NXSIM_ACCESS_GUEST_FAULT;
 		return;
@@ -1299,8 +957,10 @@ static void page_fault(struct nxsim__vm_mmu *mmu,
 		info->outcome = NXSIM_ACCESS_EMULATE;
 		return;
 	}
-	if (f.write && nxsim__kvm_slot_page_track_is_active(f.slot, f.gfn))
+	if (f.write && nxsim__kvm_slot_page_track_is_active(f.slot, f.gfn)) {
+		shadow_page_table_clear_flood(mmu, addr);
 		goto emulate;
+	}
 	f.max_level = is_self_change_mapping(m, &w, user, &self_pt) ?
 			      NXSIM_PG_LEVEL_4K :
 			      w.level;
@@ -1326,8 +986,11 @@ static void page_fault(struct nxsim__vm_mmu *mmu,
 emulate:
 	/* the store the instruction makes: the entry rewritten as it is */
 	MMU_COUNT(mmu, emulated);
-	nxsim__kvm_read_guest(mmu, (f.gfn << 12) | (addr & 4088), &gpte, 8);
-	emulate_pte_write(mmu, (f.gfn << 12) | (addr & 4088), &gpte, 8);
+	size = m->cpu_role.has_4_byte_gpte ? 4 : 8;
+	gpa = (f.gfn << 12) | (addr & 4095 & ~(uint64_t)(size - 1));
+	gpte = 0;
+	nxsim__kvm_read_guest(mmu, gpa, &gpte, size);
+	emulate_pte_write(mmu, gpa, &gpte, size);
 	info->outcome = NXSIM_ACCESS_EMULATE;
 }
 
@@ -1343,10 +1006,8 @@ int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 	uint64_t *sptep;
 	int level = 0, rc = 0;
 
-	if (!gva_ok(m, addr))
+	if (!nxsim__guest_gva_ok(m, addr))
 		return -ERANGE;
-	if (m->cpu_role.level && m->cpu_role.level != PT64_ROOT_4LEVEL)
-		return -EOPNOTSUPP;
 	nxsim__write_lock(&mmu->mmu_lock);
 	kvm_mmu_put_stale_root(mmu, m);
 	if (!m->cpu_role.level) {

@@ -5,7 +5,7 @@
  * guest_rsvd_check, the permission bitmask) and the guest page-table
  * walker of arch/x86/kvm/mmu/paging_tmpl.h (struct guest_walker,
  * FNAME(walk_addr_generic)), built once for both guest PTE types (see
- * paging_tmpl.c).
+ * guest_walk.c), and the calls into the shadow fault path (paging_tmpl.c).
  */
 #ifndef NXSIM_MMU_PAGING_TMPL_H
 #define NXSIM_MMU_PAGING_TMPL_H
@@ -124,7 +124,7 @@ int nxsim__guest_write_pte(struct nxsim__vm_mmu *mmu,
 
 /*
  * INVLPG of @gva (kvm_mmu_invlpg() -> FNAME(invlpg) on the current root,
- * 64-bit guests; nothing to do in the other modes); takes mmu_lock.
+ * with paging on; nothing to do with paging off); takes mmu_lock.
  * Return: 0 or -ERANGE (an address the mode cannot form).
  */
 int nxsim__guest_invlpg(struct nxsim__vm_mmu *mmu,
@@ -133,11 +133,9 @@ int nxsim__guest_invlpg(struct nxsim__vm_mmu *mmu,
 /*
  * A guest access with TDP off (the vCPU running, kvm_mmu_page_fault()):
  * the hardware walk of the shadow tables from the VM's root and, if it
- * misses, FNAME(page_fault) (64-bit guests) or nonpaging_page_fault()
+ * misses, FNAME(page_fault) (paging on) or nonpaging_page_fault()
  * (paging off), page-table pages from the vCPU's cache; takes mmu_lock.
- * Return: 0; -ERANGE for an address the
- * mode cannot form; -EOPNOTSUPP for 32-bit and PAE guests (not
- * modelled); -ENOMEM.
+ * Return: 0; -ERANGE for an address the mode cannot form; -ENOMEM.
  */
 int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 			      struct nxsim__vcpu_mmu *vcpu,

@@ -243,6 +243,7 @@ kvm_mmu_alloc_shadow_page(struct nxsim__vm_mmu *mmu,
 	sp->level = role.level;
 	sp->direct = role.direct;
 	sp->unsync = false;
+	sp->write_flooding_count = 0;
 	sp->unsync_children = 0;
 	memset(sp->unsync_child_bitmap, 0, sizeof(sp->unsync_child_bitmap));
 	LIST_INSERT_HEAD(sp_list, sp, hash_link);
@@ -298,6 +299,7 @@ static struct nxsim__mmu_page *kvm_mmu_find_shadow_page(
 			if (ret > 0)
 				nxsim__kvm_flush_remote_tlbs(mmu);
 		}
+		__clear_sp_write_flooding_count(sp);
 		found = sp;
 		break;
 	}
@@ -587,15 +589,39 @@ void nxsim__kvm_mmu_commit_zap_page(struct nxsim__vm_mmu *mmu,
 	}
 }
 
-/* mmu_free_root_page() for the vCPUs' root of @as_id: put it. */
-static void mmu_free_root_page(struct nxsim__vm_mmu *mmu, int as_id)
+/*
+ * mmu_free_root_page() for the vCPUs' root of @as_id, or, in address
+ * space 0, for each valid entry of pae_root (kvm_mmu_free_roots()): put it.
+ */
+void nxsim__mmu_free_root_page(struct nxsim__vm_mmu *mmu, int as_id)
 {
 	struct nxsim__mmu_page *root = mmu->root[as_id];
+	unsigned int i;
 
+	for (i = 0; !as_id && i < ARRAY_SIZE(mmu->pae_root); i++) {
+		if (mmu->pae_root[i])
+			mmu->pae_root[i]->root_count--;
+		mmu->pae_root[i] = NULL;
+	}
 	if (!root || root->tdp_mmu_page)
 		return;
 	root->root_count--;
 	mmu->root[as_id] = NULL;
+}
+
+/*
+ * is_obsolete_root() of the current root of @as_id: pae_root has no shadow
+ * page, so loaded PAE roots always count as obsolete (the kernel's accepted
+ * false positive: they are freed at every fast zap).
+ */
+static bool is_obsolete_root(struct nxsim__vm_mmu *mmu, int as_id)
+{
+	unsigned int i;
+
+	for (i = 0; !as_id && i < ARRAY_SIZE(mmu->pae_root); i++)
+		if (mmu->pae_root[i])
+			return true;
+	return mmu->root[as_id] && nxsim__is_obsolete_sp(mmu, mmu->root[as_id]);
 }
 
 void nxsim__kvm_zap_obsolete_pages(struct nxsim__vm_mmu *mmu)
@@ -607,8 +633,8 @@ void nxsim__kvm_zap_obsolete_pages(struct nxsim__vm_mmu *mmu)
 
 	/* The vCPUs drop their obsolete root (KVM_REQ_MMU_FREE_OBSOLETE_ROOTS) */
 	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++)
-		if (mmu->root[i] && nxsim__is_obsolete_sp(mmu, mmu->root[i]))
-			mmu_free_root_page(mmu, i);
+		if (is_obsolete_root(mmu, i))
+			nxsim__mmu_free_root_page(mmu, i);
 	/* Oldest first; no obsolete page is newer than a valid one. */
 	while ((sp = TAILQ_LAST(&mmu->active_mmu_pages, nxsim__sp_list)) &&
 	       nxsim__is_obsolete_sp(mmu, sp))
@@ -624,7 +650,7 @@ void nxsim__kvm_mmu_zap_all(struct nxsim__vm_mmu *mmu)
 	int i;
 
 	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++)
-		mmu_free_root_page(mmu, i);
+		nxsim__mmu_free_root_page(mmu, i);
 	while ((sp = TAILQ_FIRST(&mmu->active_mmu_pages)))
 		nxsim__kvm_mmu_prepare_zap_page(mmu, sp, &invalid_list);
 	nxsim__kvm_mmu_commit_zap_page(mmu, &invalid_list);

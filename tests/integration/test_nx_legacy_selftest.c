@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * tools/testing/selftests/kvm/x86/nx_huge_pages_test.c on the legacy
- * direct MMU (TDP hardware, TDP MMU off: kvm.tdp_mmu=0, and 5.10 by
- * default), step by step on the virtual clock: pages_4k, pages_2m,
+ * direct MMU (TDP hardware, TDP MMU off: kvm.tdp_mmu=0, 5.10 by
+ * default, and 5.4, which has no TDP MMU), step by step on the virtual clock: pages_4k, pages_2m,
  * nx_lpage_splits, the remote TLB flushes and the checker after every
  * step.  The twin on the TDP MMU is test_nx_huge_pages_selftest.c.
  *
@@ -14,8 +14,12 @@
  * in-place split gives 512 and 6.1's TDP zap 1.  Recovery (ratio 1)
  * prepares both tracked pages and commits them with one flush.
  *
- * 5.10 has no recovery period parameter (the worker runs every 60 s)
- * and no KVM_CAP_VM_DISABLE_NX_HUGE_PAGES: only the mitigation-on run.
+ * 5.4 and 5.10 have no recovery period parameter (the worker runs every
+ * 60 s) and no KVM_CAP_VM_DISABLE_NX_HUGE_PAGES: only the mitigation-on
+ * run.  5.4 (no TDP MMU at all) gives the same steps as 5.10: the
+ * mitigation (b8e8c8303ff2) and its recovery thread (1aa9b9572b10) came
+ * with __direct_map()'s disallowed_hugepage_adjust() and prefetch as
+ * they are on the legacy MMU later.
  */
 #include "nx_test.h"
 
@@ -63,6 +67,7 @@ struct scase {
 };
 
 static const struct scase cases[] = {
+	{ "5.4", false, false, 60000, legacy },
 	{ "5.10", false, false, 60000, legacy },
 	{ "5.10", true, false, 60000, legacy },
 	{ "6.1", true, false, 500, legacy },

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The guest page-table walk (FNAME(walk_addr_generic) of
- * arch/x86/kvm/mmu/paging_tmpl.h, src/mmu/paging_tmpl.c) case by case,
+ * arch/x86/kvm/mmu/paging_tmpl.h, src/mmu/guest_walk.c) case by case,
  * one table per paging mode: 4-level 64-bit, PAE and 2-level 32-bit.
  * Each case writes the guest tables, loads the control registers, walks
  * one address with one access, and checks what the walk gives (the gpa,
