@@ -222,16 +222,6 @@ static int vcpu_run(struct nxsim__drv *d, int argc, struct nxsim__drv_tok *argv,
 }
 
 /* "on" or "off" of argv[1] into *on; -EINVAL with the usage otherwise. */
-static int on_off(struct nxsim__drv_tok *argv, bool *on,
-		  struct nxsim__drv_reply *r)
-{
-	if (!strcmp(argv[1].s, "on") || !strcmp(argv[1].s, "off")) {
-		*on = !strcmp(argv[1].s, "on");
-		return 0;
-	}
-	return nxsim__drv_fail(r, -EINVAL, "the state is on or off");
-}
-
 /* vcpu smm|apic VCPU on|off: answers was=1|0 (the previous state) */
 static int vcpu_toggle(struct nxsim__drv *d, struct nxsim__drv_tok *argv,
 		       struct nxsim__drv_reply *r,
@@ -244,9 +234,9 @@ static int vcpu_toggle(struct nxsim__drv *d, struct nxsim__drv_tok *argv,
 
 	if (!vcpu)
 		return -ENOENT;
-	rc = on_off(argv, &on, r);
-	if (rc)
-		return rc;
+	if (strcmp(argv[1].s, "on") && strcmp(argv[1].s, "off"))
+		return nxsim__drv_fail(r, -EINVAL, "the state is on or off");
+	on = !strcmp(argv[1].s, "on");
 	rc = set(vcpu, on, &was);
 	if (rc)
 		return rc;
