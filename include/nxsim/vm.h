@@ -199,7 +199,12 @@ NXSIM_API int nxsim_vm_inject_worker_error(struct nxsim_vm *vm, int err);
  * that cannot allocate a page table ends early and the call still
  * succeeds), then write-protects the slot's leaves (huge leaves only on
  * EPT, which has PML); turning it off zaps collapsible page tables,
- * or (6.13 on) rebuilds huge SPTEs in place.  Runs under slots_lock.
+ * or (6.13 on) rebuilds huge SPTEs in place.  With
+ * NXSIM_DIRTY_LOG_INITIALLY_SET (nxsim_vm_enable_cap()) turning dirty
+ * logging on splits and protects nothing: nxsim_vm_clear_dirty_log() does
+ * it piecewise.  A slot that logs dirty pages gets its dirty bitmap when
+ * created or when logging turns on (-ENOMEM if it cannot be allocated:
+ * nothing changes).  Runs under slots_lock.
  *
  * Return: 0; -EINVAL (bad flags, alignment, slot id, address space,
  * overflow, size, deleting an empty slot, changing size/hva/read-only of
