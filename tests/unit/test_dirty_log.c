@@ -392,6 +392,55 @@ static void test_dirty_log_masked_edges(void **state)
 	}
 }
 
+/*
+ * kvm_prepare_memory_region(): a move keeps the bitmap (no allocation,
+ * the bits as they were, now of the moved gfns); a move that turns
+ * logging on gets a new one, all set with INITIALLY_SET; turning it off
+ * frees it.
+ */
+static void test_dirty_log_move(void **state)
+{
+	struct nxsim_memory_region mr = {
+		.slot = 1,
+		.flags = NXSIM_MEM_LOG_DIRTY_PAGES,
+		.guest_phys_addr = 0,
+		.memory_size = SLOT_PAGES << 12,
+		.userspace_addr = HVA_BASE,
+		.host_level = NXSIM_PG_LEVEL_2M,
+	};
+	struct nx_env e = env(false, false, NULL);
+	uint64_t words[18], live;
+
+	(void)state;
+	assert_rc(nxsim_vm_set_memory_region(e.vm, &mr), 0);
+	nx_access(e.vcpu, NXSIM_ACCESS_WRITE, 0x3000);
+	live = test_live_allocs();
+	mr.guest_phys_addr = 4 * GIB;
+	nxsim_alloc_fail_nth(5); /* past the new slot's four */
+	assert_rc(nxsim_vm_set_memory_region(e.vm, &mr), 0);
+	assert_true(nxsim_alloc_fail_pending());
+	nxsim_alloc_fail_nth(0);
+	assert_int_equal(test_live_allocs(), live);
+	assert_rc(nxsim_vm_get_dirty_log(e.vm, 1, words), 0);
+	assert_int_equal(words[0], 1ull << 3);
+	assert_int_equal(bits_set(words, 0, SLOT_PAGES), 1);
+	/* the gfns moved: a write to the new page 3 logs it again */
+	nx_access(e.vcpu, NXSIM_ACCESS_WRITE, 4 * GIB + 0x7000);
+	assert_rc(nxsim_vm_get_dirty_log(e.vm, 1, words), 0);
+	assert_int_equal(words[0], 1ull << 7);
+	/* off, then a move turning it on with INITIALLY_SET */
+	mr.flags = 0;
+	assert_rc(nxsim_vm_set_memory_region(e.vm, &mr), 0);
+	assert_rc(nxsim_vm_get_dirty_log(e.vm, 1, words), -ENOENT);
+	assert_rc(enable_cap(e.vm, 0, 3), 0);
+	mr.flags = NXSIM_MEM_LOG_DIRTY_PAGES;
+	mr.guest_phys_addr = 0;
+	assert_rc(nxsim_vm_set_memory_region(e.vm, &mr), 0);
+	assert_rc(nxsim_vm_get_dirty_log(e.vm, 1, words), 0);
+	assert_int_equal(bits_set(words, 0, SLOT_PAGES), SLOT_PAGES);
+	nx_env_destroy(&e);
+}
+
 /* Allocation failures: the bitmap, on create and on a flags change. */
 struct bitmap_ctx {
 	struct nx_env e;
@@ -524,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_dirty_log_get),
 		cmocka_unit_test(test_dirty_log_initially_set),
 		cmocka_unit_test(test_dirty_log_masked_edges),
+		cmocka_unit_test(test_dirty_log_move),
 		cmocka_unit_test(test_dirty_log_alloc_failures),
 	};
 
