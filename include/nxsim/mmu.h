@@ -46,6 +46,9 @@ extern "C" {
 #define NXSIM_MEM_LOG_DIRTY_PAGES (1u << 0)
 #define NXSIM_MEM_READONLY (1u << 1)
 #define NXSIM_USER_MEM_SLOTS 32764 /* KVM_USER_MEM_SLOTS on x86 */
+/* KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2 options (include/uapi/linux/kvm.h) */
+#define NXSIM_DIRTY_LOG_MANUAL_PROTECT_ENABLE (1u << 0)
+#define NXSIM_DIRTY_LOG_INITIALLY_SET (1u << 1)
 
 /**
  * struct nxsim_memory_region - struct kvm_userspace_memory_region

@@ -39,6 +39,7 @@ struct nxsim_vcpu;
 
 /* include/uapi/linux/kvm.h */
 #define NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES 220
+#define NXSIM_CAP_MANUAL_DIRTY_LOG_PROTECT2 168
 
 enum nxsim_worker_state {
 	NXSIM_WORKER_NONE,    /* not created (yet, or ever) */
@@ -115,7 +116,9 @@ NXSIM_API struct nxsim_host *nxsim_vm_host(const struct nxsim_vm *vm);
  * nxsim_vm_check_extension() - KVM_CHECK_EXTENSION on the VM
  *
  * Return: 1 for NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES where the profile has
- * it (6.0 on), 0 otherwise; -EBADF.
+ * it (6.0 on); NXSIM_DIRTY_LOG_MANUAL_PROTECT_ENABLE |
+ * NXSIM_DIRTY_LOG_INITIALLY_SET for NXSIM_CAP_MANUAL_DIRTY_LOG_PROTECT2
+ * (KVM_DIRTY_LOG_MANUAL_CAPS of x86); 0 otherwise; -EBADF.
  */
 NXSIM_API int nxsim_vm_check_extension(struct nxsim_vm *vm, unsigned int cap);
 
@@ -130,6 +133,14 @@ NXSIM_API int nxsim_vm_check_extension(struct nxsim_vm *vm, unsigned int cap);
  * For NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES: -EINVAL for non-zero flags,
  * -EPERM without @cap_sys_boot, -EINVAL for non-zero args[0] or once a vCPU
  * exists; there is no way back.
+ *
+ * For NXSIM_CAP_MANUAL_DIRTY_LOG_PROTECT2 (kvm_vm_ioctl_enable_cap_generic()):
+ * args[0] is the VM's new set of options, NXSIM_DIRTY_LOG_MANUAL_PROTECT_ENABLE
+ * and, with it only, NXSIM_DIRTY_LOG_INITIALLY_SET; 0 turns manual
+ * protection off; -EINVAL for non-zero flags or other bits.  With manual
+ * protection nxsim_vm_get_dirty_log() leaves the bitmap and the SPTEs
+ * alone; with INITIALLY_SET a slot's new bitmap is all set and turning
+ * dirty logging on protects nothing (no split, no write protection).
  *
  * Return: 0 or a negative errno; -EINVAL for an unknown @cap.
  */
@@ -188,7 +199,12 @@ NXSIM_API int nxsim_vm_inject_worker_error(struct nxsim_vm *vm, int err);
  * that cannot allocate a page table ends early and the call still
  * succeeds), then write-protects the slot's leaves (huge leaves only on
  * EPT, which has PML); turning it off zaps collapsible page tables,
- * or (6.13 on) rebuilds huge SPTEs in place.  Runs under slots_lock.
+ * or (6.13 on) rebuilds huge SPTEs in place.  With
+ * NXSIM_DIRTY_LOG_INITIALLY_SET (nxsim_vm_enable_cap()) turning dirty
+ * logging on splits and protects nothing: nxsim_vm_clear_dirty_log() does
+ * it piecewise.  A slot that logs dirty pages gets its dirty bitmap when
+ * created or when logging turns on (-ENOMEM if it cannot be allocated:
+ * nothing changes).  Runs under slots_lock.
  *
  * Return: 0; -EINVAL (bad flags, alignment, slot id, address space,
  * overflow, size, deleting an empty slot, changing size/hva/read-only of
@@ -197,6 +213,55 @@ NXSIM_API int nxsim_vm_inject_worker_error(struct nxsim_vm *vm, int err);
  */
 NXSIM_API int nxsim_vm_set_memory_region(struct nxsim_vm *vm,
 					 const struct nxsim_memory_region *mr);
+
+/**
+ * nxsim_vm_get_dirty_log() - KVM_GET_DIRTY_LOG
+ * @vm: the VM
+ * @slot: slot id, address space in bits 16-31
+ * @bitmap: receives the slot's dirty bitmap, one bit per page, bit i of
+ *	word i / 64 for page i: (npages + 63) / 64 words
+ *
+ * As kvm_get_dirty_log_protect() of 6.1.  Without manual protection the
+ * bitmap is also cleared and the pages it had are protected again for
+ * logging (kvm_arch_mmu_enable_log_dirty_pt_masked(): D cleared with PML
+ * on EPT, else W), then one TLB flush of the slot.  A page is logged when
+ * a writable 4K SPTE is made for it (make_spte(), any fault that maps it
+ * writable), when the fast path restores W, or, with PML, when a write
+ * sets a clear D bit.
+ *
+ * Return: 0; -EINVAL (bad slot id or address space, NULL @bitmap);
+ * -ENOENT (no such slot, or it does not log dirty pages); -EBADF.
+ */
+NXSIM_API int nxsim_vm_get_dirty_log(struct nxsim_vm *vm, uint32_t slot,
+				     uint64_t *bitmap);
+
+/**
+ * nxsim_vm_clear_dirty_log() - KVM_CLEAR_DIRTY_LOG
+ * @vm: the VM
+ * @slot: slot id, address space in bits 16-31
+ * @first_page: first page of the range, a multiple of 64
+ * @num_pages: pages in the range, a multiple of 64 unless the range ends
+ *	at the end of the slot
+ * @bitmap: bit i of word i / 64 stands for page @first_page + i; may be
+ *	NULL when @num_pages is 0
+ *
+ * As kvm_clear_dirty_log_protect() of 6.1: the bits set both in @bitmap
+ * and in the slot's bitmap are cleared and their pages protected again
+ * (D cleared with PML on EPT, else W); with
+ * NXSIM_DIRTY_LOG_INITIALLY_SET, each 64-page word first splits the huge
+ * pages under its first and last set gfn (kvm.eager_page_split, TDP MMU)
+ * and write-protects the huge leaves left there.  One TLB flush of the
+ * slot if any bit was cleared.  Works without manual protection too, as
+ * the 6.1 ioctl does.
+ *
+ * Return: 0; -EINVAL (bad slot id or address space, @first_page not a
+ * multiple of 64, a range past the slot, @num_pages not a multiple of 64
+ * short of the slot's end, NULL @bitmap); -ENOENT (no such slot, or it
+ * does not log dirty pages); -EBADF.
+ */
+NXSIM_API int nxsim_vm_clear_dirty_log(struct nxsim_vm *vm, uint32_t slot,
+				       uint64_t first_page, uint32_t num_pages,
+				       const uint64_t *bitmap);
 
 /**
  * nxsim_vm_set_host_level() - change the host mapping size under a slot

@@ -14,7 +14,8 @@
  * is a fixed 60 s.
  *
  * With them, kvm.eager_page_split of arch/x86/kvm/x86.c (a plain bool,
- * default on, read when dirty logging is turned on), where the profile
+ * default on, read when dirty logging is turned on and by
+ * KVM_CLEAR_DIRTY_LOG under KVM_DIRTY_LOG_INITIALLY_SET), where the profile
  * has it.
  *
  * After a change the setter zaps every VM (nxsim__host_zap_all_and_wake()):

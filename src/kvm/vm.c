@@ -340,13 +340,20 @@ int nxsim_vm_check_extension(struct nxsim_vm *vm, unsigned int cap)
 
 	if (rc)
 		return rc;
-	rc = cap == NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES &&
-	     vm->host->prof->disable_nx_cap;
+	if (cap == NXSIM_CAP_MANUAL_DIRTY_LOG_PROTECT2)
+		rc = NXSIM_DIRTY_LOG_MANUAL_PROTECT_ENABLE |
+		     NXSIM_DIRTY_LOG_INITIALLY_SET;
+	else
+		rc = cap == NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES &&
+		     vm->host->prof->disable_nx_cap;
 	nxsim__vm_exit(vm);
 	return rc;
 }
 
-/* kvm_vm_ioctl_enable_cap(), case KVM_CAP_VM_DISABLE_NX_HUGE_PAGES */
+/*
+ * kvm_vm_ioctl_enable_cap(), case KVM_CAP_VM_DISABLE_NX_HUGE_PAGES, and
+ * kvm_vm_ioctl_enable_cap_generic(), case KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2
+ */
 int nxsim_vm_enable_cap(struct nxsim_vm *vm, unsigned int cap, uint32_t flags,
 			const uint64_t *args, bool cap_sys_boot)
 {
@@ -354,8 +361,11 @@ int nxsim_vm_enable_cap(struct nxsim_vm *vm, unsigned int cap, uint32_t flags,
 
 	if (rc)
 		return rc;
-	if (flags || cap != NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES ||
-	    !vm->host->prof->disable_nx_cap) {
+	if (cap == NXSIM_CAP_MANUAL_DIRTY_LOG_PROTECT2)
+		rc = nxsim__kvm_enable_manual_dirty_log_protect(
+			vm->mmu, flags, args ? args[0] : 0);
+	else if (flags || cap != NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES ||
+		 !vm->host->prof->disable_nx_cap) {
 		rc = -EINVAL;
 	} else if (!cap_sys_boot) {
 		/* capable(), not ns_capable(): a container is no limit. */

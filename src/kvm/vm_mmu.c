@@ -45,6 +45,40 @@ int nxsim_vm_set_memory_region(struct nxsim_vm *vm,
 	return rc;
 }
 
+/* kvm_vm_ioctl_get_dirty_log(), under slots_lock */
+int nxsim_vm_get_dirty_log(struct nxsim_vm *vm, uint32_t slot, uint64_t *bitmap)
+{
+	int rc;
+
+	if (!bitmap)
+		return -EINVAL;
+	rc = nxsim__vm_enter(vm);
+	if (rc)
+		return rc;
+	nxsim__mutex_lock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
+	rc = nxsim__kvm_get_dirty_log_protect(vm->mmu, slot, bitmap);
+	nxsim__mutex_unlock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
+	nxsim__vm_exit(vm);
+	return rc;
+}
+
+/* kvm_vm_ioctl_clear_dirty_log(), under slots_lock */
+int nxsim_vm_clear_dirty_log(struct nxsim_vm *vm, uint32_t slot,
+			     uint64_t first_page, uint32_t num_pages,
+			     const uint64_t *bitmap)
+{
+	int rc = nxsim__vm_enter(vm);
+
+	if (rc)
+		return rc;
+	nxsim__mutex_lock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
+	rc = nxsim__kvm_clear_dirty_log_protect(vm->mmu, slot, first_page,
+						num_pages, bitmap);
+	nxsim__mutex_unlock(&vm->slots_lock, NXSIM__LOCK_SLOTS);
+	nxsim__vm_exit(vm);
+	return rc;
+}
+
 int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot_id,
 			    uint64_t offset, uint64_t size, int level)
 {

@@ -29,8 +29,15 @@
  * dirty-logging walks touch the roots of the slot's space only, the fast
  * zap of a delete or a move every root.
  *
+ * Slots that log dirty pages carry the dirty bitmap
+ * (kvm_prepare_memory_region(): allocated when logging turns on, all set
+ * with KVM_DIRTY_LOG_INITIALLY_SET, kept by a move, freed when logging
+ * turns off), which mark_page_dirty_in_slot() fills; with
+ * KVM_DIRTY_LOG_INITIALLY_SET, turning logging on protects nothing
+ * (kvm_mmu_slot_apply_flags()).
+ *
  * Left out: KVM_MEM_GUEST_MEMFD and memory
- * attributes (KVM_LPAGE_MIXED_FLAG), the dirty bitmap, and the
+ * attributes (KVM_LPAGE_MIXED_FLAG), the dirty ring, and the
  * total-pages overflow check.
  */
 #include <errno.h>
@@ -66,7 +73,7 @@ struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim__vm_mmu *mmu,
 	return NULL;
 }
 
-static struct nxsim__memslot *id_to_memslot(struct nxsim__vm_mmu *mmu,
+struct nxsim__memslot *nxsim__id_to_memslot(struct nxsim__vm_mmu *mmu,
 					    int as_id, uint16_t id)
 {
 	struct nxsim__memslot *s;
@@ -149,6 +156,14 @@ static bool memslot_rmap_alloc(struct nxsim__memslot *s)
 	return s->gfn_write_track != NULL;
 }
 
+/* kvm_destroy_dirty_bitmap() */
+static void kvm_destroy_dirty_bitmap(struct nxsim__memslot *s)
+{
+	nxsim__free(s->dirty_bitmap, 2 * nxsim__dirty_bitmap_words(s->npages) *
+					     sizeof(uint64_t));
+	s->dirty_bitmap = NULL;
+}
+
 static void kvm_free_memslot(struct nxsim__memslot *s)
 {
 	int i;
@@ -161,7 +176,38 @@ static void kvm_free_memslot(struct nxsim__memslot *s)
 	nxsim__free(s->gfn_write_track,
 		    s->npages * sizeof(*s->gfn_write_track));
 	nxsim__free(s->host_level, s->nr_host);
+	kvm_destroy_dirty_bitmap(s);
 	nxsim__free(s, sizeof(*s));
+}
+
+/*
+ * kvm_alloc_dirty_bitmap(): both bitmaps (__vcalloc(2, ...)), every page
+ * marked dirty with KVM_DIRTY_LOG_INITIALLY_SET (kvm_prepare_memory_region(),
+ * bitmap_set()); false on -ENOMEM.
+ */
+static bool kvm_alloc_dirty_bitmap(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__memslot *s)
+{
+	uint64_t words = nxsim__dirty_bitmap_words(s->npages), i;
+
+	s->dirty_bitmap = nxsim__calloc(2 * words, sizeof(uint64_t));
+	if (!s->dirty_bitmap)
+		return false;
+	if (nxsim__kvm_dirty_log_manual_protect_and_init_set(mmu))
+		for (i = 0; i < s->npages; i++)
+			s->dirty_bitmap[i / 64] |= 1ull << (i % 64);
+	return true;
+}
+
+void nxsim__mark_page_dirty_in_slot(const struct nxsim__memslot *s,
+				    uint64_t gfn)
+{
+	uint64_t rel = gfn - (s ? s->base_gfn : 0);
+
+	if (!s || !nxsim__slot_dirty_logging(s) || !s->dirty_bitmap)
+		return;
+	__atomic_fetch_or(&s->dirty_bitmap[rel / 64], 1ull << (rel % 64),
+			  __ATOMIC_RELAXED);
 }
 
 /* kzalloc() of the slot + kvm_alloc_memslot_metadata(). */
@@ -232,14 +278,16 @@ static void slot_insert(struct nxsim__vm_mmu *mmu, struct nxsim__memslot *new)
 	TAILQ_INSERT_TAIL(&mmu->slots[new->as_id], new, link);
 out:
 	if (nxsim__slot_dirty_logging(new))
-		mmu->nr_memslots_dirty_logging++;
+		__atomic_fetch_add(&mmu->nr_memslots_dirty_logging, 1,
+				   __ATOMIC_RELAXED);
 }
 
 static void slot_remove(struct nxsim__vm_mmu *mmu, struct nxsim__memslot *s)
 {
 	TAILQ_REMOVE(&mmu->slots[s->as_id], s, link);
 	if (nxsim__slot_dirty_logging(s))
-		mmu->nr_memslots_dirty_logging--;
+		__atomic_fetch_sub(&mmu->nr_memslots_dirty_logging, 1,
+				   __ATOMIC_RELAXED);
 }
 
 /*
@@ -322,6 +370,14 @@ static void kvm_mmu_slot_apply_flags(struct nxsim__vm_mmu *mmu,
 	if ((s->flags & NXSIM_MEM_READONLY) ||
 	    !((old_flags ^ s->flags) & NXSIM_MEM_LOG_DIRTY_PAGES))
 		return;
+	/*
+	 * Initially-all-set: every page is dirty already, so nothing is
+	 * write-protected, split or flushed; KVM_CLEAR_DIRTY_LOG does it
+	 * piecewise (kvm_arch_mmu_enable_log_dirty_pt_masked()).
+	 */
+	if (nxsim__slot_dirty_logging(s) &&
+	    nxsim__kvm_dirty_log_manual_protect_and_init_set(mmu))
+		return;
 	if (!mmu->tdp_mmu_enabled) {
 		nxsim__write_lock(&mmu->mmu_lock);
 		if (nxsim__slot_dirty_logging(s))
@@ -384,11 +440,12 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 	int as_id = (int)(mr->slot >> 16);
 	struct nxsim__memslot *old, *new;
 	uint32_t old_flags;
+	bool keep;
 	int rc = check_region(mr);
 
 	if (rc)
 		return rc;
-	old = id_to_memslot(mmu, as_id, id);
+	old = nxsim__id_to_memslot(mmu, as_id, id);
 	if (!npages) {
 		if (!old)
 			return -EINVAL;
@@ -410,7 +467,15 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 		if (base_gfn == old->base_gfn) {
 			if (mr->flags == old->flags)
 				return 0;
-			/* KVM_MR_FLAGS_ONLY */
+			/*
+			 * KVM_MR_FLAGS_ONLY; kvm_prepare_memory_region():
+			 * logging turned on gets a new bitmap, and one turned
+			 * off loses it after the commit.
+			 */
+			if ((mr->flags & NXSIM_MEM_LOG_DIRTY_PAGES) &&
+			    !old->dirty_bitmap &&
+			    !kvm_alloc_dirty_bitmap(mmu, old))
+				return -ENOMEM;
 			nxsim__write_lock(&mmu->mmu_lock);
 			memslots_update_begin(mmu, as_id);
 			old_flags = old->flags;
@@ -419,6 +484,8 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 			slot_insert(mmu, old);
 			nxsim__rw_unlock(&mmu->mmu_lock);
 			kvm_swap_active_memslots(mmu, as_id);
+			if (!nxsim__slot_dirty_logging(old))
+				kvm_destroy_dirty_bitmap(old);
 			kvm_mmu_slot_apply_flags(mmu, old, old_flags);
 			return 0;
 		}
@@ -434,6 +501,13 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 			 !mmu->tdp_mmu_enabled);
 	if (!new)
 		return -ENOMEM;
+	/* kvm_prepare_memory_region(): a move keeps the old bitmap */
+	keep = old && old->dirty_bitmap && nxsim__slot_dirty_logging(new);
+	if (!keep && nxsim__slot_dirty_logging(new) &&
+	    !kvm_alloc_dirty_bitmap(mmu, new)) {
+		kvm_free_memslot(new);
+		return -ENOMEM;
+	}
 	if (old) {
 		memcpy(new->host_level, old->host_level, old->nr_host);
 		kvm_invalidate_memslot(mmu, as_id);
@@ -442,6 +516,10 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 	memslots_update_begin(mmu, as_id);
 	if (old)
 		slot_remove(mmu, old);
+	if (keep) {
+		new->dirty_bitmap = old->dirty_bitmap;
+		old->dirty_bitmap = NULL;
+	}
 	slot_insert(mmu, new);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	kvm_swap_active_memslots(mmu, as_id);
@@ -526,7 +604,8 @@ int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,
 
 	s = (slot_id >> 16) >= KVM_ADDRESS_SPACE_NUM ?
 		    NULL :
-		    id_to_memslot(mmu, (int)(slot_id >> 16), (uint16_t)slot_id);
+		    nxsim__id_to_memslot(mmu, (int)(slot_id >> 16),
+					 (uint16_t)slot_id);
 	if (!s)
 		return -EINVAL;
 	bytes = s->npages << 12;

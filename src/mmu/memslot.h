@@ -31,6 +31,9 @@
  *	NULL while the VM uses the TDP MMU (kvm_memslots_have_rmaps())
  * @gfn_write_track: slot->arch.gfn_track[KVM_PAGE_TRACK_WRITE], one count
  *	per 4K gfn; NULL with @rmap
+ * @dirty_bitmap: slot->dirty_bitmap while dirty logging is on, else NULL:
+ *	one bit per 4K gfn in 64-bit words (kvm_dirty_bitmap_bytes()), then
+ *	as many words again for the second bitmap (kvm_second_dirty_bitmap())
  */
 struct nxsim__memslot {
 	TAILQ_ENTRY(nxsim__memslot) link;
@@ -46,7 +49,14 @@ struct nxsim__memslot {
 	uint64_t nr_host;
 	struct nxsim__kvm_rmap_head *rmap[3];
 	unsigned short *gfn_write_track;
+	uint64_t *dirty_bitmap;
 };
+
+/* kvm_dirty_bitmap_bytes() / 8: 64-bit words of one dirty bitmap. */
+static inline uint64_t nxsim__dirty_bitmap_words(uint64_t npages)
+{
+	return (npages + 63) / 64;
+}
 
 TAILQ_HEAD(nxsim__slot_list, nxsim__memslot);
 
@@ -64,6 +74,17 @@ static inline bool nxsim__slot_dirty_logging(const struct nxsim__memslot *s)
 {
 	return s->flags & NXSIM_MEM_LOG_DIRTY_PAGES;
 }
+
+/*
+ * mark_page_dirty_in_slot(): set @gfn's bit in @s's dirty bitmap (an
+ * atomic set_bit_le()) when the slot logs dirty pages; @s may be NULL.
+ */
+void nxsim__mark_page_dirty_in_slot(const struct nxsim__memslot *s,
+				    uint64_t gfn);
+
+/* id_to_memslot(__kvm_memslots(kvm, @as_id), @id): NULL if none. */
+struct nxsim__memslot *nxsim__id_to_memslot(struct nxsim__vm_mmu *mmu,
+					    int as_id, uint16_t id);
 
 /* lpage_info_slot(gfn, slot, level)->disallow_lpage (level 2 or 3). */
 int nxsim__lpage_disallowed(const struct nxsim__memslot *slot, uint64_t gfn,

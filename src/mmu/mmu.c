@@ -8,7 +8,9 @@
  *     VM stats by their kernel names, is_nx_huge_page_enabled();
  *   - the fault path of a guest access: kvm_tdp_page_fault() ->
  *     direct_page_fault() -> fast_page_fault() (only its "make a write-
- *     protected SPTE writable again" case) and kvm_tdp_mmu_map() (in
+ *     protected SPTE writable again" case, which logs the page:
+ *     fast_pf_fix_direct_spte() -> mark_page_dirty_in_slot()) and
+ *     kvm_tdp_mmu_map() (in
  *     tdp_mmu.c) or, with the TDP MMU off, the shadow MMU's direct_map()
  *     (in shadow_mmu.c), with kvm_mmu_hugepage_adjust(),
  *     kvm_mmu_max_mapping_level() and disallowed_hugepage_adjust();
@@ -59,6 +61,11 @@
  * lockless walk, as walk_shadow_page_get_mmio_spte() does.  Left out: the
  * emulator itself, KVM_FAST_MMIO_BUS, and MMIO SPTEs on the shadow MMU
  * (its faults outside every slot are emulated uncached).
+ *
+ * PML: while a slot logs dirty pages, a write that hits an EPT leaf
+ * whose D bit is clear sets D and logs the gfn at once (the kernel logs
+ * it in the vCPU's PML buffer and moves it to the bitmap on the next exit
+ * or KVM_GET_DIRTY_LOG: the model has no buffer to fill).
  *
  * Address space 1: a vCPU in SMM faults through the root of that space
  * (role.smm) and its slots, and its MMIO cache and SPTEs carry that
@@ -602,6 +609,8 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 		if (!nxsim__cmpxchg_spte(sptep, &spte,
 					 spte | PT_WRITABLE_MASK | d))
 			return RET_PF_RETRY;
+		/* W restored: mark_page_dirty_in_slot() */
+		nxsim__mark_page_dirty_in_slot(f.slot, gfn);
 		info->outcome = NXSIM_ACCESS_FAST;
 		info->level = level;
 		return RET_PF_FIXED;
@@ -628,6 +637,44 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 int nxsim__mmu_root_level(const struct nxsim__vm_mmu *mmu)
 {
 	return mmu->root_level;
+}
+
+/*
+ * PML (EPT with A/D bits, on while a slot logs dirty pages:
+ * kvm_mmu_update_cpu_dirty_logging()): a write through a writable SPTE
+ * whose D bit is clear sets D and logs the gpa in the vCPU's PML buffer.
+ */
+static bool pml_would_log(struct nxsim__vm_mmu *mmu, uint64_t spte)
+{
+	return mmu->fmt == NXSIM_SPTE_EPT &&
+	       !(spte & nxsim__spte_masks(mmu->fmt)->dirty) &&
+	       __atomic_load_n(&mmu->nr_memslots_dirty_logging,
+			       __ATOMIC_RELAXED);
+}
+
+/*
+ * The write pml_would_log() saw: D set and the gfn logged at once, as if
+ * the buffer were flushed right away (vmx_flush_pml_buffer() ->
+ * kvm_vcpu_mark_page_dirty()).  The TDP MMU takes mmu_lock for read to
+ * read the slots; the shadow MMU's walk holds the write lock already.
+ */
+static void pml_log_write(struct nxsim__vm_mmu *mmu, int as_id, uint64_t gfn,
+			  bool tdp)
+{
+	uint64_t d = nxsim__spte_masks(mmu->fmt)->dirty, *sptep, spte;
+	int level;
+
+	if (tdp)
+		nxsim__read_lock(&mmu->mmu_lock);
+	nxsim__rcu_read_lock();
+	sptep = find_leaf(mmu, as_id, gfn, &level, &spte);
+	if (sptep && is_writable_pte(spte) && !(spte & d) &&
+	    nxsim__cmpxchg_spte(sptep, &spte, spte | d))
+		nxsim__mark_page_dirty_in_slot(
+			nxsim__gfn_to_memslot(mmu, as_id, gfn), gfn);
+	nxsim__rcu_read_unlock();
+	if (tdp)
+		nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
 /* mmu_lock for read (@shared) or write. */
@@ -683,6 +730,9 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		if (sptep && permits(mmu->fmt, spte, kind)) {
 			info->outcome = NXSIM_ACCESS_HIT;
 			info->level = level;
+			if (kind == NXSIM_ACCESS_WRITE &&
+			    pml_would_log(mmu, spte))
+				pml_log_write(mmu, as_id, gfn, tdp);
 			if (!tdp)
 				nxsim__rw_unlock(&mmu->mmu_lock);
 			break;

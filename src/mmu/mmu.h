@@ -261,6 +261,28 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,
 			      uint64_t offset, uint64_t size, int level);
 
+/*
+ * KVM_ENABLE_CAP(KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2) with cap->flags @flags
+ * and cap->args[0] @arg0; Return: 0 or -EINVAL.
+ */
+int nxsim__kvm_enable_manual_dirty_log_protect(struct nxsim__vm_mmu *mmu,
+					       uint32_t flags, uint64_t arg0);
+/*
+ * KVM_GET_DIRTY_LOG of @slot_id into @out (one bit per page, 64-bit
+ * words); called with slots_lock held.  Return: 0, -EINVAL, -ENOENT.
+ */
+int nxsim__kvm_get_dirty_log_protect(struct nxsim__vm_mmu *mmu,
+				     uint32_t slot_id, uint64_t *out);
+/*
+ * KVM_CLEAR_DIRTY_LOG of @num_pages pages from @first_page of @slot_id,
+ * as set in @bitmap; called with slots_lock held.  Return: 0, -EINVAL,
+ * -ENOENT.
+ */
+int nxsim__kvm_clear_dirty_log_protect(struct nxsim__vm_mmu *mmu,
+				       uint32_t slot_id, uint64_t first_page,
+				       uint32_t num_pages,
+				       const uint64_t *bitmap);
+
 /* The invariant checker: Return: violations found. */
 int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report,
 		     void *ctx);

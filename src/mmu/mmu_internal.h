@@ -336,6 +336,7 @@ struct nxsim__vm_mmu {
 	struct nxsim__slot_list
 		slots[KVM_ADDRESS_SPACE_NUM] ____cacheline_aligned;
 	unsigned int nr_memslots_dirty_logging;
+	uint64_t manual_dirty_log_protect;
 	pthread_mutex_t pages_alloc_lock;
 	struct nxsim__frame **frame_chunk;
 	uint32_t nr_frames;
@@ -582,6 +583,35 @@ void nxsim__kvm_tdp_mmu_try_split_huge_pages(struct nxsim__vm_mmu *mmu,
 					     const struct nxsim__memslot *slot,
 					     uint64_t start, uint64_t end,
 					     int target_level, bool shared);
+/*
+ * kvm_dirty_log_manual_protect_and_init_set(): KVM_DIRTY_LOG_INITIALLY_SET
+ * in the VM's KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2 options.
+ */
+static inline bool
+nxsim__kvm_dirty_log_manual_protect_and_init_set(struct nxsim__vm_mmu *mmu)
+{
+	return __atomic_load_n(&mmu->manual_dirty_log_protect,
+			       __ATOMIC_RELAXED) &
+	       NXSIM_DIRTY_LOG_INITIALLY_SET;
+}
+
+/*
+ * kvm_tdp_mmu_clear_dirty_pt_masked(): the 4K leaves of the gfns
+ * @gfn + bit of @mask lose D (PML) or, with @wrprot, W; mmu_lock held for
+ * write.
+ */
+void nxsim__kvm_tdp_mmu_clear_dirty_pt_masked(struct nxsim__vm_mmu *mmu,
+					      const struct nxsim__memslot *slot,
+					      uint64_t gfn, uint64_t mask,
+					      bool wrprot);
+/*
+ * kvm_tdp_mmu_write_protect_gfn(): the leaf of @gfn at @min_level or
+ * above loses W and MMU-writable; Return: true if an SPTE changed.
+ */
+bool nxsim__kvm_tdp_mmu_write_protect_gfn(struct nxsim__vm_mmu *mmu,
+					  const struct nxsim__memslot *slot,
+					  uint64_t gfn, int min_level);
+
 /* Dirty logging turned off: zap collapsible SPTEs or recover in place. */
 void nxsim__tdp_mmu_collapse_slot(struct nxsim__vm_mmu *mmu,
 				  const struct nxsim__memslot *slot);
@@ -881,11 +911,19 @@ struct nxsim__kvm_rmap_head *nxsim__gfn_to_rmap(uint64_t gfn, int level,
 						const struct nxsim__memslot *s);
 /*
  * kvm_mmu_slot_gfn_write_protect(): clear W (and MMU-writable) on every
- * leaf of @gfn; Return: true if a flush is needed.
+ * leaf of @gfn at @min_level or above, through the rmaps and on the TDP
+ * MMU; Return: true if a flush is needed.
  */
 bool nxsim__kvm_mmu_slot_gfn_write_protect(struct nxsim__vm_mmu *mmu,
 					   struct nxsim__memslot *slot,
-					   uint64_t gfn);
+					   uint64_t gfn, int min_level);
+/*
+ * rmap_write_protect() (@pt_protect false: W only) or __rmap_clear_dirty()
+ * (@clear_dirty) of the 4K rmap of @gfn.
+ */
+bool nxsim__rmap_protect_4k(struct nxsim__vm_mmu *mmu,
+			    const struct nxsim__memslot *slot, uint64_t gfn,
+			    bool clear_dirty);
 
 /* sp_has_gptes(): an indirect page shadows a guest table. */
 static inline bool sp_has_gptes(const struct nxsim__mmu_page *sp)

@@ -30,7 +30,8 @@ void nxsim__kvm_slot_page_track_add_page(struct nxsim__vm_mmu *mmu,
 	update_gfn_track(slot, gfn, 1);
 	/* A new track stops huge mappings of the tracked page. */
 	nxsim__kvm_mmu_gfn_disallow_lpage(slot, gfn);
-	if (nxsim__kvm_mmu_slot_gfn_write_protect(mmu, slot, gfn))
+	if (nxsim__kvm_mmu_slot_gfn_write_protect(mmu, slot, gfn,
+						  NXSIM_PG_LEVEL_4K))
 		nxsim__kvm_flush_remote_tlbs(mmu);
 }
 

@@ -585,7 +585,7 @@ static bool mmu_sync_children(struct nxsim__vm_mmu *mmu,
 			/* kvm_vcpu_write_protect_gfn() */
 			flush |= nxsim__kvm_mmu_slot_gfn_write_protect(
 				mmu, nxsim__gfn_to_memslot(mmu, 0, child->gfn),
-				child->gfn);
+				child->gfn, NXSIM_PG_LEVEL_4K);
 			nxsim__kvm_unlink_unsync_page(mmu, child);
 			ret = nxsim__sync_page(mmu, m, child);
 			if (ret < 0)

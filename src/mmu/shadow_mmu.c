@@ -165,14 +165,20 @@ static bool rmap_write_protect(struct nxsim__vm_mmu *mmu,
 
 bool nxsim__kvm_mmu_slot_gfn_write_protect(struct nxsim__vm_mmu *mmu,
 					   struct nxsim__memslot *slot,
-					   uint64_t gfn)
+					   uint64_t gfn, int min_level)
 {
 	bool flush = false;
 	int level;
 
-	for (level = NXSIM_PG_LEVEL_4K; level <= NXSIM_PG_LEVEL_1G; level++)
-		flush |= rmap_write_protect(
-			mmu, nxsim__gfn_to_rmap(gfn, level, slot), true);
+	/* kvm_memslots_have_rmaps() */
+	if (slot->rmap[0])
+		for (level = min_level; level <= NXSIM_PG_LEVEL_1G; level++)
+			flush |= rmap_write_protect(
+				mmu, nxsim__gfn_to_rmap(gfn, level, slot),
+				true);
+	if (mmu->tdp_mmu_enabled)
+		flush |= nxsim__kvm_tdp_mmu_write_protect_gfn(mmu, slot, gfn,
+							      min_level);
 	return flush;
 }
 
@@ -192,7 +198,8 @@ void nxsim__account_shadowed(struct nxsim__vm_mmu *mmu,
 	}
 	nxsim__kvm_mmu_gfn_disallow_lpage(slot, sp->gfn);
 	/* kvm_flush_remote_tlbs_with_address(kvm, gfn, 1) */
-	if (nxsim__kvm_mmu_slot_gfn_write_protect(mmu, slot, sp->gfn))
+	if (nxsim__kvm_mmu_slot_gfn_write_protect(mmu, slot, sp->gfn,
+						  NXSIM_PG_LEVEL_4K))
 		nxsim__kvm_flush_remote_tlbs(mmu);
 }
 
@@ -736,6 +743,9 @@ int nxsim__mmu_set_spte(struct nxsim__vm_mmu *mmu,
 					nxsim__is_nx_huge_page_enabled(mmu));
 	if (!f)
 		spte &= ~nxsim__spte_masks(mmu->fmt)->accessed;
+	/* make_spte(): a writable 4K SPTE logs its gfn */
+	if (is_writable_pte(spte))
+		nxsim__mark_page_dirty_in_slot(slot, gfn);
 	if (*sptep == spte)
 		ret = RET_PF_SPURIOUS;
 	else
@@ -926,6 +936,29 @@ void nxsim__kvm_rmap_zap_gfn_range(struct nxsim__vm_mmu *mmu,
 static void spte_clear_dirty(struct nxsim__vm_mmu *mmu, uint64_t *sptep)
 {
 	WRITE_ONCE(*sptep, *sptep & ~nxsim__spte_masks(mmu->fmt)->dirty);
+}
+
+bool nxsim__rmap_protect_4k(struct nxsim__vm_mmu *mmu,
+			    const struct nxsim__memslot *slot, uint64_t gfn,
+			    bool clear_dirty)
+{
+	struct nxsim__kvm_rmap_head *head =
+		nxsim__gfn_to_rmap(gfn, NXSIM_PG_LEVEL_4K, slot);
+	struct nxsim__rmap_iterator iter;
+	bool flush = false;
+	uintptr_t ref;
+
+	if (!clear_dirty)
+		return rmap_write_protect(mmu, head, false);
+	/* __rmap_clear_dirty(): A/D bits on, so D is cleared */
+	for_each_rmap_spte(head, &iter, ref)
+	{
+		uint64_t *sptep = ref_to_sptep(mmu, ref);
+
+		flush |= !!(*sptep & nxsim__spte_masks(mmu->fmt)->dirty);
+		spte_clear_dirty(mmu, sptep);
+	}
+	return flush;
 }
 
 /*

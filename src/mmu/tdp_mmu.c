@@ -5,7 +5,10 @@
  * reserve for the next topup), roots, SPTE changes with their stat
  * and teardown side effects (handle_changed_spte(), handle_removed_pt(),
  * tdp_mmu_unlink_sp()), zapping an SP through its parent SPTE, zapping
- * leaves of a gfn range, the dirty-logging walks, and the map of a fault:
+ * leaves of a gfn range, the dirty-logging walks (with the masked ones of
+ * KVM_GET_DIRTY_LOG / KVM_CLEAR_DIRTY_LOG: clear_dirty_pt_masked(),
+ * write_protect_gfn()), and the map of a fault (make_spte() logging a
+ * writable 4K leaf of a dirty-logged slot):
  * kvm_tdp_mmu_map() with tdp_mmu_map_handle_target_level(), the in-place
  * split of a huge SPTE (tdp_mmu_split_huge_page(), 6.2) or its zap
  * (before), and the possible-NX accounting of the tables it links.
@@ -577,6 +580,115 @@ void nxsim__tdp_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
 		   slot->base_gfn + slot->npages, wrprot_leaf, NULL);
 }
 
+/*
+ * clear_dirty_pt_masked(): each 4K leaf of a gfn @gfn + bit of @mask
+ * loses D (A/D bits, PML) or, with @wrprot or without A/D bits (NPT here:
+ * no PML), W; plain stores under the write lock
+ * (tdp_mmu_set_spte_no_dirty_log()).  The walk starts at the first bit.
+ */
+struct clear_dirty_ctx {
+	uint64_t gfn;
+	uint64_t mask;
+	bool wrprot;
+};
+
+static bool clear_dirty_leaf(struct nxsim__vm_mmu *mmu,
+			     struct nxsim__mmu_page *sp, uint64_t *sptep,
+			     uint64_t spte, uint64_t gfn, void *ctx)
+{
+	struct clear_dirty_ctx *c = ctx;
+	uint64_t d = nxsim__spte_masks(mmu->fmt)->dirty, bit;
+
+	if (!is_last_spte(spte, sp->level))
+		return false;
+	if (sp->level > NXSIM_PG_LEVEL_4K || !c->mask)
+		return true;
+	bit = 1ull << (gfn - c->gfn);
+	if (!(c->mask & bit))
+		return true;
+	c->mask &= ~bit;
+	if (c->wrprot || mmu->fmt != NXSIM_SPTE_EPT) {
+		if (is_writable_pte(spte))
+			nxsim__tdp_mmu_set_spte(mmu, sp, sptep,
+						nxsim__spte_wrprot(spte));
+	} else if (spte & d) {
+		nxsim__tdp_mmu_set_spte(mmu, sp, sptep, spte & ~d);
+	}
+	return true;
+}
+
+void nxsim__kvm_tdp_mmu_clear_dirty_pt_masked(struct nxsim__vm_mmu *mmu,
+					      const struct nxsim__memslot *slot,
+					      uint64_t gfn, uint64_t mask,
+					      bool wrprot)
+{
+	struct nxsim__mmu_page *root;
+
+	nxsim__rcu_read_lock();
+	TAILQ_FOREACH(root, &mmu->roots, link) {
+		struct clear_dirty_ctx c = { gfn, mask, wrprot };
+
+		if (kvm_mmu_page_as_id(root) == slot->as_id)
+			walk(mmu, root, gfn + (uint64_t)__builtin_ctzll(mask),
+			     gfn + 64, clear_dirty_leaf, &c);
+	}
+	nxsim__rcu_read_unlock();
+}
+
+/*
+ * write_protect_gfn(): the leaves mapping @gfn at min_level or above lose
+ * W and MMU-writable (the walk stops at the first one already without
+ * them, as the kernel's does).
+ */
+struct wrprot_gfn_ctx {
+	int min_level;
+	bool stop;
+	bool spte_set;
+};
+
+static bool wrprot_gfn_leaf(struct nxsim__vm_mmu *mmu,
+			    struct nxsim__mmu_page *sp, uint64_t *sptep,
+			    uint64_t spte, uint64_t gfn, void *ctx)
+{
+	struct wrprot_gfn_ctx *c = ctx;
+	uint64_t new;
+
+	(void)gfn;
+	if (c->stop || sp->level < c->min_level)
+		return true;
+	if (!is_last_spte(spte, sp->level))
+		return false;
+	new = spte &
+	      ~(PT_WRITABLE_MASK | nxsim__spte_masks(mmu->fmt)->mmu_writable);
+	if (new == spte) {
+		c->stop = true;
+		return true;
+	}
+	nxsim__tdp_mmu_set_spte(mmu, sp, sptep, new);
+	c->spte_set = true;
+	return true;
+}
+
+bool nxsim__kvm_tdp_mmu_write_protect_gfn(struct nxsim__vm_mmu *mmu,
+					  const struct nxsim__memslot *slot,
+					  uint64_t gfn, int min_level)
+{
+	struct nxsim__mmu_page *root;
+	bool spte_set = false;
+
+	nxsim__rcu_read_lock();
+	TAILQ_FOREACH(root, &mmu->roots, link) {
+		struct wrprot_gfn_ctx c = { .min_level = min_level };
+
+		if (kvm_mmu_page_as_id(root) != slot->as_id)
+			continue;
+		walk(mmu, root, gfn, gfn + 1, wrprot_gfn_leaf, &c);
+		spte_set |= c.spte_set;
+	}
+	nxsim__rcu_read_unlock();
+	return spte_set;
+}
+
 /* The first present leaf below a non-leaf SPTE (tdp_mmu_make_huge_spte()). */
 static bool first_leaf(struct nxsim__vm_mmu *mmu, uint64_t spte, int level,
 		       uint64_t *leaf)
@@ -1026,6 +1138,9 @@ int nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 		new = nxsim__make_spte(mmu->fmt, level, f->pfn, ACC_ALL,
 				       f->map_writable,
 				       nxsim__is_nx_huge_page_enabled(mmu));
+	/* make_spte(): a writable 4K SPTE logs its gfn */
+	if (f->slot && is_writable_pte(new))
+		nxsim__mark_page_dirty_in_slot(f->slot, f->gfn);
 	info->level = level;
 	if (new == old) {
 		info->outcome = NXSIM_ACCESS_SPURIOUS;

@@ -4,7 +4,8 @@
  * KVM_SET_USER_MEMORY_REGION ioctl as add, delete, move and dirty-log
  * (__kvm_set_memory_region()), the host mapping size under a slot (THP
  * collapse or split, the MMU notifier), guest accesses through the TDP
- * page-fault path (kvm_tdp_page_fault()), the VM stats of
+ * page-fault path (kvm_tdp_page_fault()), the dirty log (KVM_GET_DIRTY_LOG,
+ * KVM_CLEAR_DIRTY_LOG), the VM stats of
  * /sys/kernel/debug/kvm/<vm>/ (kvm_vm_stats_desc), the simulator's MMU
  * counters, the invariant checker and the page-table dump.
  *
@@ -12,6 +13,8 @@
  * the driver remembers what the script last set (nxsim__drv_slot()).
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "numarg.h"
@@ -223,6 +226,140 @@ static int memslot_dirty_log(struct nxsim__drv *d, int argc,
 	return set_region(d, argv[0].s, &mr, r);
 }
 
+/* " dirty=N pages=A-B,C,..." for @n bits of @bm ("pages=-" if none). */
+static void add_pages(struct nxsim__drv_reply *r, const uint64_t *bm,
+		      uint64_t n)
+{
+	uint64_t i, run, count = 0;
+	bool any = false;
+
+	for (i = 0; i < n; i++)
+		count += !!(bm[i / 64] & (1ull << (i % 64)));
+	nxsim__drv_add(r, " dirty=%" PRIu64 " pages=", count);
+	for (i = 0; i < n; i = run) {
+		for (run = i; run < n && (bm[run / 64] & (1ull << (run % 64)));
+		     run++)
+			;
+		if (run == i) {
+			run++;
+			continue;
+		}
+		nxsim__drv_add(r, "%s%" PRIu64, any ? "," : "", i);
+		if (run - 1 > i)
+			nxsim__drv_add(r, "-%" PRIu64, run - 1);
+		any = true;
+	}
+	if (!any)
+		nxsim__drv_add(r, "-");
+}
+
+/* Pages of the slot as this script made it (0 if unknown). */
+static uint64_t script_slot_pages(struct nxsim__drv *d, const char *vm,
+				  uint32_t id)
+{
+	struct nxsim__drv_slot *s = nxsim__drv_slot(d, vm, id, false);
+
+	return s ? s->mr.memory_size >> 12 : 0;
+}
+
+static int dirty_log_get(struct nxsim__drv *d, int argc,
+			 struct nxsim__drv_tok *argv,
+			 struct nxsim__drv_reply *r)
+{
+	struct nxsim_vm *vm = nxsim__drv_find(d, argv[0].s, NXSIM__DRV_VM, r);
+	uint64_t *bm, n;
+	uint32_t id;
+	int rc;
+
+	if (!vm)
+		return -ENOENT;
+	rc = nxsim__drv_u32(&argv[1], &id, r);
+	if (rc)
+		return rc;
+	n = script_slot_pages(d, argv[0].s, id);
+	bm = calloc((n + 63) / 64 + 1, sizeof(*bm));
+	if (!bm)
+		return nxsim__drv_fail(r, -ENOMEM, "bitmap");
+	rc = nxsim_vm_get_dirty_log(vm, id, bm);
+	if (!rc)
+		add_pages(r, bm, n);
+	free(bm);
+	return rc;
+}
+
+/*
+ * Set in @bm the pages of "A-B,C,..." (relative to the range's first
+ * page, each below @num).
+ */
+static int parse_pages(const char *list, uint64_t *bm, uint64_t num,
+		       struct nxsim__drv_reply *r)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		uint64_t a = strtoull(p, &end, 0), b = a;
+
+		if (end == p)
+			break;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtoull(p, &end, 0);
+			if (end == p)
+				break;
+		}
+		if (a > b || b >= num)
+			break;
+		for (; a <= b; a++)
+			bm[a / 64] |= 1ull << (a % 64);
+		p = end;
+		if (!*p)
+			return 0;
+		if (*p++ != ',')
+			break;
+	}
+	return nxsim__drv_fail(r, -EINVAL, "bad page list \"%s\"", list);
+}
+
+static int dirty_log_clear(struct nxsim__drv *d, int argc,
+			   struct nxsim__drv_tok *argv,
+			   struct nxsim__drv_reply *r)
+{
+	struct nxsim_vm *vm = nxsim__drv_find(d, argv[0].s, NXSIM__DRV_VM, r);
+	uint64_t first, num, i, *bm;
+	const char *list = NULL;
+	bool null = false;
+	uint32_t id;
+	int rc;
+
+	if (!vm)
+		return -ENOENT;
+	rc = nxsim__drv_u32(&argv[1], &id, r);
+	if (!rc)
+		rc = nxsim__drv_u64(&argv[2], UINT64_MAX, &first, r);
+	if (!rc)
+		rc = nxsim__drv_u64(&argv[3], UINT32_MAX, &num, r);
+	if (rc)
+		return rc;
+	if (argc > 4 && !strcmp(argv[4].s, "null"))
+		null = true;
+	else if (argc > 4 && !(list = nxsim__drv_opt(&argv[4], "pages")))
+		return nxsim__drv_fail(r, -EINVAL, "pages=LIST or null");
+	bm = calloc((num + 63) / 64 + 1, sizeof(*bm));
+	if (!bm)
+		return nxsim__drv_fail(r, -ENOMEM, "bitmap");
+	if (list)
+		rc = parse_pages(list, bm, num, r);
+	else
+		for (i = 0; i < num; i++)
+			bm[i / 64] |= 1ull << (i % 64);
+	if (!rc)
+		rc = nxsim_vm_clear_dirty_log(vm, id, first, (uint32_t)num,
+					      null ? NULL : bm);
+	free(bm);
+	return rc;
+}
+
 static int memslot_host_level(struct nxsim__drv *d, int argc,
 			      struct nxsim__drv_tok *argv,
 			      struct nxsim__drv_reply *r)
@@ -416,6 +553,16 @@ const struct nxsim__drv_verb nxsim__drv_mmu_verbs[] = {
 	  "the host maps part of the slot at another size (THP split or "
 	  "collapse); the MMU notifier zaps the leaves",
 	  memslot_host_level },
+	{ "dirty-log", "get", 2, 2, "VM SLOT",
+	  "KVM_GET_DIRTY_LOG: answers dirty=N pages=A-B,C,... (page "
+	  "indices in the slot, - for none); without manual protection "
+	  "the log is cleared and the pages protected again",
+	  dirty_log_get },
+	{ "dirty-log", "clear", 4, 5, "VM SLOT FIRST NUM [pages=LIST|null]",
+	  "KVM_CLEAR_DIRTY_LOG of NUM pages from FIRST: the bitmap has the "
+	  "pages of LIST (A-B,C,... from FIRST; default all NUM), or is "
+	  "NULL",
+	  dirty_log_clear },
 	{ "access", NULL, 3, 3, "VCPU read|write|exec GPA",
 	  "a guest access (kvm_tdp_page_fault() if the SPTE does not allow "
 	  "it): answers outcome=hit|fault|spurious|fast|emulate level= "

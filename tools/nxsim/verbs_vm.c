@@ -50,6 +50,10 @@ static int cap_number(const struct nxsim__drv_tok *t, unsigned int *cap,
 		*cap = NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES;
 		return 0;
 	}
+	if (!strcmp(t->s, "manual_dirty_log_protect2")) {
+		*cap = NXSIM_CAP_MANUAL_DIRTY_LOG_PROTECT2;
+		return 0;
+	}
 	return nxsim__drv_u32(t, cap, r);
 }
 
