@@ -19,8 +19,8 @@
  * formats are in <nxsim/spte.h>.
  *
  * Left out: SMM with TDP off (shadow paging keeps to address space 0),
- * access tracking, KVM_CLEAR_DIRTY_LOG with manual dirty-log protection,
- * and the dirty bitmap itself.
+ * access tracking and the dirty ring; the dirty bitmap and
+ * KVM_CLEAR_DIRTY_LOG are in <nxsim/vm.h>.
  *
  * Thread safety: as <nxsim/vm.h>.
  */
