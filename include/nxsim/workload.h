@@ -148,7 +148,10 @@ struct nxsim_workload_result {
 	uint64_t phase_cycles;
 };
 
-/* Where @guest_tables maps guest physical address 0 (canonical, 1 GiB aligned). */
+/*
+ * Where @guest_tables maps guest physical address 0 (canonical, 1 GiB
+ * aligned).
+ */
 #define NXSIM_WORKLOAD_GVA_BASE 0x7f0000000000ull
 
 /** nxsim_workload_config_default() - 6.6, force, ratio 60, 4K on 2M, 1 vCPU */
@@ -216,7 +219,10 @@ NXSIM_API int nxsim_workload_decode_trace(struct nxsim_trace *t,
 					  struct nxsim_guest_access **ap,
 					  size_t *np, uint64_t *mem_bytes);
 
-/** nxsim_workload_accesses_free() - free what nxsim_workload_decode_trace() made */
+/**
+ * nxsim_workload_accesses_free() - free what nxsim_workload_decode_trace()
+ * made
+ */
 NXSIM_API void nxsim_workload_accesses_free(struct nxsim_guest_access *a,
 					    size_t n);
 

@@ -558,8 +558,8 @@ static inline void nxsim__tlb_touch(struct nxsim_tlb *tlb,
 /*
  * An L1 hit in way @w of the set at @base of @c's level @l1 (@a), on an
  * entry of page size @sz, or -1 when the memo answered: count it, report
- * it, make it the most recent.  A policy's own state last, by a tail call, so the
- * LRU path is a leaf.
+ * it, make it the most recent.  A policy's own state last, by a tail call,
+ * so the LRU path is a leaf.
  */
 static __attribute__((always_inline)) inline int
 nxsim__tlb_l1_hit(struct nxsim_tlb *tlb, struct nxsim__tlb_cpu *c,

@@ -2,9 +2,10 @@
 /*
  * tools/testing/selftests/kvm/x86/nx_huge_pages_test.c on the legacy
  * direct MMU (TDP hardware, TDP MMU off: kvm.tdp_mmu=0, 5.10 by
- * default, and 5.4, which has no TDP MMU), step by step on the virtual clock: pages_4k, pages_2m,
- * nx_lpage_splits, the remote TLB flushes and the checker after every
- * step.  The twin on the TDP MMU is test_nx_huge_pages_selftest.c.
+ * default, and 5.4, which has no TDP MMU), step by step on the virtual
+ * clock: pages_4k, pages_2m, nx_lpage_splits, the remote TLB flushes and
+ * the checker after every step.  The twin on the TDP MMU is
+ * test_nx_huge_pages_selftest.c.
  *
  * direct_map() handles the exec fault over a huge SPTE by zapping it in
  * link_shadow_page() (one flush) and mapping the 4K page, then

@@ -6,10 +6,10 @@
  * protection: the ioctl clears and re-protects) or with manual protection
  * and KVM_CLEAR_DIRTY_LOG of what GET returned.  No write may be lost: a
  * write that began once n logs were taken is in log n + 1 or a later one
- * (the last one, taken once the vCPUs stopped, included).  On EPT (PML: D cleared, the write
- * sets it and logs) and NPT (W cleared, the fast path logs), on the TDP
- * MMU (faults and PML under mmu_lock for read, the ioctls under the
- * write lock) and the legacy MMU.  Run under TSan in CI.
+ * (the last one, taken once the vCPUs stopped, included).  On EPT (PML:
+ * D cleared, the write sets it and logs) and NPT (W cleared, the fast
+ * path logs), on the TDP MMU (faults and PML under mmu_lock for read, the
+ * ioctls under the write lock) and the legacy MMU.  Run under TSan in CI.
  */
 #include <inttypes.h>
 #include <pthread.h>

@@ -686,8 +686,9 @@ static void test_buckets(void **state)
  * 76.7 ms median, never at 0.5 ms; under 900 idle VMs the worker's p50 in
  * the funclatency bucket of the histogram's (64-127 us) or a neighbour,
  * and a grace period in KVM_CREATE_VM for the first round's 20 creates
- * only (the published p99 is not reached, docs/bringup.md); favordynmods and the 6.14 vhost task leave no grace period in
- * KVM_CREATE_VM, and the orderings never <= vhost < kthread.
+ * only (the published p99 is not reached, docs/bringup.md); favordynmods
+ * and the 6.14 vhost task leave no grace period in KVM_CREATE_VM, and the
+ * orderings never <= vhost < kthread.
  */
 static void test_published_shapes(void **state)
 {
