@@ -185,9 +185,6 @@ int nxsim__kvm_clear_dirty_log_protect(struct nxsim__vm_mmu *mmu,
 	bool flush = false;
 	int rc;
 
-	if ((slot_id >> 16) >= KVM_ADDRESS_SPACE_NUM ||
-	    (uint16_t)slot_id >= NXSIM_USER_MEM_SLOTS)
-		return -EINVAL;
 	if (first_page & 63)
 		return -EINVAL;
 	rc = dirty_log_slot(mmu, slot_id, &s);

@@ -908,16 +908,18 @@ static bool kvm_mmu_sp_dirty_logging_enabled(struct nxsim__vm_mmu *mmu,
 	int as_id = nxsim__mmu_has_bug(mmu, NXSIM_BUG_SMM_SLOT_LOOKUP) ?
 			    0 :
 			    kvm_mmu_page_as_id(sp);
+	struct nxsim__memslot *slot;
 
 	if (!mmu->nr_memslots_dirty_logging)
 		return false;
-	if (!nxsim__gfn_to_memslot(mmu, as_id, sp->gfn))
+	slot = nxsim__gfn_to_memslot(mmu, as_id, sp->gfn);
+	if (!slot)
 		nxsim__mmu_event(mmu,
 				 "WARN_ON_ONCE(!slot): recovery found no "
 				 "memslot for SP gfn 0x%" PRIx64 " level %d%s",
 				 sp->gfn, sp->level,
 				 kvm_mmu_page_as_id(sp) ? " (SMM)" : "");
-	return sp_slot_dirty_logging(mmu, sp, as_id);
+	return slot && nxsim__slot_dirty_logging(slot);
 }
 
 /*

@@ -584,7 +584,8 @@ void nxsim__tdp_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
  * clear_dirty_pt_masked(): each 4K leaf of a gfn @gfn + bit of @mask
  * loses D (A/D bits, PML) or, with @wrprot or without A/D bits (NPT here:
  * no PML), W; plain stores under the write lock
- * (tdp_mmu_set_spte_no_dirty_log()).  The walk starts at the first bit.
+ * (tdp_mmu_set_spte_no_dirty_log()).  The walk starts at the first bit
+ * and visits each 4K gfn once per root.
  */
 struct clear_dirty_ctx {
 	uint64_t gfn;
@@ -601,12 +602,11 @@ static bool clear_dirty_leaf(struct nxsim__vm_mmu *mmu,
 
 	if (!is_last_spte(spte, sp->level))
 		return false;
-	if (sp->level > NXSIM_PG_LEVEL_4K || !c->mask)
+	if (sp->level > NXSIM_PG_LEVEL_4K)
 		return true;
 	bit = 1ull << (gfn - c->gfn);
 	if (!(c->mask & bit))
 		return true;
-	c->mask &= ~bit;
 	if (c->wrprot || mmu->fmt != NXSIM_SPTE_EPT) {
 		if (is_writable_pte(spte))
 			nxsim__tdp_mmu_set_spte(mmu, sp, sptep,
@@ -622,27 +622,19 @@ void nxsim__kvm_tdp_mmu_clear_dirty_pt_masked(struct nxsim__vm_mmu *mmu,
 					      uint64_t gfn, uint64_t mask,
 					      bool wrprot)
 {
-	struct nxsim__mmu_page *root;
+	struct clear_dirty_ctx c = { gfn, mask, wrprot };
 
-	nxsim__rcu_read_lock();
-	TAILQ_FOREACH(root, &mmu->roots, link) {
-		struct clear_dirty_ctx c = { gfn, mask, wrprot };
-
-		if (kvm_mmu_page_as_id(root) == slot->as_id)
-			walk(mmu, root, gfn + (uint64_t)__builtin_ctzll(mask),
-			     gfn + 64, clear_dirty_leaf, &c);
-	}
-	nxsim__rcu_read_unlock();
+	walk_roots(mmu, slot->as_id, gfn + (uint64_t)__builtin_ctzll(mask),
+		   gfn + 64, clear_dirty_leaf, &c);
 }
 
 /*
  * write_protect_gfn(): the leaves mapping @gfn at min_level or above lose
- * W and MMU-writable (the walk stops at the first one already without
- * them, as the kernel's does).
+ * W and MMU-writable.  A root has one leaf over @gfn, so the kernel's
+ * stop at a leaf already without them ends that root's walk, as here.
  */
 struct wrprot_gfn_ctx {
 	int min_level;
-	bool stop;
 	bool spte_set;
 };
 
@@ -654,16 +646,14 @@ static bool wrprot_gfn_leaf(struct nxsim__vm_mmu *mmu,
 	uint64_t new;
 
 	(void)gfn;
-	if (c->stop || sp->level < c->min_level)
+	if (sp->level < c->min_level)
 		return true;
 	if (!is_last_spte(spte, sp->level))
 		return false;
 	new = spte &
 	      ~(PT_WRITABLE_MASK | nxsim__spte_masks(mmu->fmt)->mmu_writable);
-	if (new == spte) {
-		c->stop = true;
+	if (new == spte)
 		return true;
-	}
 	nxsim__tdp_mmu_set_spte(mmu, sp, sptep, new);
 	c->spte_set = true;
 	return true;
@@ -673,20 +663,10 @@ bool nxsim__kvm_tdp_mmu_write_protect_gfn(struct nxsim__vm_mmu *mmu,
 					  const struct nxsim__memslot *slot,
 					  uint64_t gfn, int min_level)
 {
-	struct nxsim__mmu_page *root;
-	bool spte_set = false;
+	struct wrprot_gfn_ctx c = { .min_level = min_level };
 
-	nxsim__rcu_read_lock();
-	TAILQ_FOREACH(root, &mmu->roots, link) {
-		struct wrprot_gfn_ctx c = { .min_level = min_level };
-
-		if (kvm_mmu_page_as_id(root) != slot->as_id)
-			continue;
-		walk(mmu, root, gfn, gfn + 1, wrprot_gfn_leaf, &c);
-		spte_set |= c.spte_set;
-	}
-	nxsim__rcu_read_unlock();
-	return spte_set;
+	walk_roots(mmu, slot->as_id, gfn, gfn + 1, wrprot_gfn_leaf, &c);
+	return c.spte_set;
 }
 
 /* The first present leaf below a non-leaf SPTE (tdp_mmu_make_huge_spte()). */
