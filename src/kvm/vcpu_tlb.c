@@ -219,6 +219,13 @@ void nxsim__kvm_make_all_cpus_request(void *ctx, enum nxsim__vcpu_flush what,
 		kvm_make_request(vm->tlb_vcpus[i]->tlb, req, gfn, pages);
 }
 
+/* The vCPU's roots are freed: the next access loads a new one. */
+static void free_roots(struct nxsim__vcpu_tlb *vt)
+{
+	vt->st.root_reloads++;
+	nxsim__tlb_flush_one_cpu(vt->tlb, 0, 0, 0, true);
+}
+
 /* vcpu_enter_guest()'s request handling, on the vCPU's thread. */
 static void nxsim__vcpu_handle_requests(struct nxsim__vcpu_tlb *vt)
 {
@@ -241,10 +248,8 @@ static void nxsim__vcpu_handle_requests(struct nxsim__vcpu_tlb *vt)
 							      end - start));
 		}
 	}
-	if (req & NXSIM__REQ_FREE_ROOTS) {
-		vt->st.root_reloads++;
-		nxsim__tlb_flush_one_cpu(vt->tlb, 0, 0, 0, true);
-	}
+	if (req & NXSIM__REQ_FREE_ROOTS)
+		free_roots(vt);
 	if (req & NXSIM__REQ_TLB_FLUSH) {
 		/* kvm_vcpu_flush_tlb_all() */
 		vt->st.tlb_flush++;
@@ -257,10 +262,8 @@ void nxsim__vcpu_tlb_reset_context(struct nxsim_vcpu *vcpu)
 {
 	struct nxsim__vcpu_tlb *vt = vcpu->tlb;
 
-	if (!vt)
-		return;
-	vt->st.root_reloads++;
-	nxsim__tlb_flush_one_cpu(vt->tlb, 0, 0, 0, true);
+	if (vt)
+		free_roots(vt);
 }
 
 /* What an entry's rights must hold for @kind. */

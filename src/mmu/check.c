@@ -334,12 +334,6 @@ static void check_shadowed_gfn(struct checker *c, struct nxsim__mmu_page *sp)
 }
 
 /*
- * Shadow paging: no shadow mapping is larger than the guest's.  A leaf of
- * an indirect page above 4K shadows a guest huge entry (present, PS) of
- * that level; a direct page under one maps part of the guest huge page
- * the entry holds, at the gfn it starts at.
- */
-/*
  * The guest entry SPTE @i of the indirect page @sp above 4K shadows, and
  * the first gfn of the part of its huge page that SPTE maps: an 8-byte
  * entry is entry @i; a 32-bit guest's 4 MiB PDE (4 bytes, PSE-36) is
@@ -348,7 +342,6 @@ static void check_shadowed_gfn(struct checker *c, struct nxsim__mmu_page *sp)
 static int guest_entry(struct checker *c, const struct nxsim__mmu_page *sp,
 		       unsigned int i, uint64_t *gpte, uint64_t *base)
 {
-	int shift = 12 + 9 * (sp->level - 1);
 	unsigned int e;
 
 	*gpte = 0;
@@ -356,8 +349,7 @@ static int guest_entry(struct checker *c, const struct nxsim__mmu_page *sp,
 		if (nxsim__guest_read_pte(c->mmu, (sp->gfn << 12) + 8 * i, 8,
 					  gpte, NULL, NULL))
 			return -1;
-		*base = (*gpte & ((1ull << 52) - 1) & ~((1ull << shift) - 1)) >>
-			12;
+		*base = gpte_to_gfn_lvl(&nxsim__paging64, *gpte, sp->level);
 		return 0;
 	}
 	e = sp->role.quadrant * (SPTE_ENT_PER_PAGE / 2) + i / 2;
@@ -369,6 +361,12 @@ static int guest_entry(struct checker *c, const struct nxsim__mmu_page *sp,
 	return 0;
 }
 
+/*
+ * Shadow paging: no shadow mapping is larger than the guest's.  A leaf of
+ * an indirect page above 4K shadows a guest huge entry (present, PS) of
+ * that level; a direct page under one maps part of the guest huge page
+ * the entry holds, at the gfn it starts at.
+ */
 static void check_guest_mapping(struct checker *c, struct nxsim__mmu_page *sp)
 {
 	uint64_t spte, gpte, base;

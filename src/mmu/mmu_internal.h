@@ -827,6 +827,18 @@ void nxsim__shadow_mmu_uninit_vm(struct nxsim__vm_mmu *mmu);
  */
 int nxsim__mmu_topup_shadowed_info_cache(struct nxsim__vm_mmu *mmu);
 void nxsim__mmu_free_shadowed_info_cache(struct nxsim__vm_mmu *mmu);
+
+/* Some pae_root entry is loaded (a PAE or 32-bit guest's roots). */
+static inline bool nxsim__pae_roots_loaded(const struct nxsim__vm_mmu *mmu)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++)
+		if (mmu->pae_root[i])
+			return true;
+	return false;
+}
+
 /* is_obsolete_sp() */
 bool nxsim__is_obsolete_sp(const struct nxsim__vm_mmu *mmu,
 			   const struct nxsim__mmu_page *sp);

@@ -174,12 +174,7 @@ static bool root_matches(struct nxsim__vm_mmu *mmu,
 /* Roots are loaded: the current root or a pae_root entry. */
 static bool roots_loaded(const struct nxsim__vm_mmu *mmu)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++)
-		if (mmu->pae_root[i])
-			return true;
-	return mmu->root[0];
+	return nxsim__pae_roots_loaded(mmu) || mmu->root[0];
 }
 
 /*

@@ -623,11 +623,8 @@ void nxsim__mmu_free_root_page(struct nxsim__vm_mmu *mmu, int as_id)
  */
 static bool is_obsolete_root(struct nxsim__vm_mmu *mmu, int as_id)
 {
-	unsigned int i;
-
-	for (i = 0; !as_id && i < ARRAY_SIZE(mmu->pae_root); i++)
-		if (mmu->pae_root[i])
-			return true;
+	if (!as_id && nxsim__pae_roots_loaded(mmu))
+		return true;
 	return mmu->root[as_id] && nxsim__is_obsolete_sp(mmu, mmu->root[as_id]);
 }
 
