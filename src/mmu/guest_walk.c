@@ -312,9 +312,7 @@ int nxsim__walk_addr_generic(struct nxsim__vm_mmu *mmu,
 			     struct nxsim__guest_walker *w, uint64_t addr,
 			     uint32_t access)
 {
-	const struct pt_type *pt = m->cpu_role.has_4_byte_gpte ?
-					   &nxsim__paging32 :
-					   &nxsim__paging64;
+	const struct pt_type *pt = pt_type_of(m->cpu_role.has_4_byte_gpte);
 	const uint64_t walk_nx_mask = pt->walk_nx_mask;
 	const uint32_t write_fault = access & PFERR_WRITE_MASK;
 	const uint32_t user_fault = access & PFERR_USER_MASK;

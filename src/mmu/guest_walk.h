@@ -59,6 +59,12 @@ struct pt_type {
 extern const struct pt_type nxsim__paging64;
 extern const struct pt_type nxsim__paging32;
 
+/* The PTTYPE of 4-byte (32-bit paging) or 8-byte guest entries. */
+static inline const struct pt_type *pt_type_of(bool has_4_byte_gpte)
+{
+	return has_4_byte_gpte ? &nxsim__paging32 : &nxsim__paging64;
+}
+
 /* __PT_INDEX() */
 static inline unsigned int pt_index(const struct pt_type *pt, uint64_t addr,
 				    int level)

@@ -110,15 +110,13 @@ pae_root_role(const struct nxsim__kvm_mmu *m, unsigned int i)
 /* The PTTYPE of the guest entries @sp shadows. */
 static const struct pt_type *sp_pt_type(const struct nxsim__mmu_page *sp)
 {
-	return sp->role.has_4_byte_gpte ? &nxsim__paging32 : &nxsim__paging64;
+	return pt_type_of(sp->role.has_4_byte_gpte);
 }
 
 /* kvm_mmu_get_guest_pgd(): CR3's table, a pt_element_t of the mode */
 static uint64_t shadow_root_gfn(const struct nxsim__kvm_mmu *m)
 {
-	const struct pt_type *pt = m->cpu_role.has_4_byte_gpte ?
-					   &nxsim__paging32 :
-					   &nxsim__paging64;
+	const struct pt_type *pt = pt_type_of(m->cpu_role.has_4_byte_gpte);
 
 	return (m->regs.cr3 & pt->base_addr_mask) >> 12;
 }
@@ -340,7 +338,7 @@ static bool detect_write_misaligned(const struct nxsim__mmu_page *sp,
 				    uint64_t gpa, unsigned int bytes)
 {
 	unsigned int offset = gpa & 4095, misaligned;
-	unsigned int pte_size = sp->role.has_4_byte_gpte ? 4 : 8;
+	unsigned int pte_size = sp_pt_type(sp)->size;
 
 	if (!(offset & (pte_size - 1)) && bytes == 1)
 		return false;
@@ -981,7 +979,7 @@ static void page_fault(struct nxsim__vm_mmu *mmu,
 emulate:
 	/* the store the instruction makes: the entry rewritten as it is */
 	MMU_COUNT(mmu, emulated);
-	size = m->cpu_role.has_4_byte_gpte ? 4 : 8;
+	size = pt_type_of(m->cpu_role.has_4_byte_gpte)->size;
 	gpa = (f.gfn << 12) | (addr & 4095 & ~(uint64_t)(size - 1));
 	gpte = 0;
 	nxsim__kvm_read_guest(mmu, gpa, &gpte, size);
