@@ -144,6 +144,8 @@ nxsim_bringup_policy_name(enum nxsim_bringup_policy policy);
  *	111cd11bbc54, 6.4, and its 6.1.y backport): cpuset_can_attach() and
  *	cpuset_attach() each take percpu_down_write(&cpuset_rwsem) inside
  *	the threadgroup write section (docs/bringup.md)
+ * @no_tdp_mmu: kvm.tdp_mmu=0: the VMs use the legacy MMU, whose
+ *	kvm_destroy_vm() has no rcu_barrier() (docs/bringup.md)
  */
 struct nxsim_bringup_config {
 	enum nxsim_bringup_policy policy;
@@ -160,6 +162,7 @@ struct nxsim_bringup_config {
 	uint64_t seed;
 	const struct nxsim_bringup_costs *costs;
 	bool cpuset_rwsem;
+	bool no_tdp_mmu;
 };
 
 /* funclatency's power-of-two buckets, in microseconds: bucket 0 holds 0-1,

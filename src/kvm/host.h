@@ -33,6 +33,7 @@ enum nxsim__lc_event {
 	NXSIM__LC_VHOST_WORKER,	  /* vhost_task_create() + start */
 	NXSIM__LC_KTHREAD_STOP,	  /* kthread_stop() of the worker */
 	NXSIM__LC_VHOST_STOP,	  /* vhost_task_stop() */
+	NXSIM__LC_TDP_MMU_UNINIT, /* kvm_mmu_uninit_tdp_mmu(): rcu_barrier() */
 };
 
 /* A lifecycle cost model: @ev happened, with result @rc. */

@@ -6,8 +6,9 @@
  * the library's calls did on a VM's path: KVM_CREATE_VM, a kthread worker
  * made by kvm_vm_create_worker_thread() (up to 6.12), a vhost task made at
  * the first KVM_RUN through call_once() and retried after a failure (6.14
- * on), no worker at all under nx_huge_pages=never, and the worker's stop
- * when a VM is destroyed.  nxsim__lc_charge() appends the steps that
+ * on), no worker at all under nx_huge_pages=never, and, when a VM is
+ * destroyed, the worker's stop and, with the TDP MMU, the rcu_barrier() of
+ * kvm_mmu_uninit_tdp_mmu().  nxsim__lc_charge() appends the steps that
  * kernel path takes, read from the 6.1 sources (kernel/kthread.c,
  * virt/kvm/kvm_main.c, kernel/cgroup/cgroup-v1.c; the vhost task from
  * kernel/vhost_task.c of 6.14; the cpuset_rwsem option from
@@ -142,7 +143,10 @@ bool nxsim__lc_task_advance(struct nxsim__lc_task *t)
 			nxsim__percpu_up_read(t);
 			break;
 		case NXSIM__ST_SRCU_SYNC:
-			end = nxsim__synchronize_srcu(lab, t->now);
+		case NXSIM__ST_RCU_BARRIER:
+			end = s->op == NXSIM__ST_SRCU_SYNC ?
+				      nxsim__synchronize_srcu(lab, t->now) :
+				      nxsim__lab_rcu_barrier(lab, t->now);
 			if (end == t->now)
 				break;
 			end += wakeup_latency(lab);
@@ -280,6 +284,9 @@ static void lc_path(struct nxsim__lc_path *p, const struct nxsim__lab *lab,
 		push(p, NXSIM__ST_WAKE, 0);
 		push(p, NXSIM__ST_CPU, n->vhost_exit);
 		push(p, NXSIM__ST_WAKE, 0);
+		break;
+	case NXSIM__LC_TDP_MMU_UNINIT:
+		push(p, NXSIM__ST_RCU_BARRIER, 0);
 		break;
 	}
 }

@@ -28,6 +28,7 @@ enum nxsim__lc_step {
 	NXSIM__ST_OP_DONE,	 /* the ioctl (or the hold) returned */
 	NXSIM__ST_CPUSET_LOCK,	 /* percpu_down_write(&cpuset_rwsem) */
 	NXSIM__ST_CPUSET_UNLOCK, /* percpu_up_write(&cpuset_rwsem) */
+	NXSIM__ST_RCU_BARRIER,	 /* rcu_barrier() in kvm_mmu_uninit_tdp_mmu() */
 };
 
 /* What a creator op is doing. */

@@ -41,7 +41,7 @@ struct nxsim__lc_step_rec {
 
 /* The longest path of one report (the kthread worker with cpuset_rwsem). */
 #define NXSIM__LC_PATH_MAX 24
-#define NXSIM__LC_NR_EVENTS (NXSIM__LC_VHOST_STOP + 1)
+#define NXSIM__LC_NR_EVENTS (NXSIM__LC_TDP_MMU_UNINIT + 1)
 
 /* The steps of one report's kernel path, built once per lab. */
 struct nxsim__lc_path {
@@ -117,6 +117,8 @@ enum nxsim__gp_state { GP_IDLE, GP_ENTER, GP_PASSED, GP_EXIT, GP_REPLAY };
  * @gp_count: gp_count
  * @gp_q: writers waiting in rcu_sync_enter() for GP_PASSED
  * @cb: the call_rcu() of rcu_sync_exit()
+ * @gp_end: when the grace period it waits for ends (GP_ENTER: the first
+ *	writer's synchronize_rcu(); GP_EXIT, GP_REPLAY: @cb's)
  */
 struct nxsim__rcu_sync {
 	struct nxsim__lab *lab;
@@ -124,6 +126,7 @@ struct nxsim__rcu_sync {
 	unsigned int gp_count;
 	struct nxsim__lc_queue gp_q;
 	struct nxsim__timer cb;
+	uint64_t gp_end;
 };
 
 /**
@@ -155,6 +158,8 @@ struct nxsim__rcu_sync {
  * @cpuset_rss: cpuset_rwsem.rss (cpuset_rwsem_percpu)
  * @srcu_idle: from when mmu_notifier's srcu is idle again: the end of
  *	its last grace period plus exp_holdoff
+ * @barrier_start: when the last rcu_barrier() started its callbacks
+ * @barrier_end: ... and when it returned (or will)
  * @tasks: the creators
  * @worker_made: worker creations so far (for worker_fail_nth)
  * @worker_made_now: the running library call made a worker
@@ -195,6 +200,7 @@ struct nxsim__lab {
 	struct nxsim__lc_queue read_q;
 	struct nxsim__rcu_sync rss, cpuset_rss;
 	uint64_t srcu_idle;
+	uint64_t barrier_start, barrier_end;
 	struct nxsim__lc_task *tasks;
 	unsigned int worker_made;
 	bool worker_made_now;
@@ -251,5 +257,6 @@ void nxsim__percpu_up_write(struct nxsim__lab *lab, uint64_t now);
 bool nxsim__percpu_down_read(struct nxsim__lc_task *t);
 void nxsim__percpu_up_read(struct nxsim__lc_task *t);
 uint64_t nxsim__synchronize_srcu(struct nxsim__lab *lab, uint64_t now);
+uint64_t nxsim__lab_rcu_barrier(struct nxsim__lab *lab, uint64_t now);
 
 #endif /* NXSIM_KVM_LIFECYCLE_INTERNAL_H */

@@ -265,7 +265,9 @@ static int lab_host(struct nxsim__lab *lab, struct nxsim_vm ***bgp)
 	const struct nxsim_bringup_config *cfg = lab->cfg;
 	bool never = cfg->policy == NXSIM_BRINGUP_NEVER;
 	struct nxsim_host_config hc = {
-		.cpu = { .itlb_multihit = true, .hz = cfg->hz },
+		.cpu = { .itlb_multihit = true,
+			 .hz = cfg->hz,
+			 .no_tdp_mmu = cfg->no_tdp_mmu },
 		.profile = cfg->profile			      ? cfg->profile :
 			   cfg->policy == NXSIM_BRINGUP_VHOST ? "6.14" :
 								"6.1",

@@ -19,7 +19,9 @@
  *     median grows with the load, ending at a tick;
  *   - synchronize_srcu() on mm/mmu_notifier.c's srcu_struct
  *     (kernel/rcu/srcutree.c): expedited when it might be idle, otherwise
- *     at the second tick after the current grace period ends.
+ *     at the second tick after the current grace period ends;
+ *   - rcu_barrier(): a grace period from its start, or the end of every
+ *     callback in flight if later, one call at a time.
  *
  * docs/bringup.md gives the distribution and its sources.
  *
@@ -27,7 +29,9 @@
  * (a reader is modelled by whether it must wait, not by its per-CPU
  * counter); the writer's wait for readers is woken by the last reader out;
  * priority inheritance and optimistic spinning on cgroup_mutex; RCU
- * expedited grace periods and callback batching other than rcu_sync's own.
+ * expedited grace periods and callback batching other than rcu_sync's own
+ * and rcu_barrier()'s; other tasks' RCU callbacks, which rcu_barrier()
+ * would wait for too.
  */
 #include <math.h>
 
@@ -82,8 +86,8 @@ void nxsim__rcu_sync_func(struct nxsim__rcu_sync *rss, uint64_t now)
 		}
 	} else if (rss->gp_state == GP_REPLAY) {
 		rss->gp_state = GP_EXIT;
-		nxsim__timer_mod(lab->clock, &rss->cb,
-				 synchronize_rcu(lab, now));
+		rss->gp_end = synchronize_rcu(lab, now);
+		nxsim__timer_mod(lab->clock, &rss->cb, rss->gp_end);
 	} else {
 		rss->gp_state = GP_IDLE;
 	}
@@ -106,16 +110,15 @@ static void rss_cb_fn(struct nxsim__timer *timer)
 void nxsim__rcu_sync_exit(struct nxsim__rcu_sync *rss, uint64_t now)
 {
 	struct nxsim__lab *lab = rss->lab;
-	uint64_t when;
 
 	if (--rss->gp_count)
 		return;
 	if (rss->gp_state == GP_PASSED) {
 		rss->gp_state = GP_EXIT;
-		when = synchronize_rcu(lab, now);
-		if (when < lab->horizon)
-			lab->horizon = when;
-		nxsim__timer_mod(lab->clock, &rss->cb, when);
+		rss->gp_end = synchronize_rcu(lab, now);
+		if (rss->gp_end < lab->horizon)
+			lab->horizon = rss->gp_end;
+		nxsim__timer_mod(lab->clock, &rss->cb, rss->gp_end);
 	} else if (rss->gp_state == GP_EXIT) {
 		rss->gp_state = GP_REPLAY;
 	}
@@ -137,8 +140,8 @@ bool nxsim__rcu_sync_enter(struct nxsim__lc_task *t,
 	if (rss->gp_state == GP_IDLE) {
 		rss->gp_state = GP_ENTER;
 		t->gp_rss = rss;
-		nxsim__lc_task_arm(t, synchronize_rcu(t->lab, t->now),
-				   NXSIM__RESUME_GP_DONE);
+		rss->gp_end = synchronize_rcu(t->lab, t->now);
+		nxsim__lc_task_arm(t, rss->gp_end, NXSIM__RESUME_GP_DONE);
 		return false;
 	}
 	if (rss->gp_state == GP_ENTER) {
@@ -286,6 +289,48 @@ uint64_t nxsim__synchronize_srcu(struct nxsim__lab *lab, uint64_t now)
 	start = MAX(now, lab->srcu_idle - SRCU_EXP_HOLDOFF_NS);
 	end = (start / lab->jiffy_ns + 2) * lab->jiffy_ns;
 	lab->srcu_idle = end + SRCU_EXP_HOLDOFF_NS;
+	return end;
+}
+
+/* When the callback or synchronize_rcu() of @rss in flight ends, or 0. */
+static uint64_t rss_pending_end(const struct nxsim__rcu_sync *rss)
+{
+	if (rss->gp_state == GP_IDLE || rss->gp_state == GP_PASSED)
+		return 0;
+	return rss->gp_end;
+}
+
+/**
+ * nxsim__lab_rcu_barrier() - rcu_barrier() called at @now
+ * @lab: the lab
+ * @now: when it is called
+ *
+ * rcu_barrier() (kernel/rcu/tree.c) returns once every RCU callback queued
+ * before it has been invoked.  The caller's own are among them, queued a
+ * moment before (the files it closed, its stopped worker's task_struct),
+ * so it waits for a grace period from when it starts; and so are the
+ * rcu_syncs' call_rcu() and the grace periods that writers wait for in
+ * rcu_sync_enter() (synchronize_rcu() waits through a callback too).
+ * rcu_state.barrier_mutex serialises the calls: one made while another
+ * runs waits for it and then runs its own, unless one that started after
+ * the call has ended meanwhile (the barrier_sequence check): it shares
+ * that one.
+ *
+ * Return: when it returns, before the waiter's wake-up.
+ */
+uint64_t nxsim__lab_rcu_barrier(struct nxsim__lab *lab, uint64_t now)
+{
+	uint64_t start, end, cb_end;
+
+	if (lab->barrier_start > now)
+		return lab->barrier_end;
+	start = MAX(now, lab->barrier_end);
+	end = synchronize_rcu(lab, start);
+	cb_end = MAX(rss_pending_end(&lab->rss),
+		     rss_pending_end(&lab->cpuset_rss));
+	end = MAX(end, cb_end);
+	lab->barrier_start = start;
+	lab->barrier_end = end;
 	return end;
 }
 

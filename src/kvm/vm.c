@@ -292,6 +292,9 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 						  &vcpu->mmu.mmu_cache);
 		pthread_mutex_unlock(&vcpu->mutex);
 	}
+	/* kvm_arch_destroy_vm() -> kvm_mmu_uninit_vm() */
+	if (uses_tdp_mmu(host))
+		nxsim__host_charge(host, NXSIM__LC_TDP_MMU_UNINIT, 0);
 	nxsim__kvm_mmu_uninit_vm(vm->mmu);
 	vm->mmu = NULL;
 	ATOMIC_INC(host->counters.vms_destroyed);

@@ -75,6 +75,7 @@ enum {
 	O_JITTER,
 	O_FDM,
 	O_CPUSET,
+	O_TDP_MMU,
 	O_FAIL,
 	O_SEED,
 	O_HIST,
@@ -96,6 +97,7 @@ static const struct num_opt {
 	[O_JITTER] = { "jitter_ms", 1000000, 1000000, 0 },
 	[O_FDM] = { "favordynmods", 1, 1, 0 },
 	[O_CPUSET] = { "cpuset_rwsem", 1, 1, 0 },
+	[O_TDP_MMU] = { "tdp_mmu", 1, 1, 1 },
 	[O_FAIL] = { "fail_nth", UINT32_MAX, 1, 0 },
 	[O_SEED] = { "seed", UINT64_MAX, 1, 1 },
 	[O_HIST] = { "hist", 1, 1, 0 },
@@ -151,6 +153,7 @@ static int bringup_run(struct nxsim__drv *d, int argc,
 	cfg.hold_jitter_ns = v[O_JITTER];
 	cfg.favordynmods = v[O_FDM];
 	cfg.cpuset_rwsem = v[O_CPUSET];
+	cfg.no_tdp_mmu = !v[O_TDP_MMU];
 	cfg.worker_fail_nth = v[O_FAIL];
 	cfg.seed = v[O_SEED];
 	cfg.costs = &costs;
@@ -170,10 +173,11 @@ static int bringup_run(struct nxsim__drv *d, int argc,
 }
 
 const struct nxsim__drv_verb nxsim__drv_bringup_verbs[] = {
-	{ "bringup", "run", 0, 15,
+	{ "bringup", "run", 0, 16,
 	  "[policy=kthread|vhost|never] [cpus=N] [hz=N] [per_cpu=N] "
 	  "[creators=K] [vms=M] [hold_ms=N] [jitter_ms=N] "
-	  "[favordynmods=0|1] [cpuset_rwsem=0|1] [fail_nth=N] [seed=N] [hist=0|1] "
+	  "[favordynmods=0|1] [cpuset_rwsem=0|1] [tdp_mmu=0|1] [fail_nth=N] "
+	  "[seed=N] [hist=0|1] "
 	  "[costs=\"NAME=V,...\"]",
 	  "nxsim_bringup_run(): M VMs brought up by K creators on N CPUs "
 	  "with per_cpu idle VMs per CPU (default 1 of each, kthread, "
