@@ -197,9 +197,10 @@ struct nxsim_bringup_stats {
  * @first_run: the first KVM_RUN, retries included, per VM
  * @makespan_ns: from the burst's start to its last bring-up
  * @vms_per_s: VMs brought up per second of modelled time
- * @grace_periods: grace periods started: writers' synchronize_rcu() and
- *	rcu_sync_exit()'s call_rcu() (and its replays), until the last
- *	bring-up ends
+ * @grace_periods: grace periods waited for: writers' synchronize_rcu(),
+ *	rcu_sync_exit()'s call_rcu() (and its replays), and each destroy's
+ *	rcu_barrier() that did not share another's, until the last bring-up
+ *	ends
  * @attach_waits: cgroup attaches that waited for cgroup_mutex
  * @worker_failures: worker creations that failed (and were retried)
  * @create_ns: NULL, or receives each VM's KVM_CREATE_VM latency

@@ -10,7 +10,8 @@
  * destroyed, the worker's stop and, with the TDP MMU, the rcu_barrier() of
  * kvm_mmu_uninit_tdp_mmu().  nxsim__lc_charge() appends the steps that
  * kernel path takes, read from the 6.1 sources (kernel/kthread.c,
- * virt/kvm/kvm_main.c, kernel/cgroup/cgroup-v1.c; the vhost task from
+ * virt/kvm/kvm_main.c, kernel/cgroup/cgroup-v1.c, kernel/rcu/tree.c,
+ * arch/x86/kvm/mmu/tdp_mmu.c; the vhost task from
  * kernel/vhost_task.c of 6.14; the cpuset_rwsem option from
  * kernel/cgroup/cpuset.c of 5.4 to 6.3), to the calling creator's
  * program; each path is built once per lab (it depends only on the costs

@@ -30,8 +30,9 @@
  * counter); the writer's wait for readers is woken by the last reader out;
  * priority inheritance and optimistic spinning on cgroup_mutex; RCU
  * expedited grace periods and callback batching other than rcu_sync's own
- * and rcu_barrier()'s; other tasks' RCU callbacks, which rcu_barrier()
- * would wait for too.
+ * and rcu_barrier()'s; other tasks' RCU callbacks, stood for by a grace
+ * period from the barrier's start; expedited grace periods, which queue
+ * no callback for rcu_barrier() to wait for.
  */
 #include <math.h>
 
@@ -306,15 +307,16 @@ static uint64_t rss_pending_end(const struct nxsim__rcu_sync *rss)
  * @now: when it is called
  *
  * rcu_barrier() (kernel/rcu/tree.c) returns once every RCU callback queued
- * before it has been invoked.  The caller's own are among them, queued a
- * moment before (the files it closed, its stopped worker's task_struct),
- * so it waits for a grace period from when it starts; and so are the
+ * before it has been invoked, on any CPU.  On a host running hundreds of
+ * processes some CPU always has one queued a moment before, so it waits
+ * for a grace period from when it starts; it also waits for the
  * rcu_syncs' call_rcu() and the grace periods that writers wait for in
- * rcu_sync_enter() (synchronize_rcu() waits through a callback too).
- * rcu_state.barrier_mutex serialises the calls: one made while another
- * runs waits for it and then runs its own, unless one that started after
- * the call has ended meanwhile (the barrier_sequence check): it shares
- * that one.
+ * rcu_sync_enter() (synchronize_rcu() waits through a callback too),
+ * whichever ends last.  rcu_state.barrier_mutex serialises the calls:
+ * one made while another runs waits for it and then runs its own, unless
+ * one that started after the call has ended meanwhile (the
+ * barrier_sequence check): it shares that one.  The rcu_syncs' callbacks
+ * are read at the call, not when a queued barrier starts.
  *
  * Return: when it returns, before the waiter's wake-up.
  */

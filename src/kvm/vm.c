@@ -292,8 +292,12 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 						  &vcpu->mmu.mmu_cache);
 		pthread_mutex_unlock(&vcpu->mutex);
 	}
-	/* kvm_arch_destroy_vm() -> kvm_mmu_uninit_vm() */
-	if (uses_tdp_mmu(host))
+	/*
+	 * kvm_arch_destroy_vm() -> kvm_mmu_uninit_vm(): the TDP MMU frees its
+	 * tables through RCU from 5.12 (fault_read_lock), and
+	 * kvm_mmu_uninit_tdp_mmu() waits for them with rcu_barrier().
+	 */
+	if (uses_tdp_mmu(host) && host->prof->mmu.fault_read_lock)
 		nxsim__host_charge(host, NXSIM__LC_TDP_MMU_UNINIT, 0);
 	nxsim__kvm_mmu_uninit_vm(vm->mmu);
 	vm->mmu = NULL;

@@ -14,6 +14,7 @@
 
 #include "common/test_util.h"
 #include "kvm/lifecycle.h"
+#include "kvm/lifecycle_internal.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -496,6 +497,51 @@ static void test_srcu_destroys(void **state)
 	assert_int_equal(log.ev[log.n - 1].ns, 8 * MS);
 }
 
+/*
+ * rcu_barrier() on its own (HZ=1000, grace periods of 3 + 2 jiffies):
+ * with no callback in flight it waits a grace period from its call; a
+ * second call while it runs starts when it ends; a third, made before
+ * that one started, shares it.  Then a callback in flight on either
+ * rcu_sync (a writer's synchronize_rcu() in GP_ENTER, the call_rcu() of
+ * GP_EXIT or GP_REPLAY) that ends later holds the barrier until it ends;
+ * in GP_IDLE or GP_PASSED there is none.
+ */
+static void test_rcu_barrier_callbacks(void **state)
+{
+	static const enum nxsim__gp_state states[] = { GP_IDLE, GP_ENTER,
+						       GP_PASSED, GP_EXIT,
+						       GP_REPLAY };
+	struct nxsim_bringup_result res = { 0 };
+	static struct nxsim__lab lab;
+	struct nxsim__rcu_sync *rss;
+
+	(void)state;
+	memset(&lab, 0, sizeof(lab));
+	lab.res = &res;
+	lab.jiffy_ns = MS;
+	lab.first_fqs = 3;
+	lab.c.gp_jiffies = 2;
+	assert_int_equal(nxsim__lab_rcu_barrier(&lab, 1 * MS), 6 * MS);
+	assert_int_equal(nxsim__lab_rcu_barrier(&lab, 2 * MS), 11 * MS);
+	assert_int_equal(nxsim__lab_rcu_barrier(&lab, 3 * MS), 11 * MS);
+	assert_int_equal(res.grace_periods, 2);
+
+	for (unsigned int which = 0; which < 2; which++) {
+		rss = which ? &lab.cpuset_rss : &lab.rss;
+		for (size_t k = 0; k < ARRAY_SIZE(states); k++) {
+			bool pending = states[k] != GP_IDLE &&
+				       states[k] != GP_PASSED;
+
+			lab.barrier_start = lab.barrier_end = 0;
+			rss->gp_state = states[k];
+			rss->gp_end = 30 * MS;
+			assert_int_equal(nxsim__lab_rcu_barrier(&lab, 20 * MS),
+					 pending ? 30 * MS : 25 * MS);
+			rss->gp_state = GP_IDLE;
+		}
+	}
+}
+
 /* --- each policy's path ------------------------------------------------ */
 
 /* The steps of creator 0's @op, in order, up to @max. */
@@ -741,7 +787,7 @@ static void test_buckets(void **state)
 			 NXSIM_BRINGUP_HIST - 1);
 }
 
-/* Creates of @res->create_ns (@n of them) above 4 ms. */
+/* How many of the @n creates in @create took more than 4 ms. */
 static unsigned int slow_creates(const uint64_t *create, unsigned int n)
 {
 	unsigned int slow = 0;
@@ -810,9 +856,8 @@ static void test_published_shapes(void **state)
 	shadow.create_ns = create;
 	assert_rc(nxsim_bringup_run(&hist, &shadow), 0);
 	hist.no_tdp_mmu = false;
-	for (unsigned int i = 0; i < hist.vms; i++)
-		assert_true(i < hist.creators ? create[i] > 4 * MS :
-						create[i] < 4 * MS);
+	assert_int_equal(slow_creates(create, hist.creators), hist.creators);
+	assert_int_equal(slow_creates(create, hist.vms), hist.creators);
 
 	res.create_ns = NULL;
 	hist.favordynmods = true;
@@ -865,6 +910,7 @@ int main(void)
 		cmocka_unit_test(test_rcu_sync_shared_then_idle),
 		cmocka_unit_test(test_cpu_queue),
 		cmocka_unit_test(test_srcu_destroys),
+		cmocka_unit_test(test_rcu_barrier_callbacks),
 		cmocka_unit_test(test_path_kthread),
 		cmocka_unit_test(test_path_vhost),
 		cmocka_unit_test(test_path_never),
