@@ -411,6 +411,8 @@ static const struct nxsim_stat_desc vcpu_descs[] = {
 	S(tlb_flush, "full flushes done (vcpu->stat.tlb_flush)"),
 	S(tlb_flush_range, "ranged flushes done"),
 	S(root_reloads, "root reloads done (obsolete roots freed)"),
+	S(invlpg, "the guest's INVLPGs"),
+	S(cr3_flushes, "the guest's CR3 loads (each a flush)"),
 #undef S
 };
 

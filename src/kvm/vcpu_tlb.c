@@ -36,10 +36,13 @@
  * the shadow MMU's (kvm_mmu_page_fault() -> FNAME(page_fault)) and the
  * entry caches the shadow leaf, a one-dimensional walk.
  *
- * Left out: PCIDs/VPIDs (one address space per vCPU), the guest's own
- * INVLPG (nxsim_guest_invlpg() does not reach this TLB), EPT violations
- * on the guest's own table pages (the walk reads them without the TDP
- * MMU), and the A/D bits of the fast mode.
+ * The guest's own flushes reach the TLB too: its INVLPG drops the page's
+ * entries, its CR3 loads flush them all (nxsim_guest_invlpg(),
+ * nxsim_guest_set_paging()).
+ *
+ * Left out: PCIDs/VPIDs (one address space per vCPU, no global entries),
+ * EPT violations on the guest's own table pages (the walk reads them
+ * without the TDP MMU), and the A/D bits of the fast mode.
  */
 #include <errno.h>
 #include <string.h>
@@ -264,6 +267,64 @@ void nxsim__vcpu_tlb_reset_context(struct nxsim_vcpu *vcpu)
 
 	if (vt)
 		free_roots(vt);
+}
+
+/*
+ * INVLPG drops every entry of the page that holds @gva, of any size, at
+ * both levels.  With TDP the CPU does it without an exit; with shadow
+ * paging kvm_mmu_invlpg() intercepts it (vcpu->stat.invlpg) and issues
+ * it on the guest's behalf (kvm_x86_ops.flush_tlb_gva).
+ */
+void nxsim__vcpu_tlb_invlpg(struct nxsim_vcpu *vcpu, uint64_t gva)
+{
+	struct nxsim__vcpu_tlb *vt = vcpu->tlb;
+
+	if (!vt)
+		return;
+	vt->st.invlpg++;
+	nxsim__tlb_invlpg(vt->tlb, 0, gva);
+}
+
+/* A bit of KVM_MMU_CR0_ROLE_BITS, _CR4_ROLE_BITS or _EFER_ROLE_BITS. */
+static bool role_bits_differ(const struct nxsim_guest_paging *a,
+			     const struct nxsim_guest_paging *b)
+{
+	return a->cr0_pg != b->cr0_pg || a->cr0_wp != b->cr0_wp ||
+	       a->cr4_pae != b->cr4_pae || a->cr4_pse != b->cr4_pse ||
+	       a->efer_lma != b->efer_lma || a->efer_nxe != b->efer_nxe;
+}
+
+/*
+ * The TLB side of the guest's loads of CR0, CR4, EFER and CR3:
+ *   - a changed bit of the MMU role makes kvm_post_set_cr0(),
+ *     kvm_post_set_cr4() or kvm_set_efer() call kvm_mmu_reset_context():
+ *     a root reload, which flushes everything;
+ *   - the MOV to CR3 (without PCIDs, which the model leaves out) flushes
+ *     every non-global entry, and the model fills none global; with TDP
+ *     the CPU does it without an exit, with shadow paging kvm_set_cr3()
+ *     does it through kvm_invalidate_pcid()'s KVM_REQ_TLB_FLUSH_CURRENT,
+ *     counted in vcpu->stat.tlb_flush.
+ * A load that changes only the CPL (@user) loads no register: nothing.
+ * Nor does a load before the vCPU's first access: that is the VMM's
+ * set-up (KVM_SET_SREGS), with no root loaded and nothing cached yet.
+ */
+void nxsim__vcpu_tlb_set_paging(struct nxsim_vcpu *vcpu,
+				const struct nxsim_guest_paging *old,
+				const struct nxsim_guest_paging *new)
+{
+	struct nxsim__vcpu_tlb *vt = vcpu->tlb;
+	bool role = role_bits_differ(old, new);
+
+	if (!vt || !vt->st.accesses ||
+	    (!role && old->cr3 == new->cr3 && old->user != new->user))
+		return;
+	if (role)
+		free_roots(vt);
+	vt->st.cr3_flushes++;
+	if (!nxsim__vm_tdp_enabled(vcpu->vm))
+		vt->st.tlb_flush++;
+	if (!role)
+		nxsim__tlb_flush_one_cpu(vt->tlb, 0, 0, 0, true);
 }
 
 /* What an entry's rights must hold for @kind. */

@@ -7,6 +7,7 @@
  * (min of the guest's level and the SPTE's, a two-dimensional walk) and
  * with shadow paging (the shadow leaf, a one-dimensional walk); the
  * dirty bit the guest's walk sets; a ranged flush of gva-tagged entries;
+ * the guest's own INVLPG and CR3 loads;
  * workload runs with exact counts, TDP against the gpa = gva mode and
  * shadow paging under each policy; determinism; bad configurations; and
  * allocation failures.
@@ -290,6 +291,84 @@ static void test_range_flush_gva(void **state)
 	rig_destroy(&r);
 }
 
+/*
+ * The guest's own flushes: INVLPG drops the entries of its page (of any
+ * size) and nothing else, a CR3 load flushes them all, a change of an
+ * MMU role bit reloads the root, and a change of CPL alone loads
+ * nothing.  With shadow paging KVM intercepts INVLPG (kvm_mmu_invlpg())
+ * and the CR3 load (kvm_set_cr3(): KVM_REQ_TLB_FLUSH_CURRENT, counted in
+ * tlb_flush); with TDP the CPU does both.  The rig's own set-up load,
+ * before the first access, counts nothing.
+ */
+static void test_guest_flushes(void **state)
+{
+	struct nxsim_guest_paging p;
+	struct nxsim_vcpu_stats st;
+	int shadow;
+
+	(void)state;
+	for (shadow = 0; shadow < 2; shadow++) {
+		struct rig r = rig_make(shadow, "6.6", "off", 1, 1, false);
+
+		assert_int_equal(vstats(&r).cr3_flushes, 0);
+		walk_access(&r, NXSIM_ACCESS_READ, GVA);
+		walk_access(&r, NXSIM_ACCESS_READ, GVA + 4096);
+		walk_access(&r, NXSIM_ACCESS_READ, GVA + 8);
+		assert_int_equal(vstats(&r).walks, 2);
+		assert_rc(nxsim_guest_invlpg(r.vcpu, GVA + 100), 0);
+		walk_access(&r, NXSIM_ACCESS_READ, GVA + 4096); /* kept */
+		walk_access(&r, NXSIM_ACCESS_READ, GVA);	/* dropped */
+		st = vstats(&r);
+		assert_int_equal(st.walks, 3);
+		assert_int_equal(st.invlpg, 1);
+
+		/* CR3 reloaded with the same value: a flush */
+		assert_rc(nxsim_guest_get_paging(r.vcpu, &p, NULL), 0);
+		assert_rc(nxsim_guest_set_paging(r.vcpu, &p), 0);
+		walk_access(&r, NXSIM_ACCESS_READ, GVA);
+		walk_access(&r, NXSIM_ACCESS_READ, GVA + 4096);
+		st = vstats(&r);
+		assert_int_equal(st.walks, 5);
+		assert_int_equal(st.cr3_flushes, 1);
+		assert_int_equal(st.tlb_flush, shadow);
+		assert_int_equal(st.root_reloads, 0);
+
+		/* CPL 3 and back: no register loaded, the entries stay */
+		p.user = true;
+		assert_rc(nxsim_guest_set_paging(r.vcpu, &p), 0);
+		p.user = false;
+		assert_rc(nxsim_guest_set_paging(r.vcpu, &p), 0);
+		walk_access(&r, NXSIM_ACCESS_READ, GVA);
+		st = vstats(&r);
+		assert_int_equal(st.walks, 5);
+		assert_int_equal(st.cr3_flushes, 1);
+
+		/* CR0.WP cleared: kvm_mmu_reset_context(), a root reload */
+		p.cr0_wp = false;
+		assert_rc(nxsim_guest_set_paging(r.vcpu, &p), 0);
+		walk_access(&r, NXSIM_ACCESS_READ, GVA);
+		st = vstats(&r);
+		assert_int_equal(st.walks, 6);
+		assert_int_equal(st.root_reloads, 1);
+		assert_int_equal(st.cr3_flushes, 2);
+		assert_int_equal(st.tlb_flush, 2 * shadow);
+		rig_destroy(&r);
+	}
+
+	/* a 2 MiB entry goes with an INVLPG of any address in it */
+	struct rig r = rig_make(false, "6.6", "off", 2, 2, false);
+
+	walk_access(&r, NXSIM_ACCESS_READ, GVA);
+	walk_access(&r, NXSIM_ACCESS_READ, GVA + MIB);
+	assert_int_equal(vstats(&r).walks, 1);
+	assert_rc(nxsim_guest_invlpg(r.vcpu, GVA + MIB + 4096), 0);
+	walk_access(&r, NXSIM_ACCESS_READ, GVA);
+	st = vstats(&r);
+	assert_int_equal(st.walks, 2);
+	assert_int_equal(st.fills_2m, 2);
+	rig_destroy(&r);
+}
+
 /* Accesses a gva walk refuses, each with its errno; state unchanged. */
 static void test_walk_errors(void **state)
 {
@@ -496,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_dirty_bit),
 		cmocka_unit_test(test_range_flush_gva),
 		cmocka_unit_test(test_walk_errors),
+		cmocka_unit_test(test_guest_flushes),
 		cmocka_unit_test(test_execute_tables),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_bad_configs),
