@@ -287,7 +287,9 @@ NXSIM_API int64_t nxsim_vcpu_access_batch(struct nxsim_vcpu *vcpu,
  * @fills_2m: at 2 MiB
  * @fills_1g: at 1 GiB
  * @flush_requests: remote flush requests posted to this vCPU
- * @tlb_flush: full flushes it did (KVM_REQ_TLB_FLUSH; vcpu->stat.tlb_flush)
+ * @tlb_flush: flushes KVM did on it (vcpu->stat.tlb_flush): the remote
+ *	KVM_REQ_TLB_FLUSH, and those the guest's control-register loads
+ *	request (docs/guest-tlb.md)
  * @tlb_flush_range: ranged flushes it did
  * @root_reloads: root reloads it did (KVM_REQ_MMU_FREE_OBSOLETE_ROOTS,
  *	nxsim_vcpu_set_smm() changing the address space, or

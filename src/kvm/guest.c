@@ -95,9 +95,17 @@ int nxsim_guest_set_paging(struct nxsim_vcpu *vcpu,
 	if (rc)
 		return rc;
 	nxsim__guest_get_paging(vcpu->vm->mmu, &vcpu->arch_mmu, &old, NULL);
-	rc = nxsim__guest_set_paging(vcpu->vm->mmu, &vcpu->arch_mmu, p);
-	if (!rc)
-		nxsim__vcpu_tlb_set_paging(vcpu, &old, p);
+	if (p->user != old.user && p->cr0_pg == old.cr0_pg &&
+	    p->cr0_wp == old.cr0_wp && p->cr4_pae == old.cr4_pae &&
+	    p->cr4_pse == old.cr4_pse && p->efer_lma == old.efer_lma &&
+	    p->efer_nxe == old.efer_nxe && p->cr3 == old.cr3) {
+		/* a change of CPL: no register load, no exit, no sync */
+		vcpu->arch_mmu.regs.user = p->user;
+	} else {
+		rc = nxsim__guest_set_paging(vcpu->vm->mmu, &vcpu->arch_mmu, p);
+		if (!rc)
+			nxsim__vcpu_tlb_set_paging(vcpu, &old, p);
+	}
 	nxsim__vcpu_exit(vcpu);
 	return rc;
 }

@@ -73,10 +73,7 @@ void nxsim__vcpu_tlb_invlpg(struct nxsim_vcpu *vcpu, uint64_t gva);
 
 struct nxsim_guest_paging;
 
-/*
- * The guest loaded CR0, CR4, EFER and CR3 on @vcpu (its mutex held),
- * going from @old to @new.
- */
+/* The guest loaded CR0, CR4, EFER and CR3 on @vcpu, from @old to @new. */
 void nxsim__vcpu_tlb_set_paging(struct nxsim_vcpu *vcpu,
 				const struct nxsim_guest_paging *old,
 				const struct nxsim_guest_paging *new);
