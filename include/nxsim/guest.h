@@ -174,7 +174,11 @@ NXSIM_API int nxsim_guest_write_pte(struct nxsim_vcpu *vcpu, uint64_t gpa,
  *
  * kvm_mmu_invlpg(): with shadow paging of a 64-bit guest, the shadow
  * entry of @gva in an unsync page table is made again from the guest's
- * entry (FNAME(invlpg)); in the other modes it changes nothing.
+ * entry (FNAME(invlpg)); in the other modes the MMU is unchanged.  On a
+ * vCPU with a TLB (nxsim_vm_set_vcpu_tlb()) the entries of the page that
+ * holds @gva go, of any size (counted in nxsim_vcpu_stats.invlpg).  A
+ * non-canonical @gva, which the CPU treats as a no-op (and KVM counts
+ * with shadow paging), is refused instead and counted nowhere.
  *
  * Return: 0; -ERANGE for an address the mode cannot form (a
  * non-canonical one); -EINVAL for a NULL @vcpu; -EBADF.
@@ -192,7 +196,16 @@ NXSIM_API int nxsim_guest_invlpg(struct nxsim_vcpu *vcpu, uint64_t gva);
  * CR3 (load_pdptrs()) and none may be present with a reserved bit set.
  * Where the guest's MOV would take #GP the call fails and nothing
  * changes.  With shadow paging, the unsync pages under the root of the
- * new CR3 are synced (kvm_mmu_new_pgd(), kvm_mmu_sync_roots()).
+ * new CR3 are synced (kvm_mmu_new_pgd(), kvm_mmu_sync_roots()).  On a
+ * vCPU with a TLB that has made an access, the CR3 load flushes it (with
+ * shadow paging through KVM_REQ_TLB_FLUSH_CURRENT), clearing CR0.PG and
+ * toggling CR4.PAE request flushes too, and a change of CR0.PG or WP,
+ * CR4.PAE or PSE, EFER.LME (@efer_lma) or NX reloads the root
+ * (kvm_mmu_reset_context(); not for WP alone with TDP from 6.1.y and
+ * 6.4); docs/guest-tlb.md has the table.  A call that changes only @user
+ * is a change of CPL: it loads nothing and syncs nothing.  Calls before
+ * the vCPU's first access are the VMM's set-up (KVM_SET_SREGS) and touch
+ * no TLB.
  *
  * Return: 0; -EINVAL (the guest would take #GP, or @p is NULL); -EBADF.
  */

@@ -287,10 +287,17 @@ NXSIM_API int64_t nxsim_vcpu_access_batch(struct nxsim_vcpu *vcpu,
  * @fills_2m: at 2 MiB
  * @fills_1g: at 1 GiB
  * @flush_requests: remote flush requests posted to this vCPU
- * @tlb_flush: full flushes it did (KVM_REQ_TLB_FLUSH; vcpu->stat.tlb_flush)
+ * @tlb_flush: flushes KVM did on it (vcpu->stat.tlb_flush): the remote
+ *	KVM_REQ_TLB_FLUSH, and those the guest's control-register loads
+ *	request (docs/guest-tlb.md)
  * @tlb_flush_range: ranged flushes it did
- * @root_reloads: root reloads it did (KVM_REQ_MMU_FREE_OBSOLETE_ROOTS, or
- *	nxsim_vcpu_set_smm() changing the address space)
+ * @root_reloads: root reloads it did (KVM_REQ_MMU_FREE_OBSOLETE_ROOTS,
+ *	nxsim_vcpu_set_smm() changing the address space, or
+ *	nxsim_guest_set_paging() changing a bit of the MMU role)
+ * @invlpg: the guest's INVLPGs (nxsim_guest_invlpg()); with shadow paging
+ *	KVM intercepts each (vcpu->stat.invlpg)
+ * @cr3_flushes: the guest's CR3 loads (nxsim_guest_set_paging()), each
+ *	flushing the TLB
  */
 struct nxsim_vcpu_stats {
 	uint64_t accesses;
@@ -309,6 +316,8 @@ struct nxsim_vcpu_stats {
 	uint64_t tlb_flush;
 	uint64_t tlb_flush_range;
 	uint64_t root_reloads;
+	uint64_t invlpg;
+	uint64_t cr3_flushes;
 };
 
 /**

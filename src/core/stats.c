@@ -408,9 +408,11 @@ static const struct nxsim_stat_desc vcpu_descs[] = {
 	S(fills_2m, "entries filled at 2 MiB"),
 	S(fills_1g, "entries filled at 1 GiB"),
 	S(flush_requests, "remote flush requests posted to the vCPU"),
-	S(tlb_flush, "full flushes done (vcpu->stat.tlb_flush)"),
+	S(tlb_flush, "flushes KVM did (vcpu->stat.tlb_flush)"),
 	S(tlb_flush_range, "ranged flushes done"),
 	S(root_reloads, "root reloads done (obsolete roots freed)"),
+	S(invlpg, "the guest's INVLPGs"),
+	S(cr3_flushes, "the guest's CR3 loads (each a flush)"),
 #undef S
 };
 

@@ -20,8 +20,9 @@
 #define SINCE_6_1                                                           \
 	.kstrtox.kstrtobool_tf = true, .never = true, .period_param = true, \
 	.disable_nx_cap = true, .eager_split_param = true,                  \
-	.mmu.tdp_mmu = true, .mmu.tdp_mmu_default = true,                   \
-	.mmu.fault_read_lock = true, .mmu.dirty_log_read_lock = true
+	.cr0_wp_keeps_root = true, .mmu.tdp_mmu = true,                     \
+	.mmu.tdp_mmu_default = true, .mmu.fault_read_lock = true,           \
+	.mmu.dirty_log_read_lock = true
 #define SINCE_6_2                                   \
 	SINCE_6_1, .mmu.tdp_split_on_fault = true,  \
 		   .mmu.recovery_skip_dirty = true, \

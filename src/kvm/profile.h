@@ -38,6 +38,9 @@ enum nxsim__worker_model {
  * @eager_split_param: kvm.eager_page_split exists, default on
  *	(a3fe5dbda0a4, eager page splitting of the TDP MMU when dirty
  *	logging is turned on; after 5.10, before 6.1)
+ * @cr0_wp_keeps_root: with TDP, a change of CR0.WP alone refreshes the
+ *	MMU without kvm_mmu_reset_context() (01b31714bd90, 6.4; 6.1.y
+ *	backport)
  */
 struct nxsim__profile {
 	const char *name;
@@ -49,6 +52,7 @@ struct nxsim__profile {
 	enum nxsim__worker_model worker;
 	bool disable_nx_cap;
 	bool eager_split_param;
+	bool cr0_wp_keeps_root;
 };
 
 const struct nxsim__profile *nxsim__profile_find(const char *name);

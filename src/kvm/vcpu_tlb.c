@@ -24,7 +24,8 @@
  *
  * The hit path takes no lock and allocates nothing: one relaxed load of
  * the vCPU's request word, the TLB probe and the rights check.  The TLB
- * belongs to the vCPU's thread; other threads only post requests.
+ * is used under the vCPU's mutex (its accesses, the guest's INVLPG and
+ * CR3 loads); other threads only post requests.
  *
  * Guest page tables: an access at a guest level of its own is the fast
  * mode (the guest maps gpa = gva with pages of that level; the frame an
@@ -36,10 +37,15 @@
  * the shadow MMU's (kvm_mmu_page_fault() -> FNAME(page_fault)) and the
  * entry caches the shadow leaf, a one-dimensional walk.
  *
- * Left out: PCIDs/VPIDs (one address space per vCPU), the guest's own
- * INVLPG (nxsim_guest_invlpg() does not reach this TLB), EPT violations
- * on the guest's own table pages (the walk reads them without the TDP
- * MMU), and the A/D bits of the fast mode.
+ * The guest's own flushes reach the TLB too: its INVLPG drops the page's
+ * entries, its CR3 loads flush them all (nxsim_guest_invlpg(),
+ * nxsim_guest_set_paging()).
+ *
+ * Left out: PCIDs/VPIDs (one address space per vCPU, no global entries,
+ * so no CR4.PGE or PCIDE flushes), the role bits the guest's state cannot
+ * express (CR4.LA57, SMEP, SMAP, PKE; EFER.LME apart from LMA), EPT
+ * violations on the guest's own table pages (the walk reads them
+ * without the TDP MMU), and the A/D bits of the fast mode.
  */
 #include <errno.h>
 #include <string.h>
@@ -264,6 +270,82 @@ void nxsim__vcpu_tlb_reset_context(struct nxsim_vcpu *vcpu)
 
 	if (vt)
 		free_roots(vt);
+}
+
+/*
+ * INVLPG drops every entry of the page that holds @gva, of any size, at
+ * both levels.  With TDP the CPU does it without an exit; with shadow
+ * paging kvm_mmu_invlpg() intercepts it (vcpu->stat.invlpg) and issues
+ * it on the guest's behalf (kvm_x86_ops.flush_tlb_gva).
+ */
+void nxsim__vcpu_tlb_invlpg(struct nxsim_vcpu *vcpu, uint64_t gva)
+{
+	struct nxsim__vcpu_tlb *vt = vcpu->tlb;
+
+	if (!vt)
+		return;
+	vt->st.invlpg++;
+	nxsim__tlb_invlpg(vt->tlb, 0, gva);
+}
+
+/*
+ * Whether going from @old to @new changes a bit of the MMU role, so that
+ * kvm_post_set_cr0(), kvm_post_set_cr4() or kvm_set_efer() calls
+ * kvm_mmu_reset_context(): CR0.PG and WP, CR4.PAE and PSE, EFER.LME
+ * (@efer_lma here) and NX.  With TDP a change of WP alone only refreshes
+ * the MMU on the trees that have 01b31714bd90.
+ */
+static bool role_changes(const struct nxsim_vcpu *vcpu,
+			 const struct nxsim_guest_paging *old,
+			 const struct nxsim_guest_paging *new)
+{
+	bool wp_resets = !nxsim__vm_tdp_enabled(vcpu->vm) ||
+			 !vcpu->vm->host->prof->cr0_wp_keeps_root ||
+			 old->cr0_pg != new->cr0_pg;
+
+	return old->cr0_pg != new->cr0_pg ||
+	       (old->cr0_wp != new->cr0_wp &&wp_resets) ||
+	       old->cr4_pae != new->cr4_pae || old->cr4_pse != new->cr4_pse ||
+	       old->efer_lma != new->efer_lma || old->efer_nxe != new->efer_nxe;
+}
+
+/**
+ * nxsim__vcpu_tlb_set_paging() - the TLB side of the guest's loads of
+ *	CR0, CR4, EFER and CR3, from @old to @new
+ * @vcpu: the vCPU, its mutex held
+ * @old: the state before
+ * @new: the state loaded
+ *
+ * Each MOV exits on its own (CR0.PG and CR4.PAE always do), so the
+ * flushes KVM requests add up in vcpu->stat.tlb_flush:
+ *   - clearing CR0.PG: KVM_REQ_TLB_FLUSH_GUEST (kvm_post_set_cr0());
+ *   - toggling CR4.PAE: KVM_REQ_TLB_FLUSH_CURRENT (kvm_post_set_cr4());
+ *   - a changed MMU role bit: kvm_mmu_reset_context(), a root reload,
+ *     whose kvm_mmu_load() flushes everything (not in tlb_flush);
+ *   - the MOV to CR3 (without PCIDs, which the model leaves out) flushes
+ *     every non-global entry, and the model fills none global: with TDP
+ *     the CPU does it without an exit; with shadow paging kvm_set_cr3()
+ *     does it through kvm_invalidate_pcid()'s KVM_REQ_TLB_FLUSH_CURRENT.
+ * Nothing happens before the vCPU's first access: that is the VMM's
+ * set-up (KVM_SET_SREGS), with no root loaded and nothing cached yet.
+ */
+void nxsim__vcpu_tlb_set_paging(struct nxsim_vcpu *vcpu,
+				const struct nxsim_guest_paging *old,
+				const struct nxsim_guest_paging *new)
+{
+	struct nxsim__vcpu_tlb *vt = vcpu->tlb;
+	bool role = role_changes(vcpu, old, new);
+
+	if (!vt || !vt->st.accesses)
+		return;
+	vt->st.tlb_flush += (old->cr0_pg && !new->cr0_pg) +
+			    (old->cr4_pae != new->cr4_pae) +
+			    !nxsim__vm_tdp_enabled(vcpu->vm);
+	vt->st.cr3_flushes++;
+	if (role)
+		free_roots(vt);
+	else
+		nxsim__tlb_flush_one_cpu(vt->tlb, 0, 0, 0, true);
 }
 
 /* What an entry's rights must hold for @kind. */

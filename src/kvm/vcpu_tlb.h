@@ -68,6 +68,16 @@ void nxsim__kvm_make_all_cpus_request(void *ctx, enum nxsim__vcpu_flush what,
  */
 void nxsim__vcpu_tlb_reset_context(struct nxsim_vcpu *vcpu);
 
+/* The guest's INVLPG of @gva on @vcpu (its mutex held). */
+void nxsim__vcpu_tlb_invlpg(struct nxsim_vcpu *vcpu, uint64_t gva);
+
+struct nxsim_guest_paging;
+
+/* The guest loaded CR0, CR4, EFER and CR3 on @vcpu, from @old to @new. */
+void nxsim__vcpu_tlb_set_paging(struct nxsim_vcpu *vcpu,
+				const struct nxsim_guest_paging *old,
+				const struct nxsim_guest_paging *new);
+
 /*
  * A guest access on @vcpu of an entered VM that uses the TDP MMU: through
  * the vCPU's TLB if it has one.  Return: as nxsim_vcpu_access_guest().

@@ -7,6 +7,7 @@
  * (min of the guest's level and the SPTE's, a two-dimensional walk) and
  * with shadow paging (the shadow leaf, a one-dimensional walk); the
  * dirty bit the guest's walk sets; a ranged flush of gva-tagged entries;
+ * the guest's own INVLPG and CR3 loads, and its changes of MMU role bits;
  * workload runs with exact counts, TDP against the gpa = gva mode and
  * shadow paging under each policy; determinism; bad configurations; and
  * allocation failures.
@@ -290,6 +291,145 @@ static void test_range_flush_gva(void **state)
 	rig_destroy(&r);
 }
 
+/*
+ * The guest's own flushes: INVLPG drops the entries of its page (of any
+ * size) and nothing else, a CR3 load flushes them all, and a change of
+ * CPL alone loads nothing.  With shadow paging KVM intercepts INVLPG
+ * (kvm_mmu_invlpg()) and the CR3 load (kvm_set_cr3():
+ * KVM_REQ_TLB_FLUSH_CURRENT, counted in tlb_flush); with TDP the CPU
+ * does both.  The rig's own set-up load, before the first access, counts
+ * nothing.
+ */
+static void test_guest_flushes(void **state)
+{
+	struct nxsim_guest_paging p;
+	struct nxsim_vcpu_stats st;
+	struct rig r;
+	int shadow;
+
+	(void)state;
+	for (shadow = 0; shadow < 2; shadow++) {
+		r = rig_make(shadow, "6.6", "off", 1, 1, false);
+		assert_int_equal(vstats(&r).cr3_flushes, 0);
+		walk_access(&r, NXSIM_ACCESS_READ, GVA);
+		walk_access(&r, NXSIM_ACCESS_READ, GVA + 4096);
+		walk_access(&r, NXSIM_ACCESS_READ, GVA + 8);
+		assert_int_equal(vstats(&r).walks, 2);
+		assert_rc(nxsim_guest_invlpg(r.vcpu, GVA + 100), 0);
+		walk_access(&r, NXSIM_ACCESS_READ, GVA + 4096); /* kept */
+		walk_access(&r, NXSIM_ACCESS_READ, GVA);	/* dropped */
+		st = vstats(&r);
+		assert_int_equal(st.walks, 3);
+		assert_int_equal(st.invlpg, 1);
+
+		/* CR3 reloaded with the same value: a flush */
+		assert_rc(nxsim_guest_get_paging(r.vcpu, &p, NULL), 0);
+		assert_rc(nxsim_guest_set_paging(r.vcpu, &p), 0);
+		walk_access(&r, NXSIM_ACCESS_READ, GVA);
+		walk_access(&r, NXSIM_ACCESS_READ, GVA + 4096);
+		st = vstats(&r);
+		assert_int_equal(st.walks, 5);
+		assert_int_equal(st.cr3_flushes, 1);
+		assert_int_equal(st.tlb_flush, shadow);
+		assert_int_equal(st.root_reloads, 0);
+
+		/* CPL 3 and back: no register loaded, the entries stay */
+		p.user = true;
+		assert_rc(nxsim_guest_set_paging(r.vcpu, &p), 0);
+		p.user = false;
+		assert_rc(nxsim_guest_set_paging(r.vcpu, &p), 0);
+		walk_access(&r, NXSIM_ACCESS_READ, GVA);
+		st = vstats(&r);
+		assert_int_equal(st.walks, 5);
+		assert_int_equal(st.cr3_flushes, 1);
+		rig_destroy(&r);
+	}
+
+	/* a 2 MiB entry goes with an INVLPG of any address in it */
+	r = rig_make(false, "6.6", "off", 2, 2, false);
+	walk_access(&r, NXSIM_ACCESS_READ, GVA);
+	walk_access(&r, NXSIM_ACCESS_READ, GVA + MIB);
+	assert_int_equal(vstats(&r).walks, 1);
+	assert_rc(nxsim_guest_invlpg(r.vcpu, GVA + MIB + 4096), 0);
+	walk_access(&r, NXSIM_ACCESS_READ, GVA);
+	st = vstats(&r);
+	assert_int_equal(st.walks, 2);
+	assert_int_equal(st.fills_2m, 2);
+	rig_destroy(&r);
+}
+
+/*
+ * Each bit of the MMU role, changed alone from the rig's 64-bit state (or
+ * from paging off for PAE and PSE): kvm_mmu_reset_context(), a root
+ * reload, except CR0.WP with TDP on a tree with 01b31714bd90 (6.4, and
+ * the 6.6 profile; not 5.10).  tlb_flush adds KVM_REQ_TLB_FLUSH_GUEST for
+ * clearing CR0.PG and KVM_REQ_TLB_FLUSH_CURRENT for toggling CR4.PAE (both
+ * modes: those writes always exit) to the shadow MMU's CR3 load.
+ */
+static void test_guest_role_bits(void **state)
+{
+	static const struct {
+		const char *profile;
+		bool shadow;
+		bool pg_off; /* first go to paging off, with PAE */
+		int bit;     /* 0 WP, 1 NXE, 2 PG (and LMA), 3 PAE, 4 PSE */
+		uint64_t reloads, tlb_flush;
+	} cases[] = {
+		{ "6.6", false, false, 0, 0, 0 },
+		{ "6.6", true, false, 0, 1, 1 },
+		{ "5.10", false, false, 0, 1, 0 },
+		{ "6.6", false, false, 1, 1, 0 },
+		{ "6.6", true, false, 1, 1, 1 },
+		{ "6.6", false, false, 2, 1, 1 },
+		{ "6.6", true, false, 2, 1, 2 },
+		{ "6.6", false, true, 3, 1, 1 },
+		{ "6.6", true, true, 3, 1, 2 },
+		{ "6.6", false, true, 4, 1, 0 },
+		{ "6.6", true, true, 4, 1, 1 },
+	};
+	struct nxsim_guest_paging p;
+	struct nxsim_vcpu_stats st0, st;
+
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		struct rig r = rig_make(cases[k].shadow, cases[k].profile,
+					"off", 1, 1, false);
+
+		walk_access(&r, NXSIM_ACCESS_READ, GVA);
+		assert_rc(nxsim_guest_get_paging(r.vcpu, &p, NULL), 0);
+		if (cases[k].pg_off) {
+			p.cr0_pg = p.efer_lma = false;
+			assert_rc(nxsim_guest_set_paging(r.vcpu, &p), 0);
+		}
+		st0 = vstats(&r);
+		switch (cases[k].bit) {
+		case 0:
+			p.cr0_wp = false;
+			break;
+		case 1:
+			p.efer_nxe = false;
+			break;
+		case 2:
+			p.cr0_pg = p.efer_lma = false;
+			break;
+		case 3:
+			p.cr4_pae = false;
+			break;
+		case 4:
+			p.cr4_pse = true;
+			break;
+		}
+		assert_rc(nxsim_guest_set_paging(r.vcpu, &p), 0);
+		st = vstats(&r);
+		assert_int_equal(st.root_reloads - st0.root_reloads,
+				 cases[k].reloads);
+		assert_int_equal(st.tlb_flush - st0.tlb_flush,
+				 cases[k].tlb_flush);
+		assert_int_equal(st.cr3_flushes - st0.cr3_flushes, 1);
+		rig_destroy(&r);
+	}
+}
+
 /* Accesses a gva walk refuses, each with its errno; state unchanged. */
 static void test_walk_errors(void **state)
 {
@@ -496,6 +636,8 @@ int main(void)
 		cmocka_unit_test(test_dirty_bit),
 		cmocka_unit_test(test_range_flush_gva),
 		cmocka_unit_test(test_walk_errors),
+		cmocka_unit_test(test_guest_flushes),
+		cmocka_unit_test(test_guest_role_bits),
 		cmocka_unit_test(test_execute_tables),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_bad_configs),

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * VM destruction while vCPU threads fault (kvm_vcpu_ioctl()'s vm_dead
- * check and vcpu->mutex, run under ThreadSanitizer in CI): a guest access
- * enters only its vCPU, not the VM's gate, so destruction sets vm_dead
+ * VM destruction while vCPU threads fault and execute INVLPG
+ * (kvm_vcpu_ioctl()'s vm_dead check and vcpu->mutex, run under
+ * ThreadSanitizer in CI): a guest access or a guest INVLPG enters only
+ * its vCPU, not the VM's gate, so destruction sets vm_dead
  * and then takes each vCPU's mutex before it frees the vCPU caches and
  * the tables.  Each thread must see its accesses succeed until one
  * returns -EBADF and every later one return -EBADF; the destruction must
@@ -70,7 +71,11 @@ static void *vcpu_thread(void *p)
 		uint64_t gpa =
 			4 * GIB + a->id * 8 * MIB2 + ((i % (4 * 512)) << 12);
 
-		rc = nxsim_vcpu_access(a->vcpu, NXSIM_ACCESS_READ, gpa, NULL);
+		/* one call in 16 a guest INVLPG (paging off: a 32-bit gva) */
+		rc = i % 16 == 15 ?
+			     nxsim_guest_invlpg(a->vcpu, (i % 512) << 12) :
+			     nxsim_vcpu_access(a->vcpu, NXSIM_ACCESS_READ, gpa,
+					       NULL);
 		if (rc == -EBADF) {
 			a->bad++;
 		} else if (rc || a->bad) {
