@@ -70,8 +70,10 @@ static void test_map_huge_leaf(void **state)
 	assert_int_equal(info.splits + info.zapped_huge, 0);
 	assert_int_equal(*unit_sptep(mmu, GIB, 3),
 			 leaf(mmu, 3, HVA_BASE >> 12));
-	assert_int_equal(mmu->pages[0] + mmu->pages[1], 0);
-	assert_int_equal(mmu->pages[2], 1);
+	assert_int_equal(nxsim__page_stat(mmu, NXSIM_PG_LEVEL_4K) +
+				 nxsim__page_stat(mmu, NXSIM_PG_LEVEL_2M),
+			 0);
+	assert_int_equal(nxsim__page_stat(mmu, NXSIM_PG_LEVEL_1G), 1);
 	/* The root and the L3 table under it. */
 	assert_int_equal(nxsim__mmu_nr_pages(mmu), 2);
 	/* The same fault again installs the same SPTE. */
@@ -113,7 +115,7 @@ static struct nxsim__mmu_page *exec_over_huge(struct nx_env *e, uint64_t *huge,
 		TAILQ_FIRST(&nxsim__nx_list(mmu, NXSIM__TDP_MMU)->pages),
 		child);
 	assert_int_equal(mmu->nx_lpage_splits, 1);
-	assert_int_equal(mmu->pages[1], 0);
+	assert_int_equal(nxsim__page_stat(mmu, NXSIM_PG_LEVEL_2M), 0);
 	return child;
 }
 
@@ -148,7 +150,8 @@ static void test_map_splits_huge_page(void **state)
 			 leaf(mmu, 1, (HVA_BASE >> 12) + 3 * 512 + 7));
 	assert_int_equal(info.outcome, NXSIM_ACCESS_SPURIOUS);
 	assert_int_equal(child->nr_leaves, SPTE_ENT_PER_PAGE);
-	assert_int_equal(mmu->pages[0], SPTE_ENT_PER_PAGE);
+	assert_int_equal(nxsim__page_stat(mmu, NXSIM_PG_LEVEL_4K),
+			 SPTE_ENT_PER_PAGE);
 
 	/* kvm_tdp_mmu_zap_sp() takes the table and its 512 leaves away. */
 	pthread_rwlock_wrlock(&mmu->mmu_lock);
@@ -156,7 +159,7 @@ static void test_map_splits_huge_page(void **state)
 	pthread_rwlock_unlock(&mmu->mmu_lock);
 	assert_int_equal(*unit_sptep(mmu, REGION(3), 2),
 			 SHADOW_NONPRESENT_VALUE);
-	assert_int_equal(mmu->pages[0], 0);
+	assert_int_equal(nxsim__page_stat(mmu, NXSIM_PG_LEVEL_4K), 0);
 	assert_int_equal(mmu->nx_lpage_splits, 0);
 	assert_int_equal(nxsim__nx_list(mmu, NXSIM__TDP_MMU)->len, 0);
 	destroy(&e);
@@ -185,7 +188,7 @@ static void test_map_zaps_huge_page_before_6_2(void **state)
 					       (HVA_BASE >> 12) + 3 * 512 + 7) :
 					  SHADOW_NONPRESENT_VALUE);
 	assert_int_equal(child->nr_leaves, 1);
-	assert_int_equal(mmu->pages[0], 1);
+	assert_int_equal(nxsim__page_stat(mmu, NXSIM_PG_LEVEL_4K), 1);
 	destroy(&e);
 }
 
