@@ -189,7 +189,6 @@ LIST_HEAD(nxsim__sp_hlist, nxsim__mmu_page);
 
 struct nxsim__pte_list_desc;
 
-/* One frame of page-table memory: its page, or (free) the next free one. */
 /*
  * stat.pages[] is one atomic64_t per level in the kernel
  * (kvm_update_page_stats()).  Here each CPU adds to a shard of its own
@@ -206,6 +205,7 @@ struct nxsim__page_stat_shard {
 	uint64_t pages[3];
 } ____cacheline_aligned;
 
+/* One frame of page-table memory: its page, or (free) the next free one. */
 struct nxsim__frame {
 	struct nxsim__mmu_page *sp;
 	uint32_t next_free;
