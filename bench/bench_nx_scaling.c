@@ -49,19 +49,26 @@ static void *worker_run(void *p)
 	const struct variant *v = w->v;
 	struct nxsim_access_info info;
 	unsigned int i;
+	int rc = 0;
 
 	pthread_barrier_wait(w->start);
-	for (i = 0; i < v->pages && !w->rc; i++) {
+	/*
+	 * The result goes to @w once, at the end: the two workers' structs
+	 * share a cache line, and a store to it per access moved that line
+	 * between the cores at every fault.
+	 */
+	for (i = 0; i < v->pages && !rc; i++) {
 		/* shared: thread t takes pages t, t + T, ...; disjoint: its
 		 * own block of pages */
 		uint64_t page = v->shared ? (uint64_t)i * v->threads + w->id :
 					    (uint64_t)w->id * v->pages + i;
 
-		w->rc = nxsim_vcpu_access(w->vcpu, NXSIM_ACCESS_READ,
-					  NX_GPA_BASE + (page << 12), &info);
-		if (!w->rc && info.outcome != NXSIM_ACCESS_FAULT)
-			w->rc = -EPROTO;
+		rc = nxsim_vcpu_access(w->vcpu, NXSIM_ACCESS_READ,
+				       NX_GPA_BASE + (page << 12), &info);
+		if (!rc && info.outcome != NXSIM_ACCESS_FAULT)
+			rc = -EPROTO;
 	}
+	w->rc = rc;
 	return NULL;
 }
 

@@ -618,11 +618,12 @@ int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report, void *ctx)
 	if (!mmu->tdp_mmu_enabled)
 		check_shadow(&c);
 	for (i = 0; i < 3; i++)
-		if (c.leaves[i] != mmu->pages[i])
+		if (c.leaves[i] != nxsim__page_stat(mmu, i + 1))
 			violation(&c,
 				  "invariant 6: pages_%s is %" PRIu64
 				  ", the tables hold %" PRIu64 " leaves",
-				  names[i], mmu->pages[i], c.leaves[i]);
+				  names[i], nxsim__page_stat(mmu, i + 1),
+				  c.leaves[i]);
 	check_lists(&c);
 	if (c.sps + mmu->nr_cached + mmu->nr_rcu_pending != mmu->nr_sps)
 		violation(&c,

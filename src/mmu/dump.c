@@ -202,7 +202,9 @@ int nxsim__mmu_dump(struct nxsim__vm_mmu *mmu, nxsim_text_fn emit, void *ctx)
 	     "%s, %d-level roots, pages_4k %" PRIu64 " pages_2m %" PRIu64 " "
 	     "pages_1g %" PRIu64 " nx_lpage_splits %" PRIu64,
 	     d.mmu->fmt == NXSIM_SPTE_EPT ? "EPT" : "NPT", d.mmu->root_level,
-	     d.mmu->pages[0], d.mmu->pages[1], d.mmu->pages[2],
+	     nxsim__page_stat(d.mmu, NXSIM_PG_LEVEL_4K),
+	     nxsim__page_stat(d.mmu, NXSIM_PG_LEVEL_2M),
+	     nxsim__page_stat(d.mmu, NXSIM_PG_LEVEL_1G),
 	     d.mmu->nx_lpage_splits);
 	dump_slots(&d);
 	TAILQ_FOREACH(root, &d.mmu->roots, link)

@@ -260,9 +260,9 @@ void nxsim__mmu_stats(struct nxsim__vm_mmu *mmu, struct nxsim_vm_stats *st)
 {
 	nxsim__write_lock(&mmu->mmu_lock);
 	*st = (struct nxsim_vm_stats){
-		.pages_4k = mmu->pages[0],
-		.pages_2m = mmu->pages[1],
-		.pages_1g = mmu->pages[2],
+		.pages_4k = nxsim__page_stat(mmu, NXSIM_PG_LEVEL_4K),
+		.pages_2m = nxsim__page_stat(mmu, NXSIM_PG_LEVEL_2M),
+		.pages_1g = nxsim__page_stat(mmu, NXSIM_PG_LEVEL_1G),
 		.nx_lpage_splits = mmu->nx_lpage_splits,
 	};
 	nxsim__rw_unlock(&mmu->mmu_lock);

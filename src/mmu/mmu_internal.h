@@ -14,6 +14,7 @@
 
 #include <assert.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -188,6 +189,22 @@ LIST_HEAD(nxsim__sp_hlist, nxsim__mmu_page);
 
 struct nxsim__pte_list_desc;
 
+/*
+ * stat.pages[] is one atomic64_t per level in the kernel
+ * (kvm_update_page_stats()).  Here each CPU adds to a shard of its own
+ * (sched_getcpu() modulo the number of shards, a cache line each), as a
+ * percpu_counter would, and readers add the shards up (under the write
+ * lock, so the sum is exact): faults of two vCPUs on two CPUs no longer
+ * move one line between them at every leaf they map.  Callers see the
+ * kernel's values; an add stays atomic, as a thread may move to another
+ * CPU between sched_getcpu() and the add.
+ */
+#define NXSIM__PAGE_STAT_SHARDS 8
+
+struct nxsim__page_stat_shard {
+	uint64_t pages[3];
+} ____cacheline_aligned;
+
 /* One frame of page-table memory: its page, or (free) the next free one. */
 struct nxsim__frame {
 	struct nxsim__mmu_page *sp;
@@ -254,7 +271,8 @@ struct nxsim__possible_nx {
  *	while they are loaded (shadow paging keeps to address space 0)
  * @nx: possible_nx_huge_pages; one list ([0]) before per-type lists
  * @tdp_mmu_pages_lock: protects @nx and the flags of TDP SPs
- * @pages: stat.pages[level - 1]
+ * @page_stats: stat.pages[level - 1], in per-CPU shards
+ *	(nxsim__page_stat() adds them up)
  * @nx_lpage_splits: stat.nx_lpage_splits
  * @slots: memory slots per address space, by base gfn
  * @nr_memslots_dirty_logging: slots with dirty logging on, in any space
@@ -331,7 +349,7 @@ struct nxsim__vm_mmu {
 	struct nxsim__mmu_page *pae_root[4];
 	struct nxsim__possible_nx nx[NXSIM__NR_MMU_TYPES];
 	pthread_mutex_t tdp_mmu_pages_lock;
-	uint64_t pages[3] ____cacheline_aligned;
+	struct nxsim__page_stat_shard page_stats[NXSIM__PAGE_STAT_SHARDS];
 	uint64_t nx_lpage_splits;
 	struct nxsim__slot_list
 		slots[KVM_ADDRESS_SPACE_NUM] ____cacheline_aligned;
@@ -403,12 +421,35 @@ static inline void nxsim__vcpu_stat_inc(uint64_t *v)
 
 #define VCPU_COUNT(vcpu, field) nxsim__vcpu_stat_inc(&(vcpu)->stat.field)
 
-/* kvm_update_page_stats(): stat.pages[level - 1] += @delta. */
+/*
+ * kvm_update_page_stats(): stat.pages[level - 1] += @delta, in the shard
+ * of the CPU this thread runs on (shard 0 if sched_getcpu() fails).
+ */
 static inline void nxsim__update_page_stats(struct nxsim__vm_mmu *mmu,
 					    int level, int64_t delta)
 {
-	__atomic_fetch_add(&mmu->pages[level - 1], (uint64_t)delta,
-			   __ATOMIC_RELAXED);
+	int cpu = sched_getcpu();
+	unsigned int i =
+		cpu >= 0 ? (unsigned int)cpu % NXSIM__PAGE_STAT_SHARDS : 0;
+
+	__atomic_fetch_add(&mmu->page_stats[i].pages[level - 1],
+			   (uint64_t)delta, __ATOMIC_RELAXED);
+}
+
+/*
+ * stat.pages[level - 1]: the shards' sum, exact under the write lock (no
+ * fault is adding); a shard alone may have wrapped below zero.
+ */
+static inline uint64_t nxsim__page_stat(const struct nxsim__vm_mmu *mmu,
+					int level)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < NXSIM__PAGE_STAT_SHARDS; i++)
+		sum += __atomic_load_n(&mmu->page_stats[i].pages[level - 1],
+				       __ATOMIC_RELAXED);
+	return sum;
 }
 
 /*

@@ -5,7 +5,8 @@
  * mmu_topup_memory_caches() leaves it: the huge leaf of a read, the
  * in-place split of 6.2 on (tdp_mmu_split_huge_page(): every child SPTE),
  * the zap-and-rebuild of 6.1, the NX flag and tracking of the new table,
- * and kvm_tdp_mmu_zap_sp() undoing it.
+ * and kvm_tdp_mmu_zap_sp() undoing it; stat.pages[] summed over its
+ * per-CPU shards when leaves come and go on different CPUs.
  */
 #include "mmu_unit.h"
 
@@ -70,8 +71,10 @@ static void test_map_huge_leaf(void **state)
 	assert_int_equal(info.splits + info.zapped_huge, 0);
 	assert_int_equal(*unit_sptep(mmu, GIB, 3),
 			 leaf(mmu, 3, HVA_BASE >> 12));
-	assert_int_equal(mmu->pages[0] + mmu->pages[1], 0);
-	assert_int_equal(mmu->pages[2], 1);
+	assert_int_equal(nxsim__page_stat(mmu, NXSIM_PG_LEVEL_4K) +
+				 nxsim__page_stat(mmu, NXSIM_PG_LEVEL_2M),
+			 0);
+	assert_int_equal(nxsim__page_stat(mmu, NXSIM_PG_LEVEL_1G), 1);
 	/* The root and the L3 table under it. */
 	assert_int_equal(nxsim__mmu_nr_pages(mmu), 2);
 	/* The same fault again installs the same SPTE. */
@@ -113,7 +116,7 @@ static struct nxsim__mmu_page *exec_over_huge(struct nx_env *e, uint64_t *huge,
 		TAILQ_FIRST(&nxsim__nx_list(mmu, NXSIM__TDP_MMU)->pages),
 		child);
 	assert_int_equal(mmu->nx_lpage_splits, 1);
-	assert_int_equal(mmu->pages[1], 0);
+	assert_int_equal(nxsim__page_stat(mmu, NXSIM_PG_LEVEL_2M), 0);
 	return child;
 }
 
@@ -148,7 +151,8 @@ static void test_map_splits_huge_page(void **state)
 			 leaf(mmu, 1, (HVA_BASE >> 12) + 3 * 512 + 7));
 	assert_int_equal(info.outcome, NXSIM_ACCESS_SPURIOUS);
 	assert_int_equal(child->nr_leaves, SPTE_ENT_PER_PAGE);
-	assert_int_equal(mmu->pages[0], SPTE_ENT_PER_PAGE);
+	assert_int_equal(nxsim__page_stat(mmu, NXSIM_PG_LEVEL_4K),
+			 SPTE_ENT_PER_PAGE);
 
 	/* kvm_tdp_mmu_zap_sp() takes the table and its 512 leaves away. */
 	pthread_rwlock_wrlock(&mmu->mmu_lock);
@@ -156,7 +160,7 @@ static void test_map_splits_huge_page(void **state)
 	pthread_rwlock_unlock(&mmu->mmu_lock);
 	assert_int_equal(*unit_sptep(mmu, REGION(3), 2),
 			 SHADOW_NONPRESENT_VALUE);
-	assert_int_equal(mmu->pages[0], 0);
+	assert_int_equal(nxsim__page_stat(mmu, NXSIM_PG_LEVEL_4K), 0);
 	assert_int_equal(mmu->nx_lpage_splits, 0);
 	assert_int_equal(nxsim__nx_list(mmu, NXSIM__TDP_MMU)->len, 0);
 	destroy(&e);
@@ -185,7 +189,71 @@ static void test_map_zaps_huge_page_before_6_2(void **state)
 					       (HVA_BASE >> 12) + 3 * 512 + 7) :
 					  SHADOW_NONPRESENT_VALUE);
 	assert_int_equal(child->nr_leaves, 1);
-	assert_int_equal(mmu->pages[0], 1);
+	assert_int_equal(nxsim__page_stat(mmu, NXSIM_PG_LEVEL_4K), 1);
+	destroy(&e);
+}
+
+/* Run this thread on @cpu only (the kernel migrates it before returning). */
+static void run_on(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	assert_int_equal(sched_setaffinity(0, sizeof(set), &set), 0);
+	assert_int_equal(sched_getcpu(), cpu);
+}
+
+/*
+ * kvm_update_page_stats() adds in the shard of the CPU the thread runs
+ * on: 512 leaves a split makes on one CPU and a zap takes away on
+ * another leave one shard at +512 and the other at -512, and every read
+ * of stat.pages[] still gives the kernel's count.
+ */
+static void test_page_stats_across_cpus(void **state)
+{
+	struct nx_env e = nx_env("6.6", 0);
+	struct nxsim__vm_mmu *mmu = unit_mmu(&e);
+	struct nxsim_access_info info;
+	struct nxsim__mmu_page *child;
+	struct nxsim_vm_stats st;
+	cpu_set_t saved;
+	int cpu[2], n = 0, i;
+	uint64_t huge;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(saved), &saved), 0);
+	for (i = 0; i < CPU_SETSIZE && n < 2; i++)
+		if (CPU_ISSET(i, &saved))
+			cpu[n++] = i;
+	if (n < 2 || cpu[0] % NXSIM__PAGE_STAT_SHARDS ==
+			     cpu[1] % NXSIM__PAGE_STAT_SHARDS) {
+		destroy(&e);
+		skip();
+	}
+	run_on(cpu[0]);
+	child = exec_over_huge(&e, &huge, &info);
+	assert_int_equal(info.splits, 1);
+	assert_int_equal(
+		mmu->page_stats[cpu[0] % NXSIM__PAGE_STAT_SHARDS].pages[0],
+		SPTE_ENT_PER_PAGE);
+	assert_int_equal(nxsim__page_stat(mmu, NXSIM_PG_LEVEL_4K),
+			 SPTE_ENT_PER_PAGE);
+
+	run_on(cpu[1]);
+	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	assert_true(nxsim__kvm_tdp_mmu_zap_sp(mmu, child, false));
+	pthread_rwlock_unlock(&mmu->mmu_lock);
+	assert_int_equal(
+		mmu->page_stats[cpu[1] % NXSIM__PAGE_STAT_SHARDS].pages[0],
+		(uint64_t)-SPTE_ENT_PER_PAGE);
+	assert_int_equal(nxsim__page_stat(mmu, NXSIM_PG_LEVEL_4K), 0);
+	nxsim__mmu_stats(mmu, &st);
+	assert_int_equal(st.pages_4k, 0);
+	assert_int_equal(st.pages_2m, 0);
+	/* the checker's invariant 6 reads the same sums */
+	assert_int_equal(nxsim_vm_check(e.vm, NULL, NULL), 0);
+	assert_int_equal(sched_setaffinity(0, sizeof(saved), &saved), 0);
 	destroy(&e);
 }
 
@@ -195,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_map_huge_leaf),
 		cmocka_unit_test(test_map_splits_huge_page),
 		cmocka_unit_test(test_map_zaps_huge_page_before_6_2),
+		cmocka_unit_test(test_page_stats_across_cpus),
 	};
 
 	return cmocka_run_group_tests_name("tdp_mmu", tests, NULL, NULL);
