@@ -46,11 +46,9 @@ static inline int nxsim__tlb_lookup_word(struct nxsim_tlb *tlb,
 		}
 		return rc;
 	}
-	nxsim__tlb_memo_set(a, l1, tlb_tag_key(va, 0, c->pcid), base, w,
-			    tlb_tag_size(a->tag[base + w]));
-	c->st.hits[l1]++;
-	nxsim__tlb_touch(tlb, a, base, w);
-	*word = a->pfn[base + w];
+	nxsim__tlb_l1_hit(tlb, c, a, l1, tlb_tag_key(va, 0, c->pcid), base, w,
+			  tlb_tag_size(a->tag[base + w]), &e);
+	*word = e.pfn;
 	*lv = l1;
 	return 0;
 }

@@ -221,24 +221,14 @@ lookup_big(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	struct nxsim__tlb_array *a = &c->lv[l1];
-	uint32_t hit;
+	unsigned int w;
+	size_t base;
+	int sz = nxsim__tlb_probe_sizes(isa, a, va, c->pcid, sizes, &base, &w);
 
-	for (; sizes; sizes &= sizes - 1) {
-		unsigned int sz = (unsigned int)__builtin_ctz(sizes);
-		uint64_t key = tlb_tag_key(va, sz, c->pcid);
-		uint64_t gkey = tlb_tag_key(va, sz, 0) | TLB_TAG_GLOBAL, *t;
-		size_t base;
-
-		t = nxsim__tlb_set_of(a, va, sz, &base);
-		hit = nxsim__tlb_match_set(isa, a, t, key, gkey);
-		if (hit) {
-			unsigned int w = (unsigned int)__builtin_ctz(hit);
-
-			nxsim__tlb_memo_set(a, l1, tlb_tag_key(va, 0, c->pcid),
-					    base, w, sz);
-			return nxsim__tlb_l1_hit(tlb, c, a, l1, base, w, sz, e);
-		}
-	}
+	if (sz >= 0)
+		return nxsim__tlb_l1_hit(tlb, c, a, l1,
+					 tlb_tag_key(va, 0, c->pcid), base, w,
+					 (unsigned int)sz, e);
 	return lookup_l2(isa, tlb, cpu, l1, va, e);
 }
 

@@ -463,9 +463,35 @@ nxsim__tlb_match_set(enum nxsim__tlb_isa isa, const struct nxsim__tlb_array *a,
 }
 
 /*
- * Probe one array for @va under @pcid; on a hit set *@base and *@way.
- * Global entries are stored with PCID 0 and match under any PCID.  Page
- * sizes the array holds no entry of are skipped; 4K is probed first.
+ * Probe one array for @va under @pcid at the page sizes in @sizes (a mask
+ * of size codes), smallest first; on a hit set *@base and *@way and
+ * return the hit's size code, else -1.  Global entries are stored with
+ * PCID 0 and match under any PCID.
+ */
+static __attribute__((always_inline)) inline int
+nxsim__tlb_probe_sizes(enum nxsim__tlb_isa isa, struct nxsim__tlb_array *a,
+		       uint64_t va, uint16_t pcid, uint32_t sizes, size_t *base,
+		       unsigned int *way)
+{
+	for (; sizes; sizes &= sizes - 1) {
+		unsigned int sz = (unsigned int)__builtin_ctz(sizes);
+		uint64_t key = tlb_tag_key(va, sz, pcid);
+		uint64_t gkey = tlb_tag_key(va, sz, 0) | TLB_TAG_GLOBAL;
+		uint64_t *t = nxsim__tlb_set_of(a, va, sz, base);
+		uint32_t hit = nxsim__tlb_match_set(isa, a, t, key, gkey);
+
+		if (hit) {
+			*way = (unsigned int)__builtin_ctz(hit);
+			return (int)sz;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Probe one array for @va under @pcid at every page size it holds an
+ * entry of; on a hit set *@base and *@way.  4K first, with its shifts
+ * constant: the common case.
  */
 static __attribute__((always_inline)) inline bool
 nxsim__tlb_probe_isa(enum nxsim__tlb_isa isa, struct nxsim__tlb_array *a,
@@ -474,7 +500,6 @@ nxsim__tlb_probe_isa(enum nxsim__tlb_isa isa, struct nxsim__tlb_array *a,
 {
 	uint32_t sizes = a->sizes, hit;
 
-	/* 4K first, with its shifts constant: the common case. */
 	if (__builtin_expect(sizes & 1, 1)) {
 		uint64_t key = tlb_tag_key(va, 0, pcid);
 		uint64_t gkey = tlb_tag_key(va, 0, 0) | TLB_TAG_GLOBAL;
@@ -487,20 +512,7 @@ nxsim__tlb_probe_isa(enum nxsim__tlb_isa isa, struct nxsim__tlb_array *a,
 		}
 		sizes &= ~1u;
 	}
-	for (; sizes; sizes &= sizes - 1) {
-		unsigned int sz = (unsigned int)__builtin_ctz(sizes);
-		uint64_t key, gkey, *t;
-
-		key = tlb_tag_key(va, sz, pcid);
-		gkey = tlb_tag_key(va, sz, 0) | TLB_TAG_GLOBAL;
-		t = nxsim__tlb_set_of(a, va, sz, base);
-		hit = nxsim__tlb_match_set(isa, a, t, key, gkey);
-		if (hit) {
-			*way = (unsigned int)__builtin_ctz(hit);
-			return true;
-		}
-	}
-	return false;
+	return nxsim__tlb_probe_sizes(isa, a, va, pcid, sizes, base, way) >= 0;
 }
 
 static inline bool nxsim__tlb_probe(struct nxsim__tlb_array *a, uint64_t va,
@@ -538,18 +550,6 @@ static inline void nxsim__tlb_entry_out(const struct nxsim__tlb_array *a,
 	nxsim__tlb_entry_out_sz(a, i, lv, tlb_tag_size(a->tag[i]), e);
 }
 
-/*
- * The lookup with 4K key @key found way @w of the set at @base of level
- * @lv (@a), an entry of page size @sz.
- */
-static __attribute__((always_inline)) inline void
-nxsim__tlb_memo_set(struct nxsim__tlb_array *a, enum nxsim_tlb_level lv,
-		    uint64_t key, size_t base, unsigned int w, unsigned int sz)
-{
-	a->memo_key = key;
-	nxsim__tlb_entry_out_sz(a, base + w, lv, sz, &a->memo_e);
-}
-
 /* A use of way @w of the set at @base. */
 static inline void nxsim__tlb_touch(struct nxsim_tlb *tlb,
 				    struct nxsim__tlb_array *a, size_t base,
@@ -561,24 +561,26 @@ static inline void nxsim__tlb_touch(struct nxsim_tlb *tlb,
 }
 
 /*
- * A probe's L1 hit in way @w of the set at @base of @c's level @l1 (@a),
- * on an entry of page size @sz: count it, report it, make it the most
- * recent.  A policy's own state last, by a tail call, so the LRU path is
- * a leaf.
+ * A probe's L1 hit, the lookup of 4K key @key, in way @w of the set at
+ * @base of @c's level @l1 (@a), on an entry of page size @sz: remember it
+ * in the memo, count it, report it, make it the most recent.  The entry
+ * is built once, in registers, for the memo and for @e.  A policy's own
+ * state last, by a tail call, so the LRU path is a leaf.
  */
 static __attribute__((always_inline)) inline int
 nxsim__tlb_l1_hit(struct nxsim_tlb *tlb, struct nxsim__tlb_cpu *c,
 		  struct nxsim__tlb_array *a, enum nxsim_tlb_level l1,
-		  size_t base, unsigned int w, unsigned int sz,
+		  uint64_t key, size_t base, unsigned int w, unsigned int sz,
 		  struct nxsim_tlb_entry *e)
 {
+	struct nxsim_tlb_entry x;
+
+	nxsim__tlb_entry_out_sz(a, base + w, l1, sz, &x);
+	a->memo_key = key;
+	a->memo_e = x;
 	c->st.hits[l1]++;
-	/*
-	 * From the tag: a copy of the memo's entry just written field by
-	 * field would wait for those stores.
-	 */
 	if (e)
-		nxsim__tlb_entry_out_sz(a, base + w, l1, sz, e);
+		*e = x;
 	a->age[base + w] = ++a->tick;
 	if (__builtin_expect(tlb->touch, 0))
 		return nxsim__tlb_touch_state(tlb, a, base, w);
@@ -654,8 +656,8 @@ nxsim__tlb_lookup_probe_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
 		if (__builtin_expect(hit != 0, 1)) {
 			unsigned int w = (unsigned int)__builtin_ctz(hit);
 
-			nxsim__tlb_memo_set(a, l1, key, base, w, 0);
-			return nxsim__tlb_l1_hit(tlb, c, a, l1, base, w, 0, e);
+			return nxsim__tlb_l1_hit(tlb, c, a, l1, key, base, w, 0,
+						 e);
 		}
 		sizes &= ~1u;
 	}
