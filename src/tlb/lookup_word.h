@@ -5,7 +5,8 @@
  * hit returns the word and the level that hit without building a
  * struct nxsim_tlb_entry, so the L1 hit stays inline end to end.  The
  * L1's memo of its last hit (struct nxsim__tlb_array) answers a lookup of
- * the same page without the probe, as in nxsim__tlb_lookup().
+ * the same page without the probe (nxsim__tlb_lookup_memo()), as in
+ * nxsim__tlb_lookup(); the memo's entry holds the frame word.
  */
 #ifndef NXSIM_TLB_LOOKUP_WORD_H
 #define NXSIM_TLB_LOOKUP_WORD_H
@@ -24,33 +25,30 @@ static inline int nxsim__tlb_lookup_word(struct nxsim_tlb *tlb,
 					 enum nxsim_tlb_level *lv)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
-	enum nxsim_tlb_level l1 = access == NXSIM_TLB_EXEC ? NXSIM_TLB_L1I :
-							     NXSIM_TLB_L1D;
+	enum nxsim_tlb_level l1 = nxsim__tlb_l1(access);
 	struct nxsim__tlb_array *a = &c->lv[l1];
-	uint64_t key = tlb_tag_key(va, 0, c->pcid);
 	struct nxsim_tlb_entry e;
 	unsigned int w;
 	size_t base;
 	int rc;
 
-	if (__builtin_expect(key == a->memo_key, 1)) {
-		base = a->memo_base;
-		w = a->memo_w;
-	} else if (__builtin_expect(
-			   !nxsim__tlb_probe(a, va, c->pcid, &base, &w), 0)) {
+	if (__builtin_expect(nxsim__tlb_lookup_memo(tlb, cpu, access, va, NULL),
+			     1)) {
+		*word = a->memo_e.pfn;
+		*lv = l1;
+		return 0;
+	}
+	if (__builtin_expect(!nxsim__tlb_probe(a, va, c->pcid, &base, &w), 0)) {
 		rc = nxsim__tlb_lookup_l2(tlb, cpu, l1, va, &e);
 		if (!rc) {
 			*word = e.pfn;
 			*lv = NXSIM_TLB_L2;
 		}
 		return rc;
-	} else {
-		nxsim__tlb_memo_set(a, l1, key, base, w,
-				    tlb_tag_size(a->tag[base + w]));
 	}
-	c->st.hits[l1]++;
-	nxsim__tlb_touch(tlb, a, base, w);
-	*word = a->pfn[base + w];
+	nxsim__tlb_l1_hit(tlb, c, a, l1, tlb_tag_key(va, 0, c->pcid), base, w,
+			  tlb_tag_size(a->tag[base + w]), &e);
+	*word = e.pfn;
 	*lv = l1;
 	return 0;
 }

@@ -81,6 +81,7 @@ static inline void drop(struct nxsim_tlb *tlb, unsigned int cpu,
 
 	a->tag[i] = 0;
 	nxsim__tlb_memo_forget(a);
+	a->used--;
 	if (!--a->nr[sz])
 		a->sizes &= ~(1u << sz);
 	if ((t & TLB_TAG_WATCH) && tlb->drop &&
@@ -116,7 +117,7 @@ insert(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 		}
 	}
 	/* A full array (the steady state) has no empty way to look for. */
-	if (a->nr[0] + a->nr[1] + a->nr[2] < a->cap) {
+	if (a->used < a->cap) {
 		/* Tag 0 is empty; padding ways are not ways. */
 		empty = nxsim__tlb_match_isa(isa, t, a->stride, 0, 0) &
 			a->way_mask;
@@ -125,14 +126,17 @@ insert(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 			goto fill;
 		}
 	}
-	w = tlb->repl->victim ?
-		    tlb->repl->victim(a->age + base,
-				      &a->state[set_index(a, tag)], a->ways,
-				      &c->rng) :
+	w = tlb->victim ?
+		    tlb->victim(a->age + base, &a->state[set_index(a, tag)],
+				a->ways, &c->rng) :
 		    nxsim__tlb_oldest_isa(isa, a->age + base, a->stride);
 	c->st.evictions++;
+	/* The common eviction: the counts stand, and nobody is told. */
+	if (likely(tlb_tag_size(t[w]) == sz && !(t[w] & TLB_TAG_WATCH)))
+		goto write;
 	drop(tlb, cpu, a, base + w);
 fill:
+	a->used++;
 	a->nr[sz]++;
 	a->sizes |= 1u << sz;
 write:
@@ -217,25 +221,14 @@ lookup_big(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	struct nxsim__tlb_array *a = &c->lv[l1];
-	uint32_t hit;
+	unsigned int w;
+	size_t base;
+	int sz = nxsim__tlb_probe_sizes(isa, a, va, c->pcid, sizes, &base, &w);
 
-	for (; sizes; sizes &= sizes - 1) {
-		unsigned int sz = (unsigned int)__builtin_ctz(sizes);
-		uint64_t key = tlb_tag_key(va, sz, c->pcid);
-		uint64_t gkey = tlb_tag_key(va, sz, 0) | TLB_TAG_GLOBAL, *t;
-		size_t base;
-
-		t = nxsim__tlb_set_of(a, va, sz, &base);
-		hit = nxsim__tlb_match_set(isa, a, t, key, gkey);
-		if (hit) {
-			unsigned int w = (unsigned int)__builtin_ctz(hit);
-
-			nxsim__tlb_memo_set(a, l1, tlb_tag_key(va, 0, c->pcid),
-					    base, w, sz);
-			return nxsim__tlb_l1_hit(tlb, c, a, l1, base, w,
-						 (int)sz, e);
-		}
-	}
+	if (sz >= 0)
+		return nxsim__tlb_l1_hit(tlb, c, a, l1,
+					 tlb_tag_key(va, 0, c->pcid), base, w,
+					 (unsigned int)sz, e);
 	return lookup_l2(isa, tlb, cpu, l1, va, e);
 }
 
@@ -367,7 +360,7 @@ static void flush_where(struct nxsim_tlb *tlb, unsigned int cpu,
 		struct nxsim__tlb_array *a = &c->lv[l];
 		size_t i, n = (size_t)(a->set_mask + 1) * a->stride;
 
-		if (!a->nr[0] && !a->nr[1] && !a->nr[2])
+		if (!a->used)
 			continue;
 		for (i = 0; i < n; i++)
 			if (a->tag[i] && !keep(a->tag[i], pcid))
@@ -580,6 +573,7 @@ int nxsim_tlb_create(const struct nxsim_tlb_config *cfg,
 	tlb->broadcast = cfg->broadcast;
 	tlb->repl = repl;
 	tlb->touch = repl->touch != NULL;
+	tlb->victim = repl->victim;
 	memcpy(tlb->geo, cfg->level, sizeof(tlb->geo));
 	tlb->cpu = nxsim__calloc(cfg->nr_cpus, sizeof(*tlb->cpu));
 	if (!tlb->cpu)
@@ -700,8 +694,8 @@ int nxsim_tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
 	if (bad_cpu(tlb, cpu) || bad_access(access))
 		return -EINVAL;
 	claim_cpu(tlb, cpu);
-	if (nxsim__tlb_lookup_memo(tlb, cpu, access, va, e, &rc))
-		;
+	if (nxsim__tlb_lookup_memo(tlb, cpu, access, va, e))
+		rc = 0;
 #if TLB_HAVE_AVX2
 	else if (tlb->avx2)
 		rc = lookup_avx2(tlb, cpu, access, va, e);

@@ -96,18 +96,23 @@ const struct nxsim__tlb_repl_ops *nxsim__tlb_repl_find(const char *name);
  * @way_mask: one bit per way of a set
  * @tick: use counter
  * @nr: valid entries per page size
+ * @used: valid entries (@nr summed)
  * @sizes: bit n set when @nr[n] is not 0, so lookups skip absent sizes
  * @memo_key: the 4K key (tlb_tag_key(va, 0, pcid)) of the last lookup
  *	that hit this array, or 0 (no key is 0): until a tag of the array
  *	changes, a lookup with the same key finds what that one found
- * @memo_base: that hit's set (the index of its first way)
- * @memo_w: its way
  * @memo_e: the entry it reported
  *
  * The memo saves the probe only: a lookup it answers still counts its
- * hit, reports its entry and makes the way the most recent, exactly as
- * the probe's hit would.  Every tag write (nxsim__tlb_memo_forget())
- * clears it, so it never outlives the search it stands for.
+ * hit and reports its entry, exactly as the probe's hit would.  Every tag
+ * write (nxsim__tlb_memo_forget()) clears it, so it never outlives the
+ * search it stands for.  Nor does it outlive the array's last use: every
+ * use of a way (a probe's hit, a fill) sets or clears it, so the way it
+ * names is the one used last.  A hit on it therefore leaves the ages'
+ * order and the policy's state as they are (making the most recent way
+ * the most recent again changes no victim, and a policy's @touch of the
+ * way it last touched changes nothing), and it neither stamps nor
+ * touches.
  */
 struct nxsim__tlb_array {
 	uint64_t *tag;
@@ -121,10 +126,9 @@ struct nxsim__tlb_array {
 	uint32_t way_mask;
 	uint64_t tick;
 	uint32_t nr[TLB_NR_SIZES];
+	uint32_t used;
 	uint32_t sizes;
 	uint64_t memo_key;
-	uint32_t memo_base;
-	uint32_t memo_w;
 	struct nxsim_tlb_entry memo_e;
 };
 
@@ -168,6 +172,7 @@ typedef void (*nxsim__tlb_drop_fn)(void *ctx, unsigned int cpu, uint64_t va,
  * AVX2); tests clear it to drive the baseline instance on any CPU.
  * @touch: the policy has a @touch hook (@repl->touch, read once here so
  * that a hit under LRU loads one byte to learn it has none)
+ * @victim: @repl->victim, read once here (NULL: LRU, found inline)
  */
 struct nxsim_tlb {
 	bool avx2;
@@ -176,6 +181,8 @@ struct nxsim_tlb {
 	unsigned int ceiling;
 	bool broadcast;
 	const struct nxsim__tlb_repl_ops *repl;
+	unsigned int (*victim)(const uint64_t *age, uint32_t *state,
+			       unsigned int ways, struct nxsim_rng *rng);
 	struct nxsim_tlb_geometry geo[NXSIM_TLB_NR_LEVELS];
 	struct nxsim__tlb_cpu *cpu;
 	nxsim__tlb_drop_fn drop;
@@ -456,9 +463,35 @@ nxsim__tlb_match_set(enum nxsim__tlb_isa isa, const struct nxsim__tlb_array *a,
 }
 
 /*
- * Probe one array for @va under @pcid; on a hit set *@base and *@way.
- * Global entries are stored with PCID 0 and match under any PCID.  Page
- * sizes the array holds no entry of are skipped; 4K is probed first.
+ * Probe one array for @va under @pcid at the page sizes in @sizes (a mask
+ * of size codes), smallest first; on a hit set *@base and *@way and
+ * return the hit's size code, else -1.  Global entries are stored with
+ * PCID 0 and match under any PCID.
+ */
+static __attribute__((always_inline)) inline int
+nxsim__tlb_probe_sizes(enum nxsim__tlb_isa isa, struct nxsim__tlb_array *a,
+		       uint64_t va, uint16_t pcid, uint32_t sizes, size_t *base,
+		       unsigned int *way)
+{
+	for (; sizes; sizes &= sizes - 1) {
+		unsigned int sz = (unsigned int)__builtin_ctz(sizes);
+		uint64_t key = tlb_tag_key(va, sz, pcid);
+		uint64_t gkey = tlb_tag_key(va, sz, 0) | TLB_TAG_GLOBAL;
+		uint64_t *t = nxsim__tlb_set_of(a, va, sz, base);
+		uint32_t hit = nxsim__tlb_match_set(isa, a, t, key, gkey);
+
+		if (hit) {
+			*way = (unsigned int)__builtin_ctz(hit);
+			return (int)sz;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Probe one array for @va under @pcid at every page size it holds an
+ * entry of; on a hit set *@base and *@way.  4K first, with its shifts
+ * constant: the common case.
  */
 static __attribute__((always_inline)) inline bool
 nxsim__tlb_probe_isa(enum nxsim__tlb_isa isa, struct nxsim__tlb_array *a,
@@ -467,7 +500,6 @@ nxsim__tlb_probe_isa(enum nxsim__tlb_isa isa, struct nxsim__tlb_array *a,
 {
 	uint32_t sizes = a->sizes, hit;
 
-	/* 4K first, with its shifts constant: the common case. */
 	if (__builtin_expect(sizes & 1, 1)) {
 		uint64_t key = tlb_tag_key(va, 0, pcid);
 		uint64_t gkey = tlb_tag_key(va, 0, 0) | TLB_TAG_GLOBAL;
@@ -480,20 +512,7 @@ nxsim__tlb_probe_isa(enum nxsim__tlb_isa isa, struct nxsim__tlb_array *a,
 		}
 		sizes &= ~1u;
 	}
-	for (; sizes; sizes &= sizes - 1) {
-		unsigned int sz = (unsigned int)__builtin_ctz(sizes);
-		uint64_t key, gkey, *t;
-
-		key = tlb_tag_key(va, sz, pcid);
-		gkey = tlb_tag_key(va, sz, 0) | TLB_TAG_GLOBAL;
-		t = nxsim__tlb_set_of(a, va, sz, base);
-		hit = nxsim__tlb_match_set(isa, a, t, key, gkey);
-		if (hit) {
-			*way = (unsigned int)__builtin_ctz(hit);
-			return true;
-		}
-	}
-	return false;
+	return nxsim__tlb_probe_sizes(isa, a, va, pcid, sizes, base, way) >= 0;
 }
 
 static inline bool nxsim__tlb_probe(struct nxsim__tlb_array *a, uint64_t va,
@@ -531,20 +550,6 @@ static inline void nxsim__tlb_entry_out(const struct nxsim__tlb_array *a,
 	nxsim__tlb_entry_out_sz(a, i, lv, tlb_tag_size(a->tag[i]), e);
 }
 
-/*
- * The lookup with 4K key @key found way @w of the set at @base of level
- * @lv (@a), an entry of page size @sz.
- */
-static __attribute__((always_inline)) inline void
-nxsim__tlb_memo_set(struct nxsim__tlb_array *a, enum nxsim_tlb_level lv,
-		    uint64_t key, size_t base, unsigned int w, unsigned int sz)
-{
-	a->memo_key = key;
-	a->memo_base = (uint32_t)base;
-	a->memo_w = w;
-	nxsim__tlb_entry_out_sz(a, base + w, lv, sz, &a->memo_e);
-}
-
 /* A use of way @w of the set at @base. */
 static inline void nxsim__tlb_touch(struct nxsim_tlb *tlb,
 				    struct nxsim__tlb_array *a, size_t base,
@@ -556,26 +561,26 @@ static inline void nxsim__tlb_touch(struct nxsim_tlb *tlb,
 }
 
 /*
- * An L1 hit in way @w of the set at @base of @c's level @l1 (@a), on an
- * entry of page size @sz, or -1 when the memo answered: count it, report
- * it, make it the most recent.  A policy's own state last, by a tail call,
- * so the LRU path is a leaf.
+ * A probe's L1 hit, the lookup of 4K key @key, in way @w of the set at
+ * @base of @c's level @l1 (@a), on an entry of page size @sz: remember it
+ * in the memo, count it, report it, make it the most recent.  The entry
+ * is built once, in registers, for the memo and for @e.  A policy's own
+ * state last, by a tail call, so the LRU path is a leaf.
  */
 static __attribute__((always_inline)) inline int
 nxsim__tlb_l1_hit(struct nxsim_tlb *tlb, struct nxsim__tlb_cpu *c,
 		  struct nxsim__tlb_array *a, enum nxsim_tlb_level l1,
-		  size_t base, unsigned int w, int sz,
+		  uint64_t key, size_t base, unsigned int w, unsigned int sz,
 		  struct nxsim_tlb_entry *e)
 {
+	struct nxsim_tlb_entry x;
+
+	nxsim__tlb_entry_out_sz(a, base + w, l1, sz, &x);
+	a->memo_key = key;
+	a->memo_e = x;
 	c->st.hits[l1]++;
-	/*
-	 * From the tag when the probe found it: a copy of the memo's entry
-	 * just written field by field would wait for those stores.
-	 */
-	if (e && sz < 0)
-		*e = a->memo_e;
-	else if (e)
-		nxsim__tlb_entry_out_sz(a, base + w, l1, (unsigned int)sz, e);
+	if (e)
+		*e = x;
 	a->age[base + w] = ++a->tick;
 	if (__builtin_expect(tlb->touch, 0))
 		return nxsim__tlb_touch_state(tlb, a, base, w);
@@ -589,13 +594,14 @@ static inline enum nxsim_tlb_level nxsim__tlb_l1(enum nxsim_tlb_access access)
 }
 
 /*
- * The lookup of @va's 4K key @key, if the L1's memo answers it: *@rc is
- * then the lookup's result.
+ * The lookup of @va, if the L1's memo answers it: count the hit and
+ * report the entry (the way is already the most recent: struct
+ * nxsim__tlb_array).
  */
 static __attribute__((always_inline)) inline bool
 nxsim__tlb_lookup_memo(struct nxsim_tlb *tlb, unsigned int cpu,
 		       enum nxsim_tlb_access access, uint64_t va,
-		       struct nxsim_tlb_entry *e, int *rc)
+		       struct nxsim_tlb_entry *e)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	enum nxsim_tlb_level l1 = nxsim__tlb_l1(access);
@@ -603,7 +609,9 @@ nxsim__tlb_lookup_memo(struct nxsim_tlb *tlb, unsigned int cpu,
 
 	if (tlb_tag_key(va, 0, c->pcid) != a->memo_key)
 		return false;
-	*rc = nxsim__tlb_l1_hit(tlb, c, a, l1, a->memo_base, a->memo_w, -1, e);
+	c->st.hits[l1]++;
+	if (e)
+		*e = a->memo_e;
 	return true;
 }
 
@@ -648,8 +656,8 @@ nxsim__tlb_lookup_probe_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
 		if (__builtin_expect(hit != 0, 1)) {
 			unsigned int w = (unsigned int)__builtin_ctz(hit);
 
-			nxsim__tlb_memo_set(a, l1, key, base, w, 0);
-			return nxsim__tlb_l1_hit(tlb, c, a, l1, base, w, 0, e);
+			return nxsim__tlb_l1_hit(tlb, c, a, l1, key, base, w, 0,
+						 e);
 		}
 		sizes &= ~1u;
 	}
@@ -673,10 +681,8 @@ nxsim__tlb_lookup_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
 		      unsigned int cpu, enum nxsim_tlb_access access,
 		      uint64_t va, struct nxsim_tlb_entry *e)
 {
-	int rc;
-
-	if (nxsim__tlb_lookup_memo(tlb, cpu, access, va, e, &rc))
-		return rc;
+	if (nxsim__tlb_lookup_memo(tlb, cpu, access, va, e))
+		return 0;
 	return nxsim__tlb_lookup_probe_isa(isa, tlb, cpu, access, va, e);
 }
 
