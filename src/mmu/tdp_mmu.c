@@ -395,6 +395,15 @@ void nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(struct nxsim__vm_mmu *mmu,
 					  struct nxsim__mmu_page *sp, int as_id)
 {
 	nxsim__sp_clear(sp);
+	/*
+	 * tdp_mmu_init_sp(): the header set for this use, as a page a failed
+	 * link or split gave back to the cache is reused.
+	 */
+	sp->parent = NULL;
+	sp->ptep = NULL;
+	sp->nr_leaves = 0;
+	sp->nx_huge_page_disallowed = false;
+	sp->nx_flag_pending = false;
 	/* kvm_mmu_get_tdp_level() and the vCPU's root_role */
 	sp->role = (union nxsim__kvm_mmu_page_role){ .word = 0 };
 	sp->role.level = (unsigned int)mmu->root_level;
@@ -839,8 +848,10 @@ static int tdp_mmu_split_huge_page(struct nxsim__vm_mmu *mmu,
 				nxsim__is_nx_huge_page_enabled(mmu), sp->spt);
 	sp->nr_leaves = SPTE_ENT_PER_PAGE;
 	r = tdp_mmu_link_sp(mmu, sp, old, shared);
-	if (r)
+	if (r) {
+		sp->nr_leaves = 0; /* never published: it holds nothing */
 		return r;
+	}
 	nxsim__update_page_stats(mmu, sp->level, SPTE_ENT_PER_PAGE);
 	return 0;
 }
