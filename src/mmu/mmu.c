@@ -304,10 +304,16 @@ long nxsim__mmu_nr_pages_allocated(struct nxsim__vm_mmu *mmu, long *pending)
 {
 	long n;
 
+	/*
+	 * An RCU callback frees a page under pages_alloc_lock alone, dropping
+	 * both counts: read them together under it.
+	 */
 	nxsim__write_lock(&mmu->mmu_lock);
+	pthread_mutex_lock(&mmu->pages_alloc_lock);
 	n = (long)__atomic_load_n(&mmu->nr_sps, __ATOMIC_RELAXED);
 	*pending =
 		(long)__atomic_load_n(&mmu->nr_rcu_pending, __ATOMIC_ACQUIRE);
+	pthread_mutex_unlock(&mmu->pages_alloc_lock);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	return n;
 }

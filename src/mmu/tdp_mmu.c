@@ -404,6 +404,9 @@ void nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(struct nxsim__vm_mmu *mmu,
 	sp->nr_leaves = 0;
 	sp->nx_huge_page_disallowed = false;
 	sp->nx_flag_pending = false;
+	sp->made_hpd = false;
+	sp->made_req_level = 0;
+	sp->unaccounted = false;
 	/* kvm_mmu_get_tdp_level() and the vCPU's root_role */
 	sp->role = (union nxsim__kvm_mmu_page_role){ .word = 0 };
 	sp->role.level = (unsigned int)mmu->root_level;
