@@ -6,7 +6,8 @@
  * in-place split of 6.2 on (tdp_mmu_split_huge_page(): every child SPTE),
  * the zap-and-rebuild of 6.1, the NX flag and tracking of the new table,
  * and kvm_tdp_mmu_zap_sp() undoing it; stat.pages[] summed over its
- * per-CPU shards when leaves come and go on different CPUs.
+ * per-CPU shards when leaves come and go on different CPUs; a root made
+ * from a page a lost race gave back.
  */
 #include "mmu_unit.h"
 
@@ -257,6 +258,41 @@ static void test_page_stats_across_cpus(void **state)
 	destroy(&e);
 }
 
+/*
+ * A page a lost race gave back to the cache (a split or a link whose
+ * compare-and-exchange failed, then tdp_mmu_free_sp()'s way back) is
+ * reused as a root: tdp_mmu_init_sp() sets its header for that use, so
+ * nothing the split wrote in it (512 leaves, the NX flag, the checker's
+ * records) is left on the root, and the checker finds nothing.
+ */
+static void test_root_from_given_back_page(void **state)
+{
+	struct nx_env e = nx_env("6.6", 0);
+	struct nxsim__vm_mmu *mmu = unit_mmu(&e);
+	struct nxsim__mmu_page *sp = nxsim__tdp_mmu_alloc_sp(mmu);
+
+	(void)state;
+	assert_non_null(sp);
+	assert_null(mmu->root[0]);
+	sp->nr_leaves = SPTE_ENT_PER_PAGE;
+	sp->nx_huge_page_disallowed = true;
+	sp->nx_flag_pending = true;
+	sp->made_hpd = true;
+	sp->made_req_level = NXSIM_PG_LEVEL_4K;
+	sp->unaccounted = true;
+	cache.objs[cache.nobjs++] = sp;
+	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(
+		mmu, nxsim__mmu_cache_pop(mmu, &cache), 0);
+	pthread_rwlock_unlock(&mmu->mmu_lock);
+	assert_ptr_equal(mmu->root[0], sp);
+	assert_int_equal(sp->nr_leaves, 0);
+	assert_false(sp->nx_huge_page_disallowed || sp->nx_flag_pending ||
+		     sp->made_hpd || sp->unaccounted);
+	assert_int_equal(nxsim_vm_check(e.vm, NULL, NULL), 0);
+	destroy(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_map_splits_huge_page),
 		cmocka_unit_test(test_map_zaps_huge_page_before_6_2),
 		cmocka_unit_test(test_page_stats_across_cpus),
+		cmocka_unit_test(test_root_from_given_back_page),
 	};
 
 	return cmocka_run_group_tests_name("tdp_mmu", tests, NULL, NULL);
