@@ -334,10 +334,11 @@ void nxsim__vcpu_tlb_set_paging(struct nxsim_vcpu *vcpu,
 				const struct nxsim_guest_paging *new)
 {
 	struct nxsim__vcpu_tlb *vt = vcpu->tlb;
-	bool role = role_changes(vcpu, old, new);
+	bool role;
 
 	if (!vt || !vt->st.accesses)
 		return;
+	role = role_changes(vcpu, old, new);
 	vt->st.tlb_flush += (old->cr0_pg && !new->cr0_pg) +
 			    (old->cr4_pae != new->cr4_pae) +
 			    !nxsim__vm_tdp_enabled(vcpu->vm);

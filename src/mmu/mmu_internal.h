@@ -432,6 +432,8 @@ static inline void nxsim__update_page_stats(struct nxsim__vm_mmu *mmu,
 	unsigned int i =
 		cpu >= 0 ? (unsigned int)cpu % NXSIM__PAGE_STAT_SHARDS : 0;
 
+	/* leaves are 4K, 2M or 1G: a root's table never counts here */
+	assert(level >= NXSIM_PG_LEVEL_4K && level <= NXSIM_PG_LEVEL_1G);
 	__atomic_fetch_add(&mmu->page_stats[i].pages[level - 1],
 			   (uint64_t)delta, __ATOMIC_RELAXED);
 }
