@@ -84,22 +84,4 @@ static inline void nxsim__mutex_unlock(pthread_mutex_t *m,
 	nxsim__lockdep_release(c);
 }
 
-static inline void nxsim__write_lock(pthread_rwlock_t *l)
-{
-	nxsim__lockdep_acquire(NXSIM__LOCK_MMU);
-	pthread_rwlock_wrlock(l);
-}
-
-static inline void nxsim__read_lock(pthread_rwlock_t *l)
-{
-	nxsim__lockdep_acquire(NXSIM__LOCK_MMU);
-	pthread_rwlock_rdlock(l);
-}
-
-static inline void nxsim__rw_unlock(pthread_rwlock_t *l)
-{
-	pthread_rwlock_unlock(l);
-	nxsim__lockdep_release(NXSIM__LOCK_MMU);
-}
-
 #endif /* NXSIM_CORE_LOCKDEP_H */

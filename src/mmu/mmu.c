@@ -109,7 +109,6 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 	const struct nxsim_cpu *cpu = cfg->cpu;
 	struct nxsim__vm_mmu *mmu =
 		nxsim__zalloc_aligned(sizeof(*mmu), SMP_CACHE_BYTES);
-	pthread_rwlockattr_t attr;
 	int i;
 
 	if (!mmu)
@@ -117,16 +116,6 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 	mmu->prof = cfg->prof;
 	mmu->bugs = cfg->bugs;
 	mmu->params = cfg->params;
-	/*
-	 * The kernel's qrwlock makes new readers wait behind a waiting
-	 * writer; glibc's default would let faults retrying under the read
-	 * lock starve an MMU-notifier invalidation's write lock.
-	 */
-	pthread_rwlockattr_init(&attr);
-	pthread_rwlockattr_setkind_np(
-		&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-	pthread_rwlock_init(&mmu->mmu_lock, &attr);
-	pthread_rwlockattr_destroy(&attr);
 	mmu->flush_vcpus = cfg->flush_vcpus;
 	mmu->flush_ctx = cfg->flush_ctx;
 	mmu->amd = cpu->amd;
@@ -156,6 +145,13 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 		nxsim__free_aligned(mmu, sizeof(*mmu), SMP_CACHE_BYTES);
 		return -ENOMEM;
 	}
+	/*
+	 * Slots for the readers: the TDP MMU's faults take mmu_lock for
+	 * read where the profile does; the shadow MMU's, and 5.10's TDP
+	 * MMU's, take it for write.
+	 */
+	nxsim__rwlock_init(&mmu->mmu_lock,
+			   mmu->tdp_mmu_enabled && mmu->prof->fault_read_lock);
 	pthread_mutex_init(&mmu->tdp_mmu_pages_lock, NULL);
 	pthread_mutex_init(&mmu->pages_alloc_lock, NULL);
 	*mmup = mmu;
@@ -203,7 +199,7 @@ void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu)
 	nxsim__tdp_mmu_release(mmu);
 	pthread_mutex_destroy(&mmu->pages_alloc_lock);
 	pthread_mutex_destroy(&mmu->tdp_mmu_pages_lock);
-	pthread_rwlock_destroy(&mmu->mmu_lock);
+	nxsim__rwlock_destroy(&mmu->mmu_lock);
 	nxsim__free_aligned(mmu, sizeof(*mmu), SMP_CACHE_BYTES);
 }
 

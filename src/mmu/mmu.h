@@ -17,6 +17,7 @@
 #include <nxsim/mmu.h>
 
 #include "core/lockdep.h"
+#include "core/rwlock.h"
 
 /**
  * struct nxsim__mmu_profile - one kernel tree's MMU behaviours

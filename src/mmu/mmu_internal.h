@@ -335,7 +335,7 @@ struct nxsim__vm_mmu {
 	const struct nxsim__mmu_profile *prof;
 	uint64_t bugs;
 	const struct nxsim__nx_params *params;
-	pthread_rwlock_t mmu_lock ____cacheline_aligned;
+	struct nxsim__rwlock mmu_lock ____cacheline_aligned;
 	bool disable_nx_huge_pages ____cacheline_aligned;
 	enum nxsim_spte_format fmt;
 	int root_level;

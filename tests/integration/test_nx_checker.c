@@ -70,9 +70,9 @@ static void test_nx_checker_flagged_untracked(void **state)
 	l = nxsim__nx_list(e.vm->mmu, NXSIM__TDP_MMU);
 	sp = TAILQ_FIRST(&l->pages);
 	assert_non_null(sp);
-	pthread_rwlock_wrlock(&e.vm->mmu->mmu_lock);
+	nxsim__write_lock(&e.vm->mmu->mmu_lock);
 	nxsim__untrack_possible_nx_huge_page(e.vm->mmu, sp, NXSIM__TDP_MMU);
-	pthread_rwlock_unlock(&e.vm->mmu->mmu_lock);
+	nxsim__rw_unlock(&e.vm->mmu->mmu_lock);
 	assert_int_equal(nx_stat(e.vm, "nx_lpage_splits"), 0);
 	assert_int_equal(nx_caught(e.vm, "invariant 1:"), 1);
 	assert_rc(nxsim_vm_destroy(e.vm), 0);

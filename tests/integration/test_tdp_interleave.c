@@ -397,13 +397,15 @@ struct lock_probe {
 	int readable; /* of those, with another reader let in */
 };
 
+/* A reader gets in: this thread's slot of mmu_lock lets it read. */
 static void *try_read(void *p)
 {
 	struct lock_probe *lp = p;
+	pthread_rwlock_t *slot = nxsim__rwlock_reader_slot(&lp->mmu->mmu_lock);
 
-	if (pthread_rwlock_tryrdlock(&lp->mmu->mmu_lock))
+	if (pthread_rwlock_tryrdlock(slot))
 		return NULL;
-	pthread_rwlock_unlock(&lp->mmu->mmu_lock);
+	pthread_rwlock_unlock(slot);
 	return lp;
 }
 
@@ -478,14 +480,18 @@ static void test_lock_mode(void **state)
 	}
 }
 
+/* A writer gets in: every slot of mmu_lock lets it write. */
 static void *try_write(void *p)
 {
 	struct lock_probe *lp = p;
+	struct nxsim__rwlock *l = &lp->mmu->mmu_lock;
+	unsigned int i, got = 0;
 
-	if (pthread_rwlock_trywrlock(&lp->mmu->mmu_lock))
-		return NULL;
-	pthread_rwlock_unlock(&lp->mmu->mmu_lock);
-	return lp;
+	while (got <= l->mask && !pthread_rwlock_trywrlock(&l->slot[got].lock))
+		got++;
+	for (i = 0; i < got; i++)
+		pthread_rwlock_unlock(&l->slot[i].lock);
+	return got > l->mask ? lp : NULL;
 }
 
 static void probe_write(void *ctx, enum nxsim__sched_point p, uint64_t gfn,

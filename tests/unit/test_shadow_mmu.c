@@ -46,7 +46,7 @@ static void test_pte_list_shapes(void **state)
 
 	(void)state;
 	nx_slot(e.vm, 0, GIB, MIB2, HVA_BASE, 2, 0);
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	fill_cache(mmu, MC(&e), 1);
 	sp = MC(&e)->objs[0];
 	for (i = 0; i < 30; i++) {
@@ -81,7 +81,7 @@ static void test_pte_list_shapes(void **state)
 	}
 	assert_int_equal(head.val, 0);
 	assert_int_equal(mmu->nr_descs, 0);
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	nx_env_destroy(&e);
 }
 
@@ -107,7 +107,7 @@ static void test_hash_and_generation(void **state)
 
 	(void)state;
 	nx_slot(e.vm, 0, GIB, MIB2, HVA_BASE, 2, 0);
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	fill_cache(mmu, MC(&e), 3);
 	a = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), NULL, gfn,
 					   role(1, true, ACC_ALL));
@@ -120,19 +120,19 @@ static void test_hash_and_generation(void **state)
 	assert_int_equal(mmu->n_used_mmu_pages, 2);
 	assert_ptr_equal(TAILQ_FIRST(&mmu->active_mmu_pages), c);
 	assert_false(nxsim__is_obsolete_sp(mmu, a));
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	nx_check_ok(e.vm);
 
 	nxsim__kvm_mmu_zap_all_fast(mmu);
 	assert_int_equal(mmu->n_used_mmu_pages, 0);
 	assert_int_equal(mmu->counters.tlb_flushes, 1);
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	fill_cache(mmu, MC(&e), 1);
 	b = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), NULL, gfn,
 					   role(1, true, ACC_ALL));
 	assert_int_equal(b->mmu_valid_gen, mmu->mmu_valid_gen);
 	assert_int_equal(mmu->n_used_mmu_pages, 1);
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	nx_env_destroy(&e);
 }
 
@@ -146,7 +146,7 @@ static void test_link_prepare_commit(void **state)
 
 	(void)state;
 	nx_slot(e.vm, 0, GIB, MIB2, HVA_BASE, 2, 0);
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	fill_cache(mmu, MC(&e), 2);
 	l2 = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), NULL, gfn,
 					    role(2, true, ACC_ALL));
@@ -166,10 +166,10 @@ static void test_link_prepare_commit(void **state)
 			 1);
 	assert_false(is_shadow_present_pte(l2->spt[0]));
 	assert_true(l1->role.invalid);
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	/* Not committed: the checker says so. */
 	assert_int_equal(nx_caught(e.vm, "e89505698c9f"), 1);
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	nxsim__kvm_mmu_commit_zap_page(mmu, &mmu->invalid_list);
 	assert_int_equal(mmu->counters.tlb_flushes, flushes + 1);
 	assert_true(TAILQ_EMPTY(&mmu->invalid_list));
@@ -177,7 +177,7 @@ static void test_link_prepare_commit(void **state)
 	assert_int_equal(mmu->n_used_mmu_pages, 1);
 	nxsim__kvm_mmu_prepare_zap_page(mmu, l2, &mmu->invalid_list);
 	nxsim__kvm_mmu_commit_zap_page(mmu, &mmu->invalid_list);
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	nx_env_destroy(&e);
 }
 
@@ -218,7 +218,7 @@ static void test_account_shadowed(void **state)
 		assert_int_equal(nxsim__lpage_disallowed(slot, gfn, 2), 0);
 		flushes = mmu->counters.tlb_flushes;
 
-		pthread_rwlock_wrlock(&mmu->mmu_lock);
+		nxsim__write_lock(&mmu->mmu_lock);
 		fill_cache(mmu, MC(&e), 1);
 		sp = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), NULL, gfn,
 						    role(k->level, false, 7));
@@ -232,7 +232,7 @@ static void test_account_shadowed(void **state)
 				 k->track);
 		assert_int_equal(mmu->counters.tlb_flushes, flushes + k->flush);
 		assert_non_null(sp->shadowed_translation);
-		pthread_rwlock_unlock(&mmu->mmu_lock);
+		nxsim__rw_unlock(&mmu->mmu_lock);
 		nx_check_ok(e.vm);
 
 		/* The checker: a shadowed gfn mapped writable */
@@ -240,14 +240,14 @@ static void test_account_shadowed(void **state)
 		assert_int_equal(nx_caught(e.vm, "is mapped writable"), 1);
 		*leaf &= ~PT_WRITABLE_MASK;
 
-		pthread_rwlock_wrlock(&mmu->mmu_lock);
+		nxsim__write_lock(&mmu->mmu_lock);
 		nxsim__kvm_mmu_prepare_zap_page(mmu, sp, &mmu->invalid_list);
 		nxsim__kvm_mmu_commit_zap_page(mmu, &mmu->invalid_list);
 		assert_int_equal(mmu->indirect_shadow_pages, 0);
 		assert_int_equal(nxsim__lpage_disallowed(slot, gfn, 2), 0);
 		assert_int_equal(nxsim__lpage_disallowed(slot, gfn, 3), 0);
 		assert_false(nxsim__kvm_slot_page_track_is_active(slot, gfn));
-		pthread_rwlock_unlock(&mmu->mmu_lock);
+		nxsim__rw_unlock(&mmu->mmu_lock);
 		nx_env_destroy(&e);
 	}
 }
@@ -362,7 +362,7 @@ static void test_unsync_checker(void **state)
 	nx_slot(e.vm, 0, GIB, GIB, HVA_BASE, 2, 0);
 	nx_access(e.vcpu, NXSIM_ACCESS_WRITE, gpa);
 	leaf = unit_sptep(mmu, gpa, 2);
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	fill_cache(mmu, MC(&e), 2);
 	/* the parent's gfn is outside the 2M leaf, which maps only c's */
 	p = nxsim__kvm_mmu_get_shadow_page(mmu, MC(&e), NULL, gfn + 512,
@@ -371,13 +371,13 @@ static void test_unsync_checker(void **state)
 	nxsim__link_shadow_page(mmu, p, 0, c);
 	c->unsync = true;
 	mmu->nr_unsync = 1;
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	assert_int_equal(nx_caught(e.vm, "parent entry 0 not marked"), 1);
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	nxsim__kvm_mmu_mark_parents_unsync(mmu, c);
 	assert_int_equal(p->unsync_children, 1);
 	assert_int_equal(p->unsync_child_bitmap[0], 1);
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	nx_check_ok(e.vm);
 	/* all the gfn's pages unsync: its leaf may be writable */
 	*leaf |= PT_WRITABLE_MASK;

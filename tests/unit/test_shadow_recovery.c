@@ -154,11 +154,11 @@ static void zap_newest(void *ctx, enum nxsim__sched_point p, uint64_t gfn,
 	if (p != NXSIM__SCHED_RESCHED)
 		return;
 	y->calls++;
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	nxsim__kvm_mmu_prepare_zap_page(
 		mmu, TAILQ_LAST(&l->pages, nxsim__sp_list), &invalid_list);
 	nxsim__kvm_mmu_commit_zap_page(mmu, &invalid_list);
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
 struct no_commit_case {

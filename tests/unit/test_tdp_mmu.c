@@ -43,11 +43,11 @@ static struct nxsim_access_info map(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 	struct nxsim_access_info info = { 0 };
 	struct nxsim__kvm_page_fault f;
 
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	topup(mmu);
 	f = unit_fault(mmu, gpa, exec);
 	nxsim__kvm_tdp_mmu_map(mmu, &cache, &f, &info);
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	return info;
 }
 
@@ -156,9 +156,9 @@ static void test_map_splits_huge_page(void **state)
 			 SPTE_ENT_PER_PAGE);
 
 	/* kvm_tdp_mmu_zap_sp() takes the table and its 512 leaves away. */
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	assert_true(nxsim__kvm_tdp_mmu_zap_sp(mmu, child, false));
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	assert_int_equal(*unit_sptep(mmu, REGION(3), 2),
 			 SHADOW_NONPRESENT_VALUE);
 	assert_int_equal(nxsim__page_stat(mmu, NXSIM_PG_LEVEL_4K), 0);
@@ -242,9 +242,9 @@ static void test_page_stats_across_cpus(void **state)
 			 SPTE_ENT_PER_PAGE);
 
 	run_on(cpu[1]);
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	assert_true(nxsim__kvm_tdp_mmu_zap_sp(mmu, child, false));
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	assert_int_equal(
 		mmu->page_stats[cpu[1] % NXSIM__PAGE_STAT_SHARDS].pages[0],
 		(uint64_t)-SPTE_ENT_PER_PAGE);
@@ -281,10 +281,10 @@ static void test_root_from_given_back_page(void **state)
 	sp->made_req_level = NXSIM_PG_LEVEL_4K;
 	sp->unaccounted = true;
 	cache.objs[cache.nobjs++] = sp;
-	pthread_rwlock_wrlock(&mmu->mmu_lock);
+	nxsim__write_lock(&mmu->mmu_lock);
 	nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(
 		mmu, nxsim__mmu_cache_pop(mmu, &cache), 0);
-	pthread_rwlock_unlock(&mmu->mmu_lock);
+	nxsim__rw_unlock(&mmu->mmu_lock);
 	assert_ptr_equal(mmu->root[0], sp);
 	assert_int_equal(sp->nr_leaves, 0);
 	assert_false(sp->nx_huge_page_disallowed || sp->nx_flag_pending ||

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The reader-sharded rwlock of core/rwlock.h: setting up its slots, and
+ * numbering the threads that read.  Readers are numbered in the order of
+ * their first read_lock(), so two threads that start reading one after
+ * the other read through different slots.
+ */
+#include <unistd.h>
+
+#include "core/rwlock.h"
+
+_Thread_local unsigned int nxsim__rwlock_reader;
+
+static unsigned int readers;
+
+unsigned int nxsim__rwlock_reader_new(void)
+{
+	unsigned int id;
+
+	/* 0 means "none yet": a thread that wraps the count skips it */
+	do
+		id = __atomic_add_fetch(&readers, 1, __ATOMIC_RELAXED);
+	while (!id);
+	nxsim__rwlock_reader = id;
+	return id;
+}
+
+/* The slot count: a power of two, at most the online CPUs and the cap. */
+static unsigned int slots(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int n = 1;
+
+	while (n * 2 <= NXSIM__RWLOCK_MAX_SLOTS && n * 2 <= cpus)
+		n *= 2;
+	return n;
+}
+
+void nxsim__rwlock_init(struct nxsim__rwlock *l, bool sharded)
+{
+	pthread_rwlockattr_t attr;
+	unsigned int i;
+
+	/*
+	 * The qrwlock makes new readers wait behind a waiting writer;
+	 * glibc's default would let faults retrying under the read lock
+	 * starve an MMU-notifier invalidation's write lock.
+	 */
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(
+		&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	l->mask = sharded ? slots() - 1 : 0;
+	l->write_held = false;
+	for (i = 0; i <= l->mask; i++)
+		pthread_rwlock_init(&l->slot[i].lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+}
+
+void nxsim__rwlock_destroy(struct nxsim__rwlock *l)
+{
+	unsigned int i;
+
+	for (i = 0; i <= l->mask; i++)
+		pthread_rwlock_destroy(&l->slot[i].lock);
+}
