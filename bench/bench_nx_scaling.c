@@ -18,7 +18,9 @@
  *   read.2t_shared / read.1t       no target
  *
  * Every timed access must be a fault (its outcome and the MMU's fault
- * counter are checked).
+ * counter are checked).  Thread t runs on the t-th CPU the bench may use:
+ * left to the scheduler, the two threads of a rep (about 10 ms) often ran
+ * one after the other on one CPU.
  * Values are faults per second over all threads.
  */
 #include <errno.h>
@@ -51,6 +53,7 @@ static void *worker_run(void *p)
 	unsigned int i;
 	int rc = 0;
 
+	bench_pin_thread(w->id);
 	pthread_barrier_wait(w->start);
 	/*
 	 * The result goes to @w once, at the end: the two workers' structs

@@ -10,6 +10,8 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +100,26 @@ void bench_pair_free(struct bench_pair *p)
 		bench_samples_free(&p->val[i]);
 		bench_samples_free(&p->lat[i]);
 	}
+}
+
+void bench_pin_thread(unsigned int i)
+{
+	cpu_set_t allowed, one;
+	int n, cpu;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed))
+		return;
+	n = CPU_COUNT(&allowed);
+	i %= n;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &allowed))
+			continue;
+		if (i-- == 0)
+			break;
+	}
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
 }
 
 double bench_calibrate(struct bench_ctx *ctx)

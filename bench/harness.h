@@ -134,6 +134,12 @@ void bench_pair_free(struct bench_pair *p);
  * The chain cannot be vectorised or reordered, so on one core it runs at
  * one add per cycle: its ns/op is the core's effective cycle time.
  */
+/*
+ * Run the calling thread on the @i-th CPU (modulo their number) of those
+ * the process may use; nothing if the affinity cannot be read or set.
+ */
+void bench_pin_thread(unsigned int i);
+
 double bench_calibrate(struct bench_ctx *ctx);
 
 /* Monotonic time in ns. */
