@@ -220,8 +220,8 @@ static const struct pair pairs[] = {
 static int nx_scaling_run(struct bench_ctx *ctx)
 {
 	unsigned int pages = ctx->mode == BENCH_TINY ? 1024 :
-			     ctx->mode == BENCH_FULL ? 262144 :
-						       65536;
+			     ctx->mode == BENCH_FULL ? 1048576 :
+						       262144;
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < ARRAY_SIZE(pairs); i++)
