@@ -13,20 +13,8 @@
  *     kvm_tdp_mmu_map() (in
  *     tdp_mmu.c) or, with the TDP MMU off, the shadow MMU's direct_map()
  *     (in shadow_mmu.c), with kvm_mmu_hugepage_adjust(),
- *     kvm_mmu_max_mapping_level() and disallowed_hugepage_adjust();
- *   - possible NX huge pages: track_/untrack_possible_nx_huge_page(),
- *     unaccount_nx_huge_page() and the recovery pass
- *     kvm_recover_nx_huge_pages() in its three shapes:
- *       - up to 6.1: one list, every SP zapped (dirty-logged ones too);
- *       - 6.2 to 6.17: one list, SPs of dirty-logged slots only
- *         unaccounted (eb298605705a);
- *       - 6.18: one list per MMU type, each SP unaccounted first, then
- *         zapped unless its slot is dirty-logged.
- *     to_zap is ceil(n / ratio) of the list's (or, before 6.18, the
- *     stat's) count, taken oldest first; TDP MMU pages are zapped at once,
- *     shadow MMU pages prepared on an invalid list and committed at the
- *     end (kvm_mmu_remote_flush_or_zap()): one TLB flush when anything was
- *     zapped.
+ *     kvm_mmu_max_mapping_level() and disallowed_hugepage_adjust()
+ *     (possible NX huge pages and their recovery: nx_recovery.c);
  *
  * The SPTE format follows the host CPU (EPT on Intel, NPT on AMD); the
  * root has 5 levels when the host has LA57 and, on EPT, the guest's
@@ -39,14 +27,10 @@
  * 5.10's TDP MMU takes it for write), after reading mmu_invalidate_seq,
  * and runs again while it returns RET_PF_RETRY: a lost compare-and-
  * exchange, a frozen SPTE, a stale invalidation sequence
- * (mmu_invalidate_retry_gfn()), or fast_page_fault()'s lost race.
- * Recovery of the TDP MMU's list takes the read lock from 6.18.  The shadow MMU
- * (src/mmu/shadow_mmu.c) keeps the write lock, as in the kernel; its
- * rmap-descriptor cache is the VM's, so it is topped up under that lock.
- * Recovery breaks mmu_lock (cond_resched_rwlock_*()) only where a test
- * set the scheduling hook: under the read lock after every SP (the hook
- * stands for a waiting writer, rwlock_needbreak()), under the write lock
- * where the test also set need_resched (vm_mmu->resched_pending).
+ * (mmu_invalidate_retry_gfn()), or fast_page_fault()'s lost race.  The
+ * shadow MMU (src/mmu/shadow_mmu.c) keeps the write lock, as in the
+ * kernel; its rmap-descriptor cache is the VM's, so it is topped up under
+ * that lock.
  *
  * MMIO: a fault outside every slot caches the gfn in the vCPU
  * (vcpu_cache_mmio_info()) and, with MMIO caching on, installs a 4K MMIO
@@ -679,15 +663,6 @@ static void pml_log_write(struct nxsim__vm_mmu *mmu, int as_id, uint64_t gfn,
 		nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
-/* mmu_lock for read (@shared) or write. */
-static void mmu_lock(struct nxsim__vm_mmu *mmu, bool shared)
-{
-	if (shared)
-		nxsim__read_lock(&mmu->mmu_lock);
-	else
-		nxsim__write_lock(&mmu->mmu_lock);
-}
-
 /*
  * Freed pages waiting for their grace period that the model lets pile up
  * before a fault waits for them (outside every lock and read-side
@@ -758,7 +733,7 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 			mmu_seq = __atomic_load_n(&mmu->mmu_invalidate_seq,
 						  __ATOMIC_ACQUIRE);
 			nxsim__sched_point(mmu, NXSIM__SCHED_FAULTIN, gfn, 0);
-			mmu_lock(mmu, shared);
+			nxsim__mmu_lock(mmu, shared);
 		} else {
 			rc = nxsim__mmu_topup_memory_caches(mmu, mc, as_id);
 			if (rc) {
@@ -836,94 +811,6 @@ int nxsim__nonpaging_page_fault(struct nxsim__vm_mmu *mmu,
 	return 0;
 }
 
-struct nxsim__possible_nx *nxsim__nx_list(struct nxsim__vm_mmu *mmu,
-					  enum nxsim__mmu_type type)
-{
-	return &mmu->nx[mmu->prof->per_type_lists ? type : 0];
-}
-
-void nxsim__track_possible_nx_huge_page(struct nxsim__vm_mmu *mmu,
-					struct nxsim__mmu_page *sp,
-					enum nxsim__mmu_type type)
-{
-	struct nxsim__possible_nx *l = nxsim__nx_list(mmu, type);
-
-	if (sp->nx_tracked)
-		return;
-	mmu->nx_lpage_splits++;
-	l->nr_pages++;
-	l->len++;
-	TAILQ_INSERT_TAIL(&l->pages, sp, possible_nx_huge_page_link);
-	sp->nx_tracked = true;
-}
-
-void nxsim__untrack_possible_nx_huge_page(struct nxsim__vm_mmu *mmu,
-					  struct nxsim__mmu_page *sp,
-					  enum nxsim__mmu_type type)
-{
-	struct nxsim__possible_nx *l = nxsim__nx_list(mmu, type);
-
-	if (!sp->nx_tracked)
-		return;
-	mmu->nx_lpage_splits--;
-	l->nr_pages--;
-	/* list_del() needs no list head: the entry leaves whatever list. */
-	l = nxsim__nx_list(mmu, sp->tdp_mmu_page ? NXSIM__TDP_MMU :
-						   NXSIM__SHADOW_MMU);
-	l->len--;
-	TAILQ_REMOVE(&l->pages, sp, possible_nx_huge_page_link);
-	sp->nx_tracked = false;
-}
-
-/* unaccount_nx_huge_page() as the recovery loop calls it. */
-static void unaccount_nx_huge_page(struct nxsim__vm_mmu *mmu,
-				   struct nxsim__mmu_page *sp,
-				   enum nxsim__mmu_type type)
-{
-	if (nxsim__mmu_has_bug(mmu, NXSIM_BUG_UNTRACK_WRONG_TYPE))
-		type = NXSIM__SHADOW_MMU;
-	sp_set_nx_disallowed(sp, false);
-	nxsim__untrack_possible_nx_huge_page(mmu, sp, type);
-}
-
-/* The slot of @sp in address space @as_id is dirty-logged. */
-static bool sp_slot_dirty_logging(struct nxsim__vm_mmu *mmu,
-				  const struct nxsim__mmu_page *sp, int as_id)
-{
-	struct nxsim__memslot *slot =
-		nxsim__gfn_to_memslot(mmu, as_id, sp->gfn);
-
-	return slot && nxsim__slot_dirty_logging(slot);
-}
-
-/*
- * kvm_mmu_sp_dirty_logging_enabled(): the slot is looked up in the SP's
- * own address space, kvm_memslots_for_spte_role(kvm, sp->role)
- * (817fa998362d, 6.4).  With NXSIM_BUG_SMM_SLOT_LOOKUP, as in 6.2 and
- * 6.3, gfn_to_memslot() looks in address space 0 for every SP, and an SP
- * of an SMM-only gfn finds none: the kernel's WARN_ON_ONCE(!slot), which
- * the checker reports.
- */
-static bool kvm_mmu_sp_dirty_logging_enabled(struct nxsim__vm_mmu *mmu,
-					     struct nxsim__mmu_page *sp)
-{
-	int as_id = nxsim__mmu_has_bug(mmu, NXSIM_BUG_SMM_SLOT_LOOKUP) ?
-			    0 :
-			    kvm_mmu_page_as_id(sp);
-	struct nxsim__memslot *slot;
-
-	if (!mmu->nr_memslots_dirty_logging)
-		return false;
-	slot = nxsim__gfn_to_memslot(mmu, as_id, sp->gfn);
-	if (!slot)
-		nxsim__mmu_event(mmu,
-				 "WARN_ON_ONCE(!slot): recovery found no "
-				 "memslot for SP gfn 0x%" PRIx64 " level %d%s",
-				 sp->gfn, sp->level,
-				 kvm_mmu_page_as_id(sp) ? " (SMM)" : "");
-	return slot && nxsim__slot_dirty_logging(slot);
-}
-
 /*
  * kvm_flush_remote_tlbs() (virt/kvm/kvm_main.c): every place the kernel asks
  * for a flush of the VM's vCPU TLBs calls this or the ranged form below,
@@ -950,150 +837,4 @@ void nxsim__kvm_flush_remote_tlbs_range(struct nxsim__vm_mmu *mmu, uint64_t gfn,
 	if (mmu->flush_vcpus)
 		mmu->flush_vcpus(mmu->flush_ctx, NXSIM__FLUSH_RANGE, gfn,
 				 pages);
-}
-
-/*
- * Zap one SP taken off the list: a TDP MMU page at once
- * (kvm_tdp_mmu_zap_sp()), a shadow MMU page onto @invalid_list
- * (kvm_mmu_prepare_zap_page()).  Return: true if a TDP zap needs a flush.
- */
-static bool recovery_zap(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
-			 struct nxsim__sp_list *invalid_list, bool shared)
-{
-	if (sp->tdp_mmu_page) {
-		if (!nxsim__kvm_tdp_mmu_zap_sp(mmu, sp, shared))
-			return false;
-		MMU_COUNT(mmu, recovery_zapped);
-		return true;
-	}
-	nxsim__kvm_mmu_prepare_zap_page(mmu, sp, invalid_list);
-	WARN_ON(sp->nx_tracked);
-	MMU_COUNT(mmu, recovery_zapped);
-	return false;
-}
-
-/*
- * The lock-break point of the loop (need_resched() ||
- * rwlock_needbreak()): finish what was zapped so far, drop mmu_lock and
- * the RCU read side while the scheduling hook runs (the task that
- * waited), take them again.  Before e89505698c9f the same commit was also
- * the one of the last SP (!--to_zap); see kvm_recover_nx_huge_pages().
- */
-static void recovery_resched(struct nxsim__vm_mmu *mmu, bool shared, bool flush)
-{
-	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &mmu->invalid_list, flush);
-	mmu->resched_pending = false;
-	nxsim__rcu_read_unlock();
-	nxsim__rw_unlock(&mmu->mmu_lock);
-	nxsim__sched_point(mmu, NXSIM__SCHED_RESCHED, 0, 0);
-	mmu_lock(mmu, shared);
-	nxsim__rcu_read_lock();
-}
-
-/*
- * kvm_recover_nx_huge_pages(kvm, type); called in rcu_read_lock() with
- * mmu_lock held for read (@shared: the TDP MMU's list from 6.18, zaps by
- * atomic update) or write.  The list and its counts are read under
- * tdp_mmu_pages_lock, which faults under the read lock take to track.
- * Shadow pages wait on vm_mmu->invalid_list (the kernel's on-stack
- * invalid_list) until the commit after the loop; with
- * NXSIM_BUG_RECOVER_NO_COMMIT the loop has its shape before e89505698c9f:
- * the commit comes with the SP that brings to_zap to 0 or at a lock
- * break, and none follows the loop, so a list found empty first leaves
- * the pages prepared since the last commit on the list, unflushed.
- */
-static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
-				      enum nxsim__mmu_type type, bool shared)
-{
-	const struct nxsim__mmu_profile *prof = mmu->prof;
-	struct nxsim__possible_nx *l = nxsim__nx_list(mmu, type);
-	bool skip_dirty = prof->recovery_skip_dirty &&
-			  !nxsim__mmu_has_bug(mmu, NXSIM_BUG_RECOVER_DIRTY);
-	bool no_commit = nxsim__mmu_has_bug(mmu, NXSIM_BUG_RECOVER_NO_COMMIT);
-	unsigned int ratio = READ_ONCE(mmu->params->recovery_ratio);
-	uint64_t nr, to_zap, done = 0, len;
-	struct nxsim__mmu_page *sp;
-	bool flush = false, dirty;
-
-	nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock, NXSIM__LOCK_TDP_MMU_PAGES);
-	nr = prof->per_type_lists ? l->nr_pages : mmu->nx_lpage_splits;
-	len = l->len; /* the true length, for invariant 9 */
-	nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
-			    NXSIM__LOCK_TDP_MMU_PAGES);
-	to_zap = ratio ? DIV_ROUND_UP(nr, ratio) : 0;
-	MMU_COUNT(mmu, recovery_passes);
-	for (; to_zap; to_zap--) {
-		nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock,
-				  NXSIM__LOCK_TDP_MMU_PAGES);
-		sp = TAILQ_FIRST(&l->pages);
-		if (!sp) {
-			nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
-					    NXSIM__LOCK_TDP_MMU_PAGES);
-			break;
-		}
-		WARN_ON(!sp_nx_disallowed(sp) || !sp->direct);
-		if (prof->per_type_lists)
-			unaccount_nx_huge_page(mmu, sp, type);
-		nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
-				    NXSIM__LOCK_TDP_MMU_PAGES);
-		done++;
-
-		/* no lookup before eb298605705a (or with it undone) */
-		dirty = skip_dirty && kvm_mmu_sp_dirty_logging_enabled(mmu, sp);
-		if (dirty) {
-			if (!prof->per_type_lists)
-				unaccount_nx_huge_page(mmu, sp, type);
-			__atomic_store_n(&sp->unaccounted, true,
-					 __ATOMIC_RELAXED);
-			MMU_COUNT(mmu, recovery_unaccounted);
-		} else {
-			/* invariant 9 judges by the SP's own space */
-			if (prof->recovery_skip_dirty &&
-			    sp_slot_dirty_logging(mmu, sp,
-						  kvm_mmu_page_as_id(sp)))
-				nxsim__mmu_event(
-					mmu,
-					"invariant 9: recovery zapped SP gfn "
-					"0x%" PRIx64
-					" level %d in a dirty-logged slot",
-					sp->gfn, sp->level);
-			flush |= recovery_zap(mmu, sp, &mmu->invalid_list,
-					      shared);
-		}
-		if (no_commit && to_zap == 1) {
-			nxsim__kvm_mmu_remote_flush_or_zap(
-				mmu, &mmu->invalid_list, flush);
-			flush = false;
-		} else if (mmu->sched && (shared || mmu->resched_pending)) {
-			recovery_resched(mmu, shared, flush);
-			flush = false;
-		}
-	}
-	if (ratio && done > DIV_ROUND_UP(len, ratio))
-		nxsim__mmu_event(mmu,
-				 "invariant 9: recovery took %" PRIu64
-				 " SPs, more than ceil(%" PRIu64 " / %u)",
-				 done, len, ratio);
-	if (!no_commit)
-		nxsim__kvm_mmu_remote_flush_or_zap(mmu, &mmu->invalid_list,
-						   flush);
-}
-
-void nxsim__mmu_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu)
-{
-	bool shared = mmu->prof->recovery_read_lock;
-
-	/* The shadow MMU's list always takes the write lock. */
-	if (mmu->prof->per_type_lists) {
-		nxsim__write_lock(&mmu->mmu_lock);
-		nxsim__rcu_read_lock();
-		kvm_recover_nx_huge_pages(mmu, NXSIM__SHADOW_MMU, false);
-		nxsim__rcu_read_unlock();
-		nxsim__rw_unlock(&mmu->mmu_lock);
-	}
-	mmu_lock(mmu, shared);
-	nxsim__rcu_read_lock();
-	kvm_recover_nx_huge_pages(mmu, NXSIM__TDP_MMU, shared);
-	nxsim__rcu_read_unlock();
-	nxsim__rw_unlock(&mmu->mmu_lock);
 }

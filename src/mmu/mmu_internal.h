@@ -394,6 +394,15 @@ struct nxsim__vm_mmu {
 	bool resched_pending;
 };
 
+/* mmu_lock for read (@shared) or write. */
+static inline void nxsim__mmu_lock(struct nxsim__vm_mmu *mmu, bool shared)
+{
+	if (shared)
+		nxsim__read_lock(&mmu->mmu_lock);
+	else
+		nxsim__write_lock(&mmu->mmu_lock);
+}
+
 /* The frame entry of index @id (allocated). */
 static inline struct nxsim__frame *nxsim__frame(struct nxsim__vm_mmu *mmu,
 						uint32_t id)
