@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Page-table pages of the TDP MMU (arch/x86/kvm/mmu/tdp_mmu.c):
+ * tdp_mmu_alloc_sp(), tdp_mmu_free_sp() and, after a grace period,
+ * tdp_mmu_free_sp_rcu_callback().  A page is a header (struct
+ * nxsim__mmu_page) and a 4 KiB table; each has a frame number, which
+ * SPTEs hold in place of a host pfn, in chunks of frames allocated as
+ * needed.  Freed pages wait on a bounded per-VM reserve for the next
+ * topup, and the chunks go when the last page does.  The counts (nr_sps,
+ * nr_cached, nr_rcu_pending) change together under pages_alloc_lock.
+ *
+ * Left out: the kernel's kmem caches (mmu_page_header_cache,
+ * mmu_shadow_page_cache) and their GFP flags; pages come from the
+ * project's allocator, which a test can make fail.
+ */
+#include <stddef.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
+
+#include "core/alloc.h"
+#include "core/compiler.h"
+#include "mmu/mmu.h"
+#include "mmu/mmu_internal.h"
+
+/*
+ * A free frame index, adding a chunk if needed; false on -ENOMEM.  Called
+ * with pages_alloc_lock held.  A new chunk is stored before any SPTE
+ * naming one of its frames is published, so walkers find it.
+ */
+static bool frame_get(struct nxsim__vm_mmu *mmu, uint32_t *id)
+{
+	uint32_t c = mmu->nr_frames / NXSIM__FRAME_CHUNK;
+
+	if (mmu->free_frame != NXSIM__NO_FRAME) {
+		*id = mmu->free_frame;
+		mmu->free_frame = nxsim__frame(mmu, *id)->next_free;
+		return true;
+	}
+	if (!(mmu->nr_frames % NXSIM__FRAME_CHUNK)) {
+		if (c == NXSIM__FRAME_CHUNKS)
+			return false;
+		if (!mmu->frame_chunk)
+			mmu->frame_chunk =
+				nxsim__zalloc(NXSIM__FRAME_CHUNKS *
+					      sizeof(*mmu->frame_chunk));
+		if (!mmu->frame_chunk)
+			return false;
+		mmu->frame_chunk[c] = nxsim__alloc(NXSIM__FRAME_CHUNK *
+						   sizeof(struct nxsim__frame));
+		if (!mmu->frame_chunk[c])
+			return false;
+	}
+	*id = mmu->nr_frames++;
+	return true;
+}
+
+static void frame_put(struct nxsim__vm_mmu *mmu, uint32_t id)
+{
+	struct nxsim__frame *fr = nxsim__frame(mmu, id);
+
+	fr->sp = NULL;
+	fr->next_free = mmu->free_frame;
+	mmu->free_frame = id;
+}
+
+/*
+ * Under ASan a reserved page is poisoned but for its reserve link, so
+ * that a stale pointer to a zapped page is still reported although its
+ * memory was not freed.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+static void sp_poison(struct nxsim__mmu_page *sp, bool poison)
+{
+	char *link = (char *)&sp->link, *end = (char *)(sp + 1);
+	uint64_t *spt;
+
+	if (!poison) {
+		ASAN_UNPOISON_MEMORY_REGION(sp, sizeof(*sp));
+		ASAN_UNPOISON_MEMORY_REGION(sp->spt, SPTE_ENT_PER_PAGE *
+							     sizeof(uint64_t));
+		return;
+	}
+	spt = sp->spt;
+	ASAN_POISON_MEMORY_REGION(spt, SPTE_ENT_PER_PAGE * sizeof(uint64_t));
+	ASAN_POISON_MEMORY_REGION(sp, link - (char *)sp);
+	link += sizeof(sp->link);
+	ASAN_POISON_MEMORY_REGION(link, end - link);
+}
+#else
+static void sp_poison(struct nxsim__mmu_page *sp, bool poison)
+{
+	(void)sp;
+	(void)poison;
+}
+#endif
+
+static void sp_release(struct nxsim__mmu_page *sp)
+{
+	nxsim__free(sp->spt, SPTE_ENT_PER_PAGE * sizeof(uint64_t));
+	nxsim__free(sp, sizeof(*sp));
+}
+
+/* The newest reserved page, off the reserve and unpoisoned. */
+static struct nxsim__mmu_page *reserve_pop(struct nxsim__vm_mmu *mmu)
+{
+	struct nxsim__mmu_page *sp = TAILQ_FIRST(&mmu->reserve);
+
+	sp_poison(sp, false);
+	TAILQ_REMOVE(&mmu->reserve, sp, link);
+	mmu->nr_reserve--;
+	return sp;
+}
+
+/* A page with a zeroed header: reserved, or from the allocator. */
+static struct nxsim__mmu_page *sp_get(struct nxsim__vm_mmu *mmu)
+{
+	struct nxsim__mmu_page *sp;
+	uint64_t *spt;
+
+	if (mmu->nr_reserve) {
+		sp = reserve_pop(mmu);
+		spt = sp->spt;
+		*sp = (struct nxsim__mmu_page){ .spt = spt };
+		return sp;
+	}
+	sp = nxsim__zalloc(sizeof(*sp));
+	if (!sp)
+		return NULL;
+	sp->spt = nxsim__alloc(SPTE_ENT_PER_PAGE * sizeof(uint64_t));
+	if (!sp->spt) {
+		nxsim__free(sp, sizeof(*sp));
+		return NULL;
+	}
+	return sp;
+}
+
+static void sp_put(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp)
+{
+	if (mmu->nr_reserve < NXSIM__SP_RESERVE_MAX) {
+		TAILQ_INSERT_HEAD(&mmu->reserve, sp, link);
+		mmu->nr_reserve++;
+		sp_poison(sp, true);
+	} else {
+		sp_release(sp);
+	}
+}
+
+struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu)
+{
+	struct nxsim__mmu_page *sp;
+	uint32_t id;
+
+	pthread_mutex_lock(&mmu->pages_alloc_lock);
+	sp = sp_get(mmu);
+	if (sp && !frame_get(mmu, &id)) {
+		sp_put(mmu, sp);
+		sp = NULL;
+	}
+	if (sp) {
+		sp->id = id;
+		nxsim__frame(mmu, id)->sp = sp;
+		__atomic_fetch_add(&mmu->nr_sps, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&mmu->nr_cached, 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&mmu->pages_alloc_lock);
+	if (!sp)
+		return NULL;
+	sp->mmu = mmu;
+	sp->direct = true;
+	sp->tdp_mmu_page = true;
+	return sp;
+}
+
+void nxsim__sp_clear(struct nxsim__mmu_page *sp)
+{
+	uint64_t *spt = sp->spt; /* not reloaded per entry: vectorised */
+	unsigned int i;
+
+	for (i = 0; i < SPTE_ENT_PER_PAGE; i++)
+		spt[i] = SHADOW_NONPRESENT_VALUE;
+}
+
+/*
+ * tdp_mmu_free_sp(), the page leaving the count @from (nr_cached or
+ * nr_rcu_pending) with nr_sps, under pages_alloc_lock: the checker reads
+ * the counts together under it.
+ */
+static void tdp_mmu_free_sp(struct nxsim__vm_mmu *mmu,
+			    struct nxsim__mmu_page *sp, uint64_t *from)
+{
+	pthread_mutex_lock(&mmu->pages_alloc_lock);
+	frame_put(mmu, sp->id);
+	sp_put(mmu, sp);
+	__atomic_fetch_sub(&mmu->nr_sps, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(from, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&mmu->pages_alloc_lock);
+}
+
+void nxsim__tdp_mmu_free_cached_sp(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__mmu_memory_cache *mc)
+{
+	tdp_mmu_free_sp(mmu, mc->objs[--mc->nobjs], &mmu->nr_cached);
+}
+
+/* tdp_mmu_free_sp_rcu_callback(): the grace period is over. */
+static void tdp_mmu_free_sp_rcu_callback(struct rcu_head *head)
+{
+	struct nxsim__mmu_page *sp =
+		(struct nxsim__mmu_page *)((char *)head -
+					   offsetof(struct nxsim__mmu_page,
+						    rcu_head));
+
+	nxsim__rcu_callback_enter();
+	tdp_mmu_free_sp(sp->mmu, sp, &sp->mmu->nr_rcu_pending);
+}
+
+void nxsim__mmu_free_sp_after_grace_period(struct nxsim__vm_mmu *mmu,
+					   struct nxsim__mmu_page *sp)
+{
+	__atomic_fetch_add(&mmu->nr_rcu_pending, 1, __ATOMIC_RELAXED);
+	nxsim__call_rcu(&sp->rcu_head, tdp_mmu_free_sp_rcu_callback);
+}
+
+void nxsim__tdp_mmu_trim_reserve(struct nxsim__vm_mmu *mmu, unsigned int keep)
+{
+	pthread_mutex_lock(&mmu->pages_alloc_lock);
+	while (mmu->nr_reserve > keep)
+		sp_release(reserve_pop(mmu));
+	pthread_mutex_unlock(&mmu->pages_alloc_lock);
+}
+
+void nxsim__tdp_mmu_release_unused(struct nxsim__vm_mmu *mmu)
+{
+	pthread_mutex_lock(&mmu->pages_alloc_lock);
+	if (!__atomic_load_n(&mmu->nr_sps, __ATOMIC_RELAXED))
+		nxsim__tdp_mmu_release(mmu);
+	pthread_mutex_unlock(&mmu->pages_alloc_lock);
+}
+
+void nxsim__tdp_mmu_release(struct nxsim__vm_mmu *mmu)
+{
+	uint32_t c;
+
+	if (mmu->frame_chunk) {
+		for (c = 0; c < NXSIM__FRAME_CHUNKS && mmu->frame_chunk[c]; c++)
+			nxsim__free(mmu->frame_chunk[c],
+				    NXSIM__FRAME_CHUNK *
+					    sizeof(struct nxsim__frame));
+		nxsim__free(mmu->frame_chunk,
+			    NXSIM__FRAME_CHUNKS * sizeof(*mmu->frame_chunk));
+		mmu->frame_chunk = NULL;
+	}
+	mmu->nr_frames = 0;
+	mmu->free_frame = NXSIM__NO_FRAME;
+}
