@@ -25,14 +25,25 @@ unsigned int nxsim__rwlock_reader_new(void)
 	return id;
 }
 
-/* The slot count: a power of two, at most the online CPUs and the cap. */
+/*
+ * The slot count: a power of two, at most the online CPUs and the cap.
+ * Counted once: sysconf() reads sysfs, which at every VM creation cost
+ * more than the rest of the creation.  Threads that race to count store
+ * the same value.
+ */
 static unsigned int slots(void)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned int n = 1;
+	static unsigned int counted;
+	unsigned int n = __atomic_load_n(&counted, __ATOMIC_RELAXED);
+	long cpus;
 
+	if (n)
+		return n;
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	n = 1;
 	while (n * 2 <= NXSIM__RWLOCK_MAX_SLOTS && n * 2 <= cpus)
 		n *= 2;
+	__atomic_store_n(&counted, n, __ATOMIC_RELAXED);
 	return n;
 }
 
