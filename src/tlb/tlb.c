@@ -685,9 +685,17 @@ lookup_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
 }
 #endif
 
-int nxsim_tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
-		     enum nxsim_tlb_access access, uint64_t va,
-		     struct nxsim_tlb_entry *e)
+/*
+ * The two calls of every simulated access are declared inline (their
+ * definitions stay external: the header declares them without it), so
+ * that under link-time optimisation (NXSIM_LTO, NXSIM_LTO_TLB) GCC
+ * inlines them into a caller's loop as it would a static inline: its
+ * limits for functions not declared inline keep even the checks, the
+ * memo and a tail call out of a loop that calls them at two sites.
+ */
+inline int nxsim_tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
+			    enum nxsim_tlb_access access, uint64_t va,
+			    struct nxsim_tlb_entry *e)
 {
 	int rc;
 
@@ -706,9 +714,9 @@ int nxsim_tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
 	return rc;
 }
 
-int nxsim_tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
-		   enum nxsim_tlb_access access,
-		   const struct nxsim_tlb_entry *e)
+inline int nxsim_tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
+			  enum nxsim_tlb_access access,
+			  const struct nxsim_tlb_entry *e)
 {
 	if (bad_cpu(tlb, cpu) || bad_access(access) || !e ||
 	    size_code(e->page_shift) < 0 || e->pcid >= NXSIM_TLB_NR_PCIDS)
