@@ -131,8 +131,12 @@ insert(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 				a->ways, &c->rng) :
 		    nxsim__tlb_oldest_isa(isa, a->age + base, a->stride);
 	c->st.evictions++;
-	/* The common eviction: the counts stand, and nobody is told. */
-	if (likely(tlb_tag_size(t[w]) == sz && !(t[w] & TLB_TAG_WATCH)))
+	/*
+	 * The common eviction, of an unwatched entry of the same page size:
+	 * the counts stand, and nobody is told.
+	 */
+	if (likely((t[w] & (TLB_TAG_SIZE_MASK | TLB_TAG_WATCH)) ==
+		   (tag & TLB_TAG_SIZE_MASK)))
 		goto write;
 	drop(tlb, cpu, a, base + w);
 fill:
