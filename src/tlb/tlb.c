@@ -131,8 +131,12 @@ insert(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 				a->ways, &c->rng) :
 		    nxsim__tlb_oldest_isa(isa, a->age + base, a->stride);
 	c->st.evictions++;
-	/* The common eviction: the counts stand, and nobody is told. */
-	if (likely(tlb_tag_size(t[w]) == sz && !(t[w] & TLB_TAG_WATCH)))
+	/*
+	 * The common eviction, of an unwatched entry of the same page size:
+	 * the counts stand, and nobody is told.
+	 */
+	if (likely((t[w] & (TLB_TAG_SIZE_MASK | TLB_TAG_WATCH)) ==
+		   (tag & TLB_TAG_SIZE_MASK)))
 		goto write;
 	drop(tlb, cpu, a, base + w);
 fill:
@@ -685,9 +689,17 @@ lookup_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
 }
 #endif
 
-int nxsim_tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
-		     enum nxsim_tlb_access access, uint64_t va,
-		     struct nxsim_tlb_entry *e)
+/*
+ * The two calls of every simulated access are declared inline (their
+ * definitions stay external: the header declares them without it), so
+ * that under link-time optimisation (NXSIM_LTO, NXSIM_LTO_TLB) GCC
+ * inlines them into a caller's loop as it would a static inline: its
+ * limits for functions not declared inline keep even the checks, the
+ * memo and a tail call out of a loop that calls them at two sites.
+ */
+inline int nxsim_tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
+			    enum nxsim_tlb_access access, uint64_t va,
+			    struct nxsim_tlb_entry *e)
 {
 	int rc;
 
@@ -706,9 +718,9 @@ int nxsim_tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
 	return rc;
 }
 
-int nxsim_tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
-		   enum nxsim_tlb_access access,
-		   const struct nxsim_tlb_entry *e)
+inline int nxsim_tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
+			  enum nxsim_tlb_access access,
+			  const struct nxsim_tlb_entry *e)
 {
 	if (bad_cpu(tlb, cpu) || bad_access(access) || !e ||
 	    size_code(e->page_shift) < 0 || e->pcid >= NXSIM_TLB_NR_PCIDS)

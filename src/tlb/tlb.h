@@ -32,6 +32,7 @@
 #define TLB_TAG_GLOBAL 2ull
 #define TLB_TAG_WATCH 4ull
 #define TLB_TAG_SIZE_SHIFT 3
+#define TLB_TAG_SIZE_MASK (3ull << TLB_TAG_SIZE_SHIFT)
 #define TLB_TAG_PCID_SHIFT 5
 #define TLB_TAG_PCID_MASK (0xfffull << TLB_TAG_PCID_SHIFT)
 #define TLB_TAG_VPN_SHIFT 17
