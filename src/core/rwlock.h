@@ -12,12 +12,15 @@
  * read_lock() and read_unlock() both write.  A TDP fault of the model
  * costs about 100 ns under the read lock, less than two moves of that
  * line between cores, and two vCPU threads faulting on disjoint memory
- * ran slower than one (docs/mmu.md, "mmu_lock").  A kernel fault costs
- * microseconds, and there the qrwlock's line weighs far less.
+ * ran slower than one (docs/mmu.md, "Two vCPUs faulting at once").  A
+ * kernel fault costs microseconds, and there the qrwlock's line weighs
+ * far less.
  *
  * Left out: the qrwlock's FIFO order among waiting writers (pthread
- * picks), and readers in interrupt context (the model has none).  A
- * writer pays one pthread lock per slot.
+ * picks); its queueing of every new reader behind a waiting writer (here
+ * a reader whose slot the writer has not reached yet still gets in, and
+ * the writer waits for it there); readers in interrupt context (the model
+ * has none).  A writer pays one pthread lock per slot.
  */
 #ifndef NXSIM_CORE_RWLOCK_H
 #define NXSIM_CORE_RWLOCK_H
