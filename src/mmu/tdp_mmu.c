@@ -179,30 +179,42 @@ static int tdp_mmu_zap_spte_atomic(struct nxsim__vm_mmu *mmu,
 	return 0;
 }
 
-void nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(struct nxsim__vm_mmu *mmu,
-					  struct nxsim__mmu_page *sp, int as_id)
+/*
+ * tdp_mmu_init_sp(): set @sp's header for its use as a table of @role at
+ * @gfn under @parent's SPTE @ptep (a root: both NULL), with no leaves, no
+ * NX flag and no checker record, as a page a failed link or split gave
+ * back to the cache is reused.
+ */
+static void tdp_mmu_init_sp(struct nxsim__mmu_page *sp,
+			    struct nxsim__mmu_page *parent, uint64_t *ptep,
+			    uint64_t gfn, union nxsim__kvm_mmu_page_role role)
 {
-	nxsim__sp_clear(sp);
-	/*
-	 * tdp_mmu_init_sp(): the header set for this use, as a page a failed
-	 * link or split gave back to the cache is reused.
-	 */
-	sp->parent = NULL;
-	sp->ptep = NULL;
+	sp->parent = parent;
+	sp->ptep = ptep;
+	sp->role = role;
+	sp->level = (uint8_t)role.level;
+	sp->gfn = gfn;
 	sp->nr_leaves = 0;
 	sp->nx_huge_page_disallowed = false;
 	sp->nx_flag_pending = false;
 	sp->made_hpd = false;
 	sp->made_req_level = 0;
 	sp->unaccounted = false;
+}
+
+void nxsim__kvm_tdp_mmu_get_vcpu_root_hpa(struct nxsim__vm_mmu *mmu,
+					  struct nxsim__mmu_page *sp, int as_id)
+{
 	/* kvm_mmu_get_tdp_level() and the vCPU's root_role */
-	sp->role = (union nxsim__kvm_mmu_page_role){ .word = 0 };
-	sp->role.level = (unsigned int)mmu->root_level;
-	sp->role.direct = 1;
-	sp->role.access = ACC_ALL;
-	sp->role.smm = (unsigned int)as_id;
-	sp->level = mmu->root_level;
-	sp->gfn = 0;
+	union nxsim__kvm_mmu_page_role role = {
+		.level = (unsigned int)mmu->root_level,
+		.direct = 1,
+		.access = ACC_ALL,
+		.smm = (unsigned int)as_id,
+	};
+
+	nxsim__sp_clear(sp);
+	tdp_mmu_init_sp(sp, NULL, NULL, 0, role);
 	sp->root_count = 1;
 	TAILQ_INSERT_TAIL(&mmu->roots, sp, link);
 	__atomic_store_n(&mmu->root[as_id], sp, __ATOMIC_RELEASE);
@@ -568,18 +580,12 @@ static struct nxsim__mmu_page *tdp_mmu_init_child_sp(
 	struct nxsim__mmu_page *parent, uint64_t *ptep, uint64_t gfn)
 {
 	struct nxsim__mmu_page *sp = nxsim__mmu_cache_pop(mmu, mc);
-	int level = parent->level - 1;
-
-	sp->parent = parent;
 	/* tdp_mmu_init_child_sp(): the parent's role, a level down */
-	sp->role = parent->role;
-	sp->role.level = (unsigned int)level;
-	sp->level = level;
-	sp->gfn = gfn & ~(KVM_PAGES_PER_HPAGE(level + 1) - 1);
-	sp->ptep = ptep;
-	sp->nr_leaves = 0;
-	sp->nx_huge_page_disallowed = false;
-	sp->nx_flag_pending = false;
+	union nxsim__kvm_mmu_page_role role = parent->role;
+
+	role.level = (unsigned int)parent->level - 1;
+	tdp_mmu_init_sp(sp, parent, ptep,
+			gfn & ~(KVM_PAGES_PER_HPAGE(parent->level) - 1), role);
 	return sp;
 }
 
