@@ -703,7 +703,6 @@ retry:
 			}
 			child = tdp_mmu_init_child_sp(mmu, cache, sp,
 						      &sp->spt[i], gfn);
-			child->made_hpd = false;
 			child->made_req_level = NXSIM_PG_LEVEL_4K;
 			if (tdp_mmu_split_huge_page(mmu, child, &old, shared)) {
 				nxsim__mmu_cache_push(mmu, cache, child);
