@@ -299,12 +299,11 @@ static bool role_changes(const struct nxsim_vcpu *vcpu,
 			 const struct nxsim_guest_paging *old,
 			 const struct nxsim_guest_paging *new)
 {
-	bool wp_resets = !nxsim__vm_tdp_enabled(vcpu->vm) ||
-			 !vcpu->vm->host->prof->cr0_wp_keeps_root ||
-			 old->cr0_pg != new->cr0_pg;
+	bool wp_keeps_root = nxsim__vm_tdp_enabled(vcpu->vm) &&
+			     vcpu->vm->host->prof->cr0_wp_keeps_root;
 
 	return old->cr0_pg != new->cr0_pg ||
-	       (old->cr0_wp != new->cr0_wp &&wp_resets) ||
+	       (old->cr0_wp != new->cr0_wp && !wp_keeps_root) ||
 	       old->cr4_pae != new->cr4_pae || old->cr4_pse != new->cr4_pse ||
 	       old->efer_lma != new->efer_lma || old->efer_nxe != new->efer_nxe;
 }
