@@ -1000,6 +1000,16 @@ struct nxsim__sp_hlist *nxsim__gfn_sp_list(struct nxsim__vm_mmu *mmu,
 					   uint64_t gfn);
 
 /*
+ * The valid shadow pages of guest tables at @gfn
+ * (for_each_gfn_valid_sp_with_gptes()).
+ */
+#define for_each_gfn_valid_sp_with_gptes(mmu, sp, gfn)                      \
+	LIST_FOREACH(sp, nxsim__gfn_sp_list(mmu, gfn), hash_link)           \
+		if ((sp)->gfn != (gfn) || nxsim__is_obsolete_sp(mmu, sp) || \
+		    !sp_has_gptes(sp)) {                                    \
+		} else
+
+/*
  * mmu_set_spte(): install the leaf of @gfn at @sp->spt[@idx] with
  * @pte_access (ACC_*), keeping rmaps and stats; @f is NULL for a
  * prefetch, which makes the SPTE without the accessed bit
@@ -1025,7 +1035,7 @@ void nxsim__account_nx_huge_page(struct nxsim__vm_mmu *mmu,
 				 const struct nxsim__kvm_page_fault *f,
 				 struct nxsim__mmu_page *sp, int level);
 
-/* ---- paging_tmpl.c: write protection of guest tables --------------------- */
+/* ---- pte_write.c: write protection of guest tables ---------------------- */
 
 /*
  * mmu_try_to_unsync_pages(): 0 if a writable SPTE may map @gfn (its
@@ -1037,6 +1047,13 @@ int nxsim__mmu_try_to_unsync_pages(struct nxsim__vm_mmu *mmu,
 				   const struct nxsim__memslot *slot,
 				   uint64_t gfn, bool can_unsync,
 				   bool prefetch);
+
+/*
+ * The emulated store of @bytes at @val to guest table memory at @gpa
+ * (emulator_write_phys() -> kvm_page_track_write() -> kvm_mmu_pte_write()).
+ */
+int nxsim__emulate_pte_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
+			     const void *val, unsigned int bytes);
 
 /* __clear_sp_write_flooding_count(): a fault walked through @sp. */
 static inline void __clear_sp_write_flooding_count(struct nxsim__mmu_page *sp)
