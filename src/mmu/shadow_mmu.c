@@ -21,15 +21,10 @@
  *   - unsync pages' bookkeeping: kvm_mmu_mark_parents_unsync() with
  *     mark_unsync(), kvm_unlink_unsync_page() (on a sync or a zap), and
  *     kvm_mmu_find_shadow_page()'s zap or sync of unsync pages;
- *   - the legacy direct MMU (TDP hardware, TDP MMU off): the root of
- *     each address space (mmu_alloc_direct_roots(), role.smm for SMM),
- *     direct_map() with
- *     direct_pte_prefetch() (PTE_PREFETCH_NUM 8, 6.1), the NX accounting
- *     of the pages it links (account_huge_nx_page() of 6.1 or
- *     account_nx_huge_page() from 6.2, by profile), and the rmap walks of
- *     dirty logging (kvm_mmu_slot_remove_write_access(),
+ *   - the rmap walks of dirty logging (kvm_mmu_slot_remove_write_access(),
  *     kvm_mmu_slot_leaf_clear_dirty(), kvm_rmap_zap_collapsible_sptes())
  *     and of the MMU notifier (kvm_unmap_gfn_range() -> kvm_zap_rmap()).
+ * The legacy direct MMU that maps through these pages is direct_map.c.
  *
  * Everything runs under mmu_lock held for write, as in the kernel.  Left
  * out: the n_max_mmu_pages limit and kvm_mmu_zap_oldest_mmu_pages(), nested
@@ -665,28 +660,6 @@ void nxsim__kvm_mmu_zap_all(struct nxsim__vm_mmu *mmu)
 	nxsim__kvm_mmu_commit_zap_page(mmu, &mmu->invalid_list);
 }
 
-/* ---- the legacy direct MMU ---------------------------------------------- */
-
-void nxsim__mmu_alloc_direct_roots(struct nxsim__vm_mmu *mmu,
-				   struct nxsim__mmu_memory_cache *mc,
-				   int as_id)
-{
-	/* kvm_calc_tdp_mmu_root_page_role(), with is_smm(vcpu) */
-	union nxsim__kvm_mmu_page_role role = {
-		.level = (unsigned int)mmu->root_level,
-		.direct = 1,
-		.access = ACC_ALL,
-		.efer_nx = 1,
-		.cr0_wp = 1,
-		.smm = (unsigned int)as_id,
-	};
-	struct nxsim__mmu_page *root =
-		nxsim__kvm_mmu_get_shadow_page(mmu, mc, NULL, 0, role);
-
-	root->root_count++;
-	mmu->root[as_id] = root;
-}
-
 /*
  * mmu_set_spte(): install the leaf of @gfn at @sp->spt[@idx]; @f is NULL
  * for a prefetch, which makes the SPTE without the accessed bit
@@ -755,142 +728,6 @@ int nxsim__mmu_set_spte(struct nxsim__vm_mmu *mmu,
 	if (!was_rmapped)
 		rmap_add(mmu, slot, sp, idx, gfn, pte_access);
 	return ret;
-}
-
-/*
- * direct_pte_prefetch_many(): map [start, end) of @sp from the slot of the
- * first gfn, if the slot is writable, not dirty-logged and holds them all
- * (gfn_to_page_many_atomic()); Return: 0, or -1 to stop prefetching.
- */
-static int direct_pte_prefetch_many(struct nxsim__vm_mmu *mmu,
-				    struct nxsim__mmu_page *sp,
-				    unsigned int start, unsigned int end)
-{
-	unsigned int access = sp->role.access, i;
-	uint64_t gfn = nxsim__kvm_mmu_page_get_gfn(sp, start);
-	struct nxsim__memslot *slot =
-		nxsim__gfn_to_memslot(mmu, kvm_mmu_page_as_id(sp), gfn);
-
-	/* gfn_to_memslot_dirty_bitmap(vcpu, gfn, access & ACC_WRITE_MASK) */
-	if (!slot ||
-	    ((access & ACC_WRITE_MASK) && nxsim__slot_dirty_logging(slot)))
-		return -1;
-	/* gfn_to_hva_many() for writing, then every page or none */
-	if ((slot->flags & NXSIM_MEM_READONLY) ||
-	    slot->base_gfn + slot->npages - gfn < end - start)
-		return -1;
-	for (i = start; i < end; i++, gfn++)
-		nxsim__mmu_set_spte(mmu, slot, sp, i, access, gfn,
-				    nxsim__gfn_to_pfn(slot, gfn), NULL);
-	return 0;
-}
-
-/* __direct_pte_prefetch(): the free entries of the aligned block of 8. */
-static void __direct_pte_prefetch(struct nxsim__vm_mmu *mmu,
-				  struct nxsim__mmu_page *sp, unsigned int idx)
-{
-	unsigned int i = idx & ~(NXSIM__PTE_PREFETCH_NUM - 1u);
-	unsigned int end = i + NXSIM__PTE_PREFETCH_NUM, start = end;
-
-	WARN_ON(!sp->role.direct);
-	for (; i < end; i++) {
-		if (is_shadow_present_pte(sp->spt[i]) || i == idx) {
-			if (start == end)
-				continue;
-			if (direct_pte_prefetch_many(mmu, sp, start, i) < 0)
-				return;
-			start = end;
-		} else if (start == end) {
-			start = i;
-		}
-	}
-	if (start != end)
-		direct_pte_prefetch_many(mmu, sp, start, end);
-}
-
-/* direct_pte_prefetch(): 4K leaves only, and only with A/D bits. */
-void nxsim__direct_pte_prefetch(struct nxsim__vm_mmu *mmu,
-				struct nxsim__mmu_page *sp, unsigned int idx)
-{
-	if (sp->role.ad_disabled || sp->role.level > NXSIM_PG_LEVEL_4K)
-		return;
-	__direct_pte_prefetch(mmu, sp, idx);
-}
-
-/*
- * The NX accounting of a page direct_map() or FNAME(fetch) linked: 6.1's
- * account_huge_nx_page() flags a page only when it tracks it (a huge page
- * was possible); from 6.2 account_nx_huge_page() flags every page an
- * exec fault made and tracks the possible ones.
- */
-void nxsim__account_nx_huge_page(struct nxsim__vm_mmu *mmu,
-				 const struct nxsim__kvm_page_fault *f,
-				 struct nxsim__mmu_page *sp, int level)
-{
-	bool possible = f->req_level >= level ||
-			nxsim__mmu_has_bug(mmu, NXSIM_BUG_TRACK_ANY_LEVEL);
-	bool tag = mmu->prof->nx_tag_untracked &&
-		   !nxsim__mmu_has_bug(mmu, NXSIM_BUG_UNTAGGED_NX);
-
-	if (!f->huge_page_disallowed)
-		return;
-	sp->made_hpd = true;
-	sp->made_req_level = (uint8_t)f->req_level;
-	if (!tag && !possible)
-		return;
-	sp->nx_huge_page_disallowed = true;
-	if (possible)
-		nxsim__track_possible_nx_huge_page(mmu, sp, NXSIM__SHADOW_MMU);
-}
-
-void nxsim__direct_map(struct nxsim__vm_mmu *mmu,
-		       struct nxsim__mmu_memory_cache *mc,
-		       struct nxsim__kvm_page_fault *f,
-		       struct nxsim_access_info *info)
-{
-	struct nxsim__mmu_page *sp = mmu->root[f->as_id], *child;
-	int level = mmu->root_level, ret;
-	uint64_t base_gfn = f->gfn;
-	unsigned int idx;
-
-	nxsim__kvm_mmu_hugepage_adjust(mmu, f);
-	for (;; sp = spte_to_child_sp(mmu, sp->spt[idx]), level--) {
-		idx = spte_index(f->gfn, level);
-		if (f->nx_huge_page_workaround_enabled)
-			nxsim__disallowed_hugepage_adjust(mmu, f, sp->spt[idx],
-							  level);
-		base_gfn = f->gfn & ~(KVM_PAGES_PER_HPAGE(level) - 1);
-		if (level == f->goal_level)
-			break;
-		child = nxsim__kvm_mmu_get_child_sp(mmu, mc, NULL, sp, idx,
-						    base_gfn, true, ACC_ALL);
-		if (!child)
-			continue;
-		if (is_shadow_present_pte(sp->spt[idx])) {
-			MMU_COUNT(mmu, huge_zaps);
-			info->zapped_huge++;
-		}
-		nxsim__link_shadow_page(mmu, sp, idx, child);
-		/*
-		 * Faults of the nonpaging MMU (TDP off, guest paging off) are
-		 * accounted from b5b0977f4aa2 (6.2, the series of
-		 * 428e921611bc); before, and with the bug switch, they are
-		 * neither flagged nor tracked.
-		 */
-		if (f->is_tdp ||
-		    (mmu->prof->nx_tag_untracked &&
-		     !nxsim__mmu_has_bug(mmu, NXSIM_BUG_NONPAGING_UNTRACKED)))
-			nxsim__account_nx_huge_page(mmu, f, child, level);
-	}
-	ret = nxsim__mmu_set_spte(mmu, f->slot, sp, idx, ACC_ALL, base_gfn,
-				  f->pfn, f);
-	info->level = level;
-	if (ret == RET_PF_SPURIOUS) {
-		info->outcome = NXSIM_ACCESS_SPURIOUS;
-		return;
-	}
-	info->outcome = NXSIM_ACCESS_FAULT;
-	nxsim__direct_pte_prefetch(mmu, sp, idx);
 }
 
 /* kvm_zap_rmap(): zap every leaf on @head; Return: true if any. */
