@@ -595,6 +595,16 @@ int nxsim__tdp_mmu_set_spte_atomic(struct nxsim__vm_mmu *mmu,
 				   struct nxsim__mmu_page *sp, uint64_t *sptep,
 				   uint64_t *old, uint64_t new);
 /*
+ * tdp_mmu_zap_spte_atomic(): freeze the SPTE (so nobody installs anything
+ * while the TLBs may still hold the old translation), flush, then clear
+ * it; the flush covers the SPTE's range (kvm_flush_remote_tlbs_range()).
+ * -EBUSY if the SPTE changed since *@old was read.  Exclusive
+ * (@shared false): clear and flush.
+ */
+int nxsim__tdp_mmu_zap_spte_atomic(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__mmu_page *sp, uint64_t *sptep,
+				   uint64_t *old, bool shared);
+/*
  * kvm_tdp_mmu_get_vcpu_root_hpa(): make @sp (from the cache) the root of
  * address space @as_id (role.smm).
  */
