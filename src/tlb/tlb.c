@@ -90,6 +90,56 @@ static inline void drop(struct nxsim_tlb *tlb, unsigned int cpu,
 }
 
 /*
+ * The way a fresh insert into set @set (its first way at @base) of @a
+ * takes: the first empty way (*@empty set), else the policy's victim.
+ */
+static __attribute__((always_inline)) inline unsigned int
+insert_way(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
+	   struct nxsim__tlb_cpu *c, struct nxsim__tlb_array *a, size_t base,
+	   size_t set, bool *empty)
+{
+	uint32_t m;
+
+	/* A full array (the steady state) has no empty way to look for. */
+	if (a->used < a->cap) {
+		/* Tag 0 is empty; padding ways are not ways. */
+		m = nxsim__tlb_match_isa(isa, a->tag + base, a->stride, 0, 0) &
+		    a->way_mask;
+		if (m) {
+			*empty = true;
+			return (unsigned int)__builtin_ctz(m);
+		}
+	}
+	*empty = false;
+	return tlb->victim ?
+		       tlb->victim(a->age + base, &a->state[set], a->ways,
+				   &c->rng) :
+		       nxsim__tlb_oldest_isa(isa, a->age + base, a->stride);
+}
+
+/*
+ * Way @w of the set at @base takes @tag, of page size @sz: an empty way
+ * (@empty: the counts grow), or one whose entry of the same size is
+ * refreshed or evicted (the counts stand).
+ */
+static __attribute__((always_inline)) inline void
+put(struct nxsim_tlb *tlb, struct nxsim__tlb_cpu *c, struct nxsim__tlb_array *a,
+    size_t base, unsigned int w, unsigned int sz, uint64_t tag, uint64_t pfn,
+    bool empty)
+{
+	if (empty) {
+		a->used++;
+		a->nr[sz]++;
+		a->sizes |= 1u << sz;
+	}
+	a->tag[base + w] = tag;
+	nxsim__tlb_memo_forget(a);
+	a->pfn[base + w] = pfn;
+	c->st.fills++;
+	nxsim__tlb_touch(tlb, a, base, w);
+}
+
+/*
  * Write @tag into @a, evicting if the set is full.  @fresh: the caller
  * knows @a lacks the translation (an L2-to-L1 refill after an L1 miss, a
  * walk's fill after a miss); otherwise an existing copy is refreshed
@@ -102,53 +152,37 @@ insert(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	unsigned int sz = tlb_tag_size(tag), w;
-	uint32_t empty, same;
 	/* The tag holds the VPN at its size: its low bits pick the set. */
-	size_t base = set_index(a, tag) * a->stride;
+	size_t set = set_index(a, tag), base = set * a->stride;
 	uint64_t *t = a->tag + base;
+	uint32_t same;
+	bool empty;
 
 	if (!fresh) {
 		same = nxsim__tlb_match_isa(isa, t, a->stride,
 					    tag & ~TLB_TAG_WATCH,
 					    tag & ~TLB_TAG_WATCH);
 		if (same) {
-			w = (unsigned int)__builtin_ctz(same);
-			goto write; /* already there: refresh */
+			/* Already there: refresh. */
+			put(tlb, c, a, base, (unsigned int)__builtin_ctz(same),
+			    sz, tag, pfn, false);
+			return;
 		}
 	}
-	/* A full array (the steady state) has no empty way to look for. */
-	if (a->used < a->cap) {
-		/* Tag 0 is empty; padding ways are not ways. */
-		empty = nxsim__tlb_match_isa(isa, t, a->stride, 0, 0) &
-			a->way_mask;
-		if (empty) {
-			w = (unsigned int)__builtin_ctz(empty);
-			goto fill;
+	w = insert_way(isa, tlb, c, a, base, set, &empty);
+	if (!empty) {
+		c->st.evictions++;
+		/*
+		 * The common eviction, of an unwatched entry of the same page
+		 * size: the counts stand, and nobody is told.
+		 */
+		if (unlikely((t[w] & (TLB_TAG_SIZE_MASK | TLB_TAG_WATCH)) !=
+			     (tag & TLB_TAG_SIZE_MASK))) {
+			drop(tlb, cpu, a, base + w);
+			empty = true;
 		}
 	}
-	w = tlb->victim ?
-		    tlb->victim(a->age + base, &a->state[set_index(a, tag)],
-				a->ways, &c->rng) :
-		    nxsim__tlb_oldest_isa(isa, a->age + base, a->stride);
-	c->st.evictions++;
-	/*
-	 * The common eviction, of an unwatched entry of the same page size:
-	 * the counts stand, and nobody is told.
-	 */
-	if (likely((t[w] & (TLB_TAG_SIZE_MASK | TLB_TAG_WATCH)) ==
-		   (tag & TLB_TAG_SIZE_MASK)))
-		goto write;
-	drop(tlb, cpu, a, base + w);
-fill:
-	a->used++;
-	a->nr[sz]++;
-	a->sizes |= 1u << sz;
-write:
-	t[w] = tag;
-	nxsim__tlb_memo_forget(a);
-	a->pfn[base + w] = pfn;
-	c->st.fills++;
-	nxsim__tlb_touch(tlb, a, base, w);
+	put(tlb, c, a, base, w, sz, tag, pfn, empty);
 }
 
 /*
