@@ -46,7 +46,7 @@ static inline int nxsim__tlb_lookup_word(struct nxsim_tlb *tlb,
 		}
 		return rc;
 	}
-	nxsim__tlb_l1_hit(tlb, c, a, l1, tlb_tag_key(va, 0, c->pcid), base, w,
+	nxsim__tlb_l1_hit(tlb, c, a, l1, va, base, w,
 			  tlb_tag_size(a->tag[base + w]), &e);
 	*word = e.pfn;
 	*lv = l1;

@@ -264,8 +264,7 @@ lookup_big(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 	int sz = nxsim__tlb_probe_sizes(isa, a, va, c->pcid, sizes, &base, &w);
 
 	if (sz >= 0)
-		return nxsim__tlb_l1_hit(tlb, c, a, l1,
-					 tlb_tag_key(va, 0, c->pcid), base, w,
+		return nxsim__tlb_l1_hit(tlb, c, a, l1, va, base, w,
 					 (unsigned int)sz, e);
 	return lookup_l2(isa, tlb, cpu, l1, va, e);
 }
@@ -421,7 +420,11 @@ void nxsim__tlb_write_cr3(struct nxsim_tlb *tlb, unsigned int cpu,
 			  uint16_t pcid, bool noflush)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	unsigned int l;
 
+	/* The memos' keys have no PCID. */
+	for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++)
+		nxsim__tlb_memo_forget(&c->lv[l]);
 	c->pcid = pcid;
 	if (noflush) {
 		c->st.cr3_noflush++;

@@ -99,9 +99,10 @@ const struct nxsim__tlb_repl_ops *nxsim__tlb_repl_find(const char *name);
  * @nr: valid entries per page size
  * @used: valid entries (@nr summed)
  * @sizes: bit n set when @nr[n] is not 0, so lookups skip absent sizes
- * @memo_key: the 4K key (tlb_tag_key(va, 0, pcid)) of the last lookup
- *	that hit this array, or 0 (no key is 0): until a tag of the array
- *	changes, a lookup with the same key finds what that one found
+ * @memo_key: tlb_memo_key() of the last lookup that hit this array, or 0
+ *	(no key is 0): until a tag of the array changes or CR3 is written
+ *	(the key has no PCID), a lookup of the same page finds what that one
+ *	found
  * @memo_e: the entry it reported
  *
  * The memo saves the probe only: a lookup it answers still counts its
@@ -132,6 +133,16 @@ struct nxsim__tlb_array {
 	uint64_t memo_key;
 	struct nxsim_tlb_entry memo_e;
 };
+
+/*
+ * The memo's key for @va: its 4K page number plus one, so that no key is
+ * 0.  The PCID is left out, for one compare less on every memo hit:
+ * nxsim__tlb_write_cr3() forgets the memos instead.
+ */
+static inline uint64_t tlb_memo_key(uint64_t va)
+{
+	return (va >> NXSIM_TLB_SHIFT_4K) + 1;
+}
 
 /* A tag of @a changes: what the memo stands for may no longer hold. */
 static inline void nxsim__tlb_memo_forget(struct nxsim__tlb_array *a)
@@ -562,7 +573,7 @@ static inline void nxsim__tlb_touch(struct nxsim_tlb *tlb,
 }
 
 /*
- * A probe's L1 hit, the lookup of 4K key @key, in way @w of the set at
+ * A probe's L1 hit, the lookup of @va, in way @w of the set at
  * @base of @c's level @l1 (@a), on an entry of page size @sz: remember it
  * in the memo, count it, report it, make it the most recent.  The entry
  * is built once, in registers, for the memo and for @e.  A policy's own
@@ -571,13 +582,13 @@ static inline void nxsim__tlb_touch(struct nxsim_tlb *tlb,
 static __attribute__((always_inline)) inline int
 nxsim__tlb_l1_hit(struct nxsim_tlb *tlb, struct nxsim__tlb_cpu *c,
 		  struct nxsim__tlb_array *a, enum nxsim_tlb_level l1,
-		  uint64_t key, size_t base, unsigned int w, unsigned int sz,
+		  uint64_t va, size_t base, unsigned int w, unsigned int sz,
 		  struct nxsim_tlb_entry *e)
 {
 	struct nxsim_tlb_entry x;
 
 	nxsim__tlb_entry_out_sz(a, base + w, l1, sz, &x);
-	a->memo_key = key;
+	a->memo_key = tlb_memo_key(va);
 	a->memo_e = x;
 	c->st.hits[l1]++;
 	if (e)
@@ -608,7 +619,7 @@ nxsim__tlb_lookup_memo(struct nxsim_tlb *tlb, unsigned int cpu,
 	enum nxsim_tlb_level l1 = nxsim__tlb_l1(access);
 	struct nxsim__tlb_array *a = &c->lv[l1];
 
-	if (tlb_tag_key(va, 0, c->pcid) != a->memo_key)
+	if (tlb_memo_key(va) != a->memo_key)
 		return false;
 	c->st.hits[l1]++;
 	if (e)
@@ -657,7 +668,7 @@ nxsim__tlb_lookup_probe_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
 		if (__builtin_expect(hit != 0, 1)) {
 			unsigned int w = (unsigned int)__builtin_ctz(hit);
 
-			return nxsim__tlb_l1_hit(tlb, c, a, l1, key, base, w, 0,
+			return nxsim__tlb_l1_hit(tlb, c, a, l1, va, base, w, 0,
 						 e);
 		}
 		sizes &= ~1u;

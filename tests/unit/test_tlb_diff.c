@@ -549,7 +549,7 @@ static void test_tlb_diff_memo(void **state)
 		/* The memo's hits aged A: B is the L1D's LRU way. */
 		assert_true(tlb->cpu[0].lv[NXSIM_TLB_L1D].age[0] >
 			    tlb->cpu[0].lv[NXSIM_TLB_L1D].age[1]);
-		/* Another PCID: the memo's key no longer matches. */
+		/* Another PCID: the CR3 write forgot the memo. */
 		assert_rc(nxsim_tlb_write_cr3(tlb, 0, 1, true), 0);
 		assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_READ, va, &e),
 			  -ENOENT);
