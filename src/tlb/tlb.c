@@ -10,8 +10,10 @@
  * Each level is a set-associative array of 64-bit tags (layout in tlb.h),
  * indexed by the virtual page number at the entry's own page size; a
  * lookup probes the set of each page size the level holds.  Each L1 also
- * remembers its last hit until one of its tags changes (tlb.h), which
- * no hardware TLB does: a simulator shortcut that changes no result.
+ * remembers its last hit until one of its tags changes (tlb.h), and a
+ * lookup that misses every level already picks the ways the walk's 4K
+ * fill will take (struct nxsim__tlb_target), which no hardware TLB does:
+ * simulator shortcuts that change no result.
  *
  * Left out: the lazy-TLB state, tlb_gen bookkeeping and PTI's user/kernel
  * PCID pairs (callers model those), paging-structure caches, A/D bits.
@@ -81,6 +83,7 @@ static inline void drop(struct nxsim_tlb *tlb, unsigned int cpu,
 
 	a->tag[i] = 0;
 	nxsim__tlb_memo_forget(a);
+	a->tick++; /* a choice of way made before no longer stands */
 	a->used--;
 	if (!--a->nr[sz])
 		a->sizes &= ~(1u << sz);
@@ -91,12 +94,13 @@ static inline void drop(struct nxsim_tlb *tlb, unsigned int cpu,
 
 /*
  * The way a fresh insert into set @set (its first way at @base) of @a
- * takes: the first empty way (*@empty set), else the policy's victim.
+ * takes: the first empty way (*@empty set), else the policy's victim
+ * (the least recent way if @lru: the caller knows the policy is LRU).
  */
 static __attribute__((always_inline)) inline unsigned int
 insert_way(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
 	   struct nxsim__tlb_cpu *c, struct nxsim__tlb_array *a, size_t base,
-	   size_t set, bool *empty)
+	   size_t set, bool lru, bool *empty)
 {
 	uint32_t m;
 
@@ -111,7 +115,7 @@ insert_way(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
 		}
 	}
 	*empty = false;
-	return tlb->victim ?
+	return !lru && tlb->victim ?
 		       tlb->victim(a->age + base, &a->state[set], a->ways,
 				   &c->rng) :
 		       nxsim__tlb_oldest_isa(isa, a->age + base, a->stride);
@@ -120,12 +124,13 @@ insert_way(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
 /*
  * Way @w of the set at @base takes @tag, of page size @sz: an empty way
  * (@empty: the counts grow), or one whose entry of the same size is
- * refreshed or evicted (the counts stand).
+ * refreshed or evicted (the counts stand).  @lru: the policy is known to
+ * be LRU (no @touch hook to call).
  */
 static __attribute__((always_inline)) inline void
 put(struct nxsim_tlb *tlb, struct nxsim__tlb_cpu *c, struct nxsim__tlb_array *a,
     size_t base, unsigned int w, unsigned int sz, uint64_t tag, uint64_t pfn,
-    bool empty)
+    bool empty, bool lru)
 {
 	if (empty) {
 		a->used++;
@@ -136,7 +141,10 @@ put(struct nxsim_tlb *tlb, struct nxsim__tlb_cpu *c, struct nxsim__tlb_array *a,
 	nxsim__tlb_memo_forget(a);
 	a->pfn[base + w] = pfn;
 	c->st.fills++;
-	nxsim__tlb_touch(tlb, a, base, w);
+	if (lru)
+		a->age[base + w] = ++a->tick;
+	else
+		nxsim__tlb_touch(tlb, a, base, w);
 }
 
 /*
@@ -165,11 +173,11 @@ insert(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 		if (same) {
 			/* Already there: refresh. */
 			put(tlb, c, a, base, (unsigned int)__builtin_ctz(same),
-			    sz, tag, pfn, false);
+			    sz, tag, pfn, false, false);
 			return;
 		}
 	}
-	w = insert_way(isa, tlb, c, a, base, set, &empty);
+	w = insert_way(isa, tlb, c, a, base, set, false, &empty);
 	if (!empty) {
 		c->st.evictions++;
 		/*
@@ -182,7 +190,23 @@ insert(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 			empty = true;
 		}
 	}
-	put(tlb, c, a, base, w, sz, tag, pfn, empty);
+	put(tlb, c, a, base, w, sz, tag, pfn, empty, false);
+}
+
+/*
+ * Where a fresh 4K insert of @va into @a goes (struct nxsim__tlb_target),
+ * chosen now for a fill to come.
+ */
+static __attribute__((always_inline)) inline void
+target(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, struct nxsim__tlb_cpu *c,
+       struct nxsim__tlb_target *g, struct nxsim__tlb_array *a, uint64_t va)
+{
+	size_t set = (va >> NXSIM_TLB_SHIFT_4K) & a->set_mask;
+	bool empty;
+
+	g->base = (uint32_t)(set * a->stride);
+	g->way = insert_way(isa, tlb, c, a, g->base, set, true, &empty);
+	g->tick = a->tick;
 }
 
 /*
@@ -210,6 +234,15 @@ lookup_l2(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 		c->missed_va = va;
 		c->missed_pcid = c->pcid;
 		c->missed_l1 = l1;
+		/*
+		 * Under LRU, where the walk's fill goes too: the search of
+		 * each set starts here, the fill only writes (fill_targeted()).
+		 */
+		c->targeted = !tlb->victim && !tlb->touch;
+		if (c->targeted) {
+			target(isa, tlb, c, &c->target[0], l2, va);
+			target(isa, tlb, c, &c->target[1], &c->lv[l1], va);
+		}
 		return -ENOENT;
 	}
 	c->st.hits[NXSIM_TLB_L2]++;
@@ -221,6 +254,22 @@ lookup_l2(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 	return 0;
 }
 
+/* The tag of the entry @e, of page size code @sz. */
+static inline uint64_t fill_tag(const struct nxsim_tlb_entry *e,
+				unsigned int sz)
+{
+	return tlb_tag_key(e->va, sz, e->global ? 0 : e->pcid) |
+	       (e->global ? TLB_TAG_GLOBAL : 0);
+}
+
+/* @e is the walk after @c's miss, on that page: no copy to refresh. */
+static inline bool fill_after_miss(const struct nxsim__tlb_cpu *c,
+				   const struct nxsim_tlb_entry *e)
+{
+	return c->missed && !((c->missed_va ^ e->va) >> e->page_shift) &&
+	       (e->global || e->pcid == c->missed_pcid);
+}
+
 static __attribute__((always_inline)) inline void
 fill(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
      enum nxsim_tlb_access access, const struct nxsim_tlb_entry *e)
@@ -228,15 +277,10 @@ fill(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	unsigned int sz =
 		(unsigned int)(e->page_shift - NXSIM_TLB_SHIFT_4K) / 9;
-	uint64_t tag = tlb_tag_key(e->va, sz, e->global ? 0 : e->pcid);
-	enum nxsim_tlb_level l1 = access == NXSIM_TLB_EXEC ? NXSIM_TLB_L1I :
-							     NXSIM_TLB_L1D;
-	/* The walk after a miss on this page: no copy anywhere to refresh. */
-	bool fresh = c->missed && !((c->missed_va ^ e->va) >> e->page_shift) &&
-		     (e->global || e->pcid == c->missed_pcid);
+	uint64_t tag = fill_tag(e, sz);
+	enum nxsim_tlb_level l1 = nxsim__tlb_l1(access);
+	bool fresh = fill_after_miss(c, e);
 
-	if (e->global)
-		tag |= TLB_TAG_GLOBAL;
 	c->missed = false; /* what it proved ends with this fill */
 	c->st.walks++;
 	if (fresh)
@@ -343,10 +387,56 @@ static inline int size_code(uint8_t shift)
 	return d % 9 || d / 9 >= TLB_NR_SIZES ? -1 : (int)(d / 9);
 }
 
+/*
+ * The walk's fill after the miss that chose where it goes (@target of
+ * struct nxsim__tlb_cpu): if @e is that 4K page, through the L1 that
+ * missed, both arrays unchanged since and each way it takes empty or an
+ * unwatched 4K entry, write it there as insert() would and return true.
+ * Inline and without vector code, so that the common walk costs the
+ * caller no call.
+ */
+static __attribute__((always_inline)) inline bool
+fill_targeted(struct nxsim_tlb *tlb, unsigned int cpu,
+	      enum nxsim_tlb_access access, const struct nxsim_tlb_entry *e)
+{
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	enum nxsim_tlb_level l1 = nxsim__tlb_l1(access);
+	struct nxsim__tlb_array *a[2] = { &c->lv[NXSIM_TLB_L2], &c->lv[l1] };
+	uint64_t old[2], tag;
+	int k;
+
+	if (!c->targeted || e->page_shift != NXSIM_TLB_SHIFT_4K ||
+	    l1 != c->missed_l1 || !fill_after_miss(c, e))
+		return false;
+	for (k = 0; k < 2; k++) {
+		const struct nxsim__tlb_target *g = &c->target[k];
+
+		if (a[k]->tick != g->tick)
+			return false;
+		/* Empty, or the common eviction (insert()). */
+		old[k] = a[k]->tag[g->base + g->way];
+		if (old[k] & (TLB_TAG_SIZE_MASK | TLB_TAG_WATCH))
+			return false;
+	}
+	tag = fill_tag(e, 0);
+	c->missed = false;
+	c->st.walks++;
+	for (k = 0; k < 2; k++) {
+		const struct nxsim__tlb_target *g = &c->target[k];
+
+		c->st.evictions += old[k] != 0;
+		put(tlb, c, a[k], g->base, g->way, 0, tag, e->pfn, !old[k],
+		    true);
+	}
+	return true;
+}
+
 static __attribute__((always_inline)) inline void
 fill_any(struct nxsim_tlb *tlb, unsigned int cpu, enum nxsim_tlb_access access,
 	 const struct nxsim_tlb_entry *e)
 {
+	if (likely(fill_targeted(tlb, cpu, access, e)))
+		return;
 #if TLB_HAVE_AVX2
 	if (tlb->avx2) {
 		fill_avx2(tlb, cpu, access, e);

@@ -95,7 +95,8 @@ const struct nxsim__tlb_repl_ops *nxsim__tlb_repl_find(const char *name);
  * @stride: ways rounded up to TLB_WAY_ALIGN: the distance between sets
  * @cap: sets x ways
  * @way_mask: one bit per way of a set
- * @tick: use counter
+ * @tick: the clock of the ages: a use (hit or fill) stamps the way with
+ *	its next value; a drop advances it too (struct nxsim__tlb_target)
  * @nr: valid entries per page size
  * @used: valid entries (@nr summed)
  * @sizes: bit n set when @nr[n] is not 0, so lookups skip absent sizes
@@ -160,9 +161,30 @@ static inline void nxsim__tlb_memo_forget(struct nxsim__tlb_array *a)
  *	no entry of @missed_l1 or the L2 translates @missed_va under
  *	@missed_pcid (or globally), so the walk's fill need not look for a
  *	copy to refresh
+ * @targeted: with @missed, under LRU: @target says where the walk's 4K
+ *	fill goes
+ * @target: the way a fresh 4K insert of @missed_va takes in the L2 ([0])
+ *	and in @missed_l1 ([1]), chosen by the miss as insert() chooses it
+ *	(an empty way, else the least recent one)
  * @rng: seeds "random" replacement (CPU 0 from the configured seed)
  * @st: counters
  */
+/**
+ * struct nxsim__tlb_target - where a fill goes in one array
+ * @base: the set's first way
+ * @way: the way in the set
+ * @tick: the array's @tick when it was chosen
+ *
+ * The choice stands while the array's @tick is unchanged: no way was
+ * stamped (a hit or a fill) or dropped since, so every way keeps its age
+ * and its emptiness, all the choice depends on.
+ */
+struct nxsim__tlb_target {
+	uint32_t base;
+	uint32_t way;
+	uint64_t tick;
+};
+
 struct nxsim__tlb_cpu {
 	int busy;
 	struct nxsim__tlb_array lv[NXSIM_TLB_NR_LEVELS];
@@ -171,6 +193,8 @@ struct nxsim__tlb_cpu {
 	uint16_t missed_pcid;
 	enum nxsim_tlb_level missed_l1;
 	uint64_t missed_va;
+	bool targeted;
+	struct nxsim__tlb_target target[2];
 	struct nxsim_rng rng;
 	struct nxsim_tlb_stats st;
 };

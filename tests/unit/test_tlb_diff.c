@@ -5,12 +5,14 @@
  * age, every fill looking for a copy to refresh before it takes an empty
  * or the least recent way.  Seeded random streams (4K, 2M and 1G pages,
  * global kernel pages, four PCIDs, lookups from the dTLB and iTLB, walks
- * after misses, fills out of the blue, INVLPG, CR3 writes with and without
- * NOFLUSH, global and kernel range flushes) drive both; every return code,
+ * after misses, at once or after other steps, fills out of the blue,
+ * INVLPG, CR3 writes with and without NOFLUSH, global and kernel range
+ * flushes) drive both; every return code,
  * every entry a hit reports and every counter must agree after each step,
  * and the dump (each entry's set, way and recency) every few steps.  The
- * model's packed tags, vector compares, LRU search and the miss path that
- * remembers what the lookup proved must change nothing: each stream runs
+ * model's packed tags, vector compares, LRU search, the miss path that
+ * remembers what the lookup proved and where the walk's fill goes, and
+ * the memos without a PCID must change nothing: each stream runs
  * on the baseline instance and, where the CPU has AVX2, on the AVX2 one.
  * Also: the vector tag compares and LRU searches against their scalar
  * definitions on random sets.
@@ -308,6 +310,9 @@ static void run_stream(const struct nxsim_tlb_geometry geo[3], bool avx2,
 	uint64_t prev_va = 0;
 	uint8_t prev_shift = 0;
 	bool prev_global = false;
+	struct nxsim_tlb_entry pend = { 0 };
+	enum nxsim_tlb_access pend_acc = NXSIM_TLB_READ;
+	bool pending = false;
 
 	nxsim_tlb_config_default(&cfg, 1);
 	memcpy(cfg.level, geo, sizeof(cfg.level));
@@ -346,6 +351,16 @@ static void run_stream(const struct nxsim_tlb_geometry geo[3], bool avx2,
 		prev_global = global;
 		prev_acc = acc;
 
+		/*
+		 * A walk an earlier miss put off: other steps came between
+		 * the miss and its fill, which must see what they changed.
+		 */
+		if (pending && !nxsim_rng_below(&rng, 3)) {
+			assert_rc(nxsim_tlb_fill(tlb, 0, pend_acc, &pend), 0);
+			ref_fill(&r, pend_acc, &pend);
+			pending = false;
+		}
+
 		if (op < 850) {
 			/* A lookup; on a miss, usually the walk's fill. */
 			int rc = nxsim_tlb_lookup(tlb, 0, acc, va, &a);
@@ -380,6 +395,12 @@ walk:
 			if (!nxsim_rng_below(&rng, 4))
 				acc = (enum nxsim_tlb_access)nxsim_rng_below(
 					&rng, 3);
+			if (!pending && !nxsim_rng_below(&rng, 3)) {
+				pend = a;
+				pend_acc = acc;
+				pending = true;
+				goto next;
+			}
 fill:
 			assert_rc(nxsim_tlb_fill(tlb, 0, acc, &a), 0);
 			ref_fill(&r, acc, &a);
@@ -425,6 +446,7 @@ fill:
 			r.st.global_flush++;
 			ref_drop_if(&r, drop_all, 0);
 		}
+next:
 		check_stats(tlb, &r);
 		if (!(i % 61) || i + 1 == steps)
 			check_dump(tlb, &r);
@@ -549,7 +571,7 @@ static void test_tlb_diff_memo(void **state)
 		/* The memo's hits aged A: B is the L1D's LRU way. */
 		assert_true(tlb->cpu[0].lv[NXSIM_TLB_L1D].age[0] >
 			    tlb->cpu[0].lv[NXSIM_TLB_L1D].age[1]);
-		/* Another PCID: the CR3 write forgot the memo. */
+		/* Another PCID: the memo's key no longer matches. */
 		assert_rc(nxsim_tlb_write_cr3(tlb, 0, 1, true), 0);
 		assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_READ, va, &e),
 			  -ENOENT);
