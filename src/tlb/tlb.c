@@ -210,6 +210,47 @@ target(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, struct nxsim__tlb_cpu *c,
 }
 
 /*
+ * An L2 hit in way @w of the set at @base, after an L1 miss: count it,
+ * report it, refill the L1.
+ */
+static __attribute__((always_inline)) inline int
+l2_hit(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
+       enum nxsim_tlb_level l1, size_t base, unsigned int w,
+       struct nxsim_tlb_entry *e)
+{
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	struct nxsim__tlb_array *l2 = &c->lv[NXSIM_TLB_L2];
+
+	c->st.hits[NXSIM_TLB_L2]++;
+	nxsim__tlb_touch(tlb, l2, base, w);
+	if (e)
+		nxsim__tlb_entry_out(l2, base + w, NXSIM_TLB_L2, e);
+	insert(isa, tlb, cpu, &c->lv[l1], l2->tag[base + w], l2->pfn[base + w],
+	       true);
+	return 0;
+}
+
+/*
+ * Each instance out of line, so that the frame of the L1 probe and
+ * lookup_l2() (lookup_probe()) makes no call on an L1 hit or a miss.
+ */
+static __attribute__((noinline)) int
+l2_hit_base(struct nxsim_tlb *tlb, unsigned int cpu, enum nxsim_tlb_level l1,
+	    size_t base, unsigned int w, struct nxsim_tlb_entry *e)
+{
+	return l2_hit(TLB_ISA_BASE, tlb, cpu, l1, base, w, e);
+}
+
+#if TLB_HAVE_AVX2
+static TLB_AVX2 __attribute__((noinline)) int
+l2_hit_avx2(struct nxsim_tlb *tlb, unsigned int cpu, enum nxsim_tlb_level l1,
+	    size_t base, unsigned int w, struct nxsim_tlb_entry *e)
+{
+	return l2_hit(TLB_ISA_AVX2, tlb, cpu, l1, base, w, e);
+}
+#endif
+
+/*
  * The miss path: what follows an L1 miss (lookup_l2()) and a page walk's
  * fill (fill()).  Each is built twice, for the baseline ISA and for AVX2
  * (the nxsim__tlb_*() entry points pick one by struct nxsim_tlb's @avx2),
@@ -245,13 +286,11 @@ lookup_l2(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 		}
 		return -ENOENT;
 	}
-	c->st.hits[NXSIM_TLB_L2]++;
-	nxsim__tlb_touch(tlb, l2, base, w);
-	if (e)
-		nxsim__tlb_entry_out(l2, base + w, NXSIM_TLB_L2, e);
-	insert(isa, tlb, cpu, &c->lv[l1], l2->tag[base + w], l2->pfn[base + w],
-	       true);
-	return 0;
+#if TLB_HAVE_AVX2
+	if (isa == TLB_ISA_AVX2)
+		return l2_hit_avx2(tlb, cpu, l1, base, w, e);
+#endif
+	return l2_hit_base(tlb, cpu, l1, base, w, e);
 }
 
 /* The tag of the entry @e, of page size code @sz. */
@@ -791,8 +830,34 @@ static bool bad_access(enum nxsim_tlb_access access)
 }
 
 /*
- * A lookup the memo did not answer, in each instance, out of line, so
- * that the public call is its checks, the memo and a tail call.
+ * A lookup the memo did not answer, in one frame: the L1's 4K probe, then
+ * the L2's (lookup_l2()).  An L1 holding other page sizes goes on out of
+ * line.
+ */
+static __attribute__((always_inline)) inline int
+lookup_probe(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
+	     enum nxsim_tlb_access access, uint64_t va,
+	     struct nxsim_tlb_entry *e)
+{
+	enum nxsim_tlb_level l1 = nxsim__tlb_l1(access);
+	uint32_t sizes;
+
+	if (!nxsim__tlb_lookup_l1_isa(isa, tlb, cpu, access, va, e, &sizes))
+		return 0;
+	if (unlikely(sizes)) {
+#if TLB_HAVE_AVX2
+		if (isa == TLB_ISA_AVX2)
+			return nxsim__tlb_lookup_big_avx2(tlb, cpu, l1, va,
+							  sizes, e);
+#endif
+		return nxsim__tlb_lookup_big(tlb, cpu, l1, va, sizes, e);
+	}
+	return lookup_l2(isa, tlb, cpu, l1, va, e);
+}
+
+/*
+ * Each instance out of line, so that the public call is its checks, the
+ * memo and a call.
  */
 static __attribute__((noinline)) int lookup_base(struct nxsim_tlb *tlb,
 						 unsigned int cpu,
@@ -800,8 +865,7 @@ static __attribute__((noinline)) int lookup_base(struct nxsim_tlb *tlb,
 						 uint64_t va,
 						 struct nxsim_tlb_entry *e)
 {
-	return nxsim__tlb_lookup_probe_isa(TLB_ISA_BASE, tlb, cpu, access, va,
-					   e);
+	return lookup_probe(TLB_ISA_BASE, tlb, cpu, access, va, e);
 }
 
 #if TLB_HAVE_AVX2
@@ -811,8 +875,7 @@ lookup_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
 	    enum nxsim_tlb_access access, uint64_t va,
 	    struct nxsim_tlb_entry *e)
 {
-	return nxsim__tlb_lookup_probe_isa(TLB_ISA_AVX2, tlb, cpu, access, va,
-					   e);
+	return lookup_probe(TLB_ISA_AVX2, tlb, cpu, access, va, e);
 }
 #endif
 

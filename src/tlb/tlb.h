@@ -666,21 +666,23 @@ int nxsim__tlb_lookup_big_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
 #endif
 
 /*
- * A lookup the memo did not answer.  The L1 hit on a 4K page is all
- * inline (4K first, with its shifts constant; with AVX2, in sets of at
- * most TLB_NARROW ways); the rest is out of line, reached by a tail call.
+ * The L1 half of a lookup the memo did not answer: the hit on a 4K page
+ * is all inline (4K first, with its shifts constant; with AVX2, in sets
+ * of at most TLB_NARROW ways).  Returns 0 on that hit, reported; else 1,
+ * with *@sizes the L1's page sizes left to probe.
  */
 static __attribute__((always_inline)) inline int
-nxsim__tlb_lookup_probe_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
-			    unsigned int cpu, enum nxsim_tlb_access access,
-			    uint64_t va, struct nxsim_tlb_entry *e)
+nxsim__tlb_lookup_l1_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
+			 unsigned int cpu, enum nxsim_tlb_access access,
+			 uint64_t va, struct nxsim_tlb_entry *e,
+			 uint32_t *sizes)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	enum nxsim_tlb_level l1 = nxsim__tlb_l1(access);
 	struct nxsim__tlb_array *a = &c->lv[l1];
-	uint32_t sizes = a->sizes;
 
-	if (__builtin_expect(sizes & 1, 1) &&
+	*sizes = a->sizes;
+	if (__builtin_expect(*sizes & 1, 1) &&
 	    (isa != TLB_ISA_AVX2 ||
 	     __builtin_expect(a->stride <= TLB_NARROW, 1))) {
 		uint64_t key = tlb_tag_key(va, 0, c->pcid);
@@ -695,8 +697,25 @@ nxsim__tlb_lookup_probe_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
 			return nxsim__tlb_l1_hit(tlb, c, a, l1, va, base, w, 0,
 						 e);
 		}
-		sizes &= ~1u;
+		*sizes &= ~1u;
 	}
+	return 1;
+}
+
+/*
+ * A lookup the memo did not answer: the L1's 4K probe inline, the rest
+ * out of line, reached by a tail call.
+ */
+static __attribute__((always_inline)) inline int
+nxsim__tlb_lookup_probe_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
+			    unsigned int cpu, enum nxsim_tlb_access access,
+			    uint64_t va, struct nxsim_tlb_entry *e)
+{
+	enum nxsim_tlb_level l1 = nxsim__tlb_l1(access);
+	uint32_t sizes;
+
+	if (!nxsim__tlb_lookup_l1_isa(isa, tlb, cpu, access, va, e, &sizes))
+		return 0;
 #if TLB_HAVE_AVX2
 	if (isa == TLB_ISA_AVX2)
 		return sizes ? nxsim__tlb_lookup_big_avx2(tlb, cpu, l1, va,
