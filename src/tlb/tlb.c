@@ -242,7 +242,7 @@ l2_hit_base(struct nxsim_tlb *tlb, unsigned int cpu, enum nxsim_tlb_level l1,
 }
 
 #if TLB_HAVE_AVX2
-static TLB_AVX2 __attribute__((noinline)) int
+static TLB_AVX2_INSTANCE int
 l2_hit_avx2(struct nxsim_tlb *tlb, unsigned int cpu, enum nxsim_tlb_level l1,
 	    size_t base, unsigned int w, struct nxsim_tlb_entry *e)
 {
@@ -383,25 +383,27 @@ int nxsim__tlb_lookup_big(struct nxsim_tlb *tlb, unsigned int cpu,
 }
 
 #if TLB_HAVE_AVX2
-TLB_AVX2 __attribute__((noinline)) int
-nxsim__tlb_lookup_big_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
-			   enum nxsim_tlb_level l1, uint64_t va, uint32_t sizes,
-			   struct nxsim_tlb_entry *e)
+TLB_AVX2_INSTANCE int nxsim__tlb_lookup_big_avx2(struct nxsim_tlb *tlb,
+						 unsigned int cpu,
+						 enum nxsim_tlb_level l1,
+						 uint64_t va, uint32_t sizes,
+						 struct nxsim_tlb_entry *e)
 {
 	return lookup_big(TLB_ISA_AVX2, tlb, cpu, l1, va, sizes, e);
 }
 
-TLB_AVX2 __attribute__((noinline)) int
-nxsim__tlb_lookup_l2_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
-			  enum nxsim_tlb_level l1, uint64_t va,
-			  struct nxsim_tlb_entry *e)
+TLB_AVX2_INSTANCE int nxsim__tlb_lookup_l2_avx2(struct nxsim_tlb *tlb,
+						unsigned int cpu,
+						enum nxsim_tlb_level l1,
+						uint64_t va,
+						struct nxsim_tlb_entry *e)
 {
 	return lookup_l2(TLB_ISA_AVX2, tlb, cpu, l1, va, e);
 }
 
-static TLB_AVX2 __attribute__((noinline)) void
-fill_avx2(struct nxsim_tlb *tlb, unsigned int cpu, enum nxsim_tlb_access access,
-	  const struct nxsim_tlb_entry *e)
+static TLB_AVX2_INSTANCE void fill_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
+					enum nxsim_tlb_access access,
+					const struct nxsim_tlb_entry *e)
 {
 	fill(TLB_ISA_AVX2, tlb, cpu, access, e);
 }
@@ -870,10 +872,10 @@ static __attribute__((noinline)) int lookup_base(struct nxsim_tlb *tlb,
 
 #if TLB_HAVE_AVX2
 /* AVX2: one compare per four ways, an L1 set in one or two. */
-static TLB_AVX2 __attribute__((noinline)) int
-lookup_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
-	    enum nxsim_tlb_access access, uint64_t va,
-	    struct nxsim_tlb_entry *e)
+static TLB_AVX2_INSTANCE int lookup_avx2(struct nxsim_tlb *tlb,
+					 unsigned int cpu,
+					 enum nxsim_tlb_access access,
+					 uint64_t va, struct nxsim_tlb_entry *e)
 {
 	return lookup_probe(TLB_ISA_AVX2, tlb, cpu, access, va, e);
 }

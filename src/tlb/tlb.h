@@ -352,6 +352,13 @@ static inline uint32_t nxsim__tlb_match_sse2(const uint64_t *t, unsigned int n,
 #if defined(__x86_64__) && defined(__GNUC__)
 #define TLB_HAVE_AVX2 1
 #define TLB_AVX2 __attribute__((target("avx2")))
+/*
+ * An out-of-line AVX2 instance of a path: flattened, so that the AVX2
+ * forms below, which cannot be always_inline (the dispatchers that name
+ * them are not AVX2 code), are inlined into it at every width; GCC left
+ * the LRU search out of line, a call per search, without it.
+ */
+#define TLB_AVX2_INSTANCE TLB_AVX2 __attribute__((noinline, flatten))
 
 static inline TLB_AVX2 uint32_t nxsim__tlb_match_avx2(const uint64_t *t,
 						      unsigned int n,
