@@ -152,6 +152,22 @@ static inline void nxsim__tlb_memo_forget(struct nxsim__tlb_array *a)
 }
 
 /**
+ * struct nxsim__tlb_target - where a fill goes in one array
+ * @base: the set's first way
+ * @way: the way in the set
+ * @tick: the array's @tick when it was chosen
+ *
+ * The choice stands while the array's @tick is unchanged: no way was
+ * stamped (a hit or a fill) or dropped since, so every way keeps its age
+ * and its emptiness, all the choice depends on.
+ */
+struct nxsim__tlb_target {
+	uint32_t base;
+	uint32_t way;
+	uint64_t tick;
+};
+
+/**
  * struct nxsim__tlb_cpu - the TLB of one CPU
  * @busy: debug builds only: a public call is running on this CPU (the
  *	ownership check of nxsim_tlb_lookup()'s "Threads" rule)
@@ -169,22 +185,6 @@ static inline void nxsim__tlb_memo_forget(struct nxsim__tlb_array *a)
  * @rng: seeds "random" replacement (CPU 0 from the configured seed)
  * @st: counters
  */
-/**
- * struct nxsim__tlb_target - where a fill goes in one array
- * @base: the set's first way
- * @way: the way in the set
- * @tick: the array's @tick when it was chosen
- *
- * The choice stands while the array's @tick is unchanged: no way was
- * stamped (a hit or a fill) or dropped since, so every way keeps its age
- * and its emptiness, all the choice depends on.
- */
-struct nxsim__tlb_target {
-	uint32_t base;
-	uint32_t way;
-	uint64_t tick;
-};
-
 struct nxsim__tlb_cpu {
 	int busy;
 	struct nxsim__tlb_array lv[NXSIM_TLB_NR_LEVELS];
