@@ -231,8 +231,8 @@ l2_hit(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 }
 
 /*
- * Each instance out of line, so that the frame of the L1 probe and
- * lookup_l2() (lookup_probe()) makes no call on an L1 hit or a miss.
+ * Each instance out of line, so that under LRU the frame of the L1 probe
+ * and lookup_l2() (lookup_probe()) makes no call on an L1 hit or a miss.
  */
 static __attribute__((noinline)) int
 l2_hit_base(struct nxsim_tlb *tlb, unsigned int cpu, enum nxsim_tlb_level l1,
@@ -371,35 +371,36 @@ static __attribute__((noinline)) void fill_base(struct nxsim_tlb *tlb,
 	fill(TLB_ISA_BASE, tlb, cpu, access, e);
 }
 
+#if TLB_HAVE_AVX2
+static TLB_AVX2_INSTANCE int lookup_big_avx2(struct nxsim_tlb *tlb,
+					     unsigned int cpu,
+					     enum nxsim_tlb_level l1,
+					     uint64_t va, uint32_t sizes,
+					     struct nxsim_tlb_entry *e)
+{
+	return lookup_big(TLB_ISA_AVX2, tlb, cpu, l1, va, sizes, e);
+}
+
+static TLB_AVX2_INSTANCE int
+lookup_l2_avx2(struct nxsim_tlb *tlb, unsigned int cpu, enum nxsim_tlb_level l1,
+	       uint64_t va, struct nxsim_tlb_entry *e)
+{
+	return lookup_l2(TLB_ISA_AVX2, tlb, cpu, l1, va, e);
+}
+#endif
+
 int nxsim__tlb_lookup_big(struct nxsim_tlb *tlb, unsigned int cpu,
 			  enum nxsim_tlb_level l1, uint64_t va, uint32_t sizes,
 			  struct nxsim_tlb_entry *e)
 {
 #if TLB_HAVE_AVX2
 	if (tlb->avx2)
-		return nxsim__tlb_lookup_big_avx2(tlb, cpu, l1, va, sizes, e);
+		return lookup_big_avx2(tlb, cpu, l1, va, sizes, e);
 #endif
 	return lookup_big(TLB_ISA_BASE, tlb, cpu, l1, va, sizes, e);
 }
 
 #if TLB_HAVE_AVX2
-TLB_AVX2_INSTANCE int nxsim__tlb_lookup_big_avx2(struct nxsim_tlb *tlb,
-						 unsigned int cpu,
-						 enum nxsim_tlb_level l1,
-						 uint64_t va, uint32_t sizes,
-						 struct nxsim_tlb_entry *e)
-{
-	return lookup_big(TLB_ISA_AVX2, tlb, cpu, l1, va, sizes, e);
-}
-
-TLB_AVX2_INSTANCE int nxsim__tlb_lookup_l2_avx2(struct nxsim_tlb *tlb,
-						unsigned int cpu,
-						enum nxsim_tlb_level l1,
-						uint64_t va,
-						struct nxsim_tlb_entry *e)
-{
-	return lookup_l2(TLB_ISA_AVX2, tlb, cpu, l1, va, e);
-}
 
 static TLB_AVX2_INSTANCE void fill_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
 					enum nxsim_tlb_access access,
@@ -415,7 +416,7 @@ int nxsim__tlb_lookup_l2(struct nxsim_tlb *tlb, unsigned int cpu,
 {
 #if TLB_HAVE_AVX2
 	if (tlb->avx2)
-		return nxsim__tlb_lookup_l2_avx2(tlb, cpu, l1, va, e);
+		return lookup_l2_avx2(tlb, cpu, l1, va, e);
 #endif
 	return lookup_l2_base(tlb, cpu, l1, va, e);
 }
@@ -433,8 +434,9 @@ static inline int size_code(uint8_t shift)
  * struct nxsim__tlb_cpu): if @e is that 4K page, through the L1 that
  * missed, both arrays unchanged since and each way it takes empty or an
  * unwatched 4K entry, write it there as insert() would and return true.
- * Inline and without vector code, so that the common walk costs the
- * caller no call.
+ * Inline and without vector code, so that a caller into which
+ * nxsim_tlb_fill() is inlined (link-time optimisation) pays no call for
+ * the common walk.
  */
 static __attribute__((always_inline)) inline bool
 fill_targeted(struct nxsim_tlb *tlb, unsigned int cpu,
@@ -849,8 +851,7 @@ lookup_probe(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 	if (unlikely(sizes)) {
 #if TLB_HAVE_AVX2
 		if (isa == TLB_ISA_AVX2)
-			return nxsim__tlb_lookup_big_avx2(tlb, cpu, l1, va,
-							  sizes, e);
+			return lookup_big_avx2(tlb, cpu, l1, va, sizes, e);
 #endif
 		return nxsim__tlb_lookup_big(tlb, cpu, l1, va, sizes, e);
 	}

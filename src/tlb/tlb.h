@@ -227,17 +227,11 @@ struct nxsim_tlb {
 
 /*
  * The lookup fast path is inline; these are its out-of-line parts.
- * nxsim__tlb_lookup_l2() picks the instance @tlb uses; the AVX2 hit path
- * calls its own directly.
+ * nxsim__tlb_lookup_l2() runs the instance @tlb uses.
  */
 int nxsim__tlb_lookup_l2(struct nxsim_tlb *tlb, unsigned int cpu,
 			 enum nxsim_tlb_level l1, uint64_t va,
 			 struct nxsim_tlb_entry *e);
-#if defined(__x86_64__) && defined(__GNUC__)
-int nxsim__tlb_lookup_l2_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
-			      enum nxsim_tlb_level l1, uint64_t va,
-			      struct nxsim_tlb_entry *e);
-#endif
 int nxsim__tlb_touch_state(struct nxsim_tlb *tlb, struct nxsim__tlb_array *a,
 			   size_t base, unsigned int w);
 
@@ -660,17 +654,12 @@ nxsim__tlb_lookup_memo(struct nxsim_tlb *tlb, unsigned int cpu,
 
 /*
  * The out-of-line rest of a lookup: the L1's page sizes in @sizes (those
- * the inline 4K probe did not settle), then the L2.  The plain names pick
- * the instance @tlb uses; the AVX2 lookup calls its own directly.
+ * the inline 4K probe did not settle), then the L2; in the instance @tlb
+ * uses.
  */
 int nxsim__tlb_lookup_big(struct nxsim_tlb *tlb, unsigned int cpu,
 			  enum nxsim_tlb_level l1, uint64_t va, uint32_t sizes,
 			  struct nxsim_tlb_entry *e);
-#if TLB_HAVE_AVX2
-int nxsim__tlb_lookup_big_avx2(struct nxsim_tlb *tlb, unsigned int cpu,
-			       enum nxsim_tlb_level l1, uint64_t va,
-			       uint32_t sizes, struct nxsim_tlb_entry *e);
-#endif
 
 /*
  * The L1 half of a lookup the memo did not answer: the hit on a 4K page
@@ -709,51 +698,28 @@ nxsim__tlb_lookup_l1_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
 	return 1;
 }
 
-/*
- * A lookup the memo did not answer: the L1's 4K probe inline, the rest
- * out of line, reached by a tail call.
- */
-static __attribute__((always_inline)) inline int
-nxsim__tlb_lookup_probe_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
-			    unsigned int cpu, enum nxsim_tlb_access access,
-			    uint64_t va, struct nxsim_tlb_entry *e)
-{
-	enum nxsim_tlb_level l1 = nxsim__tlb_l1(access);
-	uint32_t sizes;
-
-	if (!nxsim__tlb_lookup_l1_isa(isa, tlb, cpu, access, va, e, &sizes))
-		return 0;
-#if TLB_HAVE_AVX2
-	if (isa == TLB_ISA_AVX2)
-		return sizes ? nxsim__tlb_lookup_big_avx2(tlb, cpu, l1, va,
-							  sizes, e) :
-			       nxsim__tlb_lookup_l2_avx2(tlb, cpu, l1, va, e);
-#endif
-	return sizes ? nxsim__tlb_lookup_big(tlb, cpu, l1, va, sizes, e) :
-		       nxsim__tlb_lookup_l2(tlb, cpu, l1, va, e);
-}
-
 /**
  * nxsim__tlb_lookup() - nxsim_tlb_lookup() without checks or lock
  *
- * Inline: the L1 hit is the hot path of every simulated access.
+ * Inline: the L1 hit is the hot path of every simulated access.  The memo,
+ * then the L1's 4K probe in the baseline forms; the rest out of line, in
+ * the instance @tlb uses, by a tail call.
  */
-static __attribute__((always_inline)) inline int
-nxsim__tlb_lookup_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
-		      unsigned int cpu, enum nxsim_tlb_access access,
-		      uint64_t va, struct nxsim_tlb_entry *e)
-{
-	if (nxsim__tlb_lookup_memo(tlb, cpu, access, va, e))
-		return 0;
-	return nxsim__tlb_lookup_probe_isa(isa, tlb, cpu, access, va, e);
-}
-
 static inline int nxsim__tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
 				    enum nxsim_tlb_access access, uint64_t va,
 				    struct nxsim_tlb_entry *e)
 {
-	return nxsim__tlb_lookup_isa(TLB_ISA_BASE, tlb, cpu, access, va, e);
+	enum nxsim_tlb_level l1 = nxsim__tlb_l1(access);
+	uint32_t sizes;
+
+	if (nxsim__tlb_lookup_memo(tlb, cpu, access, va, e) ||
+	    !nxsim__tlb_lookup_l1_isa(TLB_ISA_BASE, tlb, cpu, access, va, e,
+				      &sizes))
+		return 0;
+	return sizes ? nxsim__tlb_lookup_big(tlb, cpu, l1, va, sizes, e) :
+		       nxsim__tlb_lookup_l2(tlb, cpu, l1, va, e);
 }
+
 void nxsim__tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
 		     enum nxsim_tlb_access access,
 		     const struct nxsim_tlb_entry *e);
