@@ -531,10 +531,23 @@ static void test_tlb_diff_other_l1(void **state)
 	}
 }
 
+/* CPU 0's dTLB hits and misses so far; no STLB hit. */
+static void check_memo_counts(struct nxsim_tlb *tlb, uint64_t hits,
+			      uint64_t misses)
+{
+	struct nxsim_tlb_stats st;
+
+	assert_rc(nxsim_tlb_stats(tlb, 0, &st), 0);
+	assert_int_equal(st.hits[NXSIM_TLB_L1D], hits);
+	assert_int_equal(st.hits[NXSIM_TLB_L2], 0);
+	assert_int_equal(st.misses, misses);
+}
+
 /*
  * The L1's memo of its last hit answers a repeated lookup only while it
  * stands for what the probe would find: not under another PCID, not
- * after a fill refreshed the entry, not after INVLPG dropped it; and a
+ * after a fill refreshed the entry, not after INVLPG dropped it, not for
+ * an address the entry does not translate; and a
  * lookup it answers counts, reports and ages as a probed hit does.
  */
 static void test_tlb_diff_memo(void **state)
@@ -546,11 +559,13 @@ static void test_tlb_diff_memo(void **state)
 	struct nxsim_tlb_entry b = { .va = UVA_4K + (1 << 12),
 				     .pfn = 3,
 				     .page_shift = 12 };
+	struct nxsim_tlb_entry big = { .va = UVA_2M,
+				       .pfn = 5,
+				       .page_shift = 21 };
 	struct nxsim_tlb_entry e;
 	struct nxsim_tlb_config cfg;
-	struct nxsim_tlb_stats st;
 	struct nxsim_tlb *tlb;
-	uint64_t va = UVA_4K + 0x123;
+	uint64_t va = UVA_4K + 0x123, alias = UVA_2M | 1ull << 60;
 
 	nxsim_tlb_config_default(&cfg, 1);
 	memcpy(cfg.level, geo, sizeof(cfg.level));
@@ -586,10 +601,23 @@ static void test_tlb_diff_memo(void **state)
 		assert_rc(nxsim_tlb_invlpg(tlb, 0, va), 0);
 		assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_READ, va, &e),
 			  -ENOENT);
-		assert_rc(nxsim_tlb_stats(tlb, 0, &st), 0);
-		assert_int_equal(st.hits[NXSIM_TLB_L1D], 5);
-		assert_int_equal(st.hits[NXSIM_TLB_L2], 0);
-		assert_int_equal(st.misses, 2);
+		check_memo_counts(tlb, 5, 2);
+		/*
+		 * A 2M entry's tag keeps VA bits 21-63: an address that
+		 * differs from it only above bit 58 (not canonical) misses
+		 * it, memo or not (a memo keyed by the 4K tag, bits 12-58,
+		 * once answered it).
+		 */
+		assert_rc(nxsim_tlb_fill(tlb, 0, NXSIM_TLB_READ, &big), 0);
+		assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_READ, UVA_2M, &e),
+			  0);
+		assert_int_equal(e.pfn, 5);
+		assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_READ, alias, &e),
+			  -ENOENT);
+		assert_rc(nxsim_tlb_write_cr3(tlb, 0, 0, true), 0);
+		assert_rc(nxsim_tlb_lookup(tlb, 0, NXSIM_TLB_READ, alias, &e),
+			  -ENOENT);
+		check_memo_counts(tlb, 6, 4);
 		a.pfn = 1;
 		nxsim_tlb_destroy(tlb);
 	}
