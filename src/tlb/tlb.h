@@ -723,6 +723,12 @@ static inline int nxsim__tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
 void nxsim__tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
 		     enum nxsim_tlb_access access,
 		     const struct nxsim_tlb_entry *e);
+/*
+ * Empty way @i of @a on @cpu, telling the owner if a watched entry left
+ * the CPU (flush.c).
+ */
+void nxsim__tlb_drop(struct nxsim_tlb *tlb, unsigned int cpu,
+		     struct nxsim__tlb_array *a, size_t i);
 void nxsim__tlb_invlpg(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va);
 void nxsim__tlb_write_cr3(struct nxsim_tlb *tlb, unsigned int cpu,
 			  uint16_t pcid, bool noflush);
