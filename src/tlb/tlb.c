@@ -25,6 +25,12 @@
 #include "core/compiler.h"
 #include "tlb/tlb.h"
 
+/* The policy is true LRU: the ages alone pick a victim, no hook runs. */
+static inline bool policy_is_lru(const struct nxsim_tlb *tlb)
+{
+	return !tlb->victim && !tlb->touch;
+}
+
 /* The set @tag lives in (no division by the way count). */
 static inline size_t set_index(const struct nxsim__tlb_array *a, uint64_t tag)
 {
@@ -228,8 +234,7 @@ lookup_l2(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 		 * Under LRU, where the walk's fill goes too: the search of
 		 * each set starts here, the fill only writes (fill_targeted()).
 		 */
-		c->targeted = !tlb->victim && !tlb->touch;
-		if (c->targeted) {
+		if (policy_is_lru(tlb)) {
 			target(isa, tlb, c, &c->target[0], l2, va);
 			target(isa, tlb, c, &c->target[1], &c->lv[l1], va);
 		}
@@ -397,7 +402,7 @@ fill_targeted(struct nxsim_tlb *tlb, unsigned int cpu,
 	uint64_t old[2], tag;
 	int k;
 
-	if (!c->targeted || e->page_shift != NXSIM_TLB_SHIFT_4K ||
+	if (!policy_is_lru(tlb) || e->page_shift != NXSIM_TLB_SHIFT_4K ||
 	    l1 != c->missed_l1 || !fill_after_miss(c, e))
 		return false;
 	for (k = 0; k < 2; k++) {

@@ -177,11 +177,10 @@ struct nxsim__tlb_target {
  *	no entry of @missed_l1 or the L2 translates @missed_va under
  *	@missed_pcid (or globally), so the walk's fill need not look for a
  *	copy to refresh
- * @targeted: with @missed, under LRU: @target says where the walk's 4K
- *	fill goes
- * @target: the way a fresh 4K insert of @missed_va takes in the L2 ([0])
- *	and in @missed_l1 ([1]), chosen by the miss as insert() chooses it
- *	(an empty way, else the least recent one)
+ * @target: with @missed, under LRU (no @victim or @touch hook): the way a
+ *	fresh 4K insert of @missed_va takes in the L2 ([0]) and in
+ *	@missed_l1 ([1]), chosen by the miss as insert() chooses it (an
+ *	empty way, else the least recent one)
  * @rng: seeds "random" replacement (CPU 0 from the configured seed)
  * @st: counters
  */
@@ -193,7 +192,6 @@ struct nxsim__tlb_cpu {
 	uint16_t missed_pcid;
 	enum nxsim_tlb_level missed_l1;
 	uint64_t missed_va;
-	bool targeted;
 	struct nxsim__tlb_target target[2];
 	struct nxsim_rng rng;
 	struct nxsim_tlb_stats st;
