@@ -28,6 +28,8 @@
 #include "mmu/guest_walk.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
+#include "mmu/page_track.h"
+#include "mmu/shadow_mmu.h"
 
 struct checker {
 	struct nxsim__vm_mmu *mmu;

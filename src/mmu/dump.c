@@ -17,6 +17,7 @@
 #include "core/compiler.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
+#include "mmu/shadow_mmu.h"
 
 struct dumper {
 	struct nxsim__vm_mmu *mmu;

@@ -66,6 +66,8 @@
 #include "core/compiler.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
+#include "mmu/shadow_mmu.h"
+#include "mmu/tdp_mmu.h"
 
 void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 {

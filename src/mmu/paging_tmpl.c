@@ -25,7 +25,9 @@
 #include "mmu/guest_mem.h"
 #include "mmu/guest_walk.h"
 #include "mmu/mmu_internal.h"
+#include "mmu/page_track.h"
 #include "mmu/paging_tmpl.h"
+#include "mmu/shadow_mmu.h"
 
 /* ---- shadow paging: the fault path ------------------------------------- */
 

@@ -45,6 +45,9 @@
 #include "core/compiler.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
+#include "mmu/page_track.h"
+#include "mmu/shadow_mmu.h"
+#include "mmu/tdp_mmu.h"
 
 #define GOLDEN_RATIO_64 0x61C8864680B583EBull
 
