@@ -51,7 +51,7 @@ static int direct_pte_prefetch_many(struct nxsim__vm_mmu *mmu,
 		nxsim__gfn_to_memslot(mmu, kvm_mmu_page_as_id(sp), gfn);
 
 	/* gfn_to_memslot_dirty_bitmap(vcpu, gfn, access & ACC_WRITE_MASK) */
-	if (!slot ||
+	if (!slot || nxsim__memslot_invalid(slot) ||
 	    ((access & ACC_WRITE_MASK) && nxsim__slot_dirty_logging(slot)))
 		return -1;
 	/* gfn_to_hva_many() for writing, then every page or none */
