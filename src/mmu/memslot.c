@@ -47,6 +47,8 @@
 #include "core/compiler.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
+#include "mmu/shadow_mmu.h"
+#include "mmu/tdp_mmu.h"
 
 #define KVM_MEM_MAX_NR_PAGES ((1ull << 31) - 1)
 #define TASK_SIZE_MAX ((1ull << 47) - 4096)
