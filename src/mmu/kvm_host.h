@@ -168,6 +168,8 @@ struct nxsim__possible_nx {
  *	sets TIF_NEED_RESCHED)
  * @nr_events: how many (may exceed NXSIM__MAX_EVENTS; the rest are counted;
  *	slots are claimed atomically)
+ * @free_obsolete_roots: KVM_REQ_MMU_FREE_OBSOLETE_ROOTS is pending on the
+ *	vCPUs (one flag: the VM has one current root per address space)
  */
 struct nxsim__vm_mmu {
 	const struct nxsim__mmu_profile *prof;
@@ -231,6 +233,7 @@ struct nxsim__vm_mmu {
 	unsigned int nr_info_cache;
 	struct nxsim__sp_list invalid_list;
 	bool resched_pending;
+	bool free_obsolete_roots;
 };
 
 /*

@@ -214,16 +214,11 @@ void nxsim__kvm_mmu_zap_all_fast(struct nxsim__vm_mmu *mmu)
 {
 	nxsim__write_lock(&mmu->mmu_lock);
 	mmu->mmu_valid_gen ^= 1;
-	if (!mmu->tdp_mmu_enabled)
+	nxsim__mmu_request_free_obsolete_roots(mmu);
+	if (mmu->tdp_mmu_enabled)
+		nxsim__tdp_mmu_zap_all_roots(mmu);
+	else
 		nxsim__kvm_zap_obsolete_pages(mmu);
-	/*
-	 * kvm_make_all_cpus_request(KVM_REQ_MMU_FREE_OBSOLETE_ROOTS) under
-	 * mmu_lock: each vCPU loads a new root, and kvm_mmu_load() flushes
-	 * its TLB for it (kvm_x86_flush_tlb_current).
-	 */
-	if (mmu->flush_vcpus)
-		mmu->flush_vcpus(mmu->flush_ctx, NXSIM__FLUSH_ROOTS, 0, 0);
-	nxsim__tdp_mmu_zap_all_roots(mmu);
 	MMU_COUNT(mmu, zap_all);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
@@ -704,8 +699,11 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		 * change by plain stores under the write lock here, so its
 		 * walk takes that lock.
 		 */
-		if (!tdp)
+		if (!tdp) {
 			nxsim__write_lock(&mmu->mmu_lock);
+			/* vcpu_enter_guest(): the request first */
+			nxsim__kvm_mmu_free_obsolete_roots(mmu);
+		}
 		nxsim__rcu_read_lock();
 		sptep = find_leaf(mmu, as_id, gfn, &level, &spte);
 		/* An MMIO SPTE: EPT misconfiguration, or #PF with PFERR_RSVD. */
@@ -860,6 +858,21 @@ void nxsim__kvm_mmu_zap_collapsible_sptes(struct nxsim__vm_mmu *mmu,
 		nxsim__tdp_mmu_collapse_slot(mmu, slot);
 	else
 		nxsim__kvm_rmap_zap_collapsible_sptes(mmu, slot);
+}
+
+/*
+ * kvm_make_all_cpus_request(KVM_REQ_MMU_FREE_OBSOLETE_ROOTS), under
+ * mmu_lock: at its next access each vCPU frees its roots if they are
+ * obsolete (nxsim__kvm_mmu_free_obsolete_roots() on the shadow MMU; the
+ * TDP MMU's roots are torn down at once) and loads a new one, whose
+ * kvm_mmu_load() flushes its TLB (kvm_x86_flush_tlb_current).
+ */
+void nxsim__mmu_request_free_obsolete_roots(struct nxsim__vm_mmu *mmu)
+{
+	if (!mmu->tdp_mmu_enabled)
+		mmu->free_obsolete_roots = true;
+	if (mmu->flush_vcpus)
+		mmu->flush_vcpus(mmu->flush_ctx, NXSIM__FLUSH_ROOTS, 0, 0);
 }
 
 /*
