@@ -92,6 +92,7 @@ struct nxsim__drv {
 	int failures;
 	unsigned long points;
 	unsigned long points_failed;
+	struct nxsim__drv_costs costs;
 };
 
 static const char *const kind_names[] = {
@@ -304,6 +305,11 @@ FILE *nxsim__drv_errf(struct nxsim__drv *d)
 	return d->err;
 }
 
+struct nxsim__drv_costs *nxsim__drv_costs(struct nxsim__drv *d)
+{
+	return &d->costs;
+}
+
 void nxsim__drv_use_host(struct nxsim__drv *d, struct nxsim_host *host)
 {
 	d->cur = host;
@@ -361,6 +367,8 @@ struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err, unsigned int flags)
 	d->out = out;
 	d->err = err;
 	d->flags = flags;
+	nxsim_xpfo_costs_default(&d->costs.xpfo);
+	nxsim_bringup_costs_default(&d->costs.bringup);
 	return d;
 }
 
@@ -511,12 +519,15 @@ static int split_words(const char *s, struct nxsim__drv_tok *toks, char *buf)
 static bool expect_holds(struct nxsim__drv *d, int n,
 			 struct nxsim__drv_tok *want)
 {
-	struct nxsim__drv_tok got[NXSIM__DRV_MAX_TOKS];
+	/* every word of the answer, however many (a word and its blank
+	 * take two bytes at least) */
+	struct nxsim__drv_tok got[sizeof(d->last) / 2 + 1];
 	char buf[2 * sizeof(d->last) + 1];
 	const char *why;
 	int m, i;
 
-	m = nxsim__drv_lex(d->last, strlen(d->last), got, buf, &why);
+	m = nxsim__drv_lex_max(d->last, strlen(d->last), got,
+			       NXSIM__DRV_NELEM(got), buf, &why);
 	if (m < 0 && !strncmp(d->last, "ERR ", 4))
 		m = split_words(d->last, got, buf);
 	if (m < 1 || strcmp(got[0].s, want[0].s))
