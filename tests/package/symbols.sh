@@ -5,12 +5,14 @@
 # global symbol of default visibility in LIB (libnxsim.a or libnxsim.so),
 # and nothing else but the "(optional)" ones (malloc_conf exists on the
 # jemalloc arena only).  A new public function fails here until its line
-# is added, with the version that first has it:
-#   nxsim_foo@Base 0.1.0
-# Usage: symbols.sh LIB SYMBOLS
+# is added (in order), with the version that first has it; the failure
+# prints the lines to add:
+#    nxsim_foo@Base 0.1.0
+# Usage: symbols.sh LIB SYMBOLS VERSION
 set -eu
 lib=$1
 symbols=$2
+version=$3
 tmp=${TMPDIR:-/tmp}/nxsim-symbols.$$
 trap 'rm -f "$tmp".*' EXIT
 
@@ -26,8 +28,8 @@ new=$(comm -23 "$tmp.lib" "$tmp.want" | comm -23 - "$tmp.opt")
 gone=$(comm -13 "$tmp.lib" "$tmp.want")
 rc=0
 if [ -n "$new" ]; then
-	echo "FAIL: exported but not in $symbols (add \" NAME@Base VERSION\"):"
-	echo "$new" | sed 's/^/  /'
+	echo "FAIL: exported but not in $symbols; add these lines:"
+	echo "$new" | sed "s/.*/ &@Base $version/"
 	rc=1
 fi
 if [ -n "$gone" ]; then
