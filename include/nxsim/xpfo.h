@@ -66,7 +66,8 @@ enum nxsim_xpfo_owner {
  * nxsim_xpfo_costs_default() fills the defaults; nxsim_xpfo_cost_info()
  * names each field with its default and the source of that default.
  * The first group is what XPFO adds; the second is the workload's own work,
- * charged with and without XPFO alike.
+ * charged with and without XPFO alike.  The stats set
+ * NXSIM_STATS_XPFO_COSTS describes its fields, in the same order.
  */
 struct nxsim_xpfo_costs {
 	uint32_t stlb_hit;

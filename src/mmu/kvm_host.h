@@ -143,6 +143,9 @@ struct nxsim__possible_nx {
  * @events: checker records not yet reported
  * @gmem: guest memory: the written pages behind the slots (guest_mem.c)
  * @amd: the CPU (and so the guest's CPUID) is AMD's: guest reserved bits
+ * @tdp_enabled: tdp_enabled (EPT or NPT in use, the host's): the vCPUs'
+ *	root role is direct and their faults are kvm_tdp_page_fault()'s;
+ *	otherwise they shadow the guest's tables (FNAME(page_fault))
  * @tdp_mmu_enabled: kvm->arch.tdp_mmu_enabled: the TDP MMU maps faults;
  *	otherwise the shadow MMU does, and memslots have rmaps
  * @active_mmu_pages: shadow pages, newest first (FIFO for the fast zap)
@@ -216,6 +219,7 @@ struct nxsim__vm_mmu {
 	unsigned int nr_events;
 	struct nxsim__guest_mem gmem;
 	bool amd;
+	bool tdp_enabled;
 	bool tdp_mmu_enabled;
 	struct nxsim__sp_list active_mmu_pages;
 	struct nxsim__sp_hlist *mmu_page_hash;
