@@ -68,6 +68,8 @@ typedef void (*nxsim__lc_charge_fn)(void *model, enum nxsim__lc_event ev,
  * @lc_charge: the lifecycle cost model's hook, or NULL; set before the
  *	first VM and never changed while VMs exist
  * @lc_model: its argument
+ * @tdp_mmu_param: kvm.tdp_mmu (tdp_mmu_enabled), from the CPU flags
+ *	no_tdp_mmu/tdp_mmu and the command line; the TDP MMU needs TDP too
  */
 struct nxsim_host {
 	uint32_t magic;
@@ -78,6 +80,7 @@ struct nxsim_host {
 	bool own_clock;
 	struct nxsim__nx_params nx;
 	bool mmio_caching;
+	bool tdp_mmu_param;
 	pthread_mutex_t param_lock;
 	pthread_mutex_t kvm_lock;
 	pthread_rwlock_t cpu_hotplug_lock;

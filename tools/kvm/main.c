@@ -54,7 +54,6 @@ static int n_objs;
 static int kvm_fd = -1;
 static int n_hosts;
 static unsigned long line_no;
-static char *cur_cmdline;
 
 void kt_pre(struct kt_out *o, const char *fmt, ...)
 {
@@ -191,7 +190,7 @@ bool kt_tdp(void)
 {
 	static int tdp = -1;
 	char buf[8];
-	size_t len;
+	size_t len = 0;
 
 	if (tdp < 0)
 		tdp = !read_file("/sys/module/kvm_amd/parameters/npt", buf,
@@ -284,7 +283,7 @@ static int param_path(const char *name, char *path, size_t size,
 static void record_boot_params(void)
 {
 	char path[128], val[64];
-	size_t len;
+	size_t len = 0;
 	int i, j;
 	static const char *const names[] = { "nx_huge_pages",
 					     "nx_huge_pages_recovery_ratio",
@@ -310,7 +309,7 @@ static void record_boot_params(void)
 static int restore_boot_params(struct kt_out *o)
 {
 	char val[64];
-	size_t len;
+	size_t len = 0;
 	ssize_t done;
 	int i, rc;
 
@@ -332,7 +331,7 @@ static int restore_boot_params(struct kt_out *o)
 static int v_param_get(int argc, struct nxsim__drv_tok *argv, struct kt_out *o)
 {
 	char path[160], buf[512];
-	size_t len;
+	size_t len = 0;
 	int rc;
 
 	if (!n_hosts)
@@ -371,7 +370,7 @@ static int v_param_set(int argc, struct nxsim__drv_tok *argv, struct kt_out *o,
 static bool in_proc_cmdline(const char *word)
 {
 	char buf[4096], *w, *save;
-	size_t len;
+	size_t len = 0;
 
 	if (read_file("/proc/cmdline", buf, sizeof(buf), &len))
 		return false;
@@ -386,7 +385,7 @@ static int check_param(const char *path, char want, const char *flag,
 		       struct kt_out *o)
 {
 	char buf[16];
-	size_t len;
+	size_t len = 0;
 
 	if (read_file(path, buf, sizeof(buf), &len))
 		return kt_fail(o, -ENOENT,
@@ -401,7 +400,7 @@ static int check_param(const char *path, char want, const char *flag,
 	return 0;
 }
 
-static int check_cpu(const char *flags, struct kt_out *o)
+static int check_cpu(const char *flags, const char *cmdline, struct kt_out *o)
 {
 	char *copy = strdup(flags), *f, *save;
 	bool amd = false, no_tdp = false, no_tdp_mmu = false;
@@ -427,10 +426,11 @@ static int check_cpu(const char *flags, struct kt_out *o)
 		rc = kt_fail(o, -EOPNOTSUPP,
 			     "not expressible on a real kernel: the kernel "
 			     "runs on an AMD CPU, say cpu=amd");
-	if (!rc)
+	/* kvm_amd.npt= and kvm.tdp_mmu= on the command line say it too */
+	if (!rc && !strstr(cmdline, "kvm_amd.npt="))
 		rc = check_param("/sys/module/kvm_amd/parameters/npt",
 				 no_tdp ? 'N' : 'Y', "no_tdp", o);
-	if (!rc && !no_tdp)
+	if (!rc && !no_tdp && !strstr(cmdline, "kvm.tdp_mmu="))
 		rc = check_param("/sys/module/kvm/parameters/tdp_mmu",
 				 no_tdp_mmu ? 'N' : 'Y', "no_tdp_mmu", o);
 	return rc;
@@ -439,7 +439,7 @@ static int check_cpu(const char *flags, struct kt_out *o)
 static int v_host_create(int argc, struct nxsim__drv_tok *argv,
 			 struct kt_out *o)
 {
-	const char *profile = NULL, *cpu = "", *v;
+	const char *profile = NULL, *cpu = "", *cmdline = "", *v;
 	int i, rc;
 
 	for (i = 1; i < argc; i++) {
@@ -463,8 +463,7 @@ static int v_host_create(int argc, struct nxsim__drv_tok *argv,
 			free(copy);
 			if (rc)
 				return rc;
-			free(cur_cmdline);
-			cur_cmdline = strdup(v);
+			cmdline = v;
 		} else if ((v = opt(&argv[i], "clock")) &&
 			   (!strcmp(v, "virtual") || !strcmp(v, "real"))) {
 			/* the kernel's clock is real whatever the model's */
@@ -476,7 +475,7 @@ static int v_host_create(int argc, struct nxsim__drv_tok *argv,
 		return kt_fail(o, -EOPNOTSUPP,
 			       "not expressible on this kernel: it is 6.1, "
 			       "say profile=6.1");
-	rc = check_cpu(cpu, o);
+	rc = check_cpu(cpu, cmdline, o);
 	if (!rc && n_hosts)
 		rc = restore_boot_params(o);
 	if (!rc)
@@ -491,7 +490,7 @@ static int v_host_create(int argc, struct nxsim__drv_tok *argv,
 static int v_host_vuln(int argc, struct nxsim__drv_tok *argv, struct kt_out *o)
 {
 	char buf[256];
-	size_t len;
+	size_t len = 0;
 	int rc;
 
 	rc = read_file("/sys/devices/system/cpu/vulnerabilities/itlb_multihit",
@@ -729,46 +728,54 @@ static int parse_region(int argc, struct nxsim__drv_tok *argv,
 }
 
 /*
- * Where the tool maps a slot the script puts at @hva: 0x200000000000 plus
- * @hva modulo 2^45.  KVM looks only at the hva's offset within a huge
- * page (kvm_max_level_for_order(), host_pfn_mapping_level()), which this
- * keeps, and the script's own hvas (4 GiB per slot id) would collide with
- * an ASan build's shadow memory.
- */
-static uint64_t real_hva(uint64_t hva)
-{
-	return (1ull << 45) + (hva & ((1ull << 45) - 1));
-}
-
-/*
  * The memory under a slot: hugetlb pages of the level's size, or 4K
  * pages THP leaves alone, populated now so that no later first touch
- * (by the VMM's guest write, say) goes through an MMU notifier.
+ * (by the VMM's guest write, say) goes through an MMU notifier.  It lies
+ * wherever the tool finds room at the script's hva modulo 1 GiB: KVM
+ * looks only at the hva's offset within a huge page
+ * (__kvm_set_memory_region()'s alignment checks, host_pfn_mapping_level()),
+ * and two VMs of one script may use the same hvas.
  */
 static int map_slot(struct kt_slot *s, struct kt_out *o)
 {
 	static const size_t page[] = { 4096, 2ul << 20, 1ul << 30 };
-	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED;
 	size_t len = (s->size + page[s->level] - 1) & ~(page[s->level] - 1);
-	void *p;
+	const uint64_t gib = 1ull << 30;
+	uint64_t base, at;
+	void *area, *p;
 
 	if (!len)
 		return 0;
+	area = mmap(NULL, len + gib, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (area == MAP_FAILED)
+		return kt_fail(o, -errno, "no room for %zu bytes: %s", len,
+			       strerror(errno));
+	base = (uintptr_t)area;
+	at = (base & ~(gib - 1)) + (s->hva & (gib - 1));
+	if (at < base)
+		at += gib;
 	if (s->level == 1)
 		flags |= MAP_HUGETLB | (21 << MAP_HUGE_SHIFT);
 	else if (s->level == 2)
 		flags |= MAP_HUGETLB | (30 << MAP_HUGE_SHIFT);
-	p = mmap((void *)(uintptr_t)real_hva(s->hva), len,
-		 PROT_READ | PROT_WRITE, flags, -1, 0);
-	if (p == MAP_FAILED)
+	p = mmap((void *)(uintptr_t)at, len, PROT_READ | PROT_WRITE, flags, -1,
+		 0);
+	if (p == MAP_FAILED) {
+		munmap(area, len + gib);
 		return kt_fail(o, -errno,
-			       "mmap of %zu bytes at hva 0x%" PRIx64
-			       " (level=%s) failed: %s%s",
-			       len, real_hva(s->hva), level_names[s->level],
-			       strerror(errno),
+			       "mmap of %zu bytes (level=%s) failed: %s%s", len,
+			       level_names[s->level], strerror(errno),
 			       s->level ? " (hugetlb pages reserved at boot: "
 					  "hugepages=)" :
 					  "");
+	}
+	if (at > base)
+		munmap(area, at - base);
+	if (base + len + gib > at + len)
+		munmap((void *)(uintptr_t)(at + len),
+		       base + len + gib - at - len);
 	if (!s->level)
 		madvise(p, len, MADV_NOHUGEPAGE);
 	memset(p, 0, len); /* populate */
@@ -784,7 +791,7 @@ static int set_region(struct kt_vm *vm, const struct kt_slot *s)
 		.flags = s->flags,
 		.guest_phys_addr = s->gpa,
 		.memory_size = s->size,
-		.userspace_addr = real_hva(s->hva),
+		.userspace_addr = (uintptr_t)s->map,
 	};
 
 	return ioctl(vm->fd, KVM_SET_USER_MEMORY_REGION, &mr) ? -errno : 0;
@@ -798,6 +805,7 @@ static int add_region(struct kt_vm *vm, struct kt_slot *n, struct kt_out *o)
 
 	if (old && old->hva == n->hva) {
 		/* the same memory: KVM decides on the change */
+		n->map = old->map;
 		rc = set_region(vm, n);
 		if (!rc && !n->size)
 			unmap_slot(old);
