@@ -114,7 +114,8 @@ static int report_cycles(struct bench_ctx *ctx, const char *fig,
 					 "nx_huge_pages=off (modelled cycles)",
 			     .ref = (double)off->cycles,
 			     .params = params,
-			     .reps = 1 });
+			     .reps = 1,
+			     .modelled = true });
 }
 
 static int run_synth(struct bench_ctx *ctx, FILE *csv)
@@ -414,7 +415,8 @@ static int run_execute(struct bench_ctx *ctx)
 				  .ref_name = "published 2.90 s / 0.11 s (26x)",
 				  .ref = 2.899670885 / 0.111965688,
 				  .params = params,
-				  .reps = 1 });
+				  .reps = 1,
+				  .modelled = true });
 	snprintf(text, sizeof(text),
 		 "execution phase, %u vCPUs x %" PRIu64
 		 " MiB: 6.6 split %.4g cycles < 6.1 zap %.4g cycles (%.3gx; "

@@ -167,7 +167,8 @@ static int report_measure(struct bench_ctx *ctx, const struct shape *sh,
 					       .ref_name = measures[m].ref_name,
 					       .ref = ref,
 					       .params = params,
-					       .reps = 1 });
+					       .reps = 1,
+					       .modelled = true });
 		s[i] = (struct bench_series){ titles[i], x, y[i][m],
 					      sh->ticks };
 	}

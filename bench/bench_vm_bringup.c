@@ -313,7 +313,8 @@ static int sweep(struct bench_ctx *ctx)
 							"lab (modelled us)",
 						.ref = never.create.p99 / 1e3,
 						.params = params,
-						.reps = 1 });
+						.reps = 1,
+						.modelled = true });
 			}
 		}
 		for (unsigned int p = 0; p < 4; p++)
@@ -455,15 +456,12 @@ static int speed(struct bench_ctx *ctx, const char *name,
 		{ "plain bring-up, no cost model", plain_rep, &sp },
 	};
 	struct bench_pair p = { 0 };
-	double v, r;
 	char params[160];
 	int rc;
 
 	rc = bench_interleave(ctx, name, bench_reps(ctx), sides, &p);
 	if (rc)
 		return rc;
-	v = bench_samples_pct(&p.val[0], 50);
-	r = bench_samples_pct(&p.val[1], 50);
 	snprintf(params, sizeof(params),
 		 "{\"policy\":\"%s\",\"cpus\":%u,\"bg_vms\":%u,\"vms\":%u,"
 		 "\"creators\":%u,\"laps\":%u}",
@@ -474,17 +472,17 @@ static int speed(struct bench_ctx *ctx, const char *name,
 		&(struct bench_figure){
 			.figure = name,
 			.unit = rate ? "VM/s" : "s",
-			.value = rate ? cfg->vms * laps / v : v,
 			.ref_name = rate ? "the same bring-ups without the "
 					   "cost model (VM/s)" :
 					   "the same VMs made without the "
 					   "cost model (s)",
-			.ref = rate ? cfg->vms * laps / r : r,
 			.target = { rate ? BENCH_TARGET_VALUE_MIN :
 					   BENCH_TARGET_VALUE_MAX,
 				    target },
 			.params = params,
-			.reps = (unsigned int)p.val[0].n });
+			.from = &p,
+			.mul = rate ? (double)cfg->vms * laps : 1,
+			.inv = rate });
 	bench_pair_free(&p);
 	return rc;
 }

@@ -226,7 +226,6 @@ static int report(struct bench_ctx *ctx, unsigned int n, struct bench_pair *p,
 		{ "wake_p99", 99, { BENCH_TARGET_VALUE_MAX, 1000 } },
 		{ "wake_max", 100, { BENCH_TARGET_VALUE_MAX, JIFFY_NS } },
 	};
-	unsigned int reps = (unsigned int)p->val[0].n;
 	char fig[64], params[128], text[160];
 	int rc;
 
@@ -246,17 +245,15 @@ static int report(struct bench_ctx *ctx, unsigned int n, struct bench_pair *p,
 			.params = params });
 	for (size_t i = 0; i < ARRAY_SIZE(rows) && !rc; i++) {
 		snprintf(fig, sizeof(fig), "virtual.N%u.%s", n, rows[i].name);
-		rc = bench_report(ctx, &(struct bench_figure){
-					       .figure = fig,
-					       .unit = "ns",
-					       .value = bench_samples_pct(
-						       &p->lat[0], rows[i].pct),
-					       .ref_name = ref,
-					       .ref = bench_samples_pct(
-						       &p->lat[1], rows[i].pct),
-					       .target = rows[i].target,
-					       .params = params,
-					       .reps = reps });
+		rc = bench_report(
+			ctx, &(struct bench_figure){ .figure = fig,
+						     .unit = "ns",
+						     .ref_name = ref,
+						     .target = rows[i].target,
+						     .params = params,
+						     .from = p,
+						     .lat = true,
+						     .pct = rows[i].pct });
 	}
 	if (rc)
 		return rc;

@@ -53,14 +53,16 @@ static int report_cell(struct bench_ctx *ctx, const char *wl,
 			      "nxsim_xpfo_run_workload() computed (same event "
 			      "streams)",
 		  .ref = (double)r->base_kernel_cycles / 1e6,
-		  .reps = 1 },
+		  .reps = 1,
+		  .modelled = true },
 		{ .figure = "wall",
 		  .unit = "Mcyc",
 		  .value = (double)r->makespan_cycles / 1e6,
 		  .ref_name = "makespan of the no-XPFO baseline the same "
 			      "nxsim_xpfo_run_workload() computed",
 		  .ref = (double)r->base_makespan_cycles / 1e6,
-		  .reps = 1 },
+		  .reps = 1,
+		  .modelled = true },
 	};
 	static const char *const events[] = { "events", NULL };
 	static const char *const ratios[] = { "system_ratio", "wall_ratio",

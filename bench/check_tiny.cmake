@@ -4,7 +4,9 @@
 # timings.  results.jsonl must hold one well-formed JSON object per line:
 # first the run record (machine, commit, seed, the benchmarks selected),
 # then figures, checks and published figures, each with the run identity;
-# every benchmark of --list must have reported at least one figure.
+# every benchmark of --list must have reported at least one figure.  Then
+# --compare of the run against itself finds no change, and --version
+# answers.
 #   cmake -DBENCH=<nxsim-bench> -DOUT=<dir> -P check_tiny.cmake
 cmake_minimum_required(VERSION 3.25)
 execute_process(COMMAND ${BENCH} --list
@@ -25,8 +27,11 @@ execute_process(COMMAND ${BENCH} --tiny --seed 7 --out ${OUT}
 if(NOT rc EQUAL 0)
 	message(FATAL_ERROR "nxsim-bench --tiny failed: ${rc}\n${table}")
 endif()
-if(NOT table MATCHES "figure +value +reference +ratio +target +met")
-	message(FATAL_ERROR "no summary table on stdout:\n${table}")
+if(NOT table MATCHES "^[^\n]*\n[^\n]*\n\nsummary ")
+	message(FATAL_ERROR "the summary does not come first:\n${table}")
+endif()
+if(NOT table MATCHES "figure +value +reps +reference +ratio +ratio reps +target +verdict +adds")
+	message(FATAL_ERROR "no table of figures on stdout:\n${table}")
 endif()
 
 if(NOT EXISTS ${OUT}/summary.txt)
@@ -67,8 +72,9 @@ foreach(line IN LISTS lines)
 	endif()
 	string(JSON bench GET "${line}" bench)
 	if(type STREQUAL "figure")
-		foreach(key unit value ref ratio target met reps
-				calib_ns_per_add params)
+		foreach(key unit value ref ratio target met verdict modelled
+				reps rep_values spread calib_ns_per_add
+				value_in_adds params)
 			string(JSON val ERROR_VARIABLE err GET "${line}" ${key})
 			if(err)
 				message(FATAL_ERROR
@@ -95,4 +101,15 @@ foreach(name IN LISTS names)
 		message(FATAL_ERROR "benchmark ${name} reported no figure")
 	endif()
 endforeach()
+execute_process(COMMAND ${BENCH} --compare ${OUT}/results.jsonl
+		--against ${OUT}/results.jsonl
+	OUTPUT_VARIABLE cmp RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT cmp MATCHES "\n0 worse, 0 better, [0-9]+ within the reps' spread, 0 new, 0 gone\n")
+	message(FATAL_ERROR "--compare of a run with itself (${rc}):\n${cmp}")
+endif()
+execute_process(COMMAND ${BENCH} --version
+	OUTPUT_VARIABLE version RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT version MATCHES "^nxsim-bench \\(libnxsim\\) [0-9]+\\.[0-9]+\\.[0-9]+")
+	message(FATAL_ERROR "--version (${rc}): ${version}")
+endif()
 message(STATUS "${nr_lines} JSON lines, benchmarks: ${names}")

@@ -17,10 +17,27 @@
 #include <string.h>
 #include <time.h>
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
 #include "harness.h"
 #include "runinfo.h"
 
 enum row_kind { ROW_FIGURE, ROW_CHECK, ROW_PUBLISHED };
+
+/*
+ * What a target says of a figure: every rep met it, none did, or its reps
+ * straddle it (inconclusive).  A figure without per-rep values is decided
+ * by its value alone.
+ */
+enum verdict { VERDICT_NONE, VERDICT_MET, VERDICT_MISSED, VERDICT_UNSURE };
+
+static const char *const verdict_names[] = {
+	[VERDICT_NONE] = "none",
+	[VERDICT_MET] = "met",
+	[VERDICT_MISSED] = "missed",
+	[VERDICT_UNSURE] = "inconclusive",
+};
 
 /* A reported figure, kept for the summary table. */
 struct bench_row {
@@ -31,8 +48,13 @@ struct bench_row {
 	char *ref_name;
 	char *text; /* checks and published figures */
 	double value, ref, calib_ns;
+	double lo, hi;	 /* the reps' smallest and largest value */
+	double rlo, rhi; /* the reps' smallest and largest ratio */
+	double adds;	 /* value_in_adds */
 	struct bench_target target;
-	bool met;
+	enum verdict verdict;
+	bool met; /* checks */
+	bool modelled;
 };
 
 uint64_t bench_now_ns(void)
@@ -69,23 +91,28 @@ int bench_samples_add(struct bench_samples *s, double x)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
+void bench_samples_sort(struct bench_samples *s)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
+	if (s->n)
+		gsl_sort(s->v, 1, s->n);
 }
 
-double bench_samples_pct(struct bench_samples *s, double pct)
+double bench_samples_pct(const struct bench_samples *s, double pct)
 {
-	size_t rank;
+	struct bench_samples sorted = { .n = s->n };
+	double x;
 
 	if (!s->n)
 		return NAN;
-	qsort(s->v, s->n, sizeof(*s->v), cmp_double);
-	/* nearest rank: the smallest value with >= pct% at or below it */
-	rank = (size_t)ceil(pct / 100.0 * (double)s->n);
-	return s->v[rank ? rank - 1 : 0];
+	sorted.v = malloc(s->n * sizeof(*sorted.v));
+	if (!sorted.v)
+		return NAN;
+	memcpy(sorted.v, s->v, s->n * sizeof(*sorted.v));
+	bench_samples_sort(&sorted);
+	x = gsl_stats_quantile_from_sorted_data(sorted.v, 1, sorted.n,
+						pct / 100.0);
+	free(sorted.v);
+	return x;
 }
 
 void bench_samples_free(struct bench_samples *s)
@@ -151,11 +178,14 @@ int bench_interleave(struct bench_ctx *ctx, const char *what, unsigned int reps,
 	double value;
 	int rc = 0;
 
+	if (reps > BENCH_MAX_REPS)
+		return -EINVAL;
 	for (unsigned int r = 0; r < reps && !rc; r++) {
 		/* the machine's speed now, before each A,B pair */
 		rc = bench_samples_add(&calib, bench_calibrate(ctx));
 		for (int i = 0; i < 2 && !rc; i++) {
 			rc = sides[i].rep(sides[i].arg, &value, &out->lat[i]);
+			out->lat_end[i][r] = out->lat[i].n;
 			if (!rc)
 				rc = bench_samples_add(&out->val[i], value);
 			if (rc)
@@ -257,59 +287,166 @@ static int row_add(struct bench_ctx *ctx, const struct bench_row *row)
 	return 0;
 }
 
-/* A time figure in ns, for cycles-equivalent; NAN for other units. */
-static double value_ns(const struct bench_figure *fig)
+/*
+ * The ns of one operation of a timed figure: a time (ns, us, ms, s) as it
+ * is, a rate (<x>/s) inverted; NAN for other units.
+ */
+static double op_ns(const char *unit, double x)
 {
-	if (!strcmp(fig->unit, "ns"))
-		return fig->value;
-	if (!strcmp(fig->unit, "us"))
-		return fig->value * 1e3;
+	static const struct {
+		const char *unit;
+		double ns;
+	} times[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	size_t len = strlen(unit);
+
+	for (size_t i = 0; i < ARRAY_SIZE(times); i++)
+		if (!strcmp(unit, times[i].unit))
+			return x * times[i].ns;
+	if (len > 2 && !strcmp(unit + len - 2, "/s"))
+		return 1e9 / x;
 	return NAN;
 }
 
-int bench_report(struct bench_ctx *ctx, const struct bench_figure *fig)
+/* @f's statistic of side @side over rep @r, or over all reps if r < 0. */
+static double pair_stat(const struct bench_figure *f, int side, int r)
 {
-	FILE *f = ctx->jsonl;
-	double ratio = fig->value / fig->ref;
-	bool met = target_met(&fig->target, fig->value, fig->ref);
-	struct bench_row row = {
-		.kind = ROW_FIGURE,
-		.figure = (char *)fig->figure,
-		.unit = (char *)fig->unit,
-		.ref_name = (char *)fig->ref_name,
-		.value = fig->value,
-		.ref = fig->ref,
-		.target = fig->target,
-		.met = met,
-		.calib_ns = ctx->calib_ns,
-	};
+	const struct bench_pair *p = f->from;
+	const struct bench_samples *s = f->lat ? &p->lat[side] : &p->val[side];
+	struct bench_samples rep = *s;
+	double mul = f->mul ? f->mul : 1, x;
 
-	json_head(ctx, "figure", fig->figure);
-	fputs(",\"unit\":", f);
-	bench_json_str(f, fig->unit);
-	fputs(",\"value\":", f);
-	json_num(f, fig->value);
-	fputs(",\"ref_name\":", f);
-	bench_json_str(f, fig->ref_name ? fig->ref_name : "");
-	fputs(",\"ref\":", f);
-	json_num(f, fig->ref);
-	fputs(",\"ratio\":", f);
-	json_num(f, ratio);
-	fprintf(f, ",\"target\":{\"kind\":\"%s\",\"x\":",
-		target_kinds[fig->target.kind]);
-	json_num(f, fig->target.kind ? fig->target.x : NAN);
-	fprintf(f, "},\"met\":%s,\"reps\":%u,\"calib_ns_per_add\":",
-		fig->target.kind ? (met ? "true" : "false") : "null",
-		fig->reps);
-	json_num(f, ctx->calib_ns);
-	fputs(",\"calib_range\":[", f);
-	json_num(f, ctx->calib_min);
+	if (r >= 0 && f->lat) {
+		size_t start = r ? p->lat_end[side][r - 1] : 0;
+
+		rep.v = s->v + start;
+		rep.n = p->lat_end[side][r] - start;
+	} else if (r >= 0) {
+		rep.v = s->v + r;
+		rep.n = 1;
+	}
+	x = bench_samples_pct(&rep, f->lat ? f->pct : 50);
+	return f->inv ? mul / x : mul * x;
+}
+
+/* Every rep met the target, none, or some (@n 0: the value decides). */
+static enum verdict decide(const struct bench_target *t, double value,
+			   double ref, const double *v, const double *r,
+			   unsigned int n)
+{
+	unsigned int met = 0;
+
+	if (!t->kind)
+		return VERDICT_NONE;
+	if (!n)
+		return target_met(t, value, ref) ? VERDICT_MET : VERDICT_MISSED;
+	for (unsigned int i = 0; i < n; i++)
+		met += target_met(t, v[i], r[i]);
+	return met == n ? VERDICT_MET : !met ? VERDICT_MISSED : VERDICT_UNSURE;
+}
+
+static void json_array(FILE *f, const char *name, const double *v,
+		       unsigned int n)
+{
+	fprintf(f, ",\"%s\":[", name);
+	for (unsigned int i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		json_num(f, v[i]);
+	}
+	fputc(']', f);
+}
+
+static void json_range(FILE *f, const char *name, double lo, double hi)
+{
+	fprintf(f, "\"%s\":[", name);
+	json_num(f, lo);
 	fputc(',', f);
-	json_num(f, ctx->calib_max);
-	fputs("],\"value_in_adds\":", f);
-	json_num(f, value_ns(fig) / ctx->calib_ns);
-	fprintf(f, ",\"params\":%s}\n", fig->params ? fig->params : "{}");
-	fflush(f);
+	json_num(f, hi);
+	fputc(']', f);
+}
+
+int bench_report(struct bench_ctx *ctx, const struct bench_figure *f)
+{
+	double rv[BENCH_MAX_REPS], rr[BENCH_MAX_REPS], ratio;
+	double ns, ref_ns;
+	struct bench_figure fig = *f;
+	unsigned int n = 0;
+	struct bench_row row;
+	FILE *out = ctx->jsonl;
+
+	if (f->from) {
+		n = (unsigned int)f->from->val[0].n;
+		for (unsigned int i = 0; i < n; i++) {
+			rv[i] = pair_stat(f, 0, (int)i);
+			rr[i] = pair_stat(f, 1, (int)i);
+		}
+		fig.value = pair_stat(f, 0, -1);
+		fig.ref = pair_stat(f, 1, -1);
+		fig.reps = n;
+	}
+	ratio = fig.value / fig.ref;
+	ns = fig.modelled ? NAN : op_ns(fig.unit, fig.value);
+	ref_ns = fig.modelled ? NAN : op_ns(fig.unit, fig.ref);
+	row = (struct bench_row){
+		.kind = ROW_FIGURE,
+		.figure = (char *)fig.figure,
+		.unit = (char *)fig.unit,
+		.ref_name = (char *)fig.ref_name,
+		.value = fig.value,
+		.ref = fig.ref,
+		.lo = n ? INFINITY : NAN,
+		.hi = n ? -INFINITY : NAN,
+		.rlo = n ? INFINITY : NAN,
+		.rhi = n ? -INFINITY : NAN,
+		.adds = ns / ctx->calib_ns,
+		.target = fig.target,
+		.verdict = decide(&fig.target, fig.value, fig.ref, rv, rr, n),
+		.calib_ns = ctx->calib_ns,
+		.modelled = fig.modelled,
+	};
+	for (unsigned int i = 0; i < n; i++) {
+		row.lo = fmin(row.lo, rv[i]);
+		row.hi = fmax(row.hi, rv[i]);
+		row.rlo = fmin(row.rlo, rv[i] / rr[i]);
+		row.rhi = fmax(row.rhi, rv[i] / rr[i]);
+	}
+
+	json_head(ctx, "figure", fig.figure);
+	fputs(",\"unit\":", out);
+	bench_json_str(out, fig.unit);
+	fputs(",\"value\":", out);
+	json_num(out, fig.value);
+	fputs(",\"ref_name\":", out);
+	bench_json_str(out, fig.ref_name ? fig.ref_name : "");
+	fputs(",\"ref\":", out);
+	json_num(out, fig.ref);
+	fputs(",\"ratio\":", out);
+	json_num(out, ratio);
+	fprintf(out, ",\"target\":{\"kind\":\"%s\",\"x\":",
+		target_kinds[fig.target.kind]);
+	json_num(out, fig.target.kind ? fig.target.x : NAN);
+	fprintf(out, "},\"met\":%s,\"verdict\":\"%s\",\"modelled\":%s",
+		row.verdict == VERDICT_NONE		    ? "null" :
+		target_met(&fig.target, fig.value, fig.ref) ? "true" :
+							      "false",
+		verdict_names[row.verdict], fig.modelled ? "true" : "false");
+	fprintf(out, ",\"reps\":%u", fig.reps);
+	json_array(out, "rep_values", rv, n);
+	json_array(out, "rep_refs", rr, n);
+	fputs(",\"spread\":{", out);
+	json_range(out, "value", row.lo, row.hi);
+	fputc(',', out);
+	json_range(out, "ratio", row.rlo, row.rhi);
+	fputs("},\"calib_ns_per_add\":", out);
+	json_num(out, ctx->calib_ns);
+	fputs(",", out);
+	json_range(out, "calib_range", ctx->calib_min, ctx->calib_max);
+	fputs(",\"value_in_adds\":", out);
+	json_num(out, row.adds);
+	fputs(",\"ref_in_adds\":", out);
+	json_num(out, ref_ns / ctx->calib_ns);
+	fprintf(out, ",\"params\":%s}\n", fig.params ? fig.params : "{}");
+	fflush(out);
 	return row_add(ctx, &row);
 }
 
@@ -318,9 +455,8 @@ int bench_report_pair(struct bench_ctx *ctx, struct bench_pair *p,
 {
 	struct bench_figure fig = *f;
 
-	fig.value = bench_samples_pct(&p->val[0], 50);
-	fig.ref = bench_samples_pct(&p->val[1], 50);
-	fig.reps = (unsigned int)p->val[0].n;
+	fig.from = p;
+	fig.lat = false;
 	return bench_report(ctx, &fig);
 }
 
@@ -383,35 +519,210 @@ static void fmt_target(char *buf, size_t size, const struct bench_target *t,
 	}
 }
 
+/* "lo..hi" of the reps, or "-" without per-rep values. */
+static void fmt_range(char *buf, size_t size, double lo, double hi,
+		      const char *suffix)
+{
+	if (isfinite(lo) && isfinite(hi))
+		snprintf(buf, size, "%.3g..%.3g%s", lo, hi, suffix);
+	else
+		snprintf(buf, size, "-");
+}
+
+static const char *verdict_word(enum verdict v)
+{
+	static const char *const words[] = {
+		[VERDICT_NONE] = "-",
+		[VERDICT_MET] = "met",
+		[VERDICT_MISSED] = "MISSED",
+		[VERDICT_UNSURE] = "inconcl",
+	};
+
+	return words[v];
+}
+
+/* One figure of the tables. */
+static void print_figure(FILE *f, const struct bench_row *r)
+{
+	char name[96], val[32], spread[40], ref[32], ratio[16], rspread[40];
+	char target[32], adds[16];
+
+	snprintf(name, sizeof(name), "%s.%s", r->bench, r->figure);
+	snprintf(val, sizeof(val), "%.4g %s", r->value, r->unit);
+	fmt_range(spread, sizeof(spread), r->lo, r->hi, "");
+	if (isfinite(r->ref)) {
+		snprintf(ref, sizeof(ref), "%.4g", r->ref);
+		snprintf(ratio, sizeof(ratio), "%.3gx", r->value / r->ref);
+		fmt_range(rspread, sizeof(rspread), r->rlo, r->rhi, "x");
+	} else {
+		snprintf(ref, sizeof(ref), "-");
+		snprintf(ratio, sizeof(ratio), "-");
+		snprintf(rspread, sizeof(rspread), "-");
+	}
+	fmt_target(target, sizeof(target), &r->target, r->unit);
+	if (isfinite(r->adds))
+		snprintf(adds, sizeof(adds), "%.4g", r->adds);
+	else
+		snprintf(adds, sizeof(adds), "-");
+	if (r->modelled)
+		fprintf(f, "  %-52s %14s %10s %9s %16s %7s\n", name, val, ref,
+			ratio, target, verdict_word(r->verdict));
+	else
+		fprintf(f, "%-46s %14s %17s %10s %7s %15s %15s %7s %9s %6.3f\n",
+			name, val, spread, ref, ratio, rspread, target,
+			verdict_word(r->verdict), adds, r->calib_ns);
+}
+
+/* Targets and checks of one benchmark, by outcome. */
+struct tally {
+	unsigned int met, missed, unsure, targets, yes, checks;
+};
+
+static struct tally tally_bench(const struct bench_ctx *ctx, const char *b)
+{
+	struct tally t = { 0 };
+
+	for (size_t i = 0; i < ctx->nr_rows; i++) {
+		const struct bench_row *r = &ctx->rows[i];
+
+		if (strcmp(r->bench, b))
+			continue;
+		if (r->kind == ROW_CHECK) {
+			t.checks++;
+			t.yes += r->met;
+		} else if (r->kind == ROW_FIGURE && r->verdict) {
+			t.targets++;
+			t.met += r->verdict == VERDICT_MET;
+			t.missed += r->verdict == VERDICT_MISSED;
+			t.unsure += r->verdict == VERDICT_UNSURE;
+		}
+	}
+	return t;
+}
+
+/* Whether row @i is the first of its benchmark. */
+static bool first_of_bench(const struct bench_ctx *ctx, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(ctx->rows[j].bench, ctx->rows[i].bench))
+			return false;
+	return true;
+}
+
+/*
+ * One line per benchmark: MISSED if a target was missed or a check
+ * failed, else inconclusive if a target's reps straddle it, else met; then
+ * the figures that decided it.
+ */
+static void print_summary(const struct bench_ctx *ctx, FILE *f)
+{
+	char target[32], spread[40];
+
+	fprintf(f, "summary (targets met / missed / inconclusive: reps on "
+		   "both sides; checks yes of all):\n");
+	for (size_t i = 0; i < ctx->nr_rows; i++) {
+		const struct bench_row *r = &ctx->rows[i];
+		struct tally t;
+		const char *word;
+
+		if (!first_of_bench(ctx, i))
+			continue;
+		t = tally_bench(ctx, r->bench);
+		word = t.missed || t.yes < t.checks ? "MISSED" :
+		       t.unsure			    ? "inconclusive" :
+		       t.targets || t.checks	    ? "met" :
+						      "-";
+		fprintf(f,
+			"  %-14s %-12s targets %u: %u met, %u missed, %u "
+			"inconclusive; checks %u/%u\n",
+			r->bench, word, t.targets, t.met, t.missed, t.unsure,
+			t.yes, t.checks);
+		for (size_t j = i; j < ctx->nr_rows; j++) {
+			const struct bench_row *s = &ctx->rows[j];
+
+			if (strcmp(s->bench, r->bench))
+				continue;
+			if (s->kind == ROW_CHECK && !s->met) {
+				fprintf(f, "      NO %s\n", s->figure);
+				continue;
+			}
+			if (s->kind != ROW_FIGURE ||
+			    (s->verdict != VERDICT_MISSED &&
+			     s->verdict != VERDICT_UNSURE))
+				continue;
+			fmt_target(target, sizeof(target), &s->target, s->unit);
+			if (s->target.kind == BENCH_TARGET_RATIO_MIN ||
+			    s->target.kind == BENCH_TARGET_RATIO_MAX)
+				fmt_range(spread, sizeof(spread), s->rlo,
+					  s->rhi, "x");
+			else
+				fmt_range(spread, sizeof(spread), s->lo, s->hi,
+					  "");
+			fprintf(f,
+				"      %s %s: %.4g %s (%.3gx ref), reps %s, "
+				"target %s\n",
+				verdict_word(s->verdict), s->figure, s->value,
+				s->unit, s->value / s->ref, spread, target);
+		}
+	}
+}
+
+/* Modelled figures, checks and published figures, benchmark by benchmark. */
+static void print_model(const struct bench_ctx *ctx, FILE *f)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < ctx->nr_rows; i++) {
+		const char *b = ctx->rows[i].bench;
+
+		if (!first_of_bench(ctx, i))
+			continue;
+		for (size_t j = i; j < ctx->nr_rows; j++) {
+			const struct bench_row *r = &ctx->rows[j];
+
+			if (strcmp(r->bench, b) ||
+			    (r->kind == ROW_FIGURE && !r->modelled))
+				continue;
+			if (!any)
+				fprintf(f, "\nthe model's predictions beside "
+					   "the published figures (modelled, "
+					   "deterministic for the seed), "
+					   "and the checks:\n");
+			any = true;
+			if (r->kind == ROW_FIGURE)
+				print_figure(f, r);
+			else if (r->kind == ROW_CHECK)
+				fprintf(f, "  %-3s %s.%s: %s\n",
+					r->met ? "yes" : "NO", r->bench,
+					r->figure, r->text);
+			else
+				fprintf(f,
+					"  published %s.%s: %s\n"
+					"      [source: %s]\n",
+					r->bench, r->figure, r->text,
+					r->ref_name);
+		}
+	}
+}
+
 void bench_print_table(const struct bench_ctx *ctx, FILE *f)
 {
-	char name[96], val[32], ref[32], ratio[16], target[32];
 	const struct bench_row *r;
 	size_t i;
 	bool any;
 
-	fprintf(f, "%-46s %14s %14s %9s %16s %4s %6s\n", "figure", "value",
-		"reference", "ratio", "target", "met", "ns/add");
+	print_summary(ctx, f);
+	fprintf(f, "\nmeasured (median of the reps; reps: their range; "
+		   "adds: one operation in calibrated adds):\n");
+	fprintf(f, "%-46s %14s %17s %10s %7s %15s %15s %7s %9s %6s\n", "figure",
+		"value", "reps", "reference", "ratio", "ratio reps", "target",
+		"verdict", "adds", "ns/add");
 	for (i = 0; i < ctx->nr_rows; i++) {
 		r = &ctx->rows[i];
-		if (r->kind != ROW_FIGURE)
-			continue;
-		snprintf(name, sizeof(name), "%s.%s", r->bench, r->figure);
-		snprintf(val, sizeof(val), "%.4g %s", r->value, r->unit);
-		if (isfinite(r->ref)) {
-			snprintf(ref, sizeof(ref), "%.4g", r->ref);
-			snprintf(ratio, sizeof(ratio), "%.3gx",
-				 r->value / r->ref);
-		} else {
-			snprintf(ref, sizeof(ref), "-");
-			snprintf(ratio, sizeof(ratio), "-");
-		}
-		fmt_target(target, sizeof(target), &r->target, r->unit);
-		fprintf(f, "%-46s %14s %14s %9s %16s %4s %6.3f\n", name, val,
-			ref, ratio, target,
-			r->target.kind ? (r->met ? "yes" : "NO") : "-",
-			r->calib_ns);
+		if (r->kind == ROW_FIGURE && !r->modelled)
+			print_figure(f, r);
 	}
+	print_model(ctx, f);
 
 	fprintf(f, "\nreferences (measured in this run, interleaved):\n");
 	for (i = 0; i < ctx->nr_rows; i++) {
@@ -429,28 +740,18 @@ void bench_print_table(const struct bench_ctx *ctx, FILE *f)
 		if (!any)
 			fprintf(f, "  %s: %s\n", r->bench, r->ref_name);
 	}
+}
 
-	for (i = 0, any = false; i < ctx->nr_rows; i++) {
-		r = &ctx->rows[i];
-		if (r->kind != ROW_CHECK)
-			continue;
-		if (!any)
-			fprintf(f, "\nchecks:\n");
-		any = true;
-		fprintf(f, "  %-3s %s.%s: %s\n", r->met ? "yes" : "NO",
-			r->bench, r->figure, r->text);
+bool bench_any_missed(const struct bench_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->nr_rows; i++) {
+		const struct bench_row *r = &ctx->rows[i];
+
+		if ((r->kind == ROW_CHECK && !r->met) ||
+		    (r->kind == ROW_FIGURE && r->verdict == VERDICT_MISSED))
+			return true;
 	}
-	for (i = 0, any = false; i < ctx->nr_rows; i++) {
-		r = &ctx->rows[i];
-		if (r->kind != ROW_PUBLISHED)
-			continue;
-		if (!any)
-			fprintf(f, "\npublished figures (context, not measured "
-				   "here):\n");
-		any = true;
-		fprintf(f, "  %s.%s: %s\n      [source: %s]\n", r->bench,
-			r->figure, r->text, r->ref_name);
-	}
+	return false;
 }
 
 void bench_rows_free(struct bench_ctx *ctx)

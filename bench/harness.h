@@ -24,6 +24,9 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The most reps of any mode (full), so that per-rep figures fit a row. */
+#define BENCH_MAX_REPS 11
+
 enum bench_mode {
 	BENCH_TINY,  /* seconds in total: proves every benchmark runs */
 	BENCH_QUICK, /* README command 1: under 3 minutes on 2 cores */
@@ -81,8 +84,15 @@ struct bench_samples {
 };
 
 int bench_samples_add(struct bench_samples *s, double x);
-/* The pct-th percentile (0..100, nearest rank); sorts @s.  NAN if empty. */
-double bench_samples_pct(struct bench_samples *s, double pct);
+/*
+ * The pct-th percentile (0..100) of @s, interpolated between the two
+ * nearest ranks as GSL's gsl_stats_quantile_from_sorted_data() does (0 the
+ * minimum, 100 the maximum); @s keeps its order.  NAN if empty or out of
+ * memory.
+ */
+double bench_samples_pct(const struct bench_samples *s, double pct);
+/* Sort @s in place, ascending. */
+void bench_samples_sort(struct bench_samples *s);
 void bench_samples_free(struct bench_samples *s);
 
 /**
@@ -101,19 +111,23 @@ struct bench_side {
 
 /**
  * struct bench_pair - what bench_interleave() measured
- * @val: per-rep values of side 0 (libnxsim) and side 1 (reference)
- * @lat: per-operation latencies pooled over all reps, per side
+ * @val: per-rep values of side 0 (libnxsim) and side 1 (reference), in
+ *	rep order
+ * @lat: per-operation latencies pooled over all reps, per side, in rep
+ *	order
+ * @lat_end: where each rep's latencies end in @lat, per side
  */
 struct bench_pair {
 	struct bench_samples val[2];
 	struct bench_samples lat[2];
+	size_t lat_end[2][BENCH_MAX_REPS];
 };
 
 /**
  * bench_interleave() - run two sides A,B,A,B,... in this process
  * @ctx: the run
  * @what: label for progress lines on stderr
- * @reps: repetitions of each side
+ * @reps: repetitions of each side, at most BENCH_MAX_REPS
  * @sides: [0] the libnxsim figure, [1] its reference
  * @out: receives the samples (zero it first; free with bench_pair_free())
  *
@@ -121,7 +135,7 @@ struct bench_pair {
  * carries the calibration of its own measurement window (median, min and
  * max in @ctx).
  *
- * Return: 0, or the first error of a rep.
+ * Return: 0, -EINVAL for too many @reps, or the first error of a rep.
  */
 int bench_interleave(struct bench_ctx *ctx, const char *what, unsigned int reps,
 		     const struct bench_side sides[2], struct bench_pair *out);
@@ -172,6 +186,19 @@ struct bench_target {
  * @target: the target (docs/bench.md)
  * @params: a JSON object with the parameters, e.g. "{\"N\":200}"
  * @reps: repetitions behind the figure
+ * @from: the pair the figure was measured from, or NULL.  Then the
+ *	harness computes @value, @ref, @reps and the figure of each rep
+ *	from it: the median of the per-rep values, or with @lat the
+ *	@pct-th percentile of the pooled latencies (each rep's own
+ *	latencies for the rep's figure), turned into @unit as @mul * x, or
+ *	@mul / x with @inv (ns per operation into a rate); @mul 0 is 1
+ * @lat: see @from
+ * @pct: see @from
+ * @mul: see @from
+ * @inv: see @from
+ * @modelled: an output of the model (modelled cycles or kernel time),
+ *	not a measurement of libnxsim itself: reported beside the published
+ *	figures, never normalised by the calibration
  */
 struct bench_figure {
 	const char *figure;
@@ -182,6 +209,12 @@ struct bench_figure {
 	struct bench_target target;
 	const char *params;
 	unsigned int reps;
+	const struct bench_pair *from;
+	bool lat;
+	double pct;
+	double mul;
+	bool inv;
+	bool modelled;
 };
 
 /* Record a figure: a JSON line now, a table row at the end. */
@@ -193,8 +226,8 @@ int bench_report(struct bench_ctx *ctx, const struct bench_figure *f);
  * @p: what bench_interleave() measured
  * @f: the figure but for its value, ref and reps
  *
- * The value and the reference are the medians of @p's per-rep values of
- * side 0 and side 1; reps is the number of reps.
+ * bench_report() of @f from @p: the value and the reference are the
+ * medians of @p's per-rep values of side 0 and side 1.
  */
 int bench_report_pair(struct bench_ctx *ctx, struct bench_pair *p,
 		      const struct bench_figure *f);
@@ -244,9 +277,26 @@ void bench_stats(char *buf, size_t size, enum bench_stats_style style,
 		 enum nxsim_stats_set set, const void *st,
 		 const char *const *only);
 
-/* The summary table of every row. */
+/*
+ * The report of every row: the summary (one line per benchmark), the
+ * measured figures, the modelled ones beside the published figures and
+ * the checks, the references.
+ */
 void bench_print_table(const struct bench_ctx *ctx, FILE *f);
+/* Whether a target was missed or a check failed (--fail-on-miss). */
+bool bench_any_missed(const struct bench_ctx *ctx);
 void bench_rows_free(struct bench_ctx *ctx);
+
+/**
+ * bench_compare() - print the change of every figure between two runs
+ * @old_path: the stored run's results.jsonl
+ * @new_path: this run's results.jsonl
+ * @f: where the comparison goes
+ *
+ * bench/compare.c.  Return: 0, or -errno if a file cannot be read or a
+ * line is not a JSON object.
+ */
+int bench_compare(const char *old_path, const char *new_path, FILE *f);
 
 /* One line of progress on stderr (not in tiny mode). */
 void bench_progress(const struct bench_ctx *ctx, const char *fmt, ...)

@@ -5,7 +5,9 @@
  * (stdout), results.jsonl and plots (--out, default bench-results/).
  *
  *   nxsim-bench [--quick | --full | --tiny] [--seed N]
- *		 [--only NAME[,NAME...]] [--out DIR] [--list]
+ *		 [--only NAME[,NAME...]] [--out DIR] [--compare OLD.jsonl]
+ *		 [--baseline[=FILE]] [--fail-on-miss] [--list] [--version]
+ *   nxsim-bench --compare OLD.jsonl --against NEW.jsonl
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,25 +15,71 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <nxsim/common.h>
+
 #include "harness.h"
 #include "runinfo.h"
 
 /* Room for this many registered benchmarks in --only. */
 #define MAX_BENCHES 64
 
+/* Exit status of --fail-on-miss when a target was missed. */
+#define EXIT_MISSED 3
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: nxsim-bench [--quick|--full|--tiny] [--seed N]\n"
-		   "                   [--only NAME[,NAME...]] [--out DIR] "
-		   "[--list]\n"
-		   "  --quick   every benchmark, reduced matrix (default; "
-		   "< 3 min on 2 cores)\n"
-		   "  --full    the whole matrix\n"
-		   "  --tiny    seconds; proves every benchmark runs\n"
-		   "  --seed N  seed for every random choice (default 1)\n"
-		   "  --only    run only these benchmarks (see --list)\n"
-		   "  --out DIR results.jsonl and plots go here "
-		   "(default bench-results)\n");
+	fprintf(f,
+		"usage: nxsim-bench [--quick|--full|--tiny] [--seed N]\n"
+		"                   [--only NAME[,NAME...]] [--out DIR]\n"
+		"                   [--compare OLD.jsonl] [--baseline[=FILE]] "
+		"[--fail-on-miss]\n"
+		"       nxsim-bench --compare OLD.jsonl --against NEW.jsonl\n"
+		"       nxsim-bench --list | --version | --help\n"
+		"  --quick         every benchmark, reduced matrix (default; "
+		"< 3 min on 2 cores)\n"
+		"  --full          the whole matrix\n"
+		"  --tiny          seconds; proves every benchmark runs\n"
+		"  --seed N        seed for every random choice (default 1)\n"
+		"  --only A,B      run only these benchmarks (see --list)\n"
+		"  --out DIR       results.jsonl, summary.txt and plots go "
+		"here (default\n"
+		"                  bench-results)\n"
+		"  --compare OLD   then print the change of every figure "
+		"against a stored\n"
+		"                  run's results.jsonl\n"
+		"  --against NEW   with --compare: compare two stored runs, "
+		"run nothing\n"
+		"  --baseline[=F]  keep this run's results.jsonl as F "
+		"(default\n"
+		"                  DIR/baseline.jsonl) for a later --compare\n"
+		"  --fail-on-miss  exit %d if a target was missed or a check "
+		"failed\n"
+		"                  (inconclusive targets do not fail)\n"
+		"  --list          the benchmarks\n"
+		"  --version       the version of nxsim-bench and libnxsim\n",
+		EXIT_MISSED);
+}
+
+/* Copy @from to @to: 0 or -errno. */
+static int copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
+	char buf[8192];
+	size_t n;
+	int rc = 0;
+
+	if (!out)
+		rc = -errno;
+	while (!rc && (n = fread(buf, 1, sizeof(buf), in)))
+		if (fwrite(buf, 1, n, out) != n)
+			rc = -errno;
+	if (in && ferror(in))
+		rc = -EIO;
+	if (out && fclose(out) && !rc)
+		rc = -errno;
+	if (in)
+		fclose(in);
+	return rc;
 }
 
 static const struct bench *find_bench(const char *name, size_t len)
@@ -91,15 +139,22 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "only", required_argument, NULL, 'o' },
 		{ "out", required_argument, NULL, 'd' },
+		{ "compare", required_argument, NULL, 'c' },
+		{ "against", required_argument, NULL, 'a' },
+		{ "baseline", optional_argument, NULL, 'b' },
+		{ "fail-on-miss", no_argument, NULL, 'm' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	const char *compare = NULL, *against = NULL, *baseline = NULL;
+	bool keep = false, fail_on_miss = false;
 	struct bench_ctx ctx = { .mode = BENCH_QUICK,
 				 .seed = 1,
 				 .outdir = "bench-results" };
 	bool selected[MAX_BENCHES] = { 0 }, only = false;
-	char path[512], *end;
+	char path[512], base[512], *end;
 	FILE *table;
 	uint64_t t0;
 	size_t i;
@@ -133,6 +188,24 @@ int main(int argc, char **argv)
 		case 'd':
 			ctx.outdir = optarg;
 			break;
+		case 'c':
+			compare = optarg;
+			break;
+		case 'a':
+			against = optarg;
+			break;
+		case 'b':
+			keep = true;
+			baseline = optarg;
+			break;
+		case 'm':
+			fail_on_miss = true;
+			break;
+		case 'V':
+			printf("nxsim-bench (libnxsim) %d.%d.%d, %s build\n",
+			       NXSIM_VERSION_MAJOR, NXSIM_VERSION_MINOR,
+			       NXSIM_VERSION_PATCH, NXSIM_BENCH_BUILD_TYPE);
+			return 0;
 		case 'l':
 			for (i = 0; bench_registry[i]; i++)
 				printf("%-14s %s\n", bench_registry[i]->name,
@@ -146,10 +219,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc) {
+	if (optind < argc || (against && !compare)) {
 		usage(stderr);
 		return 2;
 	}
+	if (against)
+		return bench_compare(compare, against, stdout) ? 1 : 0;
 
 	rc = make_dir(ctx.outdir);
 	snprintf(path, sizeof(path), "%s/results.jsonl", ctx.outdir);
@@ -202,8 +277,24 @@ int main(int argc, char **argv)
 	       "summary.txt%s\n",
 	       (double)(bench_now_ns() - t0) / 1e9, ctx.outdir,
 	       ctx.gnuplot ? ", plots *.png" : " (no gnuplot: no plots)");
-	bench_rows_free(&ctx);
 	if (fclose(ctx.jsonl))
 		rc = rc ? rc : -errno;
-	return rc ? 1 : 0;
+	snprintf(path, sizeof(path), "%s/results.jsonl", ctx.outdir);
+	if (!rc && compare)
+		rc = bench_compare(compare, path, stdout);
+	if (!rc && keep) {
+		snprintf(base, sizeof(base), "%s/baseline.jsonl", ctx.outdir);
+		baseline = baseline ? baseline : base;
+		rc = copy_file(path, baseline);
+		if (rc)
+			fprintf(stderr, "nxsim-bench: cannot write %s: %s\n",
+				baseline, strerror(-rc));
+		else
+			printf("baseline kept in %s (--compare %s)\n", baseline,
+			       baseline);
+	}
+	if (!rc && fail_on_miss && bench_any_missed(&ctx))
+		rc = EXIT_MISSED;
+	bench_rows_free(&ctx);
+	return rc == EXIT_MISSED ? EXIT_MISSED : rc ? 1 : 0;
 }

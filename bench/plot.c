@@ -81,8 +81,7 @@ int bench_plot_cdf(struct bench_ctx *ctx, const char *name, const char *title,
 	for (i = 0; i < nr; i++) {
 		size_t n = samples[i].n;
 
-		/* sorts samples[i] */
-		bench_samples_pct(&samples[i], 50);
+		bench_samples_sort(&samples[i]);
 		buf = malloc(n ? n * sizeof(*buf) : 1);
 		if (!buf)
 			goto out;

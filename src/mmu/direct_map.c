@@ -14,6 +14,7 @@
 #include "core/compiler.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
+#include "mmu/shadow_mmu.h"
 
 void nxsim__mmu_alloc_direct_roots(struct nxsim__vm_mmu *mmu,
 				   struct nxsim__mmu_memory_cache *mc,

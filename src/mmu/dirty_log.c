@@ -37,6 +37,8 @@
 #include "core/compiler.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
+#include "mmu/shadow_mmu.h"
+#include "mmu/tdp_mmu.h"
 
 int nxsim__kvm_enable_manual_dirty_log_protect(struct nxsim__vm_mmu *mmu,
 					       uint32_t flags, uint64_t arg0)

@@ -40,6 +40,7 @@
 #include "mmu/guest_mem.h"
 #include "mmu/guest_walk.h"
 #include "mmu/mmu_internal.h"
+#include "mmu/paging_tmpl.h"
 
 const struct pt_type nxsim__paging64 = {
 	.pttype = 64,

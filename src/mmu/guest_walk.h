@@ -5,7 +5,11 @@
  * the PFERR_* and PT_* constants, the PTTYPE descriptor (struct pt_type)
  * and its two instances, the gpte helpers of the template (FNAME()'s
  * prefix dropped, static inline as the kernel's are per instance), and
- * FNAME(walk_addr_generic).  See guest_walk.c for what is left out.
+ * FNAME(walk_addr_generic), with the types it reads and fills: the guest
+ * MMU of a vCPU (the parts of struct kvm_mmu that describe the guest's
+ * paging: cpu_role, PDPTRs, guest_rsvd_check, the permission bitmask),
+ * the root levels and struct guest_walker.  See guest_walk.c for what is
+ * left out.
  */
 #ifndef NXSIM_MMU_GUEST_WALK_H
 #define NXSIM_MMU_GUEST_WALK_H
@@ -13,7 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "mmu/paging_tmpl.h"
+#include <nxsim/guest.h>
+
 #include "mmu/spte.h"
 
 #define PFERR_PRESENT_MASK NXSIM_PFERR_PRESENT
@@ -36,6 +41,81 @@
 #define PT32_DIR_PSE36_SHIFT 13
 #define PT32_DIR_PSE36_MASK \
 	(((1ull << PT32_DIR_PSE36_SIZE) - 1) << PT32_DIR_PSE36_SHIFT)
+
+/* Paging levels of the guest (PT*_ROOT_LEVEL). */
+#define PT32_ROOT_LEVEL 2
+#define PT32E_ROOT_LEVEL 3
+#define PT64_ROOT_4LEVEL 4
+
+#define NXSIM__GUEST_MAX_LEVELS 4 /* PT_MAX_FULL_LEVELS without LA57 */
+
+/**
+ * struct nxsim__cpu_role - union kvm_cpu_role, the bits the walker uses
+ * @level: 0 (paging off), PT32_ROOT_LEVEL, PT32E_ROOT_LEVEL or
+ *	PT64_ROOT_4LEVEL
+ * @has_4_byte_gpte: 32-bit paging (PTTYPE 32)
+ * @cr0_wp: CR0.WP
+ * @cr4_pse: CR4.PSE
+ * @efer_nx: EFER.NXE
+ */
+struct nxsim__cpu_role {
+	uint8_t level;
+	bool has_4_byte_gpte;
+	bool cr0_wp;
+	bool cr4_pse;
+	bool efer_nx;
+};
+
+/**
+ * struct nxsim__kvm_mmu - a vCPU's guest MMU (struct kvm_mmu, the guest
+ *			    half, and the registers it is built from)
+ * @regs: CR0, CR4, EFER, CR3 and CPL as the guest loaded them
+ * @cpu_role: the guest's paging mode
+ * @pdptrs: the PAE PDPTRs loaded with CR3 (load_pdptrs())
+ * @rsvd_bits_mask: guest_rsvd_check.rsvd_bits_mask[bit 7][level - 1]
+ * @permissions: the permission bitmask, by error code >> 1, one bit per
+ *	ACC_* combination (update_permission_bitmask())
+ *
+ * Zeroed is paging off.  Read and written under the VM's mmu_lock.
+ */
+struct nxsim__kvm_mmu {
+	struct nxsim_guest_paging regs;
+	struct nxsim__cpu_role cpu_role;
+	uint64_t pdptrs[4];
+	uint64_t rsvd_bits_mask[2][NXSIM__GUEST_MAX_LEVELS];
+	uint8_t permissions[16];
+};
+
+/**
+ * struct nxsim__guest_walker - struct guest_walker
+ * @level: the level reached: the mapping's on success, the failing
+ *	entry's on a fault
+ * @max_level: the level the walk started at
+ * @table_gfn: [level - 1]: the gfn of the table read at that level
+ * @ptes: [level - 1]: the entry read there
+ * @pte_gpa: [level - 1]: its guest physical address
+ * @ptep_user: [level - 1]: where its bytes are in guest memory
+ * @pte_writable: [level - 1]: its slot is writable (A/D may be set)
+ * @pt_access: [level - 1]: the access of the walk above that entry
+ * @pte_access: the mapping's effective access (ACC_*)
+ * @gfn: the translated gfn
+ * @fault: the walk failed
+ * @error_code: the page fault's error code (fault.error_code)
+ */
+struct nxsim__guest_walker {
+	int level;
+	int max_level;
+	uint64_t table_gfn[NXSIM__GUEST_MAX_LEVELS];
+	uint64_t ptes[NXSIM__GUEST_MAX_LEVELS];
+	uint64_t pte_gpa[NXSIM__GUEST_MAX_LEVELS];
+	uint8_t *ptep_user[NXSIM__GUEST_MAX_LEVELS];
+	bool pte_writable[NXSIM__GUEST_MAX_LEVELS];
+	unsigned int pt_access[NXSIM__GUEST_MAX_LEVELS];
+	unsigned int pte_access;
+	uint64_t gfn;
+	bool fault;
+	uint32_t error_code;
+};
 
 /**
  * struct pt_type - what PTTYPE selects in paging_tmpl.h

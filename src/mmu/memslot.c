@@ -47,6 +47,8 @@
 #include "core/compiler.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
+#include "mmu/shadow_mmu.h"
+#include "mmu/tdp_mmu.h"
 
 #define KVM_MEM_MAX_NR_PAGES ((1ull << 31) - 1)
 #define TASK_SIZE_MAX ((1ull << 47) - 4096)
@@ -365,7 +367,7 @@ static void kvm_mmu_slot_apply_flags(struct nxsim__vm_mmu *mmu,
 				     struct nxsim__memslot *s,
 				     uint32_t old_flags)
 {
-	bool shared = mmu->prof->dirty_log_read_lock;
+	bool shared = mmu->tdp_mmu_enabled && mmu->prof->dirty_log_read_lock;
 
 	if ((s->flags & NXSIM_MEM_READONLY) ||
 	    !((old_flags ^ s->flags) & NXSIM_MEM_LOG_DIRTY_PAGES))
@@ -378,30 +380,19 @@ static void kvm_mmu_slot_apply_flags(struct nxsim__vm_mmu *mmu,
 	if (nxsim__slot_dirty_logging(s) &&
 	    nxsim__kvm_dirty_log_manual_protect_and_init_set(mmu))
 		return;
-	if (!mmu->tdp_mmu_enabled) {
-		nxsim__write_lock(&mmu->mmu_lock);
-		if (nxsim__slot_dirty_logging(s))
-			nxsim__shadow_mmu_wrprot_slot(mmu, s);
-		else
-			nxsim__kvm_rmap_zap_collapsible_sptes(mmu, s);
-		nxsim__rw_unlock(&mmu->mmu_lock);
-		return;
-	}
-	if (shared)
-		nxsim__read_lock(&mmu->mmu_lock);
-	else
-		nxsim__write_lock(&mmu->mmu_lock);
+	/*
+	 * One hold of mmu_lock for the whole change: for write on the shadow
+	 * MMU; for read on the TDP MMU where the tree's dirty-logging walks
+	 * take it so.
+	 */
+	nxsim__mmu_lock(mmu, shared);
 	if (nxsim__slot_dirty_logging(s)) {
-		/* kvm_mmu_slot_try_split_huge_pages(kvm, new, PG_LEVEL_4K) */
 		if (READ_ONCE(mmu->params->eager_page_split))
-			nxsim__kvm_tdp_mmu_try_split_huge_pages(
-				mmu, s, s->base_gfn, s->base_gfn + s->npages,
-				NXSIM_PG_LEVEL_4K, shared);
-		nxsim__tdp_mmu_wrprot_slot(mmu, s);
-		/* kvm_arch_flush_remote_tlbs_memslot(), unconditional */
-		nxsim__kvm_flush_remote_tlbs_range(mmu, s->base_gfn, s->npages);
+			nxsim__kvm_mmu_slot_try_split_huge_pages(
+				mmu, s, NXSIM_PG_LEVEL_4K, shared);
+		nxsim__kvm_mmu_slot_remove_write_access(mmu, s);
 	} else
-		nxsim__tdp_mmu_collapse_slot(mmu, s);
+		nxsim__kvm_mmu_zap_collapsible_sptes(mmu, s);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 

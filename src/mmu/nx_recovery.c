@@ -28,6 +28,8 @@
 #include "core/compiler.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
+#include "mmu/shadow_mmu.h"
+#include "mmu/tdp_mmu.h"
 
 struct nxsim__possible_nx *nxsim__nx_list(struct nxsim__vm_mmu *mmu,
 					  enum nxsim__mmu_type type)

@@ -11,6 +11,8 @@
  */
 #include "core/compiler.h"
 #include "mmu/mmu_internal.h"
+#include "mmu/page_track.h"
+#include "mmu/shadow_mmu.h"
 
 /* update_gfn_track() */
 static void update_gfn_track(struct nxsim__memslot *slot, uint64_t gfn,

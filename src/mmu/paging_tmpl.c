@@ -25,7 +25,9 @@
 #include "mmu/guest_mem.h"
 #include "mmu/guest_walk.h"
 #include "mmu/mmu_internal.h"
+#include "mmu/page_track.h"
 #include "mmu/paging_tmpl.h"
+#include "mmu/shadow_mmu.h"
 
 /* ---- shadow paging: the fault path ------------------------------------- */
 
@@ -790,6 +792,8 @@ int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 	if (!nxsim__guest_gva_ok(m, addr))
 		return -ERANGE;
 	nxsim__write_lock(&mmu->mmu_lock);
+	/* vcpu_enter_guest(): the request first, then the CR3 or mode */
+	nxsim__kvm_mmu_free_obsolete_roots(mmu);
 	kvm_mmu_put_stale_root(mmu, m);
 	if (!m->cpu_role.level) {
 		rc = nxsim__nonpaging_page_fault(mmu, vcpu, kind, addr, info);

@@ -21,7 +21,9 @@
 #include "mmu/guest_mem.h"
 #include "mmu/guest_walk.h"
 #include "mmu/mmu_internal.h"
+#include "mmu/page_track.h"
 #include "mmu/paging_tmpl.h"
+#include "mmu/shadow_mmu.h"
 
 /*
  * A write to @gfn traps: it is write-tracked, or a 4K table with a shadow

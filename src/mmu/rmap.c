@@ -20,6 +20,7 @@
 #include "core/alloc.h"
 #include "core/compiler.h"
 #include "mmu/mmu_internal.h"
+#include "mmu/shadow_mmu.h"
 
 /* PTE_LIST_EXT: a descriptor is 128 bytes, as in 6.1. */
 #define PTE_LIST_EXT 14

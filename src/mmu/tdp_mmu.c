@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * TDP MMU page tables (arch/x86/kvm/mmu/tdp_mmu.c, tdp_iter.c): roots
- * (their pages come from tdp_mmu_pages.c), SPTE changes with their stat
+ * (their pages come from mmu_pages.c), SPTE changes with their stat
  * and teardown side effects (handle_changed_spte(), handle_removed_pt(),
  * tdp_mmu_unlink_sp()), zapping an SP through its parent SPTE (the walks
  * over gfn ranges are tdp_mmu_walk.c's), and the map of a fault
@@ -37,6 +37,7 @@
 #include "core/compiler.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
+#include "mmu/tdp_mmu.h"
 
 /*
  * tdp_mmu_unlink_sp(): clear the flag and untrack.  As in the kernel, the

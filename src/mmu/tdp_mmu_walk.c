@@ -20,6 +20,7 @@
 #include "core/compiler.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
+#include "mmu/tdp_mmu.h"
 
 /*
  * Visit every present SPTE of @sp overlapping [start, end), top-down; @fn

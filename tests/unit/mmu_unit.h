@@ -10,6 +10,9 @@
 
 #include "kvm/vm.h"
 #include "mmu/mmu_internal.h"
+#include "mmu/page_track.h"
+#include "mmu/shadow_mmu.h"
+#include "mmu/tdp_mmu.h"
 #include "integration/nx_test.h"
 
 /* The MMU half of @e's VM. */

@@ -91,11 +91,15 @@ enum nxsim__drv_kind {
 #define NXSIM__DRV_KEEP_GOING (1u << 0) /* go on after a failed expect */
 #define NXSIM__DRV_TRACE (1u << 1)	/* echo each command to @err */
 #define NXSIM__DRV_STRICT (1u << 2)	/* a command without expect fails */
+/* an ERR answer no expect checks fails the script */
+#define NXSIM__DRV_FAIL_ON_ERR (1u << 3)
+/* TAP on @out: a test point a command, answers as comments, the plan */
+#define NXSIM__DRV_TAP (1u << 4)
 
 struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err, unsigned int flags);
 /*
  * Runs a script; returns 0, or 1 if an expectation failed (or, strict, a
- * command was not checked).
+ * command was not checked; or, fail-on-err, an ERR was not expected).
  */
 int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name);
 /* Destroys every object the script left, then the driver. */
@@ -121,12 +125,19 @@ void nxsim__drv_help(FILE *f);
  */
 int nxsim__drv_lex(const char *line, size_t len, struct nxsim__drv_tok *toks,
 		   char *buf, const char **why);
+/* The same with room for @max words in @toks (a line of @len bytes has at
+ * most @len / 2 + 1). */
+int nxsim__drv_lex_max(const char *line, size_t len,
+		       struct nxsim__drv_tok *toks, size_t max, char *buf,
+		       const char **why);
 /* Whether @s reads back as itself unquoted: printable ASCII, no blank,
  * quote or backslash, not empty, no leading '#'. */
 bool nxsim__drv_bare(const char *s, size_t len);
 /* Appends " s" or " key=s": @s bare when printable, else a C string. */
 void nxsim__drv_quote(struct nxsim__drv_reply *r, const char *key,
 		      const char *s, size_t len);
+/* "s" or "key=s", without the blank, onto a stream: no length limit. */
+void nxsim__drv_fquote(FILE *f, const char *key, const char *s, size_t len);
 
 /* interp.c: helpers for the handlers */
 void nxsim__drv_add(struct nxsim__drv_reply *r, const char *fmt, ...)
@@ -185,6 +196,15 @@ void nxsim__drv_add_stats(struct nxsim__drv_reply *r, enum nxsim_stats_set set,
 			  const void *st, const char *const *only);
 /* Where the driver writes diagnostics (stderr for the program). */
 FILE *nxsim__drv_errf(struct nxsim__drv *d);
+/*
+ * The cost tables the script's last "xpfo workload" and "bringup run"
+ * charged (the defaults before the first), for nxsim-sweep's result lines.
+ */
+struct nxsim__drv_costs {
+	struct nxsim_xpfo_costs xpfo;
+	struct nxsim_bringup_costs bringup;
+};
+struct nxsim__drv_costs *nxsim__drv_costs(struct nxsim__drv *d);
 int nxsim__drv_u64(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,
 		   struct nxsim__drv_reply *r);
 /* "key=value": the value when @t starts with @key and '=' */

@@ -160,6 +160,8 @@ static int bringup_run(struct nxsim__drv *d, int argc,
 	if (cfg.bg_vms > UINT32_MAX)
 		return nxsim__drv_fail(r, -ERANGE, "too many idle VMs");
 	rc = nxsim_bringup_run(&cfg, &res);
+	if (!rc)
+		nxsim__drv_costs(d)->bringup = costs;
 	if (rc)
 		return nxsim__drv_fail(r, rc,
 				       "bad lab (cpus, creators and vms are at "

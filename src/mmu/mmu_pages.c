@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Page-table pages of the TDP MMU (arch/x86/kvm/mmu/tdp_mmu.c):
- * tdp_mmu_alloc_sp(), tdp_mmu_free_sp() and, after a grace period,
- * tdp_mmu_free_sp_rcu_callback().  A page is a header (struct
+ * The pool of page-table pages both MMUs draw from: the TDP MMU's
+ * (arch/x86/kvm/mmu/tdp_mmu.c: tdp_mmu_alloc_sp(), tdp_mmu_free_sp() and,
+ * after a grace period, tdp_mmu_free_sp_rcu_callback()) and the shadow
+ * MMU's, whose pages reach kvm_mmu_alloc_shadow_page() through the same
+ * vCPU caches (mmu_topup_memory_caches()).  A page is a header (struct
  * nxsim__mmu_page) and a 4 KiB table; each has a frame number, which
  * SPTEs hold in place of a host pfn, in chunks of frames allocated as
  * needed.  Freed pages wait on a bounded per-VM reserve for the next
