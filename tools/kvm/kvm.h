@@ -87,8 +87,8 @@ void kt_post(struct kt_out *o, const char *fmt, ...)
 
 /* main.c */
 #define kt_add(o, ...) nxsim__drv_add(&(o)->r, __VA_ARGS__)
-int kt_fail(struct kt_out *o, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* a script or tool error: its text follows "line N:" */
+#define kt_fail(o, err, ...) nxsim__drv_fail(&(o)->r, (err), __VA_ARGS__)
 struct kt_slot *kt_slot_of_gpa(struct kt_vm *vm, uint64_t gpa);
 void *kt_hva(struct kt_vm *vm, uint64_t gpa, size_t len);
 int kt_add_slot(struct kt_vm *vm, struct kt_slot *n, struct kt_out *o);

@@ -26,6 +26,7 @@
 #include <linux/kvm.h>
 
 #include "kvm.h"
+#include "numarg.h"
 
 #define KT_PARAM_DIRS 2
 static const char *const param_dirs[KT_PARAM_DIRS] = {
@@ -81,66 +82,10 @@ void kt_post(struct kt_out *o, const char *fmt, ...)
 		o->post_len += n;
 }
 
-int kt_fail(struct kt_out *o, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(o->r.err, sizeof(o->r.err), fmt, ap);
-	va_end(ap);
-	return err;
-}
-
 static int not_expressible(struct kt_out *o, const char *what)
 {
 	return kt_fail(o, -EOPNOTSUPP, "not expressible on a real kernel: %s",
 		       what);
-}
-
-/* The driver's answer builder (tools/nxsim/driver.h), for the lexer's
- * quoting too. */
-void nxsim__drv_add(struct nxsim__drv_reply *r, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(r->buf + r->len, sizeof(r->buf) - r->len, fmt, ap);
-	va_end(ap);
-	if (n > 0 && r->len + n < sizeof(r->buf))
-		r->len += n;
-}
-
-static int num(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,
-	       struct kt_out *o)
-{
-	char *end;
-
-	errno = 0;
-	if (!t->len || t->s[0] < '0' || t->s[0] > '9' || strlen(t->s) != t->len)
-		return kt_fail(o, -EINVAL, "not a number: \"%s\"", t->s);
-	*v = strtoull(t->s, &end, 0);
-	if (*end)
-		return kt_fail(o, -EINVAL, "not a number: \"%s\"", t->s);
-	if (errno == ERANGE || *v > max)
-		return kt_fail(o, -ERANGE, "number out of range: %s", t->s);
-	return 0;
-}
-
-static const char *opt(const struct nxsim__drv_tok *t, const char *key)
-{
-	size_t n = strlen(key);
-
-	if (t->len > n && !strncmp(t->s, key, n) && t->s[n] == '=')
-		return t->s + n + 1;
-	return NULL;
-}
-
-static int opt_num(const char *s, uint64_t max, uint64_t *v, struct kt_out *o)
-{
-	const struct nxsim__drv_tok t = { .s = (char *)s, .len = strlen(s) };
-
-	return num(&t, max, v, o);
 }
 
 static void *find(const char *name, enum kt_kind kind, struct kt_out *o)
@@ -443,11 +388,11 @@ static int v_host_create(int argc, struct nxsim__drv_tok *argv,
 	int i, rc;
 
 	for (i = 1; i < argc; i++) {
-		if ((v = opt(&argv[i], "profile"))) {
+		if ((v = nxsim__drv_opt(&argv[i], "profile"))) {
 			profile = v;
-		} else if ((v = opt(&argv[i], "cpu"))) {
+		} else if ((v = nxsim__drv_opt(&argv[i], "cpu"))) {
 			cpu = v;
-		} else if ((v = opt(&argv[i], "cmdline"))) {
+		} else if ((v = nxsim__drv_opt(&argv[i], "cmdline"))) {
 			char *copy = strdup(v), *w, *save;
 
 			rc = 0;
@@ -464,7 +409,7 @@ static int v_host_create(int argc, struct nxsim__drv_tok *argv,
 			if (rc)
 				return rc;
 			cmdline = v;
-		} else if ((v = opt(&argv[i], "clock")) &&
+		} else if ((v = nxsim__drv_opt(&argv[i], "clock")) &&
 			   (!strcmp(v, "virtual") || !strcmp(v, "real"))) {
 			/* the kernel's clock is real whatever the model's */
 		} else {
@@ -568,7 +513,7 @@ static int cap_number(const struct nxsim__drv_tok *t, uint64_t *cap,
 		*cap = KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2;
 		return 0;
 	}
-	return num(t, UINT32_MAX, cap, o);
+	return nxsim__drv_u64(t, UINT32_MAX, cap, &o->r);
 }
 
 /* capset(2): CAP_SYS_BOOT in the effective set or not. */
@@ -604,14 +549,16 @@ static int v_vm_cap(int argc, struct nxsim__drv_tok *argv, struct kt_out *o)
 		int k;
 
 		for (k = 0; k < 4; k++)
-			if ((s = opt(&argv[i], keys[k])))
+			if ((s = nxsim__drv_opt(&argv[i], keys[k])))
 				break;
 		if (k < 4)
-			rc = opt_num(s, UINT64_MAX, &v, o), cap.args[k] = v;
-		else if ((s = opt(&argv[i], "flags")))
-			rc = opt_num(s, UINT32_MAX, &v, o), cap.flags = v;
-		else if ((s = opt(&argv[i], "sys_boot")))
-			rc = opt_num(s, 1, &sys_boot, o);
+			rc = nxsim__drv_opt_u64(s, UINT64_MAX, &v, &o->r),
+			cap.args[k] = v;
+		else if ((s = nxsim__drv_opt(&argv[i], "flags")))
+			rc = nxsim__drv_opt_u64(s, UINT32_MAX, &v, &o->r),
+			cap.flags = v;
+		else if ((s = nxsim__drv_opt(&argv[i], "sys_boot")))
+			rc = nxsim__drv_opt_u64(s, 1, &sys_boot, &o->r);
 		else
 			rc = kt_fail(o, -EINVAL, "unknown cap option \"%s\"",
 				     argv[i].s);
@@ -654,7 +601,7 @@ static int v_vcpu_create(int argc, struct nxsim__drv_tok *argv,
 
 	if (!vm)
 		return -ENOENT;
-	rc = num(&argv[2], UINT32_MAX, &id, o);
+	rc = nxsim__drv_u64(&argv[2], UINT32_MAX, &id, &o->r);
 	if (rc)
 		return rc;
 	c = calloc(1, sizeof(*c));
@@ -691,17 +638,17 @@ static int parse_region(int argc, struct nxsim__drv_tok *argv,
 	int i, rc;
 
 	memset(s, 0, sizeof(*s));
-	rc = num(&argv[1], UINT32_MAX, &v, o);
+	rc = nxsim__drv_u64(&argv[1], UINT32_MAX, &v, &o->r);
 	s->id = (uint32_t)v;
 	if (!rc)
-		rc = num(&argv[2], UINT64_MAX, &s->gpa, o);
+		rc = nxsim__drv_u64(&argv[2], UINT64_MAX, &s->gpa, &o->r);
 	if (!rc)
-		rc = num(&argv[3], UINT64_MAX, &s->size, o);
+		rc = nxsim__drv_u64(&argv[3], UINT64_MAX, &s->size, &o->r);
 	s->hva = ((uint64_t)(s->id & 0xffff) + 1) << 32;
 	for (i = 4; !rc && i < argc; i++) {
-		if ((x = opt(&argv[i], "hva"))) {
-			rc = opt_num(x, UINT64_MAX, &s->hva, o);
-		} else if ((x = opt(&argv[i], "level"))) {
+		if ((x = nxsim__drv_opt(&argv[i], "hva"))) {
+			rc = nxsim__drv_opt_u64(x, UINT64_MAX, &s->hva, &o->r);
+		} else if ((x = nxsim__drv_opt(&argv[i], "level"))) {
 			for (s->level = 0; s->level < 3; s->level++)
 				if (!strcmp(x, level_names[s->level]))
 					break;
@@ -710,12 +657,12 @@ static int parse_region(int argc, struct nxsim__drv_tok *argv,
 					     "a level is 4k, 2m or 1g, not "
 					     "\"%s\"",
 					     x);
-		} else if ((x = opt(&argv[i], "dirty"))) {
-			rc = opt_num(x, 1, &v, o);
+		} else if ((x = nxsim__drv_opt(&argv[i], "dirty"))) {
+			rc = nxsim__drv_opt_u64(x, 1, &v, &o->r);
 			if (v)
 				s->flags |= KVM_MEM_LOG_DIRTY_PAGES;
-		} else if ((x = opt(&argv[i], "readonly"))) {
-			rc = opt_num(x, 1, &v, o);
+		} else if ((x = nxsim__drv_opt(&argv[i], "readonly"))) {
+			rc = nxsim__drv_opt_u64(x, 1, &v, &o->r);
 			if (v)
 				s->flags |= KVM_MEM_READONLY;
 		} else {
@@ -869,7 +816,7 @@ static struct kt_slot *known_slot(struct nxsim__drv_tok *argv,
 	struct kt_slot *s;
 	uint64_t id;
 
-	if (!vm || num(&argv[1], UINT32_MAX, &id, o))
+	if (!vm || nxsim__drv_u64(&argv[1], UINT32_MAX, &id, &o->r))
 		return NULL;
 	*vmp = vm;
 	s = slot_by_id(vm, (uint32_t)id);
@@ -890,7 +837,7 @@ static int v_memslot_delete(int argc, struct nxsim__drv_tok *argv,
 
 	if (!vm)
 		return -ENOENT;
-	rc = num(&argv[1], UINT32_MAX, &id, o);
+	rc = nxsim__drv_u64(&argv[1], UINT32_MAX, &id, &o->r);
 	if (rc)
 		return rc;
 	n.id = (uint32_t)id;
@@ -901,43 +848,30 @@ static int v_memslot_delete(int argc, struct nxsim__drv_tok *argv,
 	return rc;
 }
 
-static int v_memslot_move(int argc, struct nxsim__drv_tok *argv,
-			  struct kt_out *o)
+/* memslot move (a new gpa) and memslot dirty-log (the flag): the whole
+ * region again, as KVM wants it */
+static int v_memslot_change(int argc, struct nxsim__drv_tok *argv,
+			    struct kt_out *o, bool move)
 {
 	struct kt_vm *vm;
 	struct kt_slot *s = known_slot(argv, &vm, o), n;
-	int rc;
+	int rc = 0;
 
 	if (!s)
 		return -ENOENT;
 	n = *s;
-	rc = num(&argv[2], UINT64_MAX, &n.gpa, o);
-	if (!rc)
-		rc = set_region(vm, &n);
-	if (!rc)
-		s->gpa = n.gpa;
-	return rc;
-}
-
-static int v_memslot_dirty(int argc, struct nxsim__drv_tok *argv,
-			   struct kt_out *o)
-{
-	struct kt_vm *vm;
-	struct kt_slot *s = known_slot(argv, &vm, o), n;
-	int rc;
-
-	if (!s)
-		return -ENOENT;
-	n = *s;
-	if (!strcmp(argv[2].s, "on"))
+	if (move)
+		rc = nxsim__drv_u64(&argv[2], UINT64_MAX, &n.gpa, &o->r);
+	else if (!strcmp(argv[2].s, "on"))
 		n.flags |= KVM_MEM_LOG_DIRTY_PAGES;
 	else if (!strcmp(argv[2].s, "off"))
 		n.flags &= ~KVM_MEM_LOG_DIRTY_PAGES;
 	else
-		return kt_fail(o, -EINVAL, "on or off, not \"%s\"", argv[2].s);
-	rc = set_region(vm, &n);
+		rc = kt_fail(o, -EINVAL, "on or off, not \"%s\"", argv[2].s);
 	if (!rc)
-		s->flags = n.flags;
+		rc = set_region(vm, &n);
+	if (!rc)
+		*s = n;
 	return rc;
 }
 
@@ -979,7 +913,7 @@ static int v_dirty_get(int argc, struct nxsim__drv_tok *argv, struct kt_out *o)
 
 	if (!vm)
 		return -ENOENT;
-	rc = num(&argv[1], UINT32_MAX, &id, o);
+	rc = nxsim__drv_u64(&argv[1], UINT32_MAX, &id, &o->r);
 	if (rc)
 		return rc;
 	s = slot_by_id(vm, (uint32_t)id);
@@ -1037,12 +971,12 @@ static int v_dirty_clear(int argc, struct nxsim__drv_tok *argv,
 
 	if (!vm)
 		return -ENOENT;
-	rc = num(&argv[1], UINT32_MAX, &id, o);
+	rc = nxsim__drv_u64(&argv[1], UINT32_MAX, &id, &o->r);
 	if (!rc)
-		rc = num(&argv[2], UINT64_MAX, &first, o);
+		rc = nxsim__drv_u64(&argv[2], UINT64_MAX, &first, &o->r);
 	if (!rc)
-		rc = num(&argv[3], UINT32_MAX, &n, o);
-	if (!rc && argc > 4 && !(p = opt(&argv[4], "pages")))
+		rc = nxsim__drv_u64(&argv[3], UINT32_MAX, &n, &o->r);
+	if (!rc && argc > 4 && !(p = nxsim__drv_opt(&argv[4], "pages")))
 		rc = kt_fail(o, -EINVAL, "pages=LIST or null");
 	if (rc)
 		return rc;
@@ -1078,7 +1012,7 @@ static int v_access(int argc, struct nxsim__drv_tok *argv, struct kt_out *o)
 	    strcmp(argv[1].s, "exec"))
 		return kt_fail(o, -EINVAL, "read, write or exec, not \"%s\"",
 			       argv[1].s);
-	rc = num(&argv[2], UINT64_MAX, &addr, o);
+	rc = nxsim__drv_u64(&argv[2], UINT64_MAX, &addr, &o->r);
 	return rc ? rc : kt_access(c, argv[1].s, addr, o);
 }
 
@@ -1091,9 +1025,9 @@ static int size_opt(int argc, struct nxsim__drv_tok *argv, int i,
 
 	if (argc <= i)
 		return 0;
-	if (!(v = opt(&argv[i], "size")))
+	if (!(v = nxsim__drv_opt(&argv[i], "size")))
 		return kt_fail(o, -EINVAL, "unknown option \"%s\"", argv[i].s);
-	rc = opt_num(v, 8, &n, o);
+	rc = nxsim__drv_opt_u64(v, 8, &n, &o->r);
 	if (!rc && n != 1 && n != 2 && n != 4 && n != 8)
 		rc = kt_fail(o, -EINVAL, "size is 1, 2, 4 or 8");
 	*size = (unsigned int)n;
@@ -1111,9 +1045,9 @@ static int v_guest_rw(int argc, struct nxsim__drv_tok *argv, struct kt_out *o,
 
 	if (!vm)
 		return -ENOENT;
-	rc = num(&argv[1], UINT64_MAX, &gpa, o);
+	rc = nxsim__drv_u64(&argv[1], UINT64_MAX, &gpa, &o->r);
 	if (!rc && write)
-		rc = num(&argv[2], UINT64_MAX, &val, o);
+		rc = nxsim__drv_u64(&argv[2], UINT64_MAX, &val, &o->r);
 	if (!rc)
 		rc = size_opt(argc, argv, write ? 3 : 2, &size, o);
 	if (rc)
@@ -1141,9 +1075,9 @@ static int v_guest_pte(int argc, struct nxsim__drv_tok *argv, struct kt_out *o)
 
 	if (!c)
 		return -ENOENT;
-	rc = num(&argv[1], UINT64_MAX, &gpa, o);
+	rc = nxsim__drv_u64(&argv[1], UINT64_MAX, &gpa, &o->r);
 	if (!rc)
-		rc = num(&argv[2], UINT64_MAX, &val, o);
+		rc = nxsim__drv_u64(&argv[2], UINT64_MAX, &val, &o->r);
 	if (!rc)
 		rc = size_opt(argc, argv, 3, &size, o);
 	if (rc)
@@ -1162,7 +1096,7 @@ static int v_guest_invlpg(int argc, struct nxsim__drv_tok *argv,
 
 	if (!c)
 		return -ENOENT;
-	rc = num(&argv[1], UINT64_MAX, &gva, o);
+	rc = nxsim__drv_u64(&argv[1], UINT64_MAX, &gva, &o->r);
 	return rc ? rc : kt_invlpg(c, gva, o);
 }
 
@@ -1179,40 +1113,15 @@ static int v_guest_paging(int argc, struct nxsim__drv_tok *argv,
 static int v_clock_advance(int argc, struct nxsim__drv_tok *argv,
 			   struct kt_out *o)
 {
-	static const struct {
-		const char *unit;
-		uint64_t ns;
-	} units[] = { { "ns", 1 },
-		      { "us", 1000 },
-		      { "ms", 1000000 },
-		      { "s", 1000000000 } };
-	struct nxsim__drv_tok t = argv[0];
-	char buf[64];
-	uint64_t v, mul = 1;
 	struct timespec ts;
-	size_t i, n;
+	uint64_t v;
 	int rc;
 
 	if (argc > 1)
 		return not_expressible(o, "a named clock");
-	snprintf(buf, sizeof(buf), "%s", argv[0].s);
-	for (i = 0; i < NXSIM__DRV_NELEM(units); i++) {
-		n = strlen(units[i].unit);
-		if (strlen(buf) > n &&
-		    !strcmp(buf + strlen(buf) - n, units[i].unit) &&
-		    buf[strlen(buf) - n - 1] >= '0' &&
-		    buf[strlen(buf) - n - 1] <= '9') {
-			buf[strlen(buf) - n] = '\0';
-			mul = units[i].ns;
-			break;
-		}
-	}
-	t.s = buf;
-	t.len = strlen(buf);
-	rc = num(&t, UINT64_MAX / 1000000000, &v, o);
+	rc = nxsim__drv_duration(&argv[0], &v, &o->r);
 	if (rc)
 		return rc;
-	v *= mul;
 	/* the recovery worker is the kernel's kthread: real time passes */
 	ts.tv_sec = v / 1000000000;
 	ts.tv_nsec = v % 1000000000;
@@ -1362,9 +1271,9 @@ static int dispatch(int id, int argc, struct nxsim__drv_tok *argv,
 	case V_MEMSLOT_DELETE:
 		return v_memslot_delete(argc, argv, o);
 	case V_MEMSLOT_MOVE:
-		return v_memslot_move(argc, argv, o);
+		return v_memslot_change(argc, argv, o, true);
 	case V_MEMSLOT_DIRTY:
-		return v_memslot_dirty(argc, argv, o);
+		return v_memslot_change(argc, argv, o, false);
 	case V_DIRTY_GET:
 		return v_dirty_get(argc, argv, o);
 	case V_DIRTY_CLEAR:
