@@ -99,7 +99,7 @@ static double *cost_field(struct nxsim_bringup_costs *c,
 
 void nxsim_bringup_costs_default(struct nxsim_bringup_costs *c)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(cost_table); i++)
+	for (size_t i = 0; c && i < ARRAY_SIZE(cost_table); i++)
 		*cost_field(c, &cost_table[i]) = cost_table[i].def;
 }
 

@@ -324,7 +324,7 @@ int nxsim_vm_release(struct nxsim_vm *vm)
 
 struct nxsim_host *nxsim_vm_host(const struct nxsim_vm *vm)
 {
-	return vm->host;
+	return vm ? vm->host : NULL;
 }
 
 int nxsim_vm_nx_huge_pages_enabled(struct nxsim_vm *vm, bool *enabled)
@@ -583,5 +583,5 @@ int nxsim_vcpu_set_apic_hw_enabled(struct nxsim_vcpu *vcpu, bool enable,
 
 struct nxsim_vm *nxsim_vcpu_vm(const struct nxsim_vcpu *vcpu)
 {
-	return vcpu->vm;
+	return vcpu ? vcpu->vm : NULL;
 }

@@ -20,6 +20,7 @@ BEGIN {
 	allowed["xpfo"] = "core tlb"
 	allowed["trace"] = "core tlb xpfo"
 	allowed["workload"] = "core"
+	allowed["plugin"] = "core xpfo"
 	bad = 0
 }
 {

@@ -438,6 +438,113 @@ static void test_strict_keep_going(void **state)
 	free_run(&r);
 }
 
+/*
+ * Fail-on-err: an ERR that no expect checks fails the script, at the next
+ * command (which then does not run) or at the end; an expected ERR and
+ * an unchecked OK do not.
+ */
+static const struct {
+	const char *script;
+	unsigned int flags;
+	int rc;
+	const char *out;
+	const char *err;
+} fail_on_err_cases[] = {
+	{ "param get x\nexpect ERR -ENOENT\nerrno 1\n", 0, 0,
+	  "ERR -ENOENT line 1: no current host: \"host create\" or \"host use\" "
+	  "one\n"
+	  "OK -EPERM -1 \"Operation not permitted\"\n",
+	  "" },
+	{ "param get x\nerrno 1\n", 0, 1,
+	  "ERR -ENOENT line 1: no current host: \"host create\" or \"host use\" "
+	  "one\n",
+	  "t.nxs:1: unexpected ERR: param get x\n" },
+	{ "errno 1\nparam get x\n", 0, 1,
+	  "OK -EPERM -1 \"Operation not permitted\"\n"
+	  "ERR -ENOENT line 2: no current host: \"host create\" or \"host use\" "
+	  "one\n",
+	  "t.nxs:2: unexpected ERR: param get x\n" },
+	{ "param get x\nerrno 1\nparam get y\n", NXSIM__DRV_KEEP_GOING, 1,
+	  "ERR -ENOENT line 1: no current host: \"host create\" or \"host use\" "
+	  "one\n"
+	  "OK -EPERM -1 \"Operation not permitted\"\n"
+	  "ERR -ENOENT line 3: no current host: \"host create\" or \"host use\" "
+	  "one\n",
+	  "t.nxs:1: unexpected ERR: param get x\n"
+	  "t.nxs:3: unexpected ERR: param get y\n" },
+};
+
+static void test_fail_on_err(void **state)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(fail_on_err_cases); i++) {
+		struct run r = run_script(fail_on_err_cases[i].script,
+					  NXSIM__DRV_FAIL_ON_ERR |
+						  fail_on_err_cases[i].flags);
+
+		assert_int_equal(r.rc, fail_on_err_cases[i].rc);
+		assert_string_equal(r.out, fail_on_err_cases[i].out);
+		assert_string_equal(r.err, fail_on_err_cases[i].err);
+		free_run(&r);
+		/* without it, an ERR is an answer like any other */
+		r = run_script(fail_on_err_cases[i].script,
+			       fail_on_err_cases[i].flags);
+		assert_int_equal(r.rc, 0);
+		assert_string_equal(r.err, "");
+		free_run(&r);
+	}
+}
+
+/*
+ * TAP: one test point a command once its expects are known, the answers
+ * as comments, an expect with nothing before it a point of its own, then
+ * the plan and the count; a failed expect without -k ends the points.
+ */
+static void test_tap(void **state)
+{
+	struct run r = run_script("expect OK\n"
+				  "errno 1\n"
+				  "expect OK -EPERM ...\n"
+				  "expect OK\n"
+				  "errno 2\n"
+				  "expect ERR\n"
+				  "param get x\n"
+				  "errno 3\n"
+				  "expect OK * -3 ...\n",
+				  NXSIM__DRV_TAP | NXSIM__DRV_KEEP_GOING |
+					  NXSIM__DRV_FAIL_ON_ERR);
+
+	assert_int_equal(r.rc, 1);
+	assert_string_equal(
+		r.out,
+		"not ok 1 - t.nxs:1 expect\n"
+		"# OK -EPERM -1 \"Operation not permitted\"\n"
+		"ok 2 - t.nxs:2 errno\n"
+		"# OK -ENOENT -2 \"No such file or directory\"\n"
+		"not ok 3 - t.nxs:5 errno\n"
+		"# ERR -ENOENT line 7: no current host: \"host create\" or "
+		"\"host use\" one\n"
+		"not ok 4 - t.nxs:7 param get\n"
+		"# OK -ESRCH -3 \"No such process\"\n"
+		"ok 5 - t.nxs:8 errno\n"
+		"1..5\n"
+		"# 2 passed, 3 failed\n");
+	free_run(&r);
+
+	r = run_script("errno 1\nexpect ERR\nerrno 2\n", NXSIM__DRV_TAP);
+	assert_int_equal(r.rc, 1);
+	assert_string_equal(r.out,
+			    "# OK -EPERM -1 \"Operation not permitted\"\n"
+			    "not ok 1 - t.nxs:1 errno\n"
+			    "1..1\n"
+			    "# 0 passed, 1 failed\n");
+	free_run(&r);
+
+	r = run_script("# only a comment\n", NXSIM__DRV_TAP);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.out, "1..0\n# 0 passed, 0 failed\n");
+	free_run(&r);
+}
+
 /* Destroying a host forgets its VMs and vCPUs; others stay. */
 static void test_objects(void **state)
 {
@@ -963,6 +1070,8 @@ int main(void)
 		cmocka_unit_test(test_keep_going),
 		cmocka_unit_test(test_strict),
 		cmocka_unit_test(test_strict_keep_going),
+		cmocka_unit_test(test_fail_on_err),
+		cmocka_unit_test(test_tap),
 		cmocka_unit_test(test_objects),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_one_answer_a_line),

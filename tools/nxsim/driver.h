@@ -77,6 +77,7 @@ extern const struct nxsim__drv_verb nxsim__drv_guest_verbs[];
 extern const struct nxsim__drv_verb nxsim__drv_xpfo_verbs[];
 extern const struct nxsim__drv_verb nxsim__drv_bringup_verbs[];
 extern const struct nxsim__drv_verb nxsim__drv_workload_verbs[];
+extern const struct nxsim__drv_verb nxsim__drv_plugin_verbs[];
 extern const struct nxsim__drv_verb *const nxsim__drv_tables[];
 
 enum nxsim__drv_kind {
@@ -91,11 +92,15 @@ enum nxsim__drv_kind {
 #define NXSIM__DRV_KEEP_GOING (1u << 0) /* go on after a failed expect */
 #define NXSIM__DRV_TRACE (1u << 1)	/* echo each command to @err */
 #define NXSIM__DRV_STRICT (1u << 2)	/* a command without expect fails */
+/* an ERR answer no expect checks fails the script */
+#define NXSIM__DRV_FAIL_ON_ERR (1u << 3)
+/* TAP on @out: a test point a command, answers as comments, the plan */
+#define NXSIM__DRV_TAP (1u << 4)
 
 struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err, unsigned int flags);
 /*
  * Runs a script; returns 0, or 1 if an expectation failed (or, strict, a
- * command was not checked).
+ * command was not checked; or, fail-on-err, an ERR was not expected).
  */
 int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name);
 /* Destroys every object the script left, then the driver. */

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * nxsim: run a line-protocol script (a file, or stdin) against libnxsim,
- * or convert a text trace to the binary format.  See docs/driver.md.
+ * or convert a text trace to the binary format.  Options are getopt_long()
+ * style (-kx, --tap).  See docs/driver.md.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,44 +47,62 @@ static int convert(const char *in, const char *out)
 
 int main(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "keep-going", no_argument, NULL, 'k' },
+		{ "trace", no_argument, NULL, 'x' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "fail-on-err", no_argument, NULL, 'e' },
+		{ "tap", no_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *path = NULL;
 	unsigned int flags = 0;
 	FILE *in = stdin;
-	int i, rc;
+	int c, rc;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+	while ((c = getopt_long(argc, argv, "hkxse", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			nxsim__drv_help(stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--version")) {
-			printf("nxsim %d.%d.%d\n", NXSIM_VERSION_MAJOR,
-			       NXSIM_VERSION_MINOR, NXSIM_VERSION_PATCH);
+		case 'V':
+			printf("nxsim %s\n", nxsim_version());
 			return 0;
-		} else if (!strcmp(argv[i], "-k") ||
-			   !strcmp(argv[i], "--keep-going")) {
+		case 'k':
 			flags |= NXSIM__DRV_KEEP_GOING;
-		} else if (!strcmp(argv[i], "--strict")) {
-			flags |= NXSIM__DRV_STRICT;
-		} else if (!strcmp(argv[i], "-x")) {
+			break;
+		case 'x':
 			flags |= NXSIM__DRV_TRACE;
-		} else if (!strcmp(argv[i], "convert") && !path) {
-			if (argc - i != 3) {
-				fprintf(stderr,
-					"usage: nxsim convert IN OUT\n");
-				return 2;
-			}
-			return convert(argv[i + 1], argv[i + 2]);
-		} else if (argv[i][0] == '-' && strcmp(argv[i], "-")) {
-			fprintf(stderr, "nxsim: unknown option %s (--help)\n",
-				argv[i]);
+			break;
+		case 's':
+			flags |= NXSIM__DRV_STRICT;
+			break;
+		case 'e':
+			flags |= NXSIM__DRV_FAIL_ON_ERR;
+			break;
+		case 't':
+			flags |= NXSIM__DRV_TAP;
+			break;
+		default: /* getopt_long() said what */
+			fprintf(stderr, "nxsim: --help lists the options\n");
 			return 2;
-		} else if (path) {
-			fprintf(stderr, "nxsim: one script at a time\n");
-			return 2;
-		} else {
-			path = argv[i];
 		}
 	}
+	if (optind < argc && !strcmp(argv[optind], "convert")) {
+		if (argc - optind != 3) {
+			fprintf(stderr, "usage: nxsim convert IN OUT\n");
+			return 2;
+		}
+		return convert(argv[optind + 1], argv[optind + 2]);
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "nxsim: one script at a time\n");
+		return 2;
+	}
+	if (optind < argc)
+		path = argv[optind];
 	if (path && strcmp(path, "-")) {
 		in = fopen(path, "r");
 		if (!in) {
