@@ -288,12 +288,12 @@ void nxsim__host_oops(struct nxsim_host *host, const char *what)
 
 struct nxsim_clock *nxsim_host_clock(const struct nxsim_host *host)
 {
-	return host->clock;
+	return host ? host->clock : NULL;
 }
 
 const char *nxsim_host_profile(const struct nxsim_host *host)
 {
-	return host->prof->name;
+	return host ? host->prof->name : NULL;
 }
 
 int nxsim_host_counters(const struct nxsim_host *host,
@@ -315,6 +315,8 @@ int64_t nxsim_host_vulnerability(struct nxsim_host *host, char *buf,
 	const char *text;
 	size_t len;
 
+	if (!host)
+		return -EINVAL;
 	if (!host->cpu.itlb_multihit)
 		text = "Not affected\n";
 	else if (READ_ONCE(host->nx.itlb_multihit_kvm_mitigation))

@@ -77,6 +77,7 @@ extern const struct nxsim__drv_verb nxsim__drv_guest_verbs[];
 extern const struct nxsim__drv_verb nxsim__drv_xpfo_verbs[];
 extern const struct nxsim__drv_verb nxsim__drv_bringup_verbs[];
 extern const struct nxsim__drv_verb nxsim__drv_workload_verbs[];
+extern const struct nxsim__drv_verb nxsim__drv_plugin_verbs[];
 extern const struct nxsim__drv_verb *const nxsim__drv_tables[];
 
 enum nxsim__drv_kind {
