@@ -528,6 +528,8 @@ const char *nxsim_param_name(const struct nxsim_host *host, unsigned int i)
 {
 	size_t k;
 
+	if (!host)
+		return NULL;
 	for (k = 0; k < ARRAY_SIZE(nx_params); k++) {
 		if (!param_exists(host, &nx_params[k]))
 			continue;
