@@ -18,7 +18,6 @@
  * The driver's own memory comes from libc, not the simulator's allocator,
  * so "alloc stats" and "alloc fail-nth" see the simulator alone.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -101,33 +100,6 @@ static const char *const kind_names[] = {
 	[NXSIM__DRV_VCPU] = "vcpu",    [NXSIM__DRV_CLOCK] = "clock",
 	[NXSIM__DRV_XPFO] = "machine",
 };
-
-void nxsim__drv_add(struct nxsim__drv_reply *r, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(r->buf + r->len, sizeof(r->buf) - r->len, fmt, ap);
-	va_end(ap);
-	if (n > 0 && (size_t)n >= sizeof(r->buf) - r->len)
-		r->cut = true;
-	if (n > 0)
-		r->len += (size_t)n < sizeof(r->buf) - r->len ?
-				  (size_t)n :
-				  sizeof(r->buf) - r->len - 1;
-}
-
-int nxsim__drv_fail(struct nxsim__drv_reply *r, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(r->err, sizeof(r->err), fmt, ap);
-	va_end(ap);
-	r->rc = err;
-	return err;
-}
 
 static struct object *lookup(struct nxsim__drv *d, const char *name)
 {
@@ -328,60 +300,6 @@ struct nxsim_host *nxsim__drv_host(struct nxsim__drv *d, const char *name,
 				"no current host: \"host create\" "
 				"or \"host use\" one");
 	return d->cur;
-}
-
-unsigned long long nxsim__drv_strtou64(const char *s, char **end)
-{
-	const char *digits = s;
-	int base = 10;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		base = 16;
-	else if (s[0] == '0' && (s[1] == 'o' || s[1] == 'O'))
-		base = 8;
-	if (base != 10) {
-		digits += 2;
-		/* strtoull() would take blanks, a sign or nothing here */
-		if (!isxdigit((unsigned char)*digits) ||
-		    (base == 8 && (*digits < '0' || *digits > '7'))) {
-			*end = (char *)s + 1;
-			return 0;
-		}
-	} else if (*s < '0' || *s > '9') {
-		*end = (char *)s;
-		return 0;
-	}
-	return strtoull(digits, end, base);
-}
-
-int nxsim__drv_u64(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,
-		   struct nxsim__drv_reply *r)
-{
-	char *end;
-
-	errno = 0;
-	if (!t->len || t->s[0] < '0' || t->s[0] > '9' || strlen(t->s) != t->len)
-		return nxsim__drv_fail(r, -EINVAL, "not a number: \"%s\"",
-				       t->s);
-	*v = nxsim__drv_strtou64(t->s, &end);
-	if (*end)
-		return nxsim__drv_fail(r, -EINVAL, "not a number: \"%s\"",
-				       t->s);
-	if (errno == ERANGE || *v > max)
-		return nxsim__drv_fail(r, -ERANGE,
-				       "number out of range: %s (max %" PRIu64
-				       ")",
-				       t->s, max);
-	return 0;
-}
-
-const char *nxsim__drv_opt(const struct nxsim__drv_tok *t, const char *key)
-{
-	size_t n = strlen(key);
-
-	if (t->len > n && !strncmp(t->s, key, n) && t->s[n] == '=')
-		return t->s + n + 1;
-	return NULL;
 }
 
 struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err, unsigned int flags)

@@ -191,7 +191,7 @@ const struct nxsim__drv_verb nxsim__drv_bringup_verbs[] = {
 	  "vms_per_s, grace_periods, attach_waits, worker_failures",
 	  bringup_run },
 	{ "bringup", "costs", 0, 0, "",
-	  "answers the default lifecycle cost table, NAME=value",
+	  "answers the default bring-up cost table, NAME=value",
 	  bringup_costs },
 	{ NULL },
 };
