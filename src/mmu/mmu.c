@@ -696,6 +696,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 	    NXSIM__RCU_PENDING_MAX)
 		nxsim__rcu_barrier();
 	for (;;) {
+		bool stale = false;
+
 		/*
 		 * The hardware walk takes no lock on the TDP MMU: RCU keeps
 		 * the tables it reads, and SPTEs change atomically, as the
@@ -732,7 +734,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 					nxsim__rw_unlock(&mmu->mmu_lock);
 				break;
 			}
-			VCPU_COUNT(vcpu, mmio_stale);
+			/* counted once the fault can go on (-ENOMEM: no count) */
+			stale = true;
 		}
 		/* kvm_mmu_page_fault() -> direct_page_fault() */
 		if (tdp) {
@@ -751,6 +754,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 			}
 			mmu_seq = mmu->mmu_invalidate_seq;
 		}
+		if (stale)
+			VCPU_COUNT(vcpu, mmio_stale);
 		if (!mmu->root[as_id] && !mmu->tdp_mmu_enabled) {
 			nxsim__mmu_alloc_direct_roots(mmu, mc, as_id);
 		} else if (!mmu->root[as_id]) {

@@ -431,6 +431,12 @@ static int dispatch(struct nxsim__drv *d, int n, struct nxsim__drv_tok *toks,
 				       v->name ? " " : "",
 				       v->name ? v->name : "", v->usage);
 	rc = v->fn(d, argc, toks + words, r);
+	/* never a cut answer: what did not fit is an error */
+	if (rc >= 0 && r->cut)
+		return nxsim__drv_fail(r, -E2BIG,
+				       "answer longer than %d bytes: ask for "
+				       "less",
+				       NXSIM__DRV_REPLY - 1);
 	/* a failed lookup's errno stands: -ENOENT, or -EBADF for a closed VM */
 	return rc < 0 && r->rc ? r->rc : rc;
 }
