@@ -27,6 +27,7 @@
 #include <nxsim/guest.h>
 #include <nxsim/tlb.h>
 #include <nxsim/xpfo.h>
+#include <nxsim/plugin.h>
 #include <nxsim/trace.h>
 #include <nxsim/stats.h>
 #include <nxsim/rng.h>

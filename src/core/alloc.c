@@ -484,6 +484,8 @@ void nxsim_alloc_stats(struct nxsim_alloc_stats *st)
 	struct counters sum = { 0 };
 	struct counters *c;
 
+	if (!st)
+		return;
 	pthread_mutex_lock(&counters_lock);
 	counters_fold(&sum, &retired);
 	LIST_FOREACH(c, &counters_list, link)

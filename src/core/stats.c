@@ -8,6 +8,7 @@
  *
  * Left out: nothing is counted here; the tables only describe.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -533,7 +534,7 @@ const struct nxsim_stat_desc *nxsim_stats_find(enum nxsim_stats_set set,
 
 uint64_t nxsim_stat_u64(const struct nxsim_stat_desc *d, const void *st)
 {
-	const char *p = (const char *)st + d->offset;
+	const char *p;
 	union {
 		uint64_t u64;
 		uint32_t u32;
@@ -544,6 +545,9 @@ uint64_t nxsim_stat_u64(const struct nxsim_stat_desc *d, const void *st)
 		int e;
 	} v;
 
+	if (!d || !st)
+		return 0;
+	p = (const char *)st + d->offset;
 	switch (d->type) {
 	case NXSIM_STAT_U32:
 		memcpy(&v.u32, p, sizeof(v.u32));
@@ -579,6 +583,8 @@ double nxsim_stat_double(const struct nxsim_stat_desc *d, const void *st)
 {
 	double v;
 
+	if (!d || !st)
+		return 0;
 	if (d->type == NXSIM_STAT_INT)
 		return (double)(int64_t)nxsim_stat_u64(d, st);
 	if (d->type != NXSIM_STAT_DOUBLE)
@@ -593,6 +599,8 @@ int nxsim_stat_format(const struct nxsim_stat_desc *d, const void *st,
 	uint64_t v = nxsim_stat_u64(d, st);
 	const char *name = NULL;
 
+	if (!d || !st || (!buf && size))
+		return -EINVAL;
 	if (d->type == NXSIM_STAT_DOUBLE)
 		return snprintf(buf, size, "%.6g", nxsim_stat_double(d, st));
 	if (d->type == NXSIM_STAT_ENUM && d->value_name)

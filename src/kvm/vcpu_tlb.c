@@ -74,6 +74,8 @@
 
 void nxsim_vcpu_tlb_config_default(struct nxsim_vcpu_tlb_config *c)
 {
+	if (!c)
+		return;
 	memset(c, 0, sizeof(*c));
 	nxsim_tlb_config_default(&c->tlb, 1);
 	nxsim_guest_costs_default(&c->costs);

@@ -19,7 +19,8 @@
  *
  * The memslots generation steps by KVM_ADDRESS_SPACE_NUM at each swap
  * (twice for a delete or a move, which first swaps the slot out as
- * invalid), with the in-progress bit set in between; a wrap of its MMIO
+ * invalid, KVM_MEMSLOT_INVALID: faults on it retry until it is gone),
+ * with the in-progress bit set in between; a wrap of its MMIO
  * slice zaps everything (kvm_mmu_invalidate_mmio_sptes()).
  *
  * Slots live in two address spaces (the slot's high 16 bits, as
@@ -328,19 +329,24 @@ static void memslots_update_begin(struct nxsim__vm_mmu *mmu, int as_id)
 }
 
 /*
- * kvm_invalidate_memslot() for a delete or a move: the slot is swapped
- * out as invalid (one generation step), then kvm_arch_flush_shadow_memslot()
- * zaps everything.  The model leaves the slot itself in place until then:
- * where the kernel's faults retry on the invalid slot, the model's map it,
- * and the zap removes the mapping either way.
+ * kvm_invalidate_memslot() for a delete or a move of @old: the slot is
+ * swapped out as invalid (KVM_MEMSLOT_INVALID, one generation step), then
+ * kvm_arch_flush_shadow_memslot() zaps everything.  The model marks the
+ * slot itself (the kernel installs a marked copy sharing its arch data);
+ * from here until it leaves the memslots, a fault on it retries, so no
+ * SPTE or rmap entry of the old slot is made after the zap.
  */
-static void kvm_invalidate_memslot(struct nxsim__vm_mmu *mmu, int as_id)
+static void kvm_invalidate_memslot(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__memslot *old)
 {
 	nxsim__write_lock(&mmu->mmu_lock);
-	memslots_update_begin(mmu, as_id);
+	memslots_update_begin(mmu, old->as_id);
+	old->flags |= NXSIM__MEMSLOT_INVALID;
 	nxsim__rw_unlock(&mmu->mmu_lock);
-	kvm_swap_active_memslots(mmu, as_id);
+	kvm_swap_active_memslots(mmu, old->as_id);
 	nxsim__kvm_mmu_zap_all_fast(mmu);
+	/* the window before the slot leaves the memslots */
+	nxsim__sched_point(mmu, NXSIM__SCHED_MEMSLOT, old->base_gfn, 0);
 }
 
 /* kvm_check_memslot_overlap(): within one address space. */
@@ -471,7 +477,7 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 		if (!old)
 			return -EINVAL;
 		/* KVM_MR_DELETE */
-		kvm_invalidate_memslot(mmu, as_id);
+		kvm_invalidate_memslot(mmu, old);
 		nxsim__write_lock(&mmu->mmu_lock);
 		memslots_update_begin(mmu, as_id);
 		slot_remove(mmu, old);
@@ -531,7 +537,7 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 	}
 	if (old) {
 		memcpy(new->host_level, old->host_level, old->nr_host);
-		kvm_invalidate_memslot(mmu, as_id);
+		kvm_invalidate_memslot(mmu, old);
 	}
 	nxsim__write_lock(&mmu->mmu_lock);
 	memslots_update_begin(mmu, as_id);

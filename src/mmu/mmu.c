@@ -581,15 +581,9 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 			return r;
 		}
 	}
-	if (!f.slot || (f.write && (f.slot->flags & NXSIM_MEM_READONLY))) {
-		/* RET_PF_EMULATE: uncached MMIO, or KVM_PFN_ERR_RO_FAULT */
-		VCPU_COUNT(vcpu, emulated);
-		info->outcome = NXSIM_ACCESS_EMULATE;
-		info->level = sptep ? level : 0;
-		return RET_PF_EMULATE;
-	}
 	/* fast_page_fault(): restore W on an MMU-writable SPTE. */
-	if (sptep && f.write && nxsim__is_mmu_writable_spte(mmu->fmt, spte) &&
+	if (f.slot && sptep && f.write &&
+	    nxsim__is_mmu_writable_spte(mmu->fmt, spte) &&
 	    (level == NXSIM_PG_LEVEL_4K ||
 	     !nxsim__slot_dirty_logging(f.slot))) {
 		uint64_t d = nxsim__spte_masks(mmu->fmt)->dirty;
@@ -603,6 +597,16 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 		info->outcome = NXSIM_ACCESS_FAST;
 		info->level = level;
 		return RET_PF_FIXED;
+	}
+	/* kvm_faultin_pfn(): the slot is being deleted or moved */
+	if (f.slot && nxsim__memslot_invalid(f.slot))
+		return RET_PF_RETRY;
+	if (!f.slot || (f.write && (f.slot->flags & NXSIM_MEM_READONLY))) {
+		/* RET_PF_EMULATE: uncached MMIO, or KVM_PFN_ERR_RO_FAULT */
+		VCPU_COUNT(vcpu, emulated);
+		info->outcome = NXSIM_ACCESS_EMULATE;
+		info->level = sptep ? level : 0;
+		return RET_PF_EMULATE;
 	}
 	/* is_page_fault_stale() */
 	if (mmu_invalidate_retry_gfn(mmu, mmu_seq, gfn))
@@ -696,6 +700,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 	    NXSIM__RCU_PENDING_MAX)
 		nxsim__rcu_barrier();
 	for (;;) {
+		bool stale = false;
+
 		/*
 		 * The hardware walk takes no lock on the TDP MMU: RCU keeps
 		 * the tables it reads, and SPTEs change atomically, as the
@@ -732,7 +738,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 					nxsim__rw_unlock(&mmu->mmu_lock);
 				break;
 			}
-			VCPU_COUNT(vcpu, mmio_stale);
+			/* counted once the fault can go on (-ENOMEM: no count) */
+			stale = true;
 		}
 		/* kvm_mmu_page_fault() -> direct_page_fault() */
 		if (tdp) {
@@ -751,6 +758,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 			}
 			mmu_seq = mmu->mmu_invalidate_seq;
 		}
+		if (stale)
+			VCPU_COUNT(vcpu, mmio_stale);
 		if (!mmu->root[as_id] && !mmu->tdp_mmu_enabled) {
 			nxsim__mmu_alloc_direct_roots(mmu, mc, as_id);
 		} else if (!mmu->root[as_id]) {
@@ -827,8 +836,10 @@ int nxsim__nonpaging_page_fault(struct nxsim__vm_mmu *mmu,
 	if (!mmu->root[0])
 		nxsim__mmu_alloc_direct_roots(mmu, mc, 0);
 	/* under the write lock: no invalidation can be in progress */
-	direct_page_fault(mmu, vcpu, kind, gfn, sptep, spte, level,
-			  mmu->mmu_invalidate_seq, info, false);
+	if (direct_page_fault(mmu, vcpu, kind, gfn, sptep, spte, level,
+			      mmu->mmu_invalidate_seq, info,
+			      false) == RET_PF_RETRY)
+		return RET_PF_RETRY;
 	return 0;
 }
 

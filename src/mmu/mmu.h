@@ -73,6 +73,8 @@ struct nxsim__mmu_profile {
  * @NXSIM__SCHED_INVALIDATE: between invalidate_range_start() and _end()
  * @NXSIM__SCHED_RESCHED: tdp_mmu_iter_cond_resched() and the recovery
  *	loop's lock break: a yield point
+ * @NXSIM__SCHED_MEMSLOT: a slot being deleted or moved is invalid and
+ *	zapped, and not yet out of the memslots (gfn: its first)
  */
 enum nxsim__sched_point {
 	NXSIM__SCHED_FAULTIN,
@@ -84,6 +86,7 @@ enum nxsim__sched_point {
 	NXSIM__SCHED_FROZEN,
 	NXSIM__SCHED_INVALIDATE,
 	NXSIM__SCHED_RESCHED,
+	NXSIM__SCHED_MEMSLOT,
 	NXSIM__NR_SCHED_POINTS,
 };
 

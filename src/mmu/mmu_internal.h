@@ -416,6 +416,8 @@ int nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
  * nonpaging_page_fault(): a guest access with guest paging off and TDP
  * off (the gva is the gpa): the direct map from the VM's direct root, at
  * most 2M, not a TDP fault.  Called with mmu_lock held for write.
+ * Return: 0, RET_PF_RETRY (fault again after dropping mmu_lock) or
+ * -ENOMEM.
  */
 int nxsim__nonpaging_page_fault(struct nxsim__vm_mmu *mmu,
 				struct nxsim__vcpu_mmu *vcpu,

@@ -110,37 +110,74 @@ static const char *ops_problem(const struct nxsim_xpfo_policy_ops *ops,
 			       "[A-Za-z0-9_.+-]";
 	if (!ops->flush)
 		return "no flush hook";
+	*err = -EEXIST;
+	if (nxsim__xpfo_policy_find(ops->name))
+		return "policy name already taken";
 	return NULL;
+}
+
+int nxsim__xpfo_policy_check(const struct nxsim_xpfo_policy_ops *ops,
+			     const char **why)
+{
+	const char *problem;
+	int err;
+
+	problem = ops_problem(ops, &err);
+	if (problem && why)
+		*why = problem;
+	return problem ? err : 0;
+}
+
+/* The problem of @ops[@n - 1] among @ops[0 .. @n - 1], or NULL. */
+static const char *batch_problem(const struct nxsim_xpfo_policy_ops *const *ops,
+				 unsigned int n, int *err)
+{
+	const char *problem = ops_problem(ops[n - 1], err);
+	unsigned int i;
+
+	for (i = 0; !problem && i + 1 < n; i++) {
+		if (!strcmp(ops[i]->name, ops[n - 1]->name)) {
+			*err = -EEXIST;
+			problem = "policy name given twice";
+		}
+	}
+	return problem;
+}
+
+int nxsim__xpfo_policy_register_all(
+	const struct nxsim_xpfo_policy_ops *const *ops, unsigned int n,
+	const char **why)
+{
+	const char *problem = NULL;
+	unsigned int i, base;
+	int err = 0;
+
+	pthread_mutex_lock(&register_lock);
+	base = nr_registered;
+	for (i = 0; !problem && i < n; i++)
+		problem = batch_problem(ops, i + 1, &err);
+	if (!problem && n > NR_REGISTERED - base) {
+		err = -ENOSPC;
+		problem = "NXSIM_XPFO_MAX_POLICIES policies known";
+	}
+	for (i = 0; !problem && i < n; i++) {
+		struct registered_policy *r = &registered[base + i];
+
+		r->ops = *ops[i];
+		r->ops.size = sizeof(r->ops);
+		strcpy(r->name, ops[i]->name);
+		r->ops.name = r->name;
+	}
+	if (!problem)
+		__atomic_store_n(&nr_registered, base + n, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&register_lock);
+	if (problem && why)
+		*why = problem;
+	return problem ? err : 0;
 }
 
 int nxsim_xpfo_policy_register(const struct nxsim_xpfo_policy_ops *ops,
 			       const char **why)
 {
-	struct registered_policy *r;
-	const char *problem;
-	int err;
-
-	problem = ops_problem(ops, &err);
-	if (!problem) {
-		pthread_mutex_lock(&register_lock);
-		if (nxsim__xpfo_policy_find(ops->name)) {
-			err = -EEXIST;
-			problem = "policy name already taken";
-		} else if (nr_registered == NR_REGISTERED) {
-			err = -ENOSPC;
-			problem = "NXSIM_XPFO_MAX_POLICIES policies known";
-		} else {
-			r = &registered[nr_registered];
-			r->ops = *ops;
-			r->ops.size = sizeof(r->ops);
-			strcpy(r->name, ops->name);
-			r->ops.name = r->name;
-			__atomic_store_n(&nr_registered, nr_registered + 1,
-					 __ATOMIC_RELEASE);
-		}
-		pthread_mutex_unlock(&register_lock);
-	}
-	if (problem && why)
-		*why = problem;
-	return problem ? err : 0;
+	return nxsim__xpfo_policy_register_all(&ops, 1, why);
 }

@@ -100,6 +100,16 @@ struct nxsim_xpfo {
  * xpfo_policy_table[].
  */
 const struct nxsim_xpfo_policy_ops *nxsim__xpfo_policy_find(const char *name);
+/*
+ * Whether nxsim_xpfo_policy_register() would take @ops now: 0 or its
+ * errno, with *@why (may be NULL) set on failure.
+ */
+int nxsim__xpfo_policy_check(const struct nxsim_xpfo_policy_ops *ops,
+			     const char **why);
+/* Register @n policies at once, all or none (a plug-in's, at its load). */
+int nxsim__xpfo_policy_register_all(
+	const struct nxsim_xpfo_policy_ops *const *ops, unsigned int n,
+	const char **why);
 
 /*
  * Call hook @hook of @m's policy, if it has one, with the machine's

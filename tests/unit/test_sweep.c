@@ -52,7 +52,7 @@ static const struct {
 	{ "run xpfo costs\n", "" },
 	{ "axis seed 1 2\nrun x ${seed}\n", "" },
 	{ "axis a 1\nfoo bar\nrun x ${a}\n",
-	  "t.sweep:2: unknown directive \"foo\" (axis, seed, run)\n" },
+	  "t.sweep:2: unknown directive \"foo\" (axis, seed, run, plugin)\n" },
 	{ "axis\n", "t.sweep:1: axis needs a NAME and values\n" },
 	{ "axis a\nrun x\n", "t.sweep:1: axis \"a\" has no values\n" },
 	{ "axis 1a 1\n",

@@ -267,7 +267,17 @@ static int load_line(struct loader *l, char *line, size_t len, char *buf)
 		}
 		return add_run(l, p, len - (p - line));
 	}
-	return bad(l, "unknown directive \"%s\" (axis, seed, run)", t[0].s);
+	if (!strcmp(t[0].s, "plugin")) {
+		const char *pwhy = NULL;
+
+		if (n != 2)
+			return bad(l, "%susage: plugin FILE.so", "");
+		if (nxsim_plugin_load(t[1].s, &pwhy))
+			return bad(l, "plugin: %s", pwhy);
+		return 0;
+	}
+	return bad(l, "unknown directive \"%s\" (axis, seed, run, plugin)",
+		   t[0].s);
 }
 
 /* After the last line: every axis used, the job count fits. */
