@@ -10,6 +10,9 @@
 #ifndef NXSIM_NXSIM_H
 #define NXSIM_NXSIM_H
 
+/* Every answer is 0 or a negative errno: the E* names come with it. */
+#include <errno.h>
+
 #include <nxsim/common.h>
 #include <nxsim/error.h>
 #include <nxsim/alloc.h>
@@ -24,6 +27,7 @@
 #include <nxsim/guest.h>
 #include <nxsim/tlb.h>
 #include <nxsim/xpfo.h>
+#include <nxsim/plugin.h>
 #include <nxsim/trace.h>
 #include <nxsim/stats.h>
 #include <nxsim/rng.h>

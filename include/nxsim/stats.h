@@ -64,6 +64,7 @@ enum nxsim_stats_set {
 	NXSIM_STATS_BRINGUP_RESULT,   /* struct nxsim_bringup_result */
 	NXSIM_STATS_VCPU,	      /* struct nxsim_vcpu_stats */
 	NXSIM_STATS_WORKLOAD_RESULT,  /* struct nxsim_workload_result */
+	NXSIM_STATS_XPFO_COSTS,	      /* struct nxsim_xpfo_costs */
 	NXSIM_STATS_NR_SETS,
 };
 

@@ -66,7 +66,8 @@ enum nxsim_xpfo_owner {
  * nxsim_xpfo_costs_default() fills the defaults; nxsim_xpfo_cost_info()
  * names each field with its default and the source of that default.
  * The first group is what XPFO adds; the second is the workload's own work,
- * charged with and without XPFO alike.
+ * charged with and without XPFO alike.  The stats set
+ * NXSIM_STATS_XPFO_COSTS describes its fields, in the same order.
  */
 struct nxsim_xpfo_costs {
 	uint32_t stlb_hit;
@@ -304,6 +305,190 @@ struct nxsim_xpfo_run {
 
 struct nxsim_xpfo;
 
+/*
+ * Flush policies from outside the library (docs/plugins.md).  A policy is
+ * a struct nxsim_xpfo_policy_ops: hooks the machine calls under its lock,
+ * built from the primitives below, which do the TLB work, charge its cycles
+ * by the cost table and are seen by the security oracle.  The ten built-in
+ * policies are written on this struct too.
+ */
+#define NXSIM_XPFO_POLICY_OPS_VERSION 1
+#define NXSIM_XPFO_POLICY_NAME_MAX 31 /* bytes of a name, without the NUL */
+#define NXSIM_XPFO_MAX_POLICIES 64    /* built-in and registered */
+
+/**
+ * struct nxsim_xpfo_policy_ops - a flush policy
+ * @size: sizeof(struct nxsim_xpfo_policy_ops) as the policy was built
+ * @version: NXSIM_XPFO_POLICY_OPS_VERSION as the policy was built
+ * @name: what nxsim_xpfo_config.policy and every tool name it by: 1 ..
+ *	NXSIM_XPFO_POLICY_NAME_MAX of [A-Za-z0-9_.+-]
+ * @flush: physmap PTEs of [@va, @va + @pages * 4K) were cleared by @cpu
+ *	(@pages 0: anywhere, flush everything); make the stale translations
+ *	go away, or not (required)
+ * @context_switch: at switch_mm on @cpu, before the CR3 write (NULL:
+ *	nothing)
+ * @kernel_enter: at a user-to-kernel entry on @cpu (NULL: nothing)
+ * @kernel_exit: at the return to user mode on @cpu (NULL: nothing)
+ * @reuse: frame @pfn is about to be handed to a new owner (NULL: nothing)
+ * @init: a machine is made with this policy: set *@data (NULL: none);
+ *	return 0 or a negative errno, which fails nxsim_xpfo_create()
+ * @fini: the machine is destroyed: release @data (NULL: nothing)
+ * @refill_batch: workloads refill user frames in batches of this size
+ *	through nxsim_xpfo_refill() (0: no batching)
+ * @broadcast: the machine has INVLPGB: its TLB broadcasts kernel-wide
+ *	flushes (large-page splits included) instead of sending IPIs
+ *
+ * The hooks run with the machine's lock held: they may call the
+ * nxsim_xpfo_policy primitives below and nothing else of the machine.
+ */
+struct nxsim_xpfo_policy_ops {
+	uint32_t size;
+	uint32_t version;
+	const char *name;
+	void (*flush)(struct nxsim_xpfo *m, unsigned int cpu, uint64_t va,
+		      uint64_t pages);
+	void (*context_switch)(struct nxsim_xpfo *m, unsigned int cpu);
+	void (*kernel_enter)(struct nxsim_xpfo *m, unsigned int cpu);
+	void (*kernel_exit)(struct nxsim_xpfo *m, unsigned int cpu);
+	void (*reuse)(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);
+	int (*init)(struct nxsim_xpfo *m, void **data);
+	void (*fini)(struct nxsim_xpfo *m, void *data);
+	unsigned int refill_batch;
+	bool broadcast;
+};
+
+/**
+ * nxsim_xpfo_policy_register() - make a flush policy usable by name
+ * @ops: the policy; the library keeps a copy of it and of its name (the
+ *	hooks must stay loaded for the life of the process)
+ * @why: on failure, receives a static text naming the problem (may be NULL)
+ *
+ * From then on @ops->name is a policy name wherever one is taken:
+ * nxsim_xpfo_create(), nxsim_xpfo_run_workload(), trace replays, and the
+ * lists of nxsim_xpfo_policy_name() (after the built-ins, in registration
+ * order).  Safe from many threads.
+ *
+ * Return: 0; -EINVAL for NULL, a size too small for the version, no flush
+ * hook, an empty, too long or badly spelled name; -EOPNOTSUPP for a version
+ * this library does not know; -EEXIST for a name already taken; -ENOSPC
+ * when NXSIM_XPFO_MAX_POLICIES are known.  Nothing is registered on failure.
+ */
+NXSIM_API int
+nxsim_xpfo_policy_register(const struct nxsim_xpfo_policy_ops *ops,
+			   const char **why);
+
+/*
+ * Primitives for the hooks of a policy.  Each returns 0 (or the answer)
+ * or a negative errno: -EPERM outside a hook of @m's policy, -EINVAL for a
+ * NULL machine or a bad CPU or pfn; nothing is done on failure.  @mask is
+ * a bitmap of nr_cpus bits (64 CPUs a word, CPU 0 in bit 0 of word 0), NULL
+ * meaning every CPU.
+ */
+
+/**
+ * nxsim_xpfo_policy_flush_local() - flush on @cpu only: INVLPG each of
+ * @pages 4K pages from @va (however many), or __flush_tlb_all() for
+ * @pages 0.  Charged invlpg per page, or global_flush.
+ */
+NXSIM_API int nxsim_xpfo_policy_flush_local(struct nxsim_xpfo *m,
+					    unsigned int cpu, uint64_t va,
+					    uint64_t pages);
+
+/**
+ * nxsim_xpfo_policy_ranged() - the 33-page rule: whether
+ * flush_tlb_kernel_range() flushes @pages page by page (@pages at most the
+ * TLB's tlb_single_page_flush_ceiling) rather than in full (arch/x86/mm/
+ * tlb.c).  False for @pages 0 and for a bad @m.
+ */
+NXSIM_API bool nxsim_xpfo_policy_ranged(const struct nxsim_xpfo *m,
+					uint64_t pages);
+
+/**
+ * nxsim_xpfo_policy_shootdown() - flush_tlb_kernel_range() from @cpu on
+ * the CPUs of @mask and on @cpu: IPIs (ipi_first, ipi_extra per further
+ * target, ipi_recv on each) or, on a broadcast machine, INVLPGB + TLBSYNC;
+ * each CPU flushes page by page or in full by the 33-page rule, as the
+ * kernel's function does.  @pages 0: full.
+ */
+NXSIM_API int nxsim_xpfo_policy_shootdown(struct nxsim_xpfo *m,
+					  unsigned int cpu,
+					  const uint64_t *mask, uint64_t va,
+					  uint64_t pages);
+
+/**
+ * nxsim_xpfo_policy_defer() - mark the CPUs of @mask other than @cpu
+ * pending (v8/v9's pending_xpfo_flush): each does a full flush when its
+ * hook calls nxsim_xpfo_policy_run_pending().  A CPU already pending is
+ * left as it is.
+ */
+NXSIM_API int nxsim_xpfo_policy_defer(struct nxsim_xpfo *m, unsigned int cpu,
+				      const uint64_t *mask);
+
+/**
+ * nxsim_xpfo_policy_run_pending() - @cpu's pending full flush, if any.
+ * Return: 1 if it flushed, 0 if none was pending, or a negative errno.
+ */
+NXSIM_API int nxsim_xpfo_policy_run_pending(struct nxsim_xpfo *m,
+					    unsigned int cpu);
+
+/** nxsim_xpfo_policy_charge() - charge @cycles of flush work to @cpu. */
+NXSIM_API int nxsim_xpfo_policy_charge(struct nxsim_xpfo *m, unsigned int cpu,
+				       uint64_t cycles);
+
+/**
+ * nxsim_xpfo_policy_owe() - mark frames [@pfn, @pfn + @nr) that exist as
+ * owing a flush (a bit per frame the policy alone reads; P4d's)
+ */
+NXSIM_API int nxsim_xpfo_policy_owe(struct nxsim_xpfo *m, uint64_t pfn,
+				    uint64_t nr);
+
+/**
+ * nxsim_xpfo_policy_take_owed() - clear frame @pfn's owed flush.
+ * Return: 1 if it owed one, 0 if not, or a negative errno.
+ */
+NXSIM_API int nxsim_xpfo_policy_take_owed(struct nxsim_xpfo *m, uint64_t pfn);
+
+/**
+ * nxsim_xpfo_policy_user_cpus() - set @mask to the CPUs in user mode
+ * (the others are in the kernel)
+ */
+NXSIM_API int nxsim_xpfo_policy_user_cpus(const struct nxsim_xpfo *m,
+					  uint64_t *mask);
+
+/**
+ * nxsim_xpfo_policy_cpu_domain() - the domain @cpu runs (0: none).
+ * Return: the domain, or a negative errno.
+ */
+NXSIM_API int nxsim_xpfo_policy_cpu_domain(const struct nxsim_xpfo *m,
+					   unsigned int cpu);
+
+/**
+ * nxsim_xpfo_policy_frame_domain() - frame @pfn's user owner, or its last
+ * user owner once free (0: never a user frame).
+ * Return: the domain, or a negative errno.
+ */
+NXSIM_API int nxsim_xpfo_policy_frame_domain(const struct nxsim_xpfo *m,
+					     uint64_t pfn);
+
+/**
+ * nxsim_xpfo_policy_machine() - what the machine is: its CPU and frame
+ * counts and cost table (each may be NULL); the init hook may call it too
+ */
+NXSIM_API int nxsim_xpfo_policy_machine(const struct nxsim_xpfo *m,
+					unsigned int *nr_cpus,
+					uint64_t *nr_frames,
+					const struct nxsim_xpfo_costs **costs);
+
+/**
+ * nxsim_xpfo_policy_cpumask() - a scratch cpumask of the machine's CPU
+ * count for a hook's own use (its contents are the last hook's), or NULL
+ * outside a hook
+ */
+NXSIM_API uint64_t *nxsim_xpfo_policy_cpumask(struct nxsim_xpfo *m);
+
+/** nxsim_xpfo_policy_data() - what the policy's init hook set (or NULL). */
+NXSIM_API void *nxsim_xpfo_policy_data(const struct nxsim_xpfo *m);
+
 /** nxsim_xpfo_costs_default() - fill @c with the default cost table. */
 NXSIM_API void nxsim_xpfo_costs_default(struct nxsim_xpfo_costs *c);
 
@@ -329,7 +514,11 @@ NXSIM_API int nxsim_xpfo_cost_info(unsigned int idx, const char **name,
 NXSIM_API int nxsim_xpfo_costs_set(struct nxsim_xpfo_costs *c, const char *name,
 				   uint32_t cycles);
 
-/** nxsim_xpfo_policy_name() - the @idx-th policy, NULL past the last. */
+/**
+ * nxsim_xpfo_policy_name() - the @idx-th policy, NULL past the last: the
+ * ten built-ins, then the registered ones.  A name stays valid for the
+ * life of the process.
+ */
 NXSIM_API const char *nxsim_xpfo_policy_name(unsigned int idx);
 
 /** nxsim_xpfo_workload_name() - the @idx-th workload, NULL past the last. */

@@ -15,6 +15,8 @@
  * so every such allocation and free past the few a thread cache holds is
  * an extent operation (250-400 ns on the 2-core reference machine, 4-6x a
  * small object).  Pages on that list are free as far as the counters go.
+ * Blocks of 64 MiB and more are anonymous mappings of their own, zeroed
+ * lazily by the kernel (backend_alloc()).
  *
  * Left out: jemalloc's own statistics and arena teardown; the arena and the
  * page list live as long as the process.
@@ -28,6 +30,7 @@
 
 #if NXSIM_WITH_JEMALLOC
 #include <jemalloc/jemalloc.h>
+#include <sys/mman.h>
 #endif
 
 #include <nxsim/alloc.h>
@@ -259,6 +262,29 @@ static int block_flags(size_t size, size_t align)
 }
 
 /*
+ * Blocks of LAZY_MIN bytes and more are mappings of their own (an XPFO
+ * machine's frame table: 16 bytes a frame, up to 2^32 frames, 64 GiB): a
+ * fresh anonymous mapping reads as zero and is backed only where touched,
+ * so a zeroed one costs no memset and no memory until used, and its pages
+ * go back to the kernel when it is freed.  MAP_NORESERVE: a sparse table
+ * larger than RAM is a valid machine.  Below LAZY_MIN the arena serves.
+ */
+#define LAZY_MIN (64ul << 20)
+
+static bool is_mapping(size_t size, size_t align)
+{
+	return size >= LAZY_MIN && align <= PAGE_BYTES;
+}
+
+static void *mapping_alloc(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
  * Zeroed blocks are zeroed here, never with MALLOCX_ZERO: jemalloc zeroes a
  * large block it makes from memory freed before by handing the pages back
  * to the kernel (MADV_DONTNEED, in ehooks_default_zero_impl()), so every
@@ -273,6 +299,8 @@ static void *backend_alloc(size_t size, size_t align, bool zero)
 {
 	void *p;
 
+	if (is_mapping(size, align))
+		return mapping_alloc(size);
 	if (!(size == PAGE_BYTES && (p = page_list_pop())))
 		p = mallocx(size, block_flags(size, align));
 	if (p && zero)
@@ -282,6 +310,10 @@ static void *backend_alloc(size_t size, size_t align, bool zero)
 
 static void backend_free(void *ptr, size_t size, size_t align)
 {
+	if (is_mapping(size, align)) {
+		munmap(ptr, size);
+		return;
+	}
 	if (size == PAGE_BYTES && page_list_push(ptr))
 		return;
 	sdallocx(ptr, size, block_flags(size, align));
@@ -291,9 +323,13 @@ static void *backend_realloc(void *ptr, size_t old_size, size_t new_size)
 {
 	void *p;
 
-	if (old_size != PAGE_BYTES && new_size != PAGE_BYTES)
+	if (old_size != PAGE_BYTES && new_size != PAGE_BYTES &&
+	    !is_mapping(old_size, 0) && !is_mapping(new_size, 0))
 		return rallocx(ptr, new_size, flags_for_thread());
-	/* A page-sized block moves, so that every one is on the page path. */
+	/*
+	 * A page-sized block or a mapping moves, so that every block is on
+	 * the path its size takes.
+	 */
 	p = backend_alloc(new_size, 0, false);
 	if (p) {
 		memcpy(p, ptr, MIN(old_size, new_size));
@@ -448,6 +484,8 @@ void nxsim_alloc_stats(struct nxsim_alloc_stats *st)
 	struct counters sum = { 0 };
 	struct counters *c;
 
+	if (!st)
+		return;
 	pthread_mutex_lock(&counters_lock);
 	counters_fold(&sum, &retired);
 	LIST_FOREACH(c, &counters_list, link)

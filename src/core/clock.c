@@ -120,7 +120,7 @@ void nxsim__clock_put(struct nxsim_clock *c)
 
 enum nxsim_clock_mode nxsim_clock_mode(const struct nxsim_clock *c)
 {
-	return c->mode;
+	return c ? c->mode : NXSIM_CLOCK_VIRTUAL;
 }
 
 uint64_t nxsim_clock_now(const struct nxsim_clock *c)
@@ -128,6 +128,8 @@ uint64_t nxsim_clock_now(const struct nxsim_clock *c)
 	struct timespec ts;
 	int64_t ns;
 
+	if (!c)
+		return 0;
 	if (c->mode == NXSIM_CLOCK_VIRTUAL)
 		return atomic_load(&c->now);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -226,7 +228,7 @@ int64_t nxsim_clock_advance(struct nxsim_clock *c, uint64_t ns)
 
 uint64_t nxsim_clock_next_event(struct nxsim_clock *c)
 {
-	if (c->mode != NXSIM_CLOCK_VIRTUAL)
+	if (!c || c->mode != NXSIM_CLOCK_VIRTUAL)
 		return NXSIM_NEVER;
 	return atomic_load(&c->next);
 }

@@ -24,15 +24,19 @@ void nxsim_rng_seed(struct nxsim_rng *r, uint64_t seed)
 {
 	int i;
 
-	for (i = 0; i < 4; i++)
+	for (i = 0; r && i < 4; i++)
 		r->s[i] = splitmix64(&seed);
 }
 
 uint64_t nxsim_rng_next(struct nxsim_rng *r)
 {
-	uint64_t *s = r->s;
-	uint64_t result = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
+	uint64_t *s, result, t;
+
+	if (!r)
+		return 0;
+	s = r->s;
+	result = rotl(s[1] * 5, 7) * 9;
+	t = s[1] << 17;
 
 	s[2] ^= s[0];
 	s[3] ^= s[1];
@@ -45,8 +49,13 @@ uint64_t nxsim_rng_next(struct nxsim_rng *r)
 
 uint64_t nxsim_rng_below(struct nxsim_rng *r, uint64_t bound)
 {
-	unsigned __int128 m = (unsigned __int128)nxsim_rng_next(r) * bound;
-	uint64_t low = (uint64_t)m;
+	unsigned __int128 m;
+	uint64_t low;
+
+	if (!r || !bound)
+		return 0;
+	m = (unsigned __int128)nxsim_rng_next(r) * bound;
+	low = (uint64_t)m;
 
 	if (low < bound) {
 		uint64_t threshold = -bound % bound;

@@ -8,6 +8,7 @@
  *
  * Left out: nothing is counted here; the tables only describe.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -372,6 +373,33 @@ static const struct nxsim_stat_desc bringup_costs_descs[] = {
 #undef S
 };
 
+static const struct nxsim_stat_desc xpfo_costs_descs[] = {
+#define S(f, m) STAT(nxsim_xpfo_costs, f, m)
+	S(stlb_hit, "cycles of an STLB hit"),
+	S(walk, "cycles of a page walk"),
+	S(invlpg, "cycles of an INVLPG"),
+	S(cr3_flush, "cycles of a CR3-write flush"),
+	S(global_flush, "cycles of a flush of every entry"),
+	S(ipi_first, "sender's cycles for the first IPI target"),
+	S(ipi_extra, "sender's cycles for each further target"),
+	S(ipi_recv, "receiver's cycles for a flush IPI"),
+	S(split, "cycles of a large-page split of the physmap"),
+	S(pte_write, "cycles of one PTE store"),
+	S(invlpgb, "cycles of an INVLPGB"),
+	S(tlbsync, "cycles of a TLBSYNC wait"),
+	S(asi_transition, "cycles of an ASI address-space switch"),
+	S(xpfo_lock, "cycles of the lock around an xpfo map or unmap"),
+	S(kernel_access, "cycles of a kernel load or store"),
+	S(user_access, "cycles of a user load or store"),
+	S(user_work, "cycles of user work between two kernel events"),
+	S(page_alloc, "cycles of a page allocation"),
+	S(page_free, "cycles of a page free"),
+	S(page_zero, "cycles of zeroing a page"),
+	S(context_switch, "cycles of a context switch"),
+	S(kernel_entry, "cycles of a system call's own work"),
+#undef S
+};
+
 static const struct nxsim_stat_desc bringup_latency_descs[] = {
 #define S(f, name, m) STAT_AS(nxsim_bringup_stats, f, name, m)
 	S(n, "n", "VMs that had this step"),
@@ -476,6 +504,7 @@ static const struct {
 	[NXSIM_STATS_VCPU] = SET(nxsim_vcpu_stats, vcpu_descs),
 	[NXSIM_STATS_WORKLOAD_RESULT] =
 		SET(nxsim_workload_result, workload_result_descs),
+	[NXSIM_STATS_XPFO_COSTS] = SET(nxsim_xpfo_costs, xpfo_costs_descs),
 };
 
 const char *nxsim_stats_set_name(enum nxsim_stats_set set)
@@ -505,7 +534,7 @@ const struct nxsim_stat_desc *nxsim_stats_find(enum nxsim_stats_set set,
 
 uint64_t nxsim_stat_u64(const struct nxsim_stat_desc *d, const void *st)
 {
-	const char *p = (const char *)st + d->offset;
+	const char *p;
 	union {
 		uint64_t u64;
 		uint32_t u32;
@@ -516,6 +545,9 @@ uint64_t nxsim_stat_u64(const struct nxsim_stat_desc *d, const void *st)
 		int e;
 	} v;
 
+	if (!d || !st)
+		return 0;
+	p = (const char *)st + d->offset;
 	switch (d->type) {
 	case NXSIM_STAT_U32:
 		memcpy(&v.u32, p, sizeof(v.u32));
@@ -551,6 +583,8 @@ double nxsim_stat_double(const struct nxsim_stat_desc *d, const void *st)
 {
 	double v;
 
+	if (!d || !st)
+		return 0;
 	if (d->type == NXSIM_STAT_INT)
 		return (double)(int64_t)nxsim_stat_u64(d, st);
 	if (d->type != NXSIM_STAT_DOUBLE)
@@ -565,6 +599,8 @@ int nxsim_stat_format(const struct nxsim_stat_desc *d, const void *st,
 	uint64_t v = nxsim_stat_u64(d, st);
 	const char *name = NULL;
 
+	if (!d || !st || (!buf && size))
+		return -EINVAL;
 	if (d->type == NXSIM_STAT_DOUBLE)
 		return snprintf(buf, size, "%.6g", nxsim_stat_double(d, st));
 	if (d->type == NXSIM_STAT_ENUM && d->value_name)

@@ -56,6 +56,8 @@ void nxsim_guest_costs_default(struct nxsim_guest_costs *c)
 {
 	size_t i;
 
+	if (!c)
+		return;
 	memset(c, 0, sizeof(*c));
 	for (i = 0; i < ARRAY_SIZE(cost_table); i++)
 		*(uint32_t *)((char *)c + cost_table[i].off) =

@@ -4,8 +4,9 @@
  * reach it.  A guest access looks up the vCPU's TLB (the iTLB for a fetch,
  * the dTLB otherwise, then the second level); a miss, or an entry whose
  * cached rights do not allow the access, pays a two-dimensional walk and
- * goes to the MMU (nxsim__mmu_access(): a TDP page fault if the SPTE does
- * not allow it), then fills an entry of the size the hardware caches: the
+ * goes to the MMU's fault entry (nxsim__kvm_mmu_do_page_fault(): with TDP a
+ * TDP page fault if the SPTE does not allow it, with TDP off the shadow
+ * fault path), then fills an entry of the size the hardware caches: the
  * smaller of the guest's page and the SPTE's level (splintering).
  *
  * The MMU's remote flushes (kvm_flush_remote_tlbs(), its ranged forms,
@@ -73,6 +74,8 @@
 
 void nxsim_vcpu_tlb_config_default(struct nxsim_vcpu_tlb_config *c)
 {
+	if (!c)
+		return;
 	memset(c, 0, sizeof(*c));
 	nxsim_tlb_config_default(&c->tlb, 1);
 	nxsim_guest_costs_default(&c->costs);
@@ -403,8 +406,9 @@ static int vcpu_tlb_miss(struct nxsim_vcpu *vcpu, struct nxsim__vcpu_tlb *vt,
 	int rc, refs;
 
 	vt->st.walks++;
-	rc = nxsim__mmu_access(vcpu->vm->mmu, &vcpu->mmu, kind, gpa, info,
-			       &rights);
+	rc = nxsim__kvm_mmu_do_page_fault(vcpu->vm->mmu, &vcpu->mmu,
+					  &vcpu->arch_mmu, kind, gpa, info,
+					  &rights);
 	if (rc)
 		return rc;
 	if (info->outcome != NXSIM_ACCESS_HIT)
@@ -481,8 +485,9 @@ static int vcpu_tlb_shadow_miss(struct nxsim_vcpu *vcpu,
 	int rc, refs;
 
 	vt->st.walks++;
-	rc = nxsim__kvm_mmu_page_fault(vcpu->vm->mmu, &vcpu->mmu,
-				       &vcpu->arch_mmu, kind, gva, info);
+	rc = nxsim__kvm_mmu_do_page_fault(vcpu->vm->mmu, &vcpu->mmu,
+					  &vcpu->arch_mmu, kind, gva, info,
+					  NULL);
 	if (rc)
 		return rc;
 	if (info->outcome != NXSIM_ACCESS_HIT)
@@ -591,8 +596,9 @@ int nxsim__vcpu_access_entered(struct nxsim_vcpu *vcpu,
 	if (rc)
 		return rc;
 	if (!vcpu->tlb)
-		return nxsim__mmu_access(vcpu->vm->mmu, &vcpu->mmu, kind, gpa,
-					 info, NULL);
+		return nxsim__kvm_mmu_do_page_fault(vcpu->vm->mmu, &vcpu->mmu,
+						    &vcpu->arch_mmu, kind, gpa,
+						    info, NULL);
 	memset(info, 0, sizeof(*info));
 	return vcpu_tlb_access(vcpu, kind, gpa, guest_level, info);
 }

@@ -121,12 +121,15 @@ int nxsim_vcpu_access_guest(struct nxsim_vcpu *vcpu,
 		return rc;
 	/* vcpu_run(): kvm_vcpu_srcu_read_lock() around the exit. */
 	nxsim__lockdep_acquire(NXSIM__LOCK_KVM_SRCU);
-	/* with TDP off, only a gva access on a TLB goes through the TLB */
+	/*
+	 * With TDP off, only a gva access on a TLB goes through the TLB; any
+	 * other goes to the MMU's fault entry as it is.
+	 */
 	if (!nxsim__vm_tdp_enabled(vm) &&
 	    !(vcpu->tlb && guest_level == NXSIM_GUEST_LEVEL_WALK))
-		rc = nxsim__kvm_mmu_page_fault(vm->mmu, &vcpu->mmu,
-					       &vcpu->arch_mmu, kind, gpa,
-					       &local);
+		rc = nxsim__kvm_mmu_do_page_fault(vm->mmu, &vcpu->mmu,
+						  &vcpu->arch_mmu, kind, gpa,
+						  &local, NULL);
 	else
 		rc = nxsim__vcpu_access_entered(vcpu, kind, gpa, guest_level,
 						&local);

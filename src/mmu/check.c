@@ -440,6 +440,31 @@ static uint64_t check_slot_rmaps(struct checker *c,
 	return total;
 }
 
+/*
+ * A root zapped while held (off active_mmu_pages, invalid): allocated and
+ * counted in n_used_mmu_pages until the vCPU frees it on the pending
+ * KVM_REQ_MMU_FREE_OBSOLETE_ROOTS, with its children unlinked.  Return:
+ * 1 if @sp is such a root, 0 otherwise.
+ */
+static uint64_t check_zapped_root(struct checker *c, struct nxsim__mmu_page *sp)
+{
+	unsigned int i;
+
+	if (!sp->invalid)
+		return 0;
+	c->sps++;
+	if (!c->mmu->free_obsolete_roots)
+		violation(c,
+			  "invariant 7: zapped root %u held with no request "
+			  "to free it",
+			  sp->id);
+	for (i = 0; i < SPTE_ENT_PER_PAGE; i++)
+		if (is_shadow_present_pte(sp->spt[i]))
+			violation(c, "zapped root %u entry %u still present",
+				  sp->id, i);
+	return 1;
+}
+
 /* The shadow MMU's pages, rmaps and lists. */
 static void check_shadow(struct checker *c)
 {
@@ -482,27 +507,34 @@ static void check_shadow(struct checker *c)
 			check_guest_mapping(c, sp);
 		}
 	}
-	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++)
-		if (mmu->root[i] && !mmu->root[i]->tdp_mmu_page &&
-		    (mmu->root[i]->root_count != 1 || mmu->root[i]->invalid ||
-		     kvm_mmu_page_as_id(mmu->root[i]) != (int)i))
+	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++) {
+		if (!mmu->root[i] || mmu->root[i]->tdp_mmu_page)
+			continue;
+		n += check_zapped_root(c, mmu->root[i]);
+		if (mmu->root[i]->root_count != 1 ||
+		    kvm_mmu_page_as_id(mmu->root[i]) != (int)i)
 			violation(c,
-				  "invariant 7: shadow root %u invalid, not "
-				  "held or of another address space",
+				  "invariant 7: shadow root %u not held or of "
+				  "another address space",
 				  mmu->root[i]->id);
+	}
 	for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++) {
-		unsigned int j, held = 0;
+		unsigned int j, held = 0, first = i;
 
 		if (!mmu->pae_root[i])
 			continue;
-		for (j = 0; j < ARRAY_SIZE(mmu->pae_root); j++)
+		for (j = 0; j < ARRAY_SIZE(mmu->pae_root); j++) {
 			held += mmu->pae_root[j] == mmu->pae_root[i];
+			if (mmu->pae_root[j] == mmu->pae_root[i] && j < first)
+				first = j;
+		}
+		if (first == i)
+			n += check_zapped_root(c, mmu->pae_root[i]);
 		if (mmu->root[0] || mmu->pae_root[i]->root_count != held ||
-		    mmu->pae_root[i]->invalid ||
 		    mmu->pae_root[i]->role.level != 2)
 			violation(c,
-				  "invariant 7: pae_root[%u] %u invalid, not "
-				  "held %u times, or beside a root",
+				  "invariant 7: pae_root[%u] %u not held %u "
+				  "times, or beside a root",
 				  i, mmu->pae_root[i]->id, held);
 	}
 	if (n != mmu->n_used_mmu_pages)

@@ -51,7 +51,7 @@ static int direct_pte_prefetch_many(struct nxsim__vm_mmu *mmu,
 		nxsim__gfn_to_memslot(mmu, kvm_mmu_page_as_id(sp), gfn);
 
 	/* gfn_to_memslot_dirty_bitmap(vcpu, gfn, access & ACC_WRITE_MASK) */
-	if (!slot ||
+	if (!slot || nxsim__memslot_invalid(slot) ||
 	    ((access & ACC_WRITE_MASK) && nxsim__slot_dirty_logging(slot)))
 		return -1;
 	/* gfn_to_hva_many() for writing, then every page or none */
@@ -100,7 +100,8 @@ void nxsim__direct_pte_prefetch(struct nxsim__vm_mmu *mmu,
  * The NX accounting of a page direct_map() or FNAME(fetch) linked: 6.1's
  * account_huge_nx_page() flags a page only when it tracks it (a huge page
  * was possible); from 6.2 account_nx_huge_page() flags every page an
- * exec fault made and tracks the possible ones.
+ * exec fault made and tracks the possible ones; both leave a tracked page
+ * tracked (6.1's lpage_disallowed test, 6.2's list_empty() test).
  */
 void nxsim__account_nx_huge_page(struct nxsim__vm_mmu *mmu,
 				 const struct nxsim__kvm_page_fault *f,
@@ -113,8 +114,15 @@ void nxsim__account_nx_huge_page(struct nxsim__vm_mmu *mmu,
 
 	if (!f->huge_page_disallowed)
 		return;
-	sp->made_hpd = true;
-	sp->made_req_level = (uint8_t)f->req_level;
+	/*
+	 * A page the hash gave back (one guest huge page mapped at two gvas)
+	 * may be linked again by a fault that could not map huge; it stays
+	 * tracked, and its record stays that of the fault that tracked it.
+	 */
+	if (!sp->nx_tracked) {
+		sp->made_hpd = true;
+		sp->made_req_level = (uint8_t)f->req_level;
+	}
 	if (!tag && !possible)
 		return;
 	sp->nx_huge_page_disallowed = true;

@@ -80,17 +80,18 @@ static void dump_sp(struct dumper *d, struct nxsim__mmu_page *sp, int depth)
 		/* shadow paging: the page shadows the guest table at gfn */
 		line(d, depth,
 		     "%s L%d shadows guest table gfn 0x%" PRIx64
-		     "%s frame 0x%" PRIx64,
+		     "%s frame 0x%" PRIx64 "%s",
 		     sp->root_count ? "root" : "table", sp->level, sp->gfn,
-		     quadrant, sp_pfn(sp));
+		     quadrant, sp_pfn(sp), sp->invalid ? " invalid" : "");
 	else
 		line(d, depth,
 		     "%s L%d gfn 0x%" PRIx64 "-0x%" PRIx64 "%s frame 0x%" PRIx64
-		     "%s%s%s",
+		     "%s%s%s%s",
 		     sp->root_count ? "root" : "table", sp->level, sp->gfn,
 		     sp->gfn + span * SPTE_ENT_PER_PAGE - 1, quadrant,
 		     sp_pfn(sp),
 		     sp->root_count && kvm_mmu_page_as_id(sp) ? " smm" : "",
+		     sp->root_count && sp->invalid ? " invalid" : "",
 		     sp->nx_huge_page_disallowed ? " nx_huge_page_disallowed" :
 						   "",
 		     sp->nx_tracked ? " tracked" : "");

@@ -80,7 +80,8 @@ static int gpa_to_hpfn(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 	const struct nxsim__memslot *s =
 		nxsim__gfn_to_memslot(mmu, 0, gpa >> 12);
 
-	if (!s)
+	/* __gfn_to_hva_many(): KVM_HVA_ERR_BAD on an invalid slot */
+	if (!s || nxsim__memslot_invalid(s))
 		return -EFAULT;
 	*hpfn = nxsim__gfn_to_pfn(s, gpa >> 12);
 	if (slotp)

@@ -143,6 +143,9 @@ struct nxsim__possible_nx {
  * @events: checker records not yet reported
  * @gmem: guest memory: the written pages behind the slots (guest_mem.c)
  * @amd: the CPU (and so the guest's CPUID) is AMD's: guest reserved bits
+ * @tdp_enabled: tdp_enabled (EPT or NPT in use, the host's): the vCPUs'
+ *	root role is direct and their faults are kvm_tdp_page_fault()'s;
+ *	otherwise they shadow the guest's tables (FNAME(page_fault))
  * @tdp_mmu_enabled: kvm->arch.tdp_mmu_enabled: the TDP MMU maps faults;
  *	otherwise the shadow MMU does, and memslots have rmaps
  * @active_mmu_pages: shadow pages, newest first (FIFO for the fast zap)
@@ -165,6 +168,8 @@ struct nxsim__possible_nx {
  *	sets TIF_NEED_RESCHED)
  * @nr_events: how many (may exceed NXSIM__MAX_EVENTS; the rest are counted;
  *	slots are claimed atomically)
+ * @free_obsolete_roots: KVM_REQ_MMU_FREE_OBSOLETE_ROOTS is pending on the
+ *	vCPUs (one flag: the VM has one current root per address space)
  */
 struct nxsim__vm_mmu {
 	const struct nxsim__mmu_profile *prof;
@@ -214,6 +219,7 @@ struct nxsim__vm_mmu {
 	unsigned int nr_events;
 	struct nxsim__guest_mem gmem;
 	bool amd;
+	bool tdp_enabled;
 	bool tdp_mmu_enabled;
 	struct nxsim__sp_list active_mmu_pages;
 	struct nxsim__sp_hlist *mmu_page_hash;
@@ -227,6 +233,7 @@ struct nxsim__vm_mmu {
 	unsigned int nr_info_cache;
 	struct nxsim__sp_list invalid_list;
 	bool resched_pending;
+	bool free_obsolete_roots;
 };
 
 /*

@@ -19,7 +19,8 @@
  *
  * The memslots generation steps by KVM_ADDRESS_SPACE_NUM at each swap
  * (twice for a delete or a move, which first swaps the slot out as
- * invalid), with the in-progress bit set in between; a wrap of its MMIO
+ * invalid, KVM_MEMSLOT_INVALID: faults on it retry until it is gone),
+ * with the in-progress bit set in between; a wrap of its MMIO
  * slice zaps everything (kvm_mmu_invalidate_mmio_sptes()).
  *
  * Slots live in two address spaces (the slot's high 16 bits, as
@@ -41,10 +42,12 @@
  * total-pages overflow check.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "core/alloc.h"
 #include "core/compiler.h"
+#include "core/detail.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
 #include "mmu/shadow_mmu.h"
@@ -326,19 +329,24 @@ static void memslots_update_begin(struct nxsim__vm_mmu *mmu, int as_id)
 }
 
 /*
- * kvm_invalidate_memslot() for a delete or a move: the slot is swapped
- * out as invalid (one generation step), then kvm_arch_flush_shadow_memslot()
- * zaps everything.  The model leaves the slot itself in place until then:
- * where the kernel's faults retry on the invalid slot, the model's map it,
- * and the zap removes the mapping either way.
+ * kvm_invalidate_memslot() for a delete or a move of @old: the slot is
+ * swapped out as invalid (KVM_MEMSLOT_INVALID, one generation step), then
+ * kvm_arch_flush_shadow_memslot() zaps everything.  The model marks the
+ * slot itself (the kernel installs a marked copy sharing its arch data);
+ * from here until it leaves the memslots, a fault on it retries, so no
+ * SPTE or rmap entry of the old slot is made after the zap.
  */
-static void kvm_invalidate_memslot(struct nxsim__vm_mmu *mmu, int as_id)
+static void kvm_invalidate_memslot(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__memslot *old)
 {
 	nxsim__write_lock(&mmu->mmu_lock);
-	memslots_update_begin(mmu, as_id);
+	memslots_update_begin(mmu, old->as_id);
+	old->flags |= NXSIM__MEMSLOT_INVALID;
 	nxsim__rw_unlock(&mmu->mmu_lock);
-	kvm_swap_active_memslots(mmu, as_id);
+	kvm_swap_active_memslots(mmu, old->as_id);
 	nxsim__kvm_mmu_zap_all_fast(mmu);
+	/* the window before the slot leaves the memslots */
+	nxsim__sched_point(mmu, NXSIM__SCHED_MEMSLOT, old->base_gfn, 0);
 }
 
 /* kvm_check_memslot_overlap(): within one address space. */
@@ -367,7 +375,7 @@ static void kvm_mmu_slot_apply_flags(struct nxsim__vm_mmu *mmu,
 				     struct nxsim__memslot *s,
 				     uint32_t old_flags)
 {
-	bool shared = mmu->prof->dirty_log_read_lock;
+	bool shared = mmu->tdp_mmu_enabled && mmu->prof->dirty_log_read_lock;
 
 	if ((s->flags & NXSIM_MEM_READONLY) ||
 	    !((old_flags ^ s->flags) & NXSIM_MEM_LOG_DIRTY_PAGES))
@@ -380,56 +388,73 @@ static void kvm_mmu_slot_apply_flags(struct nxsim__vm_mmu *mmu,
 	if (nxsim__slot_dirty_logging(s) &&
 	    nxsim__kvm_dirty_log_manual_protect_and_init_set(mmu))
 		return;
-	if (!mmu->tdp_mmu_enabled) {
-		nxsim__write_lock(&mmu->mmu_lock);
-		if (nxsim__slot_dirty_logging(s))
-			nxsim__shadow_mmu_wrprot_slot(mmu, s);
-		else
-			nxsim__kvm_rmap_zap_collapsible_sptes(mmu, s);
-		nxsim__rw_unlock(&mmu->mmu_lock);
-		return;
-	}
-	if (shared)
-		nxsim__read_lock(&mmu->mmu_lock);
-	else
-		nxsim__write_lock(&mmu->mmu_lock);
+	/*
+	 * One hold of mmu_lock for the whole change: for write on the shadow
+	 * MMU; for read on the TDP MMU where the tree's dirty-logging walks
+	 * take it so.
+	 */
+	nxsim__mmu_lock(mmu, shared);
 	if (nxsim__slot_dirty_logging(s)) {
-		/* kvm_mmu_slot_try_split_huge_pages(kvm, new, PG_LEVEL_4K) */
 		if (READ_ONCE(mmu->params->eager_page_split))
-			nxsim__kvm_tdp_mmu_try_split_huge_pages(
-				mmu, s, s->base_gfn, s->base_gfn + s->npages,
-				NXSIM_PG_LEVEL_4K, shared);
-		nxsim__tdp_mmu_wrprot_slot(mmu, s);
-		/* kvm_arch_flush_remote_tlbs_memslot(), unconditional */
-		nxsim__kvm_flush_remote_tlbs_range(mmu, s->base_gfn, s->npages);
+			nxsim__kvm_mmu_slot_try_split_huge_pages(
+				mmu, s, NXSIM_PG_LEVEL_4K, shared);
+		nxsim__kvm_mmu_slot_remove_write_access(mmu, s);
 	} else
-		nxsim__tdp_mmu_collapse_slot(mmu, s);
+		nxsim__kvm_mmu_zap_collapsible_sptes(mmu, s);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
+/* The checks of __kvm_set_memory_region(), each with its reason. */
 static int check_region(const struct nxsim_memory_region *mr)
 {
 	uint64_t size = mr->memory_size;
 
 	if (mr->flags & ~(NXSIM_MEM_LOG_DIRTY_PAGES | NXSIM_MEM_READONLY))
-		return -EINVAL;
-	if ((size & 4095) || (mr->guest_phys_addr & 4095) ||
-	    (mr->userspace_addr & 4095))
-		return -EINVAL;
+		return nxsim__fail(-EINVAL,
+				   "flags 0x%" PRIx32 " has bits "
+				   "other than LOG_DIRTY_PAGES and READONLY",
+				   mr->flags);
+	if (size & 4095)
+		return nxsim__fail(-EINVAL,
+				   "memory_size 0x%" PRIx64
+				   " is not a multiple of 4096",
+				   size);
+	if (mr->guest_phys_addr & 4095)
+		return nxsim__fail(-EINVAL,
+				   "guest_phys_addr 0x%" PRIx64
+				   " is not a multiple of 4096",
+				   mr->guest_phys_addr);
+	if (mr->userspace_addr & 4095)
+		return nxsim__fail(-EINVAL,
+				   "userspace_addr 0x%" PRIx64
+				   " is not a multiple of 4096",
+				   mr->userspace_addr);
 	/* access_ok() */
 	if (mr->userspace_addr > TASK_SIZE_MAX ||
 	    size > TASK_SIZE_MAX - mr->userspace_addr)
-		return -EINVAL;
+		return nxsim__fail(-EINVAL,
+				   "userspace_addr + memory_size "
+				   "ends above user space (access_ok())");
 	/* as_id >= KVM_ADDRESS_SPACE_NUM, id >= KVM_USER_MEM_SLOTS */
-	if ((mr->slot >> 16) >= KVM_ADDRESS_SPACE_NUM ||
-	    (uint16_t)mr->slot >= NXSIM_USER_MEM_SLOTS)
-		return -EINVAL;
+	if ((mr->slot >> 16) >= KVM_ADDRESS_SPACE_NUM)
+		return nxsim__fail(-EINVAL,
+				   "address space %" PRIu32
+				   " (slot >> 16) is not 0 or 1 (SMM)",
+				   mr->slot >> 16);
+	if ((uint16_t)mr->slot >= NXSIM_USER_MEM_SLOTS)
+		return nxsim__fail(-EINVAL, "slot id %u is not below %d",
+				   (uint16_t)mr->slot, NXSIM_USER_MEM_SLOTS);
 	if (mr->guest_phys_addr + size < mr->guest_phys_addr)
-		return -EINVAL;
+		return nxsim__fail(-EINVAL, "guest_phys_addr + memory_size "
+					    "wraps around");
 	if ((size >> 12) > KVM_MEM_MAX_NR_PAGES)
-		return -EINVAL;
+		return nxsim__fail(-EINVAL, "memory_size is more than "
+					    "KVM_MEM_MAX_NR_PAGES pages");
 	if (mr->host_level < 0 || mr->host_level > NXSIM_PG_LEVEL_1G)
-		return -EINVAL;
+		return nxsim__fail(-EINVAL,
+				   "host_level %d is not a page "
+				   "level (0 to 3)",
+				   mr->host_level);
 	return 0;
 }
 
@@ -452,7 +477,7 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 		if (!old)
 			return -EINVAL;
 		/* KVM_MR_DELETE */
-		kvm_invalidate_memslot(mmu, as_id);
+		kvm_invalidate_memslot(mmu, old);
 		nxsim__write_lock(&mmu->mmu_lock);
 		memslots_update_begin(mmu, as_id);
 		slot_remove(mmu, old);
@@ -512,7 +537,7 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 	}
 	if (old) {
 		memcpy(new->host_level, old->host_level, old->nr_host);
-		kvm_invalidate_memslot(mmu, as_id);
+		kvm_invalidate_memslot(mmu, old);
 	}
 	nxsim__write_lock(&mmu->mmu_lock);
 	memslots_update_begin(mmu, as_id);

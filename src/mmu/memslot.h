@@ -19,7 +19,7 @@
  * @link: on vm_mmu->slots[@as_id], sorted by @base_gfn
  * @id: slot id
  * @as_id: address space (0, or 1 for SMM)
- * @flags: KVM_MEM_*
+ * @flags: KVM_MEM_*, and NXSIM__MEMSLOT_INVALID while it is deleted or moved
  * @base_gfn: first gfn
  * @npages: size in 4 KiB pages
  * @userspace_addr: hva of the first page
@@ -59,6 +59,21 @@ static inline uint64_t nxsim__dirty_bitmap_words(uint64_t npages)
 }
 
 TAILQ_HEAD(nxsim__slot_list, nxsim__memslot);
+
+/*
+ * KVM_MEMSLOT_INVALID (include/linux/kvm_host.h): set by
+ * kvm_invalidate_memslot() on a slot being deleted or moved, until it
+ * leaves the memslots.  Faults on it retry (kvm_faultin_pfn()), and
+ * guest-memory accesses and prefetches do not use it (__gfn_to_hva_many(),
+ * gfn_to_memslot_dirty_bitmap()).
+ */
+#define NXSIM__MEMSLOT_INVALID (1u << 16)
+
+/* kvm_is_visible_memslot() without the private slots: not being removed. */
+static inline bool nxsim__memslot_invalid(const struct nxsim__memslot *s)
+{
+	return s->flags & NXSIM__MEMSLOT_INVALID;
+}
 
 struct nxsim__vm_mmu;
 struct nxsim__kvm_rmap_head;

@@ -6,15 +6,19 @@
  *     zap, kvm_mmu_zap_all_fast() (generation flip, every root invalidated
  *     and torn down at once, as the newest tree does under slots_lock), the
  *     VM stats by their kernel names, is_nx_huge_page_enabled();
- *   - the fault path of a guest access: kvm_tdp_page_fault() ->
- *     direct_page_fault() -> fast_page_fault() (only its "make a write-
- *     protected SPTE writable again" case, which logs the page:
- *     fast_pf_fix_direct_spte() -> mark_page_dirty_in_slot()) and
- *     kvm_tdp_mmu_map() (in
- *     tdp_mmu.c) or, with the TDP MMU off, the shadow MMU's direct_map()
- *     (in shadow_mmu.c), with kvm_mmu_hugepage_adjust(),
+ *   - the one fault entry of a guest access, kvm_mmu_do_page_fault(),
+ *     which with TDP off hands the access to the shadow fault path
+ *     (paging_tmpl.c) and with TDP runs the fault path here:
+ *     kvm_tdp_page_fault() -> direct_page_fault() -> fast_page_fault()
+ *     (only its "make a write-protected SPTE writable again" case, which
+ *     logs the page: fast_pf_fix_direct_spte() ->
+ *     mark_page_dirty_in_slot()) and kvm_tdp_mmu_map() (in tdp_mmu.c) or,
+ *     with the TDP MMU off, the legacy MMU's direct_map() (in
+ *     direct_map.c), with kvm_mmu_hugepage_adjust(),
  *     kvm_mmu_max_mapping_level() and disallowed_hugepage_adjust()
  *     (possible NX huge pages and their recovery: nx_recovery.c);
+ *   - the slot-wide changes of kvm_mmu_slot_apply_flags() (dirty logging
+ *     on or off), on the TDP MMU or the rmaps;
  *
  * The SPTE format follows the host CPU (EPT on Intel, NPT on AMD); the
  * root has 5 levels when the host has LA57 and, on EPT, the guest's
@@ -64,6 +68,7 @@
 
 #include "core/alloc.h"
 #include "core/compiler.h"
+#include "core/detail.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
 #include "mmu/shadow_mmu.h"
@@ -112,6 +117,7 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 									   4;
 	mmu->max_huge_level = cpu->no_gbpages ? NXSIM_PG_LEVEL_2M :
 						NXSIM_PG_LEVEL_1G;
+	mmu->tdp_enabled = !cpu->no_tdp;
 	mmu->tdp_mmu_enabled = cfg->tdp_mmu;
 	nxsim__kvm_mmu_set_mmio_spte_mask(mmu->fmt, mmu->phys_bits,
 					  cfg->mmio_caching, &mmu->mmio);
@@ -209,16 +215,11 @@ void nxsim__kvm_mmu_zap_all_fast(struct nxsim__vm_mmu *mmu)
 {
 	nxsim__write_lock(&mmu->mmu_lock);
 	mmu->mmu_valid_gen ^= 1;
-	if (!mmu->tdp_mmu_enabled)
+	nxsim__mmu_request_free_obsolete_roots(mmu);
+	if (mmu->tdp_mmu_enabled)
+		nxsim__tdp_mmu_zap_all_roots(mmu);
+	else
 		nxsim__kvm_zap_obsolete_pages(mmu);
-	/*
-	 * kvm_make_all_cpus_request(KVM_REQ_MMU_FREE_OBSOLETE_ROOTS) under
-	 * mmu_lock: each vCPU loads a new root, and kvm_mmu_load() flushes
-	 * its TLB for it (kvm_x86_flush_tlb_current).
-	 */
-	if (mmu->flush_vcpus)
-		mmu->flush_vcpus(mmu->flush_ctx, NXSIM__FLUSH_ROOTS, 0, 0);
-	nxsim__tdp_mmu_zap_all_roots(mmu);
 	MMU_COUNT(mmu, zap_all);
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
@@ -580,15 +581,9 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 			return r;
 		}
 	}
-	if (!f.slot || (f.write && (f.slot->flags & NXSIM_MEM_READONLY))) {
-		/* RET_PF_EMULATE: uncached MMIO, or KVM_PFN_ERR_RO_FAULT */
-		VCPU_COUNT(vcpu, emulated);
-		info->outcome = NXSIM_ACCESS_EMULATE;
-		info->level = sptep ? level : 0;
-		return RET_PF_EMULATE;
-	}
 	/* fast_page_fault(): restore W on an MMU-writable SPTE. */
-	if (sptep && f.write && nxsim__is_mmu_writable_spte(mmu->fmt, spte) &&
+	if (f.slot && sptep && f.write &&
+	    nxsim__is_mmu_writable_spte(mmu->fmt, spte) &&
 	    (level == NXSIM_PG_LEVEL_4K ||
 	     !nxsim__slot_dirty_logging(f.slot))) {
 		uint64_t d = nxsim__spte_masks(mmu->fmt)->dirty;
@@ -602,6 +597,16 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 		info->outcome = NXSIM_ACCESS_FAST;
 		info->level = level;
 		return RET_PF_FIXED;
+	}
+	/* kvm_faultin_pfn(): the slot is being deleted or moved */
+	if (f.slot && nxsim__memslot_invalid(f.slot))
+		return RET_PF_RETRY;
+	if (!f.slot || (f.write && (f.slot->flags & NXSIM_MEM_READONLY))) {
+		/* RET_PF_EMULATE: uncached MMIO, or KVM_PFN_ERR_RO_FAULT */
+		VCPU_COUNT(vcpu, emulated);
+		info->outcome = NXSIM_ACCESS_EMULATE;
+		info->level = sptep ? level : 0;
+		return RET_PF_EMULATE;
 	}
 	/* is_page_fault_stale() */
 	if (mmu_invalidate_retry_gfn(mmu, mmu_seq, gfn))
@@ -687,11 +692,16 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 	int level = 0, r, rc;
 
 	if (gpa >> mmu->phys_bits)
-		return -ERANGE;
+		return nxsim__fail(-ERANGE,
+				   "gpa 0x%" PRIx64 " is above the host's "
+				   "%u physical address bits",
+				   gpa, mmu->phys_bits);
 	if (__atomic_load_n(&mmu->nr_rcu_pending, __ATOMIC_RELAXED) >
 	    NXSIM__RCU_PENDING_MAX)
 		nxsim__rcu_barrier();
 	for (;;) {
+		bool stale = false;
+
 		/*
 		 * The hardware walk takes no lock on the TDP MMU: RCU keeps
 		 * the tables it reads, and SPTEs change atomically, as the
@@ -699,8 +709,11 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		 * change by plain stores under the write lock here, so its
 		 * walk takes that lock.
 		 */
-		if (!tdp)
+		if (!tdp) {
 			nxsim__write_lock(&mmu->mmu_lock);
+			/* vcpu_enter_guest(): the request first */
+			nxsim__kvm_mmu_free_obsolete_roots(mmu);
+		}
 		nxsim__rcu_read_lock();
 		sptep = find_leaf(mmu, as_id, gfn, &level, &spte);
 		/* An MMIO SPTE: EPT misconfiguration, or #PF with PFERR_RSVD. */
@@ -725,7 +738,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 					nxsim__rw_unlock(&mmu->mmu_lock);
 				break;
 			}
-			VCPU_COUNT(vcpu, mmio_stale);
+			/* counted once the fault can go on (-ENOMEM: no count) */
+			stale = true;
 		}
 		/* kvm_mmu_page_fault() -> direct_page_fault() */
 		if (tdp) {
@@ -744,6 +758,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 			}
 			mmu_seq = mmu->mmu_invalidate_seq;
 		}
+		if (stale)
+			VCPU_COUNT(vcpu, mmio_stale);
 		if (!mmu->root[as_id] && !mmu->tdp_mmu_enabled) {
 			nxsim__mmu_alloc_direct_roots(mmu, mc, as_id);
 		} else if (!mmu->root[as_id]) {
@@ -786,6 +802,18 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 	return 0;
 }
 
+int nxsim__kvm_mmu_do_page_fault(struct nxsim__vm_mmu *mmu,
+				 struct nxsim__vcpu_mmu *vcpu,
+				 const struct nxsim__kvm_mmu *m,
+				 enum nxsim_access_kind kind, uint64_t addr,
+				 struct nxsim_access_info *info,
+				 unsigned int *rights)
+{
+	if (likely(mmu->tdp_enabled))
+		return nxsim__mmu_access(mmu, vcpu, kind, addr, info, rights);
+	return nxsim__kvm_mmu_page_fault(mmu, vcpu, m, kind, addr, info);
+}
+
 int nxsim__nonpaging_page_fault(struct nxsim__vm_mmu *mmu,
 				struct nxsim__vcpu_mmu *vcpu,
 				enum nxsim_access_kind kind, uint64_t gpa,
@@ -808,9 +836,58 @@ int nxsim__nonpaging_page_fault(struct nxsim__vm_mmu *mmu,
 	if (!mmu->root[0])
 		nxsim__mmu_alloc_direct_roots(mmu, mc, 0);
 	/* under the write lock: no invalidation can be in progress */
-	direct_page_fault(mmu, vcpu, kind, gfn, sptep, spte, level,
-			  mmu->mmu_invalidate_seq, info, false);
+	if (direct_page_fault(mmu, vcpu, kind, gfn, sptep, spte, level,
+			      mmu->mmu_invalidate_seq, info,
+			      false) == RET_PF_RETRY)
+		return RET_PF_RETRY;
 	return 0;
+}
+
+void nxsim__kvm_mmu_slot_try_split_huge_pages(struct nxsim__vm_mmu *mmu,
+					      const struct nxsim__memslot *slot,
+					      int target_level, bool shared)
+{
+	if (mmu->tdp_mmu_enabled)
+		nxsim__kvm_tdp_mmu_try_split_huge_pages(
+			mmu, slot, slot->base_gfn,
+			slot->base_gfn + slot->npages, target_level, shared);
+}
+
+void nxsim__kvm_mmu_slot_remove_write_access(struct nxsim__vm_mmu *mmu,
+					     const struct nxsim__memslot *slot)
+{
+	if (!mmu->tdp_mmu_enabled) {
+		/* the rmaps' walk flushes at its end */
+		nxsim__shadow_mmu_wrprot_slot(mmu, slot);
+		return;
+	}
+	nxsim__tdp_mmu_wrprot_slot(mmu, slot);
+	/* kvm_arch_flush_remote_tlbs_memslot(), unconditional */
+	nxsim__kvm_flush_remote_tlbs_range(mmu, slot->base_gfn, slot->npages);
+}
+
+void nxsim__kvm_mmu_zap_collapsible_sptes(struct nxsim__vm_mmu *mmu,
+					  const struct nxsim__memslot *slot)
+{
+	if (mmu->tdp_mmu_enabled)
+		nxsim__tdp_mmu_collapse_slot(mmu, slot);
+	else
+		nxsim__kvm_rmap_zap_collapsible_sptes(mmu, slot);
+}
+
+/*
+ * kvm_make_all_cpus_request(KVM_REQ_MMU_FREE_OBSOLETE_ROOTS), under
+ * mmu_lock: at its next access each vCPU frees its roots if they are
+ * obsolete (nxsim__kvm_mmu_free_obsolete_roots() on the shadow MMU; the
+ * TDP MMU's roots are torn down at once) and loads a new one, whose
+ * kvm_mmu_load() flushes its TLB (kvm_x86_flush_tlb_current).
+ */
+void nxsim__mmu_request_free_obsolete_roots(struct nxsim__vm_mmu *mmu)
+{
+	if (!mmu->tdp_mmu_enabled)
+		mmu->free_obsolete_roots = true;
+	if (mmu->flush_vcpus)
+		mmu->flush_vcpus(mmu->flush_ctx, NXSIM__FLUSH_ROOTS, 0, 0);
 }
 
 /*

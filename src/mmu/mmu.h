@@ -73,6 +73,8 @@ struct nxsim__mmu_profile {
  * @NXSIM__SCHED_INVALIDATE: between invalidate_range_start() and _end()
  * @NXSIM__SCHED_RESCHED: tdp_mmu_iter_cond_resched() and the recovery
  *	loop's lock break: a yield point
+ * @NXSIM__SCHED_MEMSLOT: a slot being deleted or moved is invalid and
+ *	zapped, and not yet out of the memslots (gfn: its first)
  */
 enum nxsim__sched_point {
 	NXSIM__SCHED_FAULTIN,
@@ -84,6 +86,7 @@ enum nxsim__sched_point {
 	NXSIM__SCHED_FROZEN,
 	NXSIM__SCHED_INVALIDATE,
 	NXSIM__SCHED_RESCHED,
+	NXSIM__SCHED_MEMSLOT,
 	NXSIM__NR_SCHED_POINTS,
 };
 
@@ -235,18 +238,56 @@ void nxsim__mmu_disable_nx_huge_pages(struct nxsim__vm_mmu *mmu);
 #define NXSIM__RIGHT_WRITE 1u
 #define NXSIM__RIGHT_EXEC 2u
 
+struct nxsim__kvm_mmu;
+
 /*
- * A guest access of @vcpu at @gpa (the caller holds the vCPU's mutex):
- * the hardware walk and, if it misses, the MMIO exit or the page fault,
- * under mmu_lock, retried while the fault says RET_PF_RETRY.  *@rights
- * (may be NULL) receives what the leaf then allows, NXSIM__RIGHT_*.
- * Return: 0, -ERANGE (beyond MAXPHYADDR) or -ENOMEM.
+ * kvm_mmu_do_page_fault(): a guest access of @vcpu at @addr (the caller
+ * holds the vCPU's mutex), by the fault handler of the vCPU's MMU role.
+ * With TDP the root role is direct: @addr is a gpa, and the hardware walk
+ * and, if it misses, the MMIO exit or kvm_tdp_page_fault() run (mmu.c);
+ * *@rights (may be NULL) then receives what the leaf allows,
+ * NXSIM__RIGHT_*.  With TDP off the role is the guest's (@m): @addr is a
+ * gva, walked in the shadow tables and, if they do not allow the access,
+ * faulted by FNAME(page_fault) or nonpaging_page_fault() (paging_tmpl.c);
+ * *@rights is not written.  Takes mmu_lock.
+ * Return: 0, -ERANGE (beyond MAXPHYADDR, or a gva the guest's mode cannot
+ * form) or -ENOMEM.
  */
-int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
-		      enum nxsim_access_kind kind, uint64_t gpa,
-		      struct nxsim_access_info *info, unsigned int *rights);
+int nxsim__kvm_mmu_do_page_fault(struct nxsim__vm_mmu *mmu,
+				 struct nxsim__vcpu_mmu *vcpu,
+				 const struct nxsim__kvm_mmu *m,
+				 enum nxsim_access_kind kind, uint64_t addr,
+				 struct nxsim_access_info *info,
+				 unsigned int *rights);
 /* The TDP root's level (4 or 5): the host dimension of a guest walk. */
 int nxsim__mmu_root_level(const struct nxsim__vm_mmu *mmu);
+
+struct nxsim__memslot;
+
+/*
+ * kvm_mmu_slot_try_split_huge_pages(): eager page splitting of @slot's
+ * huge pages down to @target_level, on the TDP MMU (the shadow MMU's
+ * split, for nested MMUs, is left out); mmu_lock held, for read with
+ * @shared.
+ */
+void nxsim__kvm_mmu_slot_try_split_huge_pages(struct nxsim__vm_mmu *mmu,
+					      const struct nxsim__memslot *slot,
+					      int target_level, bool shared);
+/*
+ * kvm_mmu_slot_remove_write_access() (kvm_mmu_slot_leaf_clear_dirty()
+ * with PML) when dirty logging turns on, then the flush of the slot
+ * (kvm_arch_flush_remote_tlbs_memslot()): on the rmaps or on the TDP
+ * MMU's roots, whichever maps the VM; mmu_lock held.
+ */
+void nxsim__kvm_mmu_slot_remove_write_access(struct nxsim__vm_mmu *mmu,
+					     const struct nxsim__memslot *slot);
+/*
+ * kvm_mmu_zap_collapsible_sptes() when dirty logging turns off: on the
+ * rmaps, or the TDP MMU's zap (or in-place recovery) of collapsible
+ * SPTEs; mmu_lock held.
+ */
+void nxsim__kvm_mmu_zap_collapsible_sptes(struct nxsim__vm_mmu *mmu,
+					  const struct nxsim__memslot *slot);
 /*
  * KVM_SET_USER_MEMORY_REGION (__kvm_set_memory_region() and the x86 and
  * MMU hooks it calls); called with slots_lock held.

@@ -447,11 +447,38 @@ int nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
  * nonpaging_page_fault(): a guest access with guest paging off and TDP
  * off (the gva is the gpa): the direct map from the VM's direct root, at
  * most 2M, not a TDP fault.  Called with mmu_lock held for write.
+ * Return: 0, RET_PF_RETRY (fault again after dropping mmu_lock) or
+ * -ENOMEM.
  */
 int nxsim__nonpaging_page_fault(struct nxsim__vm_mmu *mmu,
 				struct nxsim__vcpu_mmu *vcpu,
 				enum nxsim_access_kind kind, uint64_t gpa,
 				struct nxsim_access_info *info);
+
+/*
+ * The TDP half of nxsim__kvm_mmu_do_page_fault(): a guest access at @gpa
+ * with TDP, the hardware walk and, if it misses, the MMIO exit or the
+ * page fault (kvm_tdp_page_fault()), under mmu_lock, retried while the
+ * fault says RET_PF_RETRY.  *@rights (may be NULL) receives what the leaf
+ * then allows, NXSIM__RIGHT_*.  Return: 0, -ERANGE (beyond MAXPHYADDR) or
+ * -ENOMEM.
+ */
+int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
+		      enum nxsim_access_kind kind, uint64_t gpa,
+		      struct nxsim_access_info *info, unsigned int *rights);
+/*
+ * The shadow half of nxsim__kvm_mmu_do_page_fault() (paging_tmpl.c): a
+ * guest access with TDP off (the vCPU running, kvm_mmu_page_fault()):
+ * the hardware walk of the shadow tables from the VM's root and, if it
+ * misses, FNAME(page_fault) (paging on) or nonpaging_page_fault()
+ * (paging off), page-table pages from the vCPU's cache; takes mmu_lock.
+ * Return: 0; -ERANGE for an address the mode cannot form; -ENOMEM.
+ */
+int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
+			      struct nxsim__vcpu_mmu *vcpu,
+			      const struct nxsim__kvm_mmu *m,
+			      enum nxsim_access_kind kind, uint64_t addr,
+			      struct nxsim_access_info *info);
 
 /* kvm_mmu_max_mapping_level() */
 int nxsim__kvm_mmu_max_mapping_level(struct nxsim__vm_mmu *mmu,

@@ -455,8 +455,10 @@ static bool prefetch_gpte(struct nxsim__vm_mmu *mmu,
 	pte_access = sp->role.access & gpte_access(gpte);
 	protect_clean_gpte(&pte_access, gpte);
 	slot = nxsim__gfn_to_memslot(mmu, 0, gfn);
-	if (!slot || (no_dirty_log && (pte_access & ACC_WRITE_MASK) &&
-		      (slot->flags & NXSIM_MEM_LOG_DIRTY_PAGES)))
+	/* gfn_to_memslot_dirty_bitmap() */
+	if (!slot || nxsim__memslot_invalid(slot) ||
+	    (no_dirty_log && (pte_access & ACC_WRITE_MASK) &&
+	     (slot->flags & NXSIM_MEM_LOG_DIRTY_PAGES)))
 		return false;
 	nxsim__mmu_set_spte(mmu, slot, sp, idx, pte_access, gfn,
 			    nxsim__gfn_to_pfn(slot, gfn), NULL);
@@ -708,12 +710,13 @@ static void shadow_page_table_clear_flood(struct nxsim__vm_mmu *mmu,
  * walk is the guest's #PF), emulate writes to write-tracked tables
  * (page_fault_handle_page_track()), cap the level where the guest maps
  * its own tables, and fetch.  Called with mmu_lock held for write and the
- * caches topped up.
+ * caches topped up.  Return: RET_PF_RETRY when the gfn's slot is being
+ * deleted or moved (kvm_faultin_pfn()), else 0.
  */
-static void page_fault(struct nxsim__vm_mmu *mmu,
-		       struct nxsim__mmu_memory_cache *mc,
-		       const struct nxsim__kvm_mmu *m, uint64_t addr,
-		       uint32_t pfec, struct nxsim_access_info *info)
+static int page_fault(struct nxsim__vm_mmu *mmu,
+		      struct nxsim__mmu_memory_cache *mc,
+		      const struct nxsim__kvm_mmu *m, uint64_t addr,
+		      uint32_t pfec, struct nxsim_access_info *info)
 {
 	struct nxsim__kvm_page_fault f = {
 		.exec = pfec & PFERR_FETCH_MASK,
@@ -730,19 +733,23 @@ static void page_fault(struct nxsim__vm_mmu *mmu,
 	if (!nxsim__walk_addr_generic(mmu, m, &w, addr, pfec)) {
 		/* kvm_inject_emulated_page_fault(): the guest's #PF */
 		info->outcome = NXSIM_ACCESS_GUEST_FAULT;
-		return;
+		return 0;
 	}
 	MMU_COUNT(mmu, faults);
 	f.gfn = w.gfn;
 	f.slot = nxsim__gfn_to_memslot(mmu, 0, f.gfn);
+	if (f.slot && f.write &&
+	    nxsim__kvm_slot_page_track_is_active(f.slot, f.gfn)) {
+		shadow_page_table_clear_flood(mmu, addr);
+		goto emulate;
+	}
+	/* kvm_faultin_pfn(): the slot is being deleted or moved */
+	if (f.slot && nxsim__memslot_invalid(f.slot))
+		return RET_PF_RETRY;
 	if (!f.slot || (f.write && (f.slot->flags & NXSIM_MEM_READONLY))) {
 		MMU_COUNT(mmu, emulated);
 		info->outcome = NXSIM_ACCESS_EMULATE;
-		return;
-	}
-	if (f.write && nxsim__kvm_slot_page_track_is_active(f.slot, f.gfn)) {
-		shadow_page_table_clear_flood(mmu, addr);
-		goto emulate;
+		return 0;
 	}
 	f.max_level = is_self_change_mapping(m, &w, user, &self_pt) ?
 			      NXSIM_PG_LEVEL_4K :
@@ -765,7 +772,7 @@ static void page_fault(struct nxsim__vm_mmu *mmu,
 		goto emulate;
 	info->outcome = ret == RET_PF_SPURIOUS ? NXSIM_ACCESS_SPURIOUS :
 						 NXSIM_ACCESS_FAULT;
-	return;
+	return 0;
 emulate:
 	/* the store the instruction makes: the entry rewritten as it is */
 	MMU_COUNT(mmu, emulated);
@@ -775,6 +782,7 @@ emulate:
 	nxsim__kvm_read_guest(mmu, gpa, &gpte, size);
 	nxsim__emulate_pte_write(mmu, gpa, &gpte, size);
 	info->outcome = NXSIM_ACCESS_EMULATE;
+	return 0;
 }
 
 int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
@@ -791,22 +799,33 @@ int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 
 	if (!nxsim__guest_gva_ok(m, addr))
 		return -ERANGE;
-	nxsim__write_lock(&mmu->mmu_lock);
-	kvm_mmu_put_stale_root(mmu, m);
-	if (!m->cpu_role.level) {
-		rc = nxsim__nonpaging_page_fault(mmu, vcpu, kind, addr, info);
-		goto out;
-	}
-	sptep = shadow_find_leaf(mmu, addr, &level);
-	if (sptep && spte_permits(mmu, *sptep, pfec)) {
-		info->outcome = NXSIM_ACCESS_HIT;
-		info->level = level;
-		goto out;
-	}
-	rc = shadow_topup_caches(mmu, &vcpu->mmu_cache);
-	if (!rc)
-		page_fault(mmu, &vcpu->mmu_cache, m, addr, pfec, info);
+	for (;;) {
+		nxsim__write_lock(&mmu->mmu_lock);
+		/* vcpu_enter_guest(): the request first, then the CR3 */
+		nxsim__kvm_mmu_free_obsolete_roots(mmu);
+		kvm_mmu_put_stale_root(mmu, m);
+		if (!m->cpu_role.level) {
+			rc = nxsim__nonpaging_page_fault(mmu, vcpu, kind, addr,
+							 info);
+			goto out;
+		}
+		sptep = shadow_find_leaf(mmu, addr, &level);
+		if (sptep && spte_permits(mmu, *sptep, pfec)) {
+			info->outcome = NXSIM_ACCESS_HIT;
+			info->level = level;
+			goto out;
+		}
+		rc = shadow_topup_caches(mmu, &vcpu->mmu_cache);
+		if (!rc)
+			rc = page_fault(mmu, &vcpu->mmu_cache, m, addr, pfec,
+					info);
 out:
-	nxsim__rw_unlock(&mmu->mmu_lock);
-	return rc;
+		nxsim__rw_unlock(&mmu->mmu_lock);
+		if (rc != RET_PF_RETRY)
+			return rc;
+		/* the guest faults again */
+		__atomic_fetch_add(&mmu->fault_retries, 1, __ATOMIC_RELAXED);
+		nxsim__sched_point(mmu, NXSIM__SCHED_RETRY, addr >> 12, 0);
+		*info = (struct nxsim_access_info){ 0 };
+	}
 }

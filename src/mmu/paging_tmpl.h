@@ -56,19 +56,6 @@ int nxsim__guest_write_pte(struct nxsim__vm_mmu *mmu,
 int nxsim__guest_invlpg(struct nxsim__vm_mmu *mmu,
 			const struct nxsim__kvm_mmu *m, uint64_t gva);
 
-/*
- * A guest access with TDP off (the vCPU running, kvm_mmu_page_fault()):
- * the hardware walk of the shadow tables from the VM's root and, if it
- * misses, FNAME(page_fault) (paging on) or nonpaging_page_fault()
- * (paging off), page-table pages from the vCPU's cache; takes mmu_lock.
- * Return: 0; -ERANGE for an address the mode cannot form; -ENOMEM.
- */
-int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
-			      struct nxsim__vcpu_mmu *vcpu,
-			      const struct nxsim__kvm_mmu *m,
-			      enum nxsim_access_kind kind, uint64_t addr,
-			      struct nxsim_access_info *info);
-
 /* The registers and mode, read under mmu_lock. */
 void nxsim__guest_get_paging(struct nxsim__vm_mmu *mmu,
 			     const struct nxsim__kvm_mmu *m,

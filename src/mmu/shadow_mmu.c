@@ -31,9 +31,11 @@
  * (guest_mode) pages and their recursive zap, MMIO SPTEs, the write-
  * flooding count, access tracking without A/D bits, the stats
  * mmu_cache_miss / max_mmu_page_hash_collisions / max_mmu_rmap_size, and
- * RMAP_RECYCLE_THRESHOLD.  A root is put (root_count dropped, as
- * kvm_mmu_free_roots() does) before the zaps that take it, so no page is
- * ever zapped while a vCPU holds it, as roots are on the TDP side.
+ * RMAP_RECYCLE_THRESHOLD.  A root zapped while a vCPU holds it (a fast
+ * zap, write flooding of the guest's top-level table) is unlinked and
+ * marked invalid, and freed when the vCPU drops it at its next entry
+ * (KVM_REQ_MMU_FREE_OBSOLETE_ROOTS -> kvm_mmu_free_obsolete_roots() ->
+ * kvm_mmu_free_roots(), with a second remote flush), as in 6.1.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -548,26 +550,37 @@ static void kvm_mmu_unlink_parents(struct nxsim__vm_mmu *mmu,
  * tree clears lpage_disallowed and untracks a page only when it is
  * tracked (unaccount_huge_nx_page()); from 6.2 any flagged page is
  * unaccounted (unaccount_nx_huge_page()); both leave the page unflagged
- * and untracked.
+ * and untracked.  A root a vCPU still holds (root_count > 0) only leaves
+ * active_mmu_pages and is marked invalid: it stays allocated and counted
+ * until mmu_free_root_page() drops the last hold and prepares it again;
+ * if it was valid, every vCPU is asked to free its obsolete roots
+ * (KVM_REQ_MMU_FREE_OBSOLETE_ROOTS).
  */
 int nxsim__kvm_mmu_prepare_zap_page(struct nxsim__vm_mmu *mmu,
 				    struct nxsim__mmu_page *sp,
 				    struct nxsim__sp_list *invalid_list)
 {
+	bool zapped_root = false;
 	int nr_zapped;
 
-	WARN_ON(sp->root_count);
 	nr_zapped = kvm_mmu_page_unlink_children(mmu, sp, invalid_list);
 	kvm_mmu_unlink_parents(mmu, sp);
 	if (!sp->role.invalid && sp_has_gptes(sp))
 		nxsim__unaccount_shadowed(mmu, sp);
 	if (sp->unsync)
 		nxsim__kvm_unlink_unsync_page(mmu, sp);
-	/* Count self */
-	nr_zapped++;
-	TAILQ_REMOVE(&mmu->active_mmu_pages, sp, link);
-	TAILQ_INSERT_HEAD(invalid_list, sp, link);
-	mmu->n_used_mmu_pages--;
+	if (!sp->root_count) {
+		/* Count self */
+		nr_zapped++;
+		/* an invalid root left active_mmu_pages when it was zapped */
+		if (!sp->role.invalid)
+			TAILQ_REMOVE(&mmu->active_mmu_pages, sp, link);
+		TAILQ_INSERT_HEAD(invalid_list, sp, link);
+		mmu->n_used_mmu_pages--;
+	} else {
+		TAILQ_REMOVE(&mmu->active_mmu_pages, sp, link);
+		zapped_root = !nxsim__is_obsolete_sp(mmu, sp);
+	}
 	if (sp->nx_huge_page_disallowed || sp->nx_tracked) {
 		sp->nx_huge_page_disallowed = false;
 		nxsim__untrack_possible_nx_huge_page(mmu, sp,
@@ -575,6 +588,8 @@ int nxsim__kvm_mmu_prepare_zap_page(struct nxsim__vm_mmu *mmu,
 	}
 	sp->role.invalid = 1;
 	sp->invalid = true;
+	if (zapped_root)
+		nxsim__mmu_request_free_obsolete_roots(mmu);
 	return nr_zapped;
 }
 
@@ -595,23 +610,45 @@ void nxsim__kvm_mmu_commit_zap_page(struct nxsim__vm_mmu *mmu,
 }
 
 /*
- * mmu_free_root_page() for the vCPUs' root of @as_id, or, in address
- * space 0, for each valid entry of pae_root (kvm_mmu_free_roots()): put it.
+ * mmu_free_root_page(): drop a hold on @sp; the last hold on a root that
+ * was zapped meanwhile prepares it for the zap it was spared.
  */
-void nxsim__mmu_free_root_page(struct nxsim__vm_mmu *mmu, int as_id)
+static void mmu_free_root_page(struct nxsim__vm_mmu *mmu,
+			       struct nxsim__mmu_page *sp,
+			       struct nxsim__sp_list *invalid_list)
+{
+	if (!--sp->root_count && sp->role.invalid)
+		nxsim__kvm_mmu_prepare_zap_page(mmu, sp, invalid_list);
+}
+
+/*
+ * kvm_mmu_free_roots() of the vCPUs' root of @as_id, or, in address space
+ * 0, of each valid entry of pae_root, into @invalid_list.
+ */
+static void kvm_mmu_free_roots(struct nxsim__vm_mmu *mmu, int as_id,
+			       struct nxsim__sp_list *invalid_list)
 {
 	struct nxsim__mmu_page *root = mmu->root[as_id];
 	unsigned int i;
 
 	for (i = 0; !as_id && i < ARRAY_SIZE(mmu->pae_root); i++) {
 		if (mmu->pae_root[i])
-			mmu->pae_root[i]->root_count--;
+			mmu_free_root_page(mmu, mmu->pae_root[i], invalid_list);
 		mmu->pae_root[i] = NULL;
 	}
 	if (!root || root->tdp_mmu_page)
 		return;
-	root->root_count--;
+	mmu_free_root_page(mmu, root, invalid_list);
 	mmu->root[as_id] = NULL;
+}
+
+void nxsim__mmu_free_root_page(struct nxsim__vm_mmu *mmu, int as_id)
+{
+	struct nxsim__sp_list invalid_list =
+		TAILQ_HEAD_INITIALIZER(invalid_list);
+
+	kvm_mmu_free_roots(mmu, as_id, &invalid_list);
+	nxsim__kvm_mmu_commit_zap_page(mmu, &invalid_list);
 }
 
 /*
@@ -626,18 +663,32 @@ static bool is_obsolete_root(struct nxsim__vm_mmu *mmu, int as_id)
 	return mmu->root[as_id] && nxsim__is_obsolete_sp(mmu, mmu->root[as_id]);
 }
 
+void nxsim__kvm_mmu_free_obsolete_roots(struct nxsim__vm_mmu *mmu)
+{
+	struct nxsim__sp_list invalid_list =
+		TAILQ_HEAD_INITIALIZER(invalid_list);
+	int i;
+
+	if (!mmu->free_obsolete_roots)
+		return;
+	mmu->free_obsolete_roots = false;
+	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++)
+		if (is_obsolete_root(mmu, i))
+			kvm_mmu_free_roots(mmu, i, &invalid_list);
+	nxsim__kvm_mmu_commit_zap_page(mmu, &invalid_list);
+}
+
 void nxsim__kvm_zap_obsolete_pages(struct nxsim__vm_mmu *mmu)
 {
 	struct nxsim__sp_list invalid_list =
 		TAILQ_HEAD_INITIALIZER(invalid_list);
 	struct nxsim__mmu_page *sp;
-	int i;
 
-	/* The vCPUs drop their obsolete root (KVM_REQ_MMU_FREE_OBSOLETE_ROOTS) */
-	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++)
-		if (is_obsolete_root(mmu, i))
-			nxsim__mmu_free_root_page(mmu, i);
-	/* Oldest first; no obsolete page is newer than a valid one. */
+	/*
+	 * Oldest first; no obsolete page is newer than a valid one.  A root
+	 * a vCPU holds leaves the list, invalid, and is freed when the vCPU
+	 * drops it (kvm_mmu_free_obsolete_roots()).
+	 */
 	while ((sp = TAILQ_LAST(&mmu->active_mmu_pages, nxsim__sp_list)) &&
 	       nxsim__is_obsolete_sp(mmu, sp))
 		nxsim__kvm_mmu_prepare_zap_page(mmu, sp, &invalid_list);
@@ -651,8 +702,9 @@ void nxsim__kvm_mmu_zap_all(struct nxsim__vm_mmu *mmu)
 	struct nxsim__mmu_page *sp;
 	int i;
 
+	/* the vCPUs are gone: kvm_mmu_unload() freed their roots */
 	for (i = 0; i < KVM_ADDRESS_SPACE_NUM; i++)
-		nxsim__mmu_free_root_page(mmu, i);
+		kvm_mmu_free_roots(mmu, i, &invalid_list);
 	while ((sp = TAILQ_FIRST(&mmu->active_mmu_pages)))
 		nxsim__kvm_mmu_prepare_zap_page(mmu, sp, &invalid_list);
 	nxsim__kvm_mmu_commit_zap_page(mmu, &invalid_list);

@@ -169,10 +169,19 @@ bool nxsim__kvm_mmu_remote_flush_or_zap(struct nxsim__vm_mmu *mmu,
 					struct nxsim__sp_list *invalid_list,
 					bool remote_flush);
 /*
- * kvm_mmu_zap_all_fast()'s shadow half, after the generation flip: the
- * root is put and every obsolete page zapped (kvm_zap_obsolete_pages()).
+ * kvm_mmu_zap_all_fast()'s shadow half, after the generation flip: every
+ * obsolete page is zapped (kvm_zap_obsolete_pages()); a root a vCPU holds
+ * is left invalid for nxsim__kvm_mmu_free_obsolete_roots().
  */
 void nxsim__kvm_zap_obsolete_pages(struct nxsim__vm_mmu *mmu);
+/*
+ * kvm_mmu_free_obsolete_roots() at the vCPU's next entry, if the request
+ * is pending: obsolete roots (and loaded PAE roots) are freed, a zapped
+ * root with its last hold, and committed with a remote flush.
+ */
+void nxsim__kvm_mmu_free_obsolete_roots(struct nxsim__vm_mmu *mmu);
+/* Post KVM_REQ_MMU_FREE_OBSOLETE_ROOTS to every vCPU (mmu.c). */
+void nxsim__mmu_request_free_obsolete_roots(struct nxsim__vm_mmu *mmu);
 /* kvm_mmu_zap_all(): every shadow page, at VM destruction. */
 void nxsim__kvm_mmu_zap_all(struct nxsim__vm_mmu *mmu);
 /* account_shadowed() / unaccount_shadowed() */
@@ -238,9 +247,10 @@ int nxsim__mmu_set_spte(struct nxsim__vm_mmu *mmu,
 			unsigned int pte_access, uint64_t gfn, uint64_t pfn,
 			const struct nxsim__kvm_page_fault *f);
 /*
- * mmu_free_root_page() of the vCPUs' current root of @as_id, and in
- * address space 0 of each valid pae_root entry (kvm_mmu_free_roots()): put,
- * the pages kept cached.
+ * kvm_mmu_free_roots() of the vCPUs' current root of @as_id, and in
+ * address space 0 of each valid pae_root entry: put (mmu_free_root_page()),
+ * the pages kept cached unless they were zapped while held, which are
+ * freed with a remote flush (kvm_mmu_commit_zap_page()).
  */
 void nxsim__mmu_free_root_page(struct nxsim__vm_mmu *mmu, int as_id);
 

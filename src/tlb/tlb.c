@@ -459,6 +459,8 @@ void nxsim_tlb_config_default(struct nxsim_tlb_config *cfg,
 	 * ChampSim's defaults (DTLB 16x4, STLB 128x12); the iTLB as 16x8
 	 * (128 entries, Skylake); the L2 is SKX's 1536 entries [S32].
 	 */
+	if (!cfg)
+		return;
 	*cfg = (struct nxsim_tlb_config){
 		.nr_cpus = nr_cpus,
 		.level = { [NXSIM_TLB_L1D] = { 16, 4 },

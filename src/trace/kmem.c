@@ -300,8 +300,13 @@ int nxsim_trace_parse_kmem(const char *s, size_t len,
 	struct payload pl;
 	uint64_t cpu;
 	bool batched = false;
+	const char *ignored;
 	int op, rc;
 
+	if (!ev || (!s && len))
+		return -EINVAL;
+	if (!why)
+		why = &ignored;
 	memset(ev, 0, sizeof(*ev));
 	ev->migratetype = -1;
 	*why = "malformed line";

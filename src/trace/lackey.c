@@ -42,8 +42,13 @@ int nxsim_trace_parse_lackey(const char *s, size_t len,
 {
 	const char *comma;
 	uint64_t addr, size;
+	const char *ignored;
 	int op, rc;
 
+	if (!ev || (!s && len))
+		return -EINVAL;
+	if (!why)
+		why = &ignored;
 	memset(ev, 0, sizeof(*ev));
 	ev->migratetype = -1;
 	*why = "not a lackey record";

@@ -165,6 +165,8 @@ int nxsim_trace_open(const char *path, enum nxsim_trace_format fmt,
 	struct stat stbuf;
 	int fd, rc;
 
+	if (!path || !tp)
+		return -EINVAL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &stbuf)) {
 		rc = -errno;
@@ -212,7 +214,7 @@ int nxsim_trace_close(struct nxsim_trace *t)
 
 enum nxsim_trace_format nxsim_trace_format(const struct nxsim_trace *t)
 {
-	return t->fmt;
+	return t ? t->fmt : NXSIM_TRACE_AUTO;
 }
 
 int nxsim_trace_rewind(struct nxsim_trace *t)
@@ -229,7 +231,7 @@ int nxsim_trace_rewind(struct nxsim_trace *t)
 
 const char *nxsim_trace_error(const struct nxsim_trace *t)
 {
-	return t->msg;
+	return t ? t->msg : NULL;
 }
 
 int nxsim_trace_stats(const struct nxsim_trace *t, struct nxsim_trace_stats *st)
@@ -343,6 +345,8 @@ static int next_binary(struct nxsim_trace *t, struct nxsim_trace_event *ev)
 
 int nxsim_trace_next(struct nxsim_trace *t, struct nxsim_trace_event *ev)
 {
+	if (!t || !ev)
+		return -EINVAL;
 	if (t->err)
 		return t->err;
 	return t->fmt == NXSIM_TRACE_BINARY ? next_binary(t, ev) :
@@ -353,7 +357,6 @@ int64_t nxsim_trace_write_binary(struct nxsim_trace *t, const char *path)
 {
 	struct nxsim__trace_header h = {
 		.version = NXSIM__TRACE_VERSION,
-		.source = t->fmt,
 	};
 	uint8_t rec[NXSIM__TRACE_HEADER_SIZE];
 	struct nxsim_trace_event ev;
@@ -361,6 +364,9 @@ int64_t nxsim_trace_write_binary(struct nxsim_trace *t, const char *path)
 	FILE *f;
 	int rc;
 
+	if (!t || !path)
+		return -EINVAL;
+	h.source = t->fmt;
 	if (t->fmt == NXSIM_TRACE_BINARY) {
 		snprintf(t->msg, sizeof(t->msg), "already binary");
 		return -EINVAL;

@@ -37,6 +37,8 @@
 
 void nxsim_workload_config_default(struct nxsim_workload_config *cfg)
 {
+	if (!cfg)
+		return;
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->profile = "6.6";
 	cfg->nx_huge_pages = "force";

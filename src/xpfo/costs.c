@@ -88,7 +88,7 @@ void nxsim_xpfo_costs_default(struct nxsim_xpfo_costs *c)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(cost_table); i++)
+	for (i = 0; c && i < ARRAY_SIZE(cost_table); i++)
 		*(uint32_t *)((char *)c + cost_table[i].off) =
 			cost_table[i].cycles;
 }
@@ -112,6 +112,8 @@ int nxsim_xpfo_costs_set(struct nxsim_xpfo_costs *c, const char *name,
 {
 	size_t i;
 
+	if (!c || !name)
+		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(cost_table); i++) {
 		if (strcmp(cost_table[i].name, name))
 			continue;

@@ -144,8 +144,8 @@ int nxsim__xpfo_context_switch(struct nxsim_xpfo *m, unsigned int cpu,
 	 * included; XPFO v8/v9 consume the pending flush there before its
 	 * same-mm test, so a thread of the same process flushes too.
 	 */
-	if (m->policy->context_switch && !m->disabled)
-		m->policy->context_switch(m, cpu);
+	if (!m->disabled)
+		nxsim__xpfo_policy_call(m, context_switch, cpu);
 	if (domain != c->domain)
 		load_mm(m, cpu, domain);
 	c->domain = domain;
@@ -162,8 +162,8 @@ int nxsim__xpfo_kernel_enter(struct nxsim_xpfo *m, unsigned int cpu)
 	c->kernel_entries++;
 	m->st.kernel_entries++;
 	nxsim__xpfo_charge(m, cpu, m->cost.kernel_entry);
-	if (m->policy->kernel_enter && !m->disabled)
-		m->policy->kernel_enter(m, cpu);
+	if (!m->disabled)
+		nxsim__xpfo_policy_call(m, kernel_enter, cpu);
 	return 0;
 }
 
@@ -174,7 +174,7 @@ int nxsim__xpfo_kernel_exit(struct nxsim_xpfo *m, unsigned int cpu)
 	if (c->user_mode || !c->domain)
 		return -EINVAL;
 	c->user_mode = true;
-	if (m->policy->kernel_exit && !m->disabled)
-		m->policy->kernel_exit(m, cpu);
+	if (!m->disabled)
+		nxsim__xpfo_policy_call(m, kernel_exit, cpu);
 	return 0;
 }

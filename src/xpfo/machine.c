@@ -15,6 +15,7 @@
  * unmap as mm/xpfo.c does, and is never contended under it).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@
 #include "core/alloc.h"
 #include "core/clock.h"
 #include "core/compiler.h"
+#include "core/detail.h"
 #include "xpfo/xpfo.h"
 
 static const char *const default_policy[] = {
@@ -76,15 +78,9 @@ static uint64_t flush_cost(const struct nxsim_xpfo *m, uint64_t pages)
 void nxsim__xpfo_flush_local(struct nxsim_xpfo *m, unsigned int cpu,
 			     uint64_t va, uint64_t pages)
 {
-	nxsim__tlb_flush_one_cpu(m->tlb, cpu, va, pages,
-				 !pages || !nxsim__tlb_ranged(m->tlb, pages));
-	nxsim__xpfo_charge_flush(m, cpu, flush_cost(m, pages));
-}
-
-void nxsim__xpfo_flush_local_all(struct nxsim_xpfo *m, unsigned int cpu)
-{
-	nxsim__tlb_flush_global(m->tlb, cpu);
-	nxsim__xpfo_charge_flush(m, cpu, m->cost.global_flush);
+	nxsim__tlb_flush_one_cpu(m->tlb, cpu, va, pages, !pages);
+	nxsim__xpfo_charge_flush(
+		m, cpu, pages ? pages * m->cost.invlpg : m->cost.global_flush);
 }
 
 static bool in_mask(const uint64_t *mask, unsigned int cpu)
@@ -122,27 +118,29 @@ void nxsim__xpfo_flush_cpus(struct nxsim_xpfo *m, unsigned int cpu,
 				     0));
 }
 
-void nxsim__xpfo_defer_others(struct nxsim_xpfo *m, unsigned int cpu)
+void nxsim__xpfo_defer_others(struct nxsim_xpfo *m, unsigned int cpu,
+			      const uint64_t *mask)
 {
 	unsigned int i;
 
 	for (i = 0; i < m->nr_cpus; i++) {
-		if (i == cpu || m->cpu[i].pending)
+		if (i == cpu || m->cpu[i].pending || !in_mask(mask, i))
 			continue;
 		m->cpu[i].pending = true;
 		m->cpu[i].pending_set++;
 	}
 }
 
-void nxsim__xpfo_run_pending(struct nxsim_xpfo *m, unsigned int cpu)
+bool nxsim__xpfo_run_pending(struct nxsim_xpfo *m, unsigned int cpu)
 {
 	struct nxsim__xpfo_cpu *c = &m->cpu[cpu];
 
 	if (!c->pending)
-		return;
+		return false;
 	c->pending = false;
 	c->pending_done++;
-	nxsim__xpfo_flush_local_all(m, cpu);
+	nxsim__xpfo_flush_local(m, cpu, 0, 0);
+	return true;
 }
 
 /* Creation. */
@@ -173,16 +171,32 @@ static void free_machine(struct nxsim_xpfo *m)
 int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 		      struct nxsim_xpfo **mp)
 {
-	const struct nxsim__xpfo_policy *policy;
+	const struct nxsim_xpfo_policy_ops *policy;
 	struct nxsim_tlb_config tcfg;
 	struct nxsim_xpfo *m;
 	int rc;
 
-	if (!cfg || !mp || !cfg->nr_cpus || cfg->nr_cpus > NXSIM_TLB_MAX_CPUS ||
-	    !cfg->nr_frames || cfg->nr_frames > NXSIM_XPFO_MAX_FRAMES ||
-	    (unsigned int)cfg->version > NXSIM_XPFO_V9 ||
-	    (cfg->tlb.nr_cpus && cfg->tlb.nr_cpus != cfg->nr_cpus))
+	if (!cfg || !mp)
 		return -EINVAL;
+	if (!cfg->nr_cpus || cfg->nr_cpus > NXSIM_TLB_MAX_CPUS)
+		return nxsim__fail(-EINVAL,
+				   "nr_cpus %u: a machine has 1 to %d CPUs",
+				   cfg->nr_cpus, NXSIM_TLB_MAX_CPUS);
+	if (!cfg->nr_frames || cfg->nr_frames > NXSIM_XPFO_MAX_FRAMES)
+		return nxsim__fail(-EINVAL,
+				   "nr_frames %" PRIu64
+				   ": a machine has 1 to %" PRIu64 " frames",
+				   cfg->nr_frames,
+				   (uint64_t)NXSIM_XPFO_MAX_FRAMES);
+	if ((unsigned int)cfg->version > NXSIM_XPFO_V9)
+		return nxsim__fail(-EINVAL,
+				   "version %d is not NXSIM_XPFO_V6 (0) to "
+				   "NXSIM_XPFO_V9 (3)",
+				   (int)cfg->version);
+	if (cfg->tlb.nr_cpus && cfg->tlb.nr_cpus != cfg->nr_cpus)
+		return nxsim__fail(-EINVAL,
+				   "the TLB has %u CPUs, the machine %u",
+				   cfg->tlb.nr_cpus, cfg->nr_cpus);
 	policy = nxsim__xpfo_policy_find(
 		cfg->policy ? cfg->policy : default_policy[cfg->version]);
 	if (!policy)
@@ -226,6 +240,11 @@ int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 		free_machine(m);
 		return -ENOMEM;
 	}
+	rc = policy->init ? policy->init(m, &m->policy_data) : 0;
+	if (rc) {
+		free_machine(m);
+		return rc < 0 ? rc : -EINVAL;
+	}
 	if (cfg->clock) {
 		m->clock = cfg->clock;
 		nxsim__clock_get(m->clock);
@@ -252,6 +271,8 @@ int nxsim_xpfo_destroy(struct nxsim_xpfo *m)
 	if (m->clock)
 		nxsim__clock_put(m->clock);
 	pthread_mutex_destroy(&m->lock);
+	if (m->policy->fini)
+		m->policy->fini(m, m->policy_data);
 	free_machine(m);
 	return 0;
 }

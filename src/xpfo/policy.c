@@ -1,26 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The table of flush policies (docs/xpfo.md).  A new policy is one file
- * src/xpfo/policy_<name>.c defining a struct nxsim__xpfo_policy, plus one
- * line here; nxsim_xpfo_create() then accepts its name, and an unknown
- * name is -ENOENT.
+ * The table of flush policies (docs/xpfo.md, docs/plugins.md): the ten
+ * built-ins, each a file src/xpfo/policy_<name>.c defining a struct
+ * nxsim_xpfo_policy_ops, then those nxsim_xpfo_policy_register() added.
+ * nxsim_xpfo_create() accepts any of their names; an unknown name is
+ * -ENOENT.  Models no kernel code.
+ *
+ * The registered table only grows: an entry is written in full under the
+ * registration lock, then published by a release store of the count, so
+ * that readers (every machine creation) take no lock.  Left out:
+ * unregistering (a machine may still run the hooks of a policy).
  */
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <string.h>
+
 #include "core/compiler.h"
 #include "core/names.h"
 #include "xpfo/xpfo.h"
 
-extern const struct nxsim__xpfo_policy nxsim__xpfo_policy_eager;
-extern const struct nxsim__xpfo_policy nxsim__xpfo_policy_eager_full;
-extern const struct nxsim__xpfo_policy nxsim__xpfo_policy_local;
-extern const struct nxsim__xpfo_policy nxsim__xpfo_policy_deferred;
-extern const struct nxsim__xpfo_policy nxsim__xpfo_policy_deferred_entry;
-extern const struct nxsim__xpfo_policy nxsim__xpfo_policy_batched;
-extern const struct nxsim__xpfo_policy nxsim__xpfo_policy_lazy_realloc;
-extern const struct nxsim__xpfo_policy nxsim__xpfo_policy_none;
-extern const struct nxsim__xpfo_policy nxsim__xpfo_policy_asi;
-extern const struct nxsim__xpfo_policy nxsim__xpfo_policy_broadcast;
+extern const struct nxsim_xpfo_policy_ops nxsim__xpfo_policy_eager;
+extern const struct nxsim_xpfo_policy_ops nxsim__xpfo_policy_eager_full;
+extern const struct nxsim_xpfo_policy_ops nxsim__xpfo_policy_local;
+extern const struct nxsim_xpfo_policy_ops nxsim__xpfo_policy_deferred;
+extern const struct nxsim_xpfo_policy_ops nxsim__xpfo_policy_deferred_entry;
+extern const struct nxsim_xpfo_policy_ops nxsim__xpfo_policy_batched;
+extern const struct nxsim_xpfo_policy_ops nxsim__xpfo_policy_lazy_realloc;
+extern const struct nxsim_xpfo_policy_ops nxsim__xpfo_policy_none;
+extern const struct nxsim_xpfo_policy_ops nxsim__xpfo_policy_asi;
+extern const struct nxsim_xpfo_policy_ops nxsim__xpfo_policy_broadcast;
 
-static const struct nxsim__xpfo_policy *const xpfo_policy_table[] = {
+static const struct nxsim_xpfo_policy_ops *const xpfo_policy_table[] = {
 	&nxsim__xpfo_policy_eager,	    /* P1 */
 	&nxsim__xpfo_policy_eager_full,	    /* P2 */
 	&nxsim__xpfo_policy_local,	    /* P3 */
@@ -33,16 +44,140 @@ static const struct nxsim__xpfo_policy *const xpfo_policy_table[] = {
 	&nxsim__xpfo_policy_broadcast,	    /* P7 */
 };
 
-const char *nxsim_xpfo_policy_name(unsigned int idx)
+#define NR_REGISTERED (NXSIM_XPFO_MAX_POLICIES - ARRAY_SIZE(xpfo_policy_table))
+
+/* A registered policy: the caller's ops with the name copied in. */
+struct registered_policy {
+	struct nxsim_xpfo_policy_ops ops;
+	char name[NXSIM_XPFO_POLICY_NAME_MAX + 1];
+};
+
+static pthread_mutex_t register_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct registered_policy registered[NR_REGISTERED];
+static unsigned int nr_registered; /* published with release */
+
+static const struct nxsim_xpfo_policy_ops *policy_at(unsigned int idx)
 {
-	return idx < ARRAY_SIZE(xpfo_policy_table) ?
-		       xpfo_policy_table[idx]->name :
-		       NULL;
+	if (idx < ARRAY_SIZE(xpfo_policy_table))
+		return xpfo_policy_table[idx];
+	idx -= ARRAY_SIZE(xpfo_policy_table);
+	if (idx < __atomic_load_n(&nr_registered, __ATOMIC_ACQUIRE))
+		return &registered[idx].ops;
+	return NULL;
 }
 
-const struct nxsim__xpfo_policy *nxsim__xpfo_policy_find(const char *name)
+const char *nxsim_xpfo_policy_name(unsigned int idx)
+{
+	const struct nxsim_xpfo_policy_ops *ops = policy_at(idx);
+
+	return ops ? ops->name : NULL;
+}
+
+const struct nxsim_xpfo_policy_ops *nxsim__xpfo_policy_find(const char *name)
 {
 	int i = nxsim__name_index(nxsim_xpfo_policy_name, name);
 
-	return i < 0 ? NULL : xpfo_policy_table[i];
+	return i < 0 ? NULL : policy_at((unsigned int)i);
+}
+
+/* Why @ops cannot be registered, or NULL; *@err receives the errno. */
+static const char *ops_problem(const struct nxsim_xpfo_policy_ops *ops,
+			       int *err)
+{
+	size_t i, len;
+
+	*err = -EINVAL;
+	if (!ops)
+		return "no ops (NULL)";
+	if (ops->version != NXSIM_XPFO_POLICY_OPS_VERSION) {
+		*err = -EOPNOTSUPP;
+		return "unknown ops version (this library knows "
+		       "NXSIM_XPFO_POLICY_OPS_VERSION 1)";
+	}
+	if (ops->size < sizeof(*ops))
+		return "ops size smaller than version 1's "
+		       "struct nxsim_xpfo_policy_ops";
+	if (!ops->name || !ops->name[0])
+		return "empty policy name";
+	len = strnlen(ops->name, NXSIM_XPFO_POLICY_NAME_MAX + 1);
+	if (len > NXSIM_XPFO_POLICY_NAME_MAX)
+		return "policy name longer than NXSIM_XPFO_POLICY_NAME_MAX";
+	for (i = 0; i < len; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-",
+			    ops->name[i]))
+			return "policy name has a character outside "
+			       "[A-Za-z0-9_.+-]";
+	if (!ops->flush)
+		return "no flush hook";
+	*err = -EEXIST;
+	if (nxsim__xpfo_policy_find(ops->name))
+		return "policy name already taken";
+	return NULL;
+}
+
+int nxsim__xpfo_policy_check(const struct nxsim_xpfo_policy_ops *ops,
+			     const char **why)
+{
+	const char *problem;
+	int err;
+
+	problem = ops_problem(ops, &err);
+	if (problem && why)
+		*why = problem;
+	return problem ? err : 0;
+}
+
+/* The problem of @ops[@n - 1] among @ops[0 .. @n - 1], or NULL. */
+static const char *batch_problem(const struct nxsim_xpfo_policy_ops *const *ops,
+				 unsigned int n, int *err)
+{
+	const char *problem = ops_problem(ops[n - 1], err);
+	unsigned int i;
+
+	for (i = 0; !problem && i + 1 < n; i++) {
+		if (!strcmp(ops[i]->name, ops[n - 1]->name)) {
+			*err = -EEXIST;
+			problem = "policy name given twice";
+		}
+	}
+	return problem;
+}
+
+int nxsim__xpfo_policy_register_all(
+	const struct nxsim_xpfo_policy_ops *const *ops, unsigned int n,
+	const char **why)
+{
+	const char *problem = NULL;
+	unsigned int i, base;
+	int err = 0;
+
+	pthread_mutex_lock(&register_lock);
+	base = nr_registered;
+	for (i = 0; !problem && i < n; i++)
+		problem = batch_problem(ops, i + 1, &err);
+	if (!problem && n > NR_REGISTERED - base) {
+		err = -ENOSPC;
+		problem = "NXSIM_XPFO_MAX_POLICIES policies known";
+	}
+	for (i = 0; !problem && i < n; i++) {
+		struct registered_policy *r = &registered[base + i];
+
+		r->ops = *ops[i];
+		r->ops.size = sizeof(r->ops);
+		strcpy(r->name, ops[i]->name);
+		r->ops.name = r->name;
+	}
+	if (!problem)
+		__atomic_store_n(&nr_registered, base + n, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&register_lock);
+	if (problem && why)
+		*why = problem;
+	return problem ? err : 0;
+}
+
+int nxsim_xpfo_policy_register(const struct nxsim_xpfo_policy_ops *ops,
+			       const char **why)
+{
+	return nxsim__xpfo_policy_register_all(&ops, 1, why);
 }

@@ -9,42 +9,43 @@
  * Left out: separate PCIDs per restricted space, non-global kernel entries
  * and the mitigation hooks (their cost is asi_transition's to carry).
  */
-#include "xpfo/xpfo.h"
+#include <stddef.h>
+
+#include <nxsim/xpfo.h>
 
 static void asi_flush(struct nxsim_xpfo *m, unsigned int cpu, uint64_t va,
 		      uint64_t pages)
 {
-	unsigned int i;
+	uint64_t *mask = nxsim_xpfo_policy_cpumask(m);
+	unsigned int nr_cpus, i;
 
-	for (i = 0; i < (m->nr_cpus + 63) / 64; i++)
-		m->mask[i] = 0;
-	for (i = 0; i < m->nr_cpus; i++) {
-		if (i == cpu)
-			continue;
-		if (!m->cpu[i].user_mode) {
-			m->mask[i / 64] |= 1ull << (i % 64);
-		} else if (!m->cpu[i].pending) {
-			m->cpu[i].pending = true;
-			m->cpu[i].pending_set++;
-		}
-	}
-	nxsim__xpfo_flush_cpus(m, cpu, m->mask, va, pages);
+	nxsim_xpfo_policy_machine(m, &nr_cpus, NULL, NULL);
+	nxsim_xpfo_policy_user_cpus(m, mask);
+	nxsim_xpfo_policy_defer(m, cpu, mask);
+	for (i = 0; i < (nr_cpus + 63) / 64; i++)
+		mask[i] = ~mask[i];
+	nxsim_xpfo_policy_shootdown(m, cpu, mask, va, pages);
+}
+
+static void asi_transition(struct nxsim_xpfo *m, unsigned int cpu)
+{
+	const struct nxsim_xpfo_costs *costs;
+
+	nxsim_xpfo_policy_machine(m, NULL, NULL, &costs);
+	nxsim_xpfo_policy_charge(m, cpu, costs->asi_transition);
 }
 
 static void asi_enter(struct nxsim_xpfo *m, unsigned int cpu)
 {
-	nxsim__xpfo_charge_flush(m, cpu, m->cost.asi_transition);
-	nxsim__xpfo_run_pending(m, cpu);
+	asi_transition(m, cpu);
+	nxsim_xpfo_policy_run_pending(m, cpu);
 }
 
-static void asi_exit(struct nxsim_xpfo *m, unsigned int cpu)
-{
-	nxsim__xpfo_charge_flush(m, cpu, m->cost.asi_transition);
-}
-
-const struct nxsim__xpfo_policy nxsim__xpfo_policy_asi = {
+const struct nxsim_xpfo_policy_ops nxsim__xpfo_policy_asi = {
+	.size = sizeof(struct nxsim_xpfo_policy_ops),
+	.version = NXSIM_XPFO_POLICY_OPS_VERSION,
 	.name = "asi",
 	.flush = asi_flush,
 	.kernel_enter = asi_enter,
-	.kernel_exit = asi_exit,
+	.kernel_exit = asi_transition,
 };

@@ -8,9 +8,11 @@
  */
 #include "xpfo/xpfo.h"
 
-const struct nxsim__xpfo_policy nxsim__xpfo_policy_batched = {
+const struct nxsim_xpfo_policy_ops nxsim__xpfo_policy_batched = {
+	.size = sizeof(struct nxsim_xpfo_policy_ops),
+	.version = NXSIM_XPFO_POLICY_OPS_VERSION,
 	.name = "batched",
 	.flush = nxsim__xpfo_deferred_flush,
-	.context_switch = nxsim__xpfo_run_pending,
+	.context_switch = nxsim__xpfo_pending_flush,
 	.refill_batch = 32,
 };

@@ -8,7 +8,9 @@
  */
 #include "xpfo/xpfo.h"
 
-const struct nxsim__xpfo_policy nxsim__xpfo_policy_broadcast = {
+const struct nxsim_xpfo_policy_ops nxsim__xpfo_policy_broadcast = {
+	.size = sizeof(struct nxsim_xpfo_policy_ops),
+	.version = NXSIM_XPFO_POLICY_OPS_VERSION,
 	.name = "broadcast",
 	.flush = nxsim__xpfo_eager_flush,
 	.broadcast = true,

@@ -10,12 +10,19 @@
 void nxsim__xpfo_deferred_flush(struct nxsim_xpfo *m, unsigned int cpu,
 				uint64_t va, uint64_t pages)
 {
-	nxsim__xpfo_flush_local(m, cpu, va, pages);
-	nxsim__xpfo_defer_others(m, cpu);
+	nxsim__xpfo_local_flush(m, cpu, va, pages);
+	nxsim_xpfo_policy_defer(m, cpu, NULL);
 }
 
-const struct nxsim__xpfo_policy nxsim__xpfo_policy_deferred = {
+void nxsim__xpfo_pending_flush(struct nxsim_xpfo *m, unsigned int cpu)
+{
+	nxsim_xpfo_policy_run_pending(m, cpu);
+}
+
+const struct nxsim_xpfo_policy_ops nxsim__xpfo_policy_deferred = {
+	.size = sizeof(struct nxsim_xpfo_policy_ops),
+	.version = NXSIM_XPFO_POLICY_OPS_VERSION,
 	.name = "deferred",
 	.flush = nxsim__xpfo_deferred_flush,
-	.context_switch = nxsim__xpfo_run_pending,
+	.context_switch = nxsim__xpfo_pending_flush,
 };

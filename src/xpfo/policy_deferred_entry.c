@@ -6,8 +6,10 @@
  */
 #include "xpfo/xpfo.h"
 
-const struct nxsim__xpfo_policy nxsim__xpfo_policy_deferred_entry = {
+const struct nxsim_xpfo_policy_ops nxsim__xpfo_policy_deferred_entry = {
+	.size = sizeof(struct nxsim_xpfo_policy_ops),
+	.version = NXSIM_XPFO_POLICY_OPS_VERSION,
 	.name = "deferred-entry",
 	.flush = nxsim__xpfo_deferred_flush,
-	.kernel_enter = nxsim__xpfo_run_pending,
+	.kernel_enter = nxsim__xpfo_pending_flush,
 };

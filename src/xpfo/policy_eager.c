@@ -9,10 +9,12 @@
 void nxsim__xpfo_eager_flush(struct nxsim_xpfo *m, unsigned int cpu,
 			     uint64_t va, uint64_t pages)
 {
-	nxsim__xpfo_flush_cpus(m, cpu, NULL, va, pages);
+	nxsim_xpfo_policy_shootdown(m, cpu, NULL, va, pages);
 }
 
-const struct nxsim__xpfo_policy nxsim__xpfo_policy_eager = {
+const struct nxsim_xpfo_policy_ops nxsim__xpfo_policy_eager = {
+	.size = sizeof(struct nxsim_xpfo_policy_ops),
+	.version = NXSIM_XPFO_POLICY_OPS_VERSION,
 	.name = "eager",
 	.flush = nxsim__xpfo_eager_flush,
 };

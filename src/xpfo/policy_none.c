@@ -4,14 +4,16 @@
  * cleared but XPFO never flushes; stale entries live until evicted.  (The
  * large-page split keeps its own flush_tlb_all(), which is not XPFO's.)
  */
-#include "xpfo/xpfo.h"
+#include <nxsim/xpfo.h>
 
 static void none_flush(struct nxsim_xpfo *m, unsigned int cpu, uint64_t va,
 		       uint64_t pages)
 {
 }
 
-const struct nxsim__xpfo_policy nxsim__xpfo_policy_none = {
+const struct nxsim_xpfo_policy_ops nxsim__xpfo_policy_none = {
+	.size = sizeof(struct nxsim_xpfo_policy_ops),
+	.version = NXSIM_XPFO_POLICY_OPS_VERSION,
 	.name = "none",
 	.flush = none_flush,
 };

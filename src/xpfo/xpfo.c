@@ -66,7 +66,8 @@ static void xpfo_flush_kernel_tlb(struct nxsim_xpfo *m, unsigned int cpu,
 	uint64_t va = nxsim__physmap_va(pfn) & ~((1ull << shift) - 1);
 
 	m->st.policy_flushes++;
-	m->policy->flush(m, cpu, va, 1ull << (shift - NXSIM_TLB_SHIFT_4K));
+	nxsim__xpfo_policy_call(m, flush, cpu, va,
+				1ull << (shift - NXSIM_TLB_SHIFT_4K));
 	if (m->frame[pfn].flags & FRAME_UNMAPPED)
 		nxsim__oracle_unmapped(m, pfn);
 }
@@ -78,8 +79,7 @@ static void xpfo_flush_kernel_tlb(struct nxsim_xpfo *m, unsigned int cpu,
 static void handover(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
 		     uint8_t owner, uint16_t domain)
 {
-	if (m->policy->reuse)
-		m->policy->reuse(m, cpu, pfn);
+	nxsim__xpfo_policy_call(m, reuse, cpu, pfn);
 	nxsim__oracle_reuse(m, pfn, owner, domain);
 }
 
@@ -256,7 +256,7 @@ int nxsim__xpfo_refill(struct nxsim_xpfo *m, unsigned int cpu,
 		return 0;
 	/* One full flush for the batch. */
 	m->st.policy_flushes++;
-	m->policy->flush(m, cpu, 0, 0);
+	nxsim__xpfo_policy_call(m, flush, cpu, 0, 0);
 	for (i = 0; i < n; i++)
 		if (m->frame[pfns[i]].flags & FRAME_UNMAPPED)
 			nxsim__oracle_unmapped(m, pfns[i]);

@@ -21,7 +21,7 @@
 #define FRAME_USER 0x01	      /* PG_xpfo_user */
 #define FRAME_UNMAPPED 0x02   /* PG_xpfo_unmapped */
 #define FRAME_LOCK 0x04	      /* xpfo_lock, a bit spinlock */
-#define FRAME_NEED_FLUSH 0x08 /* unmapped, flush owed at reuse (P4d) */
+#define FRAME_NEED_FLUSH 0x08 /* a policy's owed flush (P4d's at reuse) */
 
 /**
  * struct nxsim__frame - one 4 KiB frame, 16 bytes
@@ -64,8 +64,6 @@ struct nxsim__xpfo_cpu {
 	uint64_t exposure_sum;
 };
 
-struct nxsim__xpfo_policy;
-
 /* Per-frame exposure statistics (frame_exposure.c), by pfn. */
 RB_HEAD(nxsim__frame_exp_tree, nxsim__frame_exp);
 
@@ -75,7 +73,9 @@ struct nxsim_xpfo {
 	uint64_t nr_frames;
 	enum nxsim_xpfo_version version;
 	bool disabled;
-	const struct nxsim__xpfo_policy *policy;
+	const struct nxsim_xpfo_policy_ops *policy;
+	void *policy_data; /* what the policy's init hook set */
+	bool in_policy;	   /* a hook of the policy runs */
 	struct nxsim_xpfo_costs cost;
 	struct nxsim_clock *clock;
 	uint32_t cpu_mhz;
@@ -92,40 +92,39 @@ struct nxsim_xpfo {
 	uint64_t events;
 };
 
-/**
- * struct nxsim__xpfo_policy - a flush policy (docs/xpfo.md)
- * @name: what nxsim_xpfo_config.policy names it by
- * @flush: physmap PTEs of [@va, @va + @pages * 4K) were cleared by @cpu
- *	(@pages 0: anywhere, flush everything); make stale translations go
- *	away (or not)
- * @context_switch: at switch_mm on @cpu (NULL: nothing)
- * @kernel_enter: at a user-to-kernel entry on @cpu (NULL: nothing)
- * @kernel_exit: at the return to user mode (NULL: nothing)
- * @reuse: frame @pfn is handed to a new owner (NULL: nothing)
- * @refill_batch: workloads refill user frames in batches of this size
- *	through nxsim_xpfo_refill() (0: no batching)
- * @broadcast: the machine has INVLPGB: its TLB is created with broadcast
- *	set, so kernel-wide flushes (large-page splits included) broadcast
- *	instead of sending IPIs, as they do under any policy on such a TLB
- *
- * A new policy is one file src/xpfo/policy_<name>.c defining one of these,
- * plus one line in xpfo_policy_table[] (src/xpfo/policy.c).
+/*
+ * The flush policies (policy.c): the built-ins, then the registered ones.
+ * A policy is a struct nxsim_xpfo_policy_ops (<nxsim/xpfo.h>) built on the
+ * public primitives (primitives.c); a new built-in is one file
+ * src/xpfo/policy_<name>.c defining one, plus one line in
+ * xpfo_policy_table[].
  */
-struct nxsim__xpfo_policy {
-	const char *name;
-	void (*flush)(struct nxsim_xpfo *m, unsigned int cpu, uint64_t va,
-		      uint64_t pages);
-	void (*context_switch)(struct nxsim_xpfo *m, unsigned int cpu);
-	void (*kernel_enter)(struct nxsim_xpfo *m, unsigned int cpu);
-	void (*kernel_exit)(struct nxsim_xpfo *m, unsigned int cpu);
-	void (*reuse)(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);
-	unsigned int refill_batch;
-	bool broadcast;
-};
+const struct nxsim_xpfo_policy_ops *nxsim__xpfo_policy_find(const char *name);
+/*
+ * Whether nxsim_xpfo_policy_register() would take @ops now: 0 or its
+ * errno, with *@why (may be NULL) set on failure.
+ */
+int nxsim__xpfo_policy_check(const struct nxsim_xpfo_policy_ops *ops,
+			     const char **why);
+/* Register @n policies at once, all or none (a plug-in's, at its load). */
+int nxsim__xpfo_policy_register_all(
+	const struct nxsim_xpfo_policy_ops *const *ops, unsigned int n,
+	const char **why);
 
-const struct nxsim__xpfo_policy *nxsim__xpfo_policy_find(const char *name);
+/*
+ * Call hook @hook of @m's policy, if it has one, with the machine's
+ * arguments: the primitives answer only while one runs.
+ */
+#define nxsim__xpfo_policy_call(m, hook, ...)                \
+	do {                                                 \
+		if ((m)->policy->hook) {                     \
+			(m)->in_policy = true;               \
+			(m)->policy->hook((m), __VA_ARGS__); \
+			(m)->in_policy = false;              \
+		}                                            \
+	} while (0)
 
-/* Helpers for policies; each charges its cycles to the CPUs involved. */
+/* The TLB work of the primitives; each charges the CPUs involved. */
 
 /* Charge @cycles of kernel time to @cpu. */
 void nxsim__xpfo_charge(struct nxsim_xpfo *m, unsigned int cpu,
@@ -134,14 +133,9 @@ void nxsim__xpfo_charge(struct nxsim_xpfo *m, unsigned int cpu,
 void nxsim__xpfo_charge_flush(struct nxsim_xpfo *m, unsigned int cpu,
 			      uint64_t cycles);
 
-/*
- * INVLPG per page (or a global flush above the ceiling, or for @pages 0)
- * on @cpu only.
- */
+/* INVLPG each of @pages pages, or for @pages 0 a full flush, on @cpu only. */
 void nxsim__xpfo_flush_local(struct nxsim_xpfo *m, unsigned int cpu,
 			     uint64_t va, uint64_t pages);
-/* __flush_tlb_all() on @cpu only. */
-void nxsim__xpfo_flush_local_all(struct nxsim_xpfo *m, unsigned int cpu);
 /*
  * flush_tlb_kernel_range() from @cpu to the CPUs in @mask (NULL: all) by
  * IPI, or by INVLPGB broadcast on a TLB configured for it.  @pages of 0
@@ -149,16 +143,23 @@ void nxsim__xpfo_flush_local_all(struct nxsim_xpfo *m, unsigned int cpu);
  */
 void nxsim__xpfo_flush_cpus(struct nxsim_xpfo *m, unsigned int cpu,
 			    const uint64_t *mask, uint64_t va, uint64_t pages);
-/* Queue a full flush on every CPU but @cpu (pending_xpfo_flush). */
-void nxsim__xpfo_defer_others(struct nxsim_xpfo *m, unsigned int cpu);
-/* Run @cpu's pending full flush, if any. */
-void nxsim__xpfo_run_pending(struct nxsim_xpfo *m, unsigned int cpu);
+/* Queue a full flush on the CPUs of @mask (NULL: all) but @cpu. */
+void nxsim__xpfo_defer_others(struct nxsim_xpfo *m, unsigned int cpu,
+			      const uint64_t *mask);
+/* Run @cpu's pending full flush, if any; whether there was one. */
+bool nxsim__xpfo_run_pending(struct nxsim_xpfo *m, unsigned int cpu);
+
+/* Hooks the built-in policies share. */
 /* P1's flush (policy_eager.c), shared by P7. */
 void nxsim__xpfo_eager_flush(struct nxsim_xpfo *m, unsigned int cpu,
 			     uint64_t va, uint64_t pages);
-/* P4a's flush (policy_deferred.c), shared by P4b and P4c. */
+/* P3's flush (policy_local.c), the first half of P4a's. */
+void nxsim__xpfo_local_flush(struct nxsim_xpfo *m, unsigned int cpu,
+			     uint64_t va, uint64_t pages);
+/* P4a's flush and pending flush (policy_deferred.c), shared by P4b, P4c. */
 void nxsim__xpfo_deferred_flush(struct nxsim_xpfo *m, unsigned int cpu,
 				uint64_t va, uint64_t pages);
+void nxsim__xpfo_pending_flush(struct nxsim_xpfo *m, unsigned int cpu);
 
 /* Physmap (physmap.c). */
 static inline uint64_t nxsim__physmap_va(uint64_t pfn)

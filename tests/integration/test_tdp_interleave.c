@@ -22,6 +22,10 @@
  *   invalidate_range  B stops between invalidate_range_start() and _end();
  *                     A faults in the range, retries, and hands back at
  *                     its retry; B ends; A's second try maps.
+ *   memslot_delete    A deletes a slot and stops with it invalid, zapped
+ *                     and still in the memslots; B's fault there retries
+ *                     (KVM_MEMSLOT_INVALID) until A has removed it, then
+ *                     is emulated: legacy and TDP MMU.
  *   determinism       flag_after_link twice: the same events at the same
  *                     virtual times.
  *   lock_mode         which mode of mmu_lock a fault and the dirty-logging
@@ -390,6 +394,68 @@ static void test_invalidate_range(void **state)
 	nx_env_destroy(&e);
 }
 
+/* Delete slot 0 (KVM_MR_DELETE). */
+static int op_delete(struct actor *a)
+{
+	struct nxsim_memory_region mr = { .slot = 0 };
+
+	return nxsim_vm_set_memory_region(a->e->vm, &mr);
+}
+
+/*
+ * A deletes the slot and stops with it invalid and zapped but still in
+ * the memslots (6.1 virt/kvm/kvm_main.c kvm_invalidate_memslot()); B
+ * faults in it and retries (KVM_MEMSLOT_INVALID in kvm_faultin_pfn()),
+ * handing back; A removes the slot; B's retry finds no slot: emulated.
+ */
+static const struct step memslot_script[] = {
+	{ 0, NXSIM__SCHED_MEMSLOT, ANY_LEVEL, 1 },
+	{ 1, NXSIM__SCHED_RETRY, ANY_LEVEL, 0 },
+};
+
+static void test_memslot_delete(void **state)
+{
+	static const struct {
+		const char *profile;
+		bool no_tdp_mmu;
+	} cases[] = {
+		{ "6.1", true },  /* the legacy MMU: kvm.tdp_mmu=0 */
+		{ "6.1", false }, /* the TDP MMU */
+		{ "5.10", true },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct nxsim_host_config cfg = {
+			.cpu = { .itlb_multihit = true,
+				 .no_tdp_mmu = cases[i].no_tdp_mmu },
+			.profile = cases[i].profile,
+		};
+		struct nx_env e = nx_env_config(&cfg);
+		struct nxsim_vcpu *vcpu2;
+		struct actor a[2] = {
+			{ .op = op_delete },
+			{ .op = op_access,
+			  .kind = NXSIM_ACCESS_READ,
+			  .gpa = REGION(1) },
+		};
+		struct sched s = { 0 };
+
+		nx_slot(e.vm, 0, GIB, GIB, HVA_BASE, 2, 0);
+		assert_rc(nxsim_vcpu_create(e.vm, 1, &vcpu2), 0);
+		a[1].vcpu = vcpu2;
+		assert_int_equal(
+			nx_access(e.vcpu, NXSIM_ACCESS_READ, REGION(0)).level,
+			2);
+		run(&s, &e, a, memslot_script, 2);
+		assert_int_equal(retries(&e), 1);
+		assert_int_equal(a[1].info.outcome, NXSIM_ACCESS_EMULATE);
+		nx_expect(e.vm, 0, 0, 0, 0);
+		nx_env_destroy(&e);
+	}
+}
+
 struct lock_probe {
 	struct nxsim__vm_mmu *mmu;
 	enum nxsim__sched_point point;
@@ -596,6 +662,7 @@ int main(void)
 		cmocka_unit_test(test_link_race),
 		cmocka_unit_test(test_invalidate_seq),
 		cmocka_unit_test(test_invalidate_range),
+		cmocka_unit_test(test_memslot_delete),
 		cmocka_unit_test(test_lock_mode),
 		cmocka_unit_test(test_fault_alloc_failures),
 		cmocka_unit_test(test_recovery_lock_break),

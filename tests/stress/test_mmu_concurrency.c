@@ -91,7 +91,12 @@ static struct nx_env legacy_env(void)
 	return e;
 }
 
-static void run_concurrent(struct nx_env env)
+/*
+ * @held_roots: pages left after the last zap: the shadow MMU's root a
+ * vCPU holds stays, invalid, until its next entry (6.1
+ * __kvm_mmu_prepare_zap_page() with root_count > 0).
+ */
+static void run_concurrent(struct nx_env env, int64_t held_roots)
 {
 	struct shared s = { .e = env };
 	struct vcpu_arg a[2];
@@ -129,20 +134,20 @@ static void run_concurrent(struct nx_env env)
 	nx_check_ok(s.e.vm);
 	assert_rc(nxsim_param_set(s.e.host, "nx_huge_pages", "off"), 0);
 	nx_expect(s.e.vm, 0, 0, 0, 0);
-	assert_int_equal(nxsim_vm_nr_mmu_pages(s.e.vm), 0);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(s.e.vm), held_roots);
 	nx_env_destroy(&s.e);
 }
 
 static void test_concurrent(void **state)
 {
 	(void)state;
-	run_concurrent(nx_env(NULL, 0));
+	run_concurrent(nx_env(NULL, 0), 0);
 }
 
 static void test_concurrent_legacy(void **state)
 {
 	(void)state;
-	run_concurrent(legacy_env());
+	run_concurrent(legacy_env(), 1);
 }
 
 int main(void)

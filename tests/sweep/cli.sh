@@ -5,7 +5,10 @@
 # or argument exits 2 with a message naming the line or argument and
 # writes nothing; -j 2 writes the bytes -j 1 writes; the shards' --list
 # partition the job list; --resume after a run cut mid-line finishes it
-# to the bytes of an uncut run; a failed job is a line, exit status 1.
+# to the bytes of an uncut run; GNU options (--shard=K/N, -jN); merge
+# refuses an output that is an input and a line cut short, and takes a
+# line re-spaced by Python's json module as the same line; a failed job
+# is a line, exit status 1.
 #   tests/sweep/cli.sh NXSIM_SWEEP
 set -eu
 sweep=$1
@@ -47,14 +50,14 @@ run x ${b}' 'bad.sweep:2: ${b}: no such axis'
 bad_sweep 'axis a 1
 axis b 2
 run x ${a}' 'bad.sweep:2: axis "b" is not used by any run line'
-bad_sweep 'run x' '--shard: needs a value' --shard
+bad_sweep 'run x' "option '--shard' requires an argument" --shard
 for spec in 0/0 3/2 -1/4 1/ x/2 2/2; do
 	bad_sweep 'run x' "$spec: " --shard "$spec"
 done
-bad_sweep 'run x' '-j: needs a value' -j
+bad_sweep 'run x' "option requires an argument -- 'j'" -j
 bad_sweep 'run x' '0: -j takes 1 to 1024' -j 0
 bad_sweep 'run x' '1025: -j takes 1 to 1024' -j 1025
-bad_sweep 'run x' '--frob: unknown option' --frob
+bad_sweep 'run x' "unrecognized option '--frob'" --frob
 rc=0
 "$sweep" -o "$tmp/out" "$tmp/missing.sweep" 2>"$tmp/err" || rc=$?
 [ "$rc" = 2 ] && grep -q "missing.sweep: No such file" "$tmp/err" &&
@@ -78,6 +81,12 @@ cut -d' ' -f1 "$tmp/list" | cmp - "$tmp/ids" || fail "--list ids"
 head -n 1 "$tmp/list" | grep -q '^[0-9a-f]\{16\} policy=eager seed=1$' ||
 	fail "--list format"
 sort "$tmp/list" >"$tmp/sorted"
+# GNU options: --shard=K/N, -jN, --output=FILE
+"$sweep" --list --shard 1/3 "$tmp/ok.sweep" >"$tmp/s1"
+"$sweep" --list --shard=1/3 "$tmp/ok.sweep" | cmp - "$tmp/s1" ||
+	fail "--shard=1/3"
+"$sweep" -j2 --output="$tmp/j2b" "$tmp/ok.sweep"
+cmp "$tmp/j1" "$tmp/j2b" || fail "-j2 --output=FILE"
 for k in 0 1 2 3; do
 	"$sweep" --list --shard "$k/4" "$tmp/ok.sweep"
 done | sort | cmp - "$tmp/sorted" || fail "the shards' lists are not the list"
@@ -91,6 +100,38 @@ head -c "$(($(head -n 2 "$tmp/j1" | wc -c) + 20))" "$tmp/j1" >"$tmp/cut"
 cmp "$tmp/cut" "$tmp/j1" || fail "--resume"
 "$sweep" --resume -j 2 -o "$tmp/cut" "$tmp/ok.sweep"
 cmp "$tmp/cut" "$tmp/j1" || fail "--resume of a finished run"
+
+# merge: an output that is also an input is refused and left whole
+"$sweep" --shard 0/2 -o "$tmp/A" "$tmp/ok.sweep"
+"$sweep" --shard 1/2 -o "$tmp/B" "$tmp/ok.sweep"
+cp "$tmp/A" "$tmp/A.orig"
+rc=0
+"$sweep" merge -o "$tmp/A" "$tmp/ok.sweep" "$tmp/A" "$tmp/B" 2>"$tmp/err" ||
+	rc=$?
+[ "$rc" = 2 ] && grep -q "the output is also an input" "$tmp/err" &&
+	cmp "$tmp/A" "$tmp/A.orig" || fail "merge -o A SWEEP A B"
+"$sweep" merge -o "$tmp/AB" "$tmp/ok.sweep" "$tmp/A" "$tmp/B"
+cmp "$tmp/AB" "$tmp/j1" || fail "merge of the two shards"
+# a line cut short is not a result line
+head -c 100 "$tmp/B" >"$tmp/Bcut"
+echo >>"$tmp/Bcut"
+rc=0
+"$sweep" merge "$tmp/ok.sweep" "$tmp/A" "$tmp/Bcut" >/dev/null 2>"$tmp/err" ||
+	rc=$?
+[ "$rc" = 2 ] && grep -q "Bcut:1: not JSON" "$tmp/err" ||
+	fail "merge of a line cut short"
+# a valid line re-serialized by another JSON writer is the same line
+if command -v python3 >/dev/null; then
+	python3 -c 'import json, sys
+for l in sys.stdin:
+    print(json.dumps(json.loads(l), indent=None))' <"$tmp/B" >"$tmp/Bpy"
+	"$sweep" merge -o "$tmp/ABpy" "$tmp/ok.sweep" "$tmp/A" "$tmp/Bpy" \
+		2>"$tmp/err" || fail "merge of Python's lines: $(cat "$tmp/err")"
+	"$sweep" merge "$tmp/ok.sweep" "$tmp/AB" "$tmp/Bpy" 2>"$tmp/err" \
+		>/dev/null || true
+	[ "$(grep -c 'identical' "$tmp/err")" = 3 ] ||
+		fail "Python's lines are not identical to ours"
+fi
 
 # a failed job: its line says why, the others run, exit 1
 cat >"$tmp/fail.sweep" <<'SWEEP'

@@ -11,10 +11,13 @@
  * fault (zeroed in place, not handed back to the kernel and refaulted).
  * The small blocks of 1000 VMs, all freed, serve the next 1000 without
  * page faults on the jemalloc backend (their slabs come out of the freed
- * memory, however large it has grown once merged).
+ * memory, however large it has grown once merged).  A huge zeroed block
+ * is zero without being touched (only the pages written are resident).
  */
 #include <pthread.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 
 #include "common/test_util.h"
@@ -102,6 +105,44 @@ static void test_large_zero_reuse(void **state)
 	/* refaulting it would be 1025 faults; jemalloc's metadata may take one */
 	if (!strcmp(nxsim_alloc_backend(), "jemalloc"))
 		assert_in_range(faults, 0, BIG / PAGE / 64);
+	assert_int_equal(test_live_allocs(), live);
+}
+
+/* Pages of [@p, @p + @n) the process has in memory (mincore()). */
+static size_t resident_pages(void *p, size_t n)
+{
+	uintptr_t start = (uintptr_t)p & ~(uintptr_t)(PAGE - 1);
+	size_t i, pages = ((uintptr_t)p + n - start + PAGE - 1) / PAGE, in = 0;
+	unsigned char *vec = malloc(pages);
+
+	assert_non_null(vec);
+	assert_int_equal(mincore((void *)start, pages * PAGE, vec), 0);
+	for (i = 0; i < pages; i++)
+		in += vec[i] & 1;
+	free(vec);
+	return in;
+}
+
+/*
+ * A large zeroed block (an XPFO machine's frame table, up to 64 GiB) is
+ * zero without being touched: only the pages written are in memory.  A
+ * backend that zeroed it at once had every page in memory.
+ */
+static void test_huge_zero_lazy(void **state)
+{
+	const size_t huge = 256u << 20;
+	uint64_t live = test_live_allocs();
+	unsigned char *p;
+
+	(void)state;
+	p = nxsim__zalloc(huge);
+	assert_non_null(p);
+	/* a libc or sanitizer allocator may keep its header in the first */
+	assert_in_range(resident_pages(p, huge), 0, 1);
+	p[huge / 2] = 1;
+	assert_int_equal(p[huge - 1], 0);
+	assert_in_range(resident_pages(p, huge), 1, 3);
+	nxsim__free(p, huge);
 	assert_int_equal(test_live_allocs(), live);
 }
 
@@ -261,6 +302,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page_reuse),
 		cmocka_unit_test(test_large_zero_reuse),
+		cmocka_unit_test(test_huge_zero_lazy),
 		cmocka_unit_test(test_burst_reuse),
 		cmocka_unit_test(test_page_realloc),
 		cmocka_unit_test(test_page_realloc_failure),

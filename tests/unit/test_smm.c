@@ -174,11 +174,23 @@ static void test_smm_legacy_direct_mmu(void **state)
 	assert_rc(nxsim_vm_set_host_level(e.vm, AS1 | 1, 0, MIB2, 1), 0);
 	nx_expect(e.vm, 0, 1, 0, 0);
 	assert_int_equal(spte_to_pfn(leaf_2m(mmu, 0, 0)), HVA_BASE >> 12);
-	/* the fast zap puts both roots */
+	/*
+	 * The fast zap leaves both held roots invalid and counted
+	 * (__kvm_mmu_prepare_zap_page() with root_count > 0); the next
+	 * access frees them (kvm_mmu_free_obsolete_roots()) and loads a new
+	 * root of its space.
+	 */
 	assert_rc(nxsim_param_set(e.host, "nx_huge_pages", "off"), 0);
-	assert_null(mmu->root[0]);
-	assert_null(mmu->root[1]);
+	assert_true(mmu->root[0]->role.invalid);
+	assert_true(mmu->root[1]->role.invalid);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(e.vm), 2);
 	nx_expect(e.vm, 0, 0, 0, 0);
+	/* in SMM: space 1, whose host mapping is 4K since the remap */
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, 0);
+	assert_int_equal(info.level, NXSIM_PG_LEVEL_4K);
+	assert_null(mmu->root[0]);
+	assert_false(mmu->root[1]->role.invalid);
+	nx_expect(e.vm, 8, 0, 0, 0);
 	nx_env_destroy(&e);
 }
 

@@ -37,6 +37,7 @@ static const size_t set_size[NXSIM_STATS_NR_SETS] = {
 		offsetof(struct nxsim_bringup_result, create_ns),
 	[NXSIM_STATS_VCPU] = sizeof(struct nxsim_vcpu_stats),
 	[NXSIM_STATS_WORKLOAD_RESULT] = sizeof(struct nxsim_workload_result),
+	[NXSIM_STATS_XPFO_COSTS] = sizeof(struct nxsim_xpfo_costs),
 };
 
 static size_t type_size(enum nxsim_stat_type t)
@@ -244,6 +245,26 @@ static void test_stats_enum_time(void **state)
 }
 
 /* Each rate is its counters per 1000 allocations and frees. */
+/* The XPFO cost set names the rows of nxsim_xpfo_cost_info(), in order. */
+static void test_xpfo_costs_set(void **state)
+{
+	const struct nxsim_stat_desc *d;
+	struct nxsim_xpfo_costs c;
+	const char *name;
+	uint32_t cycles;
+	unsigned int i;
+
+	(void)state;
+	nxsim_xpfo_costs_default(&c);
+	for (i = 0; !nxsim_xpfo_cost_info(i, &name, &cycles, NULL); i++) {
+		d = nxsim_stats_desc(NXSIM_STATS_XPFO_COSTS, i);
+		assert_non_null(d);
+		assert_string_equal(d->name, name);
+		assert_int_equal(nxsim_stat_u64(d, &c), cycles);
+	}
+	assert_null(nxsim_stats_desc(NXSIM_STATS_XPFO_COSTS, i));
+}
+
 static void test_xpfo_rates(void **state)
 {
 	struct nxsim_xpfo_result res = {
@@ -287,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_stats_cover_structs),
 		cmocka_unit_test(test_stats_values),
 		cmocka_unit_test(test_stats_enum_time),
+		cmocka_unit_test(test_xpfo_costs_set),
 		cmocka_unit_test(test_xpfo_rates),
 	};
 

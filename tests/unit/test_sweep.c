@@ -11,17 +11,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "common/test_util.h"
 #include "core/compiler.h"
 #include "sweep.h"
 
-/* Loads @text; the message, if any, into @msg. */
-static int load(struct nxsim__sweep *s, const char *text, char *msg,
-		size_t size)
+/* Loads @len bytes of @text; the message, if any, into @msg. */
+static int load_n(struct nxsim__sweep *s, const char *text, size_t len,
+		  char *msg, size_t size)
 {
-	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	FILE *f = fmemopen((void *)text, len, "r");
 	FILE *e = fmemopen(msg, size, "w");
 	int rc;
 
@@ -34,6 +37,12 @@ static int load(struct nxsim__sweep *s, const char *text, char *msg,
 	return rc;
 }
 
+static int load(struct nxsim__sweep *s, const char *text, char *msg,
+		size_t size)
+{
+	return load_n(s, text, strlen(text), msg, size);
+}
+
 static const struct {
 	const char *text;
 	const char *msg; /* what stderr says; "" for success */
@@ -43,7 +52,7 @@ static const struct {
 	{ "run xpfo costs\n", "" },
 	{ "axis seed 1 2\nrun x ${seed}\n", "" },
 	{ "axis a 1\nfoo bar\nrun x ${a}\n",
-	  "t.sweep:2: unknown directive \"foo\" (axis, seed, run)\n" },
+	  "t.sweep:2: unknown directive \"foo\" (axis, seed, run, plugin)\n" },
 	{ "axis\n", "t.sweep:1: axis needs a NAME and values\n" },
 	{ "axis a\nrun x\n", "t.sweep:1: axis \"a\" has no values\n" },
 	{ "axis 1a 1\n",
@@ -61,9 +70,17 @@ static const struct {
 	{ "run\n", "t.sweep:1: run needs a command\n" },
 	{ "run x\naxis a 1\n", "t.sweep:2: axis after the first run line\n" },
 	{ "seed 1\nseed 2\n", "t.sweep:2: seed given twice\n" },
-	{ "seed -1\n", "t.sweep:1: usage: seed N\n" },
-	{ "seed 18446744073709551616\n", "t.sweep:1: usage: seed N\n" },
-	{ "axis seed 1 x\n", "t.sweep:1: seed \"x\" is not a number\n" },
+	{ "seed -1\n", "t.sweep:1: usage: seed N (0 to 2^63 - 1)\n" },
+	{ "seed 9223372036854775807\nrun x\n", "" },
+	{ "seed 9223372036854775808\n",
+	  "t.sweep:1: usage: seed N (0 to 2^63 - 1)\n" },
+	{ "axis seed 1 x\n",
+	  "t.sweep:1: seed \"x\" is not a number from 0 to 2^63 - 1\n" },
+	/* a result line is JSON text: values are UTF-8 (NULs allowed) */
+	{ "axis a \"\\xff\"\nrun x ${a}\n",
+	  "t.sweep:1: axis \"a\": a value is not UTF-8 (result lines are JSON "
+	  "text)\n" },
+	{ "axis a \"\\0\" \"\xc3\xa9\"\nrun x ${a}\n", "" },
 	{ "seed 1\naxis seed 2\n", "t.sweep:2: seed given twice\n" },
 	{ "axis a \"1\n", "t.sweep:1: unterminated string\n" },
 };
@@ -259,9 +276,9 @@ static void test_sweep_script(void **state)
 {
 	struct nxsim__sweep s;
 	struct nxsim__sweep_job job;
-	struct nxsim__drv_reply r = { .len = 0 };
 	size_t sel[1], len;
-	char msg[128], *buf;
+	char msg[128], params[64] = "", *buf;
+	FILE *f;
 
 	assert_rc(load(&s,
 		       "axis x 2 \"a b\\t\"\nseed 9\n"
@@ -275,29 +292,120 @@ static void test_sweep_script(void **state)
 				 "seed=9 $x \"a b\\t\"\n");
 	assert_int_equal(len, strlen(buf));
 	free(buf);
-	nxsim__sweep_params(&s, &job, &r);
-	assert_string_equal(r.buf, " x=\"a b\\t\"");
+	f = fmemopen(params, sizeof(params), "w");
+	nxsim__sweep_params(&s, &job, f);
+	fclose(f);
+	assert_string_equal(params, " x=\"a b\\t\"");
 	nxsim__sweep_free(&s);
 }
 
-/* The line with its "commit" value replaced by "C". */
-static char *run_line(const char *text, uint64_t index, int rc_want)
+/*
+ * A NUL byte inside a quoted run line is part of the template, and the
+ * lines after it are not lost; a value of any length goes in whole.
+ */
+static void test_sweep_script_bytes(void **state)
+{
+	static const char text[] =
+		"axis a 1 2\nrun x \"\0\" ${a}\nrun y ${a}\n";
+	static const char want[] = "x \"\0\" 2\ny 2\n";
+	struct nxsim__sweep s;
+	struct nxsim__sweep_job job;
+	size_t sel[1], len;
+	char msg[128], *buf, *big;
+
+	assert_rc(load_n(&s, text, sizeof(text) - 1, msg, sizeof(msg)), 0);
+	job.sel = sel;
+	nxsim__sweep_job(&s, 1, &job);
+	assert_rc(nxsim__sweep_script(&s, &job, &buf, &len), 0);
+	assert_int_equal(len, sizeof(want) - 1);
+	assert_memory_equal(buf, want, len);
+	free(buf);
+	nxsim__sweep_free(&s);
+
+	/* 6000 bytes quoted into the script, none cut */
+	big = malloc(6100);
+	assert_non_null(big);
+	len = sprintf(big, "axis a \"");
+	memset(big + len, 'q', 6000);
+	big[len + 2999] = ' ';
+	sprintf(big + len + 6000, "\"\nrun x ${a}\n");
+	assert_rc(load(&s, big, msg, sizeof(msg)), 0);
+	nxsim__sweep_job(&s, 0, &job);
+	assert_rc(nxsim__sweep_script(&s, &job, &buf, &len), 0);
+	assert_int_equal(len, 2 + 1 + 6000 + 1 + 1);
+	assert_memory_equal(buf + 3, big + 8, 6000);
+	free(buf);
+	nxsim__sweep_free(&s);
+	free(big);
+}
+
+/*
+ * Values holding NULs: a NUL cannot stand for the end of a value in the
+ * id, so (x="a\0y\0b", y="c") and (x="a", y="b\0y\0c") differ.
+ */
+static void test_sweep_ids_nul(void **state)
+{
+	static const char text[] = "axis x \"a\\0y\\0b\" a\n"
+				   "axis y c \"b\\0y\\0c\"\nrun x ${x} ${y}\n";
+	struct nxsim__sweep s;
+	struct nxsim__sweep_job job;
+	size_t sel[2];
+	uint64_t first;
+	char msg[128];
+
+	assert_rc(load(&s, text, msg, sizeof(msg)), 0);
+	job.sel = sel;
+	nxsim__sweep_job(&s, 0, &job); /* x="a\0y\0b" y="c" */
+	first = job.id;
+	nxsim__sweep_job(&s, 3, &job); /* x="a" y="b\0y\0c" */
+	assert_true(first != job.id);
+	nxsim__sweep_free(&s);
+}
+
+/*
+ * The job's line with its "commit" value (empty in a tree without git)
+ * replaced by "C" and its "costs" (the last member) left out; the line's
+ * "costs" into *@costs if asked.
+ */
+static char *run_line_costs(const char *text, uint64_t index, int rc_want,
+			    json_t **costs)
 {
 	struct nxsim__sweep s;
 	struct nxsim__sweep_job job;
 	size_t sel[4];
-	char msg[128], *line, *c, *end;
+	char msg[128], *line, *out, *c, *end;
+	json_t *o;
+	uint64_t id;
 
 	assert_rc(load(&s, text, msg, sizeof(msg)), 0);
 	job.sel = sel;
 	nxsim__sweep_job(&s, index, &job);
 	assert_rc(nxsim__sweep_run_job(&s, &job, &line), rc_want);
-	c = strstr(line, "\"commit\":\"") + 10;
+	/* valid JSON, whatever it holds */
+	assert_rc(nxsim__sweep_line_id(line, strlen(line), &id, &o, msg,
+				       sizeof(msg)),
+		  0);
+	assert_int_equal(id, job.id);
+	if (costs)
+		*costs = json_incref(json_object_get(o, "costs"));
+	json_decref(o);
+	c = strstr(line, "\"commit\":\"");
+	assert_non_null(c);
+	c += 10;
 	end = strchr(c, '"');
-	*c = 'C';
-	memmove(c + 1, end, strlen(end) + 1);
+	assert_non_null(end);
+	assert_true(asprintf(&out, "%.*sC%s", (int)(c - line), line, end) > 0);
+	free(line);
+	c = strstr(out, ",\"costs\":{\"xpfo\":{");
+	assert_non_null(c);
+	strcpy(c, "}\n");
 	nxsim__sweep_free(&s);
-	return line;
+	return out;
+}
+
+static char *run_line(const char *text, uint64_t index, int rc_want)
+{
+	return run_line_costs(text, index, rc_want, NULL);
 }
 
 static const struct {
@@ -331,8 +439,8 @@ static const struct {
 	{ "run host create h\nrun expect OK profile=5.4\n", 1,
 	  "{\"id\":\"f5bee57c8e11803d\",\"params\":{},\"seed\":1,"
 	  "\"version\":\"0.1.0\",\"commit\":\"C\",\"status\":\"error\","
-	  "\"error\":\"job:2: expectation failed\\u000a  want: OK "
-	  "profile=5.4\\u000a  got:  OK profile=6.18\","
+	  "\"error\":\"job:2: expectation failed\\n  want: OK "
+	  "profile=5.4\\n  got:  OK profile=6.18\","
 	  "\"results\":[{\"profile\":6.18}]}\n" },
 };
 
@@ -358,7 +466,14 @@ static const struct {
 	{ "{\"id\":\"0123456789ABCDEF\"}", -EINVAL },
 	{ "{\"id\":\"0123456789abcde\"}", -EINVAL },
 	{ "{\"id\":\"0123456789abcdef0\"}", -EINVAL },
-	{ "{ \"id\":\"0123456789abcdef\"}", -EINVAL },
+	/* spaced as Python's json.dumps() writes it: the same line */
+	{ "{\"x\": 1, \"id\": \"0123456789abcdef\"}\n", 0,
+	  0x0123456789abcdefull },
+	/* cut in the middle, or more than one value: not a line */
+	{ "{\"id\":\"0123456789abcdef\",\"x\":", -EINVAL },
+	{ "{\"id\":\"0123456789abcdef\"}{}", -EINVAL },
+	{ "[\"0123456789abcdef\"]", -EINVAL },
+	{ "{\"id\":81985529216486895}", -EINVAL },
 	{ "", -EINVAL },
 };
 
@@ -370,7 +485,10 @@ static void test_sweep_line_id(void **state)
 	for (i = 0; i < ARRAY_SIZE(id_cases); i++) {
 		const char *l = id_cases[i].line;
 
-		assert_rc(nxsim__sweep_line_id(l, strlen(l), &id),
+		char why[160];
+
+		assert_rc(nxsim__sweep_line_id(l, strlen(l), &id, NULL, why,
+					       sizeof(why)),
 			  id_cases[i].rc);
 		if (!id_cases[i].rc)
 			assert_int_equal(id, id_cases[i].id);
@@ -427,7 +545,8 @@ static void test_sweep_done_load(void **state)
 	f = fopen(path, "a+");
 	assert_rc(nxsim__sweep_done_load(&done, f, "r.jsonl", e), -EINVAL);
 	fclose(e);
-	assert_string_equal(msg, "r.jsonl:2: not a result line\n");
+	assert_string_equal(msg, "r.jsonl:2: not JSON: '[' or '{' expected "
+				 "near 'hello' (column 5)\n");
 	fclose(f);
 	unlink(path);
 	free(path);
@@ -509,7 +628,9 @@ static void test_sweep_merge(void **state)
 	e = fmemopen(msg, sizeof(msg), "w");
 	assert_rc(nxsim__sweep_merge(&s, paths, 2, out, e, &st), -EINVAL);
 	fclose(e);
-	snprintf(want, sizeof(want), "%s:2: not a result line\n", paths[1]);
+	snprintf(want, sizeof(want),
+		 "%s:2: not JSON: '[' or '{' expected near 'not' (column 3)\n",
+		 paths[1]);
 	assert_string_equal(msg, want);
 	assert_int_equal(access(out, F_OK), -1);
 	nxsim__sweep_free(&s);
@@ -518,6 +639,151 @@ static void test_sweep_merge(void **state)
 	free(paths[0]);
 	free(paths[1]);
 	free(out);
+}
+
+/* merge @n paths into @out; the report into @msg */
+static int merge_into(char **paths, int n, const char *out, char *msg,
+		      size_t size, struct nxsim__sweep_merge_stats *st)
+{
+	struct nxsim__sweep s;
+	FILE *e;
+	int rc;
+
+	assert_rc(load(&s, MERGE_SWEEP, msg, size), 0);
+	e = fmemopen(msg, size, "w");
+	assert_non_null(e);
+	rc = nxsim__sweep_merge(&s, paths, n, out, e, st);
+	fclose(e);
+	nxsim__sweep_free(&s);
+	return rc;
+}
+
+/*
+ * An output that is also an input is refused before anything is written;
+ * a failed merge leaves the output as it was; lines spaced differently
+ * are the same line; no lines at all is four jobs missing; 100 inputs
+ * merge under a limit of 32 open files.
+ */
+static void test_sweep_merge_safety(void **state)
+{
+	struct nxsim__sweep_merge_stats st;
+	struct rlimit lim, low;
+	char line[256], msg[1024], want[512], *paths[100], *out, *text;
+	uint64_t ids[4];
+	int i;
+
+	merge_ids(ids);
+	snprintf(line, sizeof(line), "{\"id\":\"%016llx\",\"j\":[0,1]}\n",
+		 (unsigned long long)ids[0]);
+	paths[0] = tmp_file(line);
+	snprintf(line, sizeof(line), "{\"j\": [0, 1], \"id\": \"%016llx\"}\n",
+		 (unsigned long long)ids[0]);
+	paths[1] = tmp_file(line);
+	assert_rc(merge_into(paths, 2, paths[0], msg, sizeof(msg), &st),
+		  -EINVAL);
+	snprintf(want, sizeof(want), "%s: the output is also an input (%s)\n",
+		 paths[0], paths[0]);
+	assert_string_equal(msg, want);
+	text = slurp(paths[0]);
+	snprintf(line, sizeof(line), "{\"id\":\"%016llx\",\"j\":[0,1]}\n",
+		 (unsigned long long)ids[0]);
+	assert_string_equal(text, line);
+	free(text);
+
+	/* re-spaced, reordered: identical; the first file's bytes win */
+	out = tmp_file("old\n");
+	assert_rc(merge_into(paths, 2, out, msg, sizeof(msg), &st), 0);
+	assert_int_equal(st.duplicated, 1);
+	assert_non_null(strstr(msg, "(2 lines, identical)"));
+	text = slurp(out);
+	assert_string_equal(text, line);
+	free(text);
+
+	/* a line cut short: refused, the output as it was */
+	unlink(out);
+	free(out);
+	out = tmp_file("old\n");
+	unlink(paths[1]);
+	free(paths[1]);
+	paths[1] = tmp_file("{\"id\":\"0000000000000001\",\"j\":\n");
+	assert_rc(merge_into(paths, 2, out, msg, sizeof(msg), &st), -EINVAL);
+	text = slurp(out);
+	assert_string_equal(text, "old\n");
+	free(text);
+	unlink(paths[0]);
+	unlink(paths[1]);
+	free(paths[0]);
+	free(paths[1]);
+
+	/* no line at all */
+	paths[0] = tmp_file("");
+	assert_rc(merge_into(paths, 1, out, msg, sizeof(msg), &st), 0);
+	assert_int_equal(st.merged, 0);
+	assert_int_equal(st.missing, 4);
+	unlink(paths[0]);
+	free(paths[0]);
+
+	/* more inputs than open files */
+	for (i = 0; i < 100; i++) {
+		snprintf(line, sizeof(line), "{\"id\":\"%016llx\"}\n",
+			 (unsigned long long)ids[i % 4]);
+		paths[i] = tmp_file(line);
+	}
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &lim), 0);
+	low = lim;
+	low.rlim_cur = 32;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	i = merge_into(paths, 100, out, msg, sizeof(msg), &st);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &lim), 0);
+	assert_rc(i, 0);
+	assert_int_equal(st.merged, 4);
+	assert_int_equal(st.duplicated, 96);
+	for (i = 0; i < 100; i++) {
+		unlink(paths[i]);
+		free(paths[i]);
+	}
+	unlink(out);
+	free(out);
+}
+
+/*
+ * Every line records the cost tables its job charged: the defaults, or
+ * those of its last xpfo workload (cost.walk=50% is 10 cycles) and
+ * bringup run.
+ */
+static void test_sweep_costs(void **state)
+{
+	const struct nxsim_stat_desc *d;
+	struct nxsim_bringup_costs bc;
+	json_t *costs, *x, *b;
+	const char *name;
+	uint32_t cycles;
+	unsigned int i;
+	char *line;
+
+	nxsim_bringup_costs_default(&bc);
+	line = run_line_costs("run xpfo costs\n", 0, 0, &costs);
+	free(line);
+	x = json_object_get(costs, "xpfo");
+	b = json_object_get(costs, "bringup");
+	for (i = 0; !nxsim_xpfo_cost_info(i, &name, &cycles, NULL); i++)
+		assert_int_equal(json_integer_value(json_object_get(x, name)),
+				 cycles);
+	assert_int_equal(json_object_size(x), i);
+	for (i = 0; (d = nxsim_stats_desc(NXSIM_STATS_BRINGUP_COSTS, i)); i++)
+		assert_true(json_number_value(json_object_get(b, d->name)) ==
+			    nxsim_stat_double(d, &bc));
+	assert_int_equal(json_object_size(b), i);
+	json_decref(costs);
+
+	line = run_line_costs("run xpfo workload compile events=10 "
+			      "cost.walk=50% cost.invlpg=7\n",
+			      0, 0, &costs);
+	free(line);
+	x = json_object_get(costs, "xpfo");
+	assert_int_equal(json_integer_value(json_object_get(x, "walk")), 10);
+	assert_int_equal(json_integer_value(json_object_get(x, "invlpg")), 7);
+	json_decref(costs);
 }
 
 int main(void)
@@ -530,10 +796,14 @@ int main(void)
 		cmocka_unit_test(test_sweep_shard_spec),
 		cmocka_unit_test(test_sweep_shard_sizes),
 		cmocka_unit_test(test_sweep_script),
+		cmocka_unit_test(test_sweep_script_bytes),
+		cmocka_unit_test(test_sweep_ids_nul),
 		cmocka_unit_test(test_sweep_run_job),
 		cmocka_unit_test(test_sweep_line_id),
 		cmocka_unit_test(test_sweep_done_load),
 		cmocka_unit_test(test_sweep_merge),
+		cmocka_unit_test(test_sweep_merge_safety),
+		cmocka_unit_test(test_sweep_costs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

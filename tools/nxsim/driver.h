@@ -42,7 +42,8 @@ struct nxsim__drv_reply {
 	char buf[NXSIM__DRV_REPLY]; /* " value value ..." */
 	size_t len;
 	char err[NXSIM__DRV_REPLY]; /* message of an ERR; "" for default */
-	int rc; /* the errno of a failed lookup or script error; 0: none */
+	int rc;	  /* the errno of a failed lookup or script error; 0: none */
+	bool cut; /* something added did not fit: the answer is -E2BIG */
 };
 
 struct nxsim__drv;
@@ -77,6 +78,7 @@ extern const struct nxsim__drv_verb nxsim__drv_guest_verbs[];
 extern const struct nxsim__drv_verb nxsim__drv_xpfo_verbs[];
 extern const struct nxsim__drv_verb nxsim__drv_bringup_verbs[];
 extern const struct nxsim__drv_verb nxsim__drv_workload_verbs[];
+extern const struct nxsim__drv_verb nxsim__drv_plugin_verbs[];
 extern const struct nxsim__drv_verb *const nxsim__drv_tables[];
 
 enum nxsim__drv_kind {
@@ -91,11 +93,15 @@ enum nxsim__drv_kind {
 #define NXSIM__DRV_KEEP_GOING (1u << 0) /* go on after a failed expect */
 #define NXSIM__DRV_TRACE (1u << 1)	/* echo each command to @err */
 #define NXSIM__DRV_STRICT (1u << 2)	/* a command without expect fails */
+/* an ERR answer no expect checks fails the script */
+#define NXSIM__DRV_FAIL_ON_ERR (1u << 3)
+/* TAP on @out: a test point a command, answers as comments, the plan */
+#define NXSIM__DRV_TAP (1u << 4)
 
 struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err, unsigned int flags);
 /*
  * Runs a script; returns 0, or 1 if an expectation failed (or, strict, a
- * command was not checked).
+ * command was not checked; or, fail-on-err, an ERR was not expected).
  */
 int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name);
 /* Destroys every object the script left, then the driver. */
@@ -121,18 +127,39 @@ void nxsim__drv_help(FILE *f);
  */
 int nxsim__drv_lex(const char *line, size_t len, struct nxsim__drv_tok *toks,
 		   char *buf, const char **why);
+/* The same with room for @max words in @toks (a line of @len bytes has at
+ * most @len / 2 + 1). */
+int nxsim__drv_lex_max(const char *line, size_t len,
+		       struct nxsim__drv_tok *toks, size_t max, char *buf,
+		       const char **why);
 /* Whether @s reads back as itself unquoted: printable ASCII, no blank,
  * quote or backslash, not empty, no leading '#'. */
 bool nxsim__drv_bare(const char *s, size_t len);
 /* Appends " s" or " key=s": @s bare when printable, else a C string. */
 void nxsim__drv_quote(struct nxsim__drv_reply *r, const char *key,
 		      const char *s, size_t len);
+/* "s" or "key=s", without the blank, onto a stream: no length limit. */
+void nxsim__drv_fquote(FILE *f, const char *key, const char *s, size_t len);
 
-/* interp.c: helpers for the handlers */
+/* words.c: the answer, a script error, numbers, options, durations */
 void nxsim__drv_add(struct nxsim__drv_reply *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int nxsim__drv_fail(struct nxsim__drv_reply *r, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+int nxsim__drv_u64(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,
+		   struct nxsim__drv_reply *r);
+/*
+ * strtoull() for the driver's numbers: decimal (leading zeros too: 010 is
+ * ten), 0x hexadecimal, 0o octal; *@end at the first byte not taken.
+ */
+unsigned long long nxsim__drv_strtou64(const char *s, char **end);
+/* "key=value": the value when @t starts with @key and '=' */
+const char *nxsim__drv_opt(const struct nxsim__drv_tok *t, const char *key);
+/* "60s", "100ms", "250us", "5ns" or a bare count of ns */
+int nxsim__drv_duration(const struct nxsim__drv_tok *t, uint64_t *ns,
+			struct nxsim__drv_reply *r);
+
+/* interp.c: helpers for the handlers */
 /* Looks an object up by name; on failure fills @r and returns NULL. */
 void *nxsim__drv_find(struct nxsim__drv *d, const char *name,
 		      enum nxsim__drv_kind kind, struct nxsim__drv_reply *r);
@@ -185,9 +212,14 @@ void nxsim__drv_add_stats(struct nxsim__drv_reply *r, enum nxsim_stats_set set,
 			  const void *st, const char *const *only);
 /* Where the driver writes diagnostics (stderr for the program). */
 FILE *nxsim__drv_errf(struct nxsim__drv *d);
-int nxsim__drv_u64(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,
-		   struct nxsim__drv_reply *r);
-/* "key=value": the value when @t starts with @key and '=' */
-const char *nxsim__drv_opt(const struct nxsim__drv_tok *t, const char *key);
+/*
+ * The cost tables the script's last "xpfo workload" and "bringup run"
+ * charged (the defaults before the first), for nxsim-sweep's result lines.
+ */
+struct nxsim__drv_costs {
+	struct nxsim_xpfo_costs xpfo;
+	struct nxsim_bringup_costs bringup;
+};
+struct nxsim__drv_costs *nxsim__drv_costs(struct nxsim__drv *d);
 
 #endif /* NXSIM_TOOLS_DRIVER_H */

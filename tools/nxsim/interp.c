@@ -10,6 +10,11 @@
  * itself (unknown verb, bad arguments, unterminated string) name the line:
  * "ERR -EINVAL line 7: unterminated string".
  *
+ * With NXSIM__DRV_TAP the output is the Test Anything Protocol: each
+ * command is a test point, "ok N - file:line verb" or "not ok ...", once
+ * the expects after it (if any) are known; the answers are comments; the
+ * plan and a count close it.
+ *
  * The driver's own memory comes from libc, not the simulator's allocator,
  * so "alloc stats" and "alloc fail-nth" see the simulator alone.
  */
@@ -58,9 +63,16 @@ RB_GENERATE(nxsim__drv_objects, object, node, object_cmp);
  * @file: script name for messages
  * @line: number of the line being run
  * @last: the previous answer, for expect
- * @unchecked: line of the last command no expect has checked yet; 0: none
- * @command: that command's text, for the strict mode's message
+ * @pending: line of the last command, until the next one or the end of the
+ *	script settles it; 0: none
+ * @pending_err: its answer was an ERR
+ * @pending_expected: an expect followed it
+ * @pending_failed: an expect after it failed
+ * @command: its text, for the messages of strict and fail-on-err
+ * @verb: its verb, for its TAP test point
  * @failures: expectations that failed
+ * @points: TAP test points written
+ * @points_failed: of which "not ok"
  */
 struct nxsim__drv {
 	struct nxsim__drv_objects objects;
@@ -71,9 +83,16 @@ struct nxsim__drv {
 	const char *file;
 	unsigned long line;
 	char last[NXSIM__DRV_REPLY + 300];
-	unsigned long unchecked;
+	unsigned long pending;
+	bool pending_err;
+	bool pending_expected;
+	bool pending_failed;
 	char command[160];
+	char verb[80];
 	int failures;
+	unsigned long points;
+	unsigned long points_failed;
+	struct nxsim__drv_costs costs;
 };
 
 static const char *const kind_names[] = {
@@ -81,31 +100,6 @@ static const char *const kind_names[] = {
 	[NXSIM__DRV_VCPU] = "vcpu",    [NXSIM__DRV_CLOCK] = "clock",
 	[NXSIM__DRV_XPFO] = "machine",
 };
-
-void nxsim__drv_add(struct nxsim__drv_reply *r, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(r->buf + r->len, sizeof(r->buf) - r->len, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		r->len += (size_t)n < sizeof(r->buf) - r->len ?
-				  (size_t)n :
-				  sizeof(r->buf) - r->len - 1;
-}
-
-int nxsim__drv_fail(struct nxsim__drv_reply *r, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(r->err, sizeof(r->err), fmt, ap);
-	va_end(ap);
-	r->rc = err;
-	return err;
-}
 
 static struct object *lookup(struct nxsim__drv *d, const char *name)
 {
@@ -286,6 +280,11 @@ FILE *nxsim__drv_errf(struct nxsim__drv *d)
 	return d->err;
 }
 
+struct nxsim__drv_costs *nxsim__drv_costs(struct nxsim__drv *d)
+{
+	return &d->costs;
+}
+
 void nxsim__drv_use_host(struct nxsim__drv *d, struct nxsim_host *host)
 {
 	d->cur = host;
@@ -303,36 +302,6 @@ struct nxsim_host *nxsim__drv_host(struct nxsim__drv *d, const char *name,
 	return d->cur;
 }
 
-int nxsim__drv_u64(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,
-		   struct nxsim__drv_reply *r)
-{
-	char *end;
-
-	errno = 0;
-	if (!t->len || t->s[0] < '0' || t->s[0] > '9' || strlen(t->s) != t->len)
-		return nxsim__drv_fail(r, -EINVAL, "not a number: \"%s\"",
-				       t->s);
-	*v = strtoull(t->s, &end, 0);
-	if (*end)
-		return nxsim__drv_fail(r, -EINVAL, "not a number: \"%s\"",
-				       t->s);
-	if (errno == ERANGE || *v > max)
-		return nxsim__drv_fail(r, -ERANGE,
-				       "number out of range: %s (max %" PRIu64
-				       ")",
-				       t->s, max);
-	return 0;
-}
-
-const char *nxsim__drv_opt(const struct nxsim__drv_tok *t, const char *key)
-{
-	size_t n = strlen(key);
-
-	if (t->len > n && !strncmp(t->s, key, n) && t->s[n] == '=')
-		return t->s + n + 1;
-	return NULL;
-}
-
 struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err, unsigned int flags)
 {
 	struct nxsim__drv *d = calloc(1, sizeof(*d));
@@ -343,6 +312,8 @@ struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err, unsigned int flags)
 	d->out = out;
 	d->err = err;
 	d->flags = flags;
+	nxsim_xpfo_costs_default(&d->costs.xpfo);
+	nxsim_bringup_costs_default(&d->costs.bringup);
 	return d;
 }
 
@@ -399,6 +370,10 @@ static void answer(struct nxsim__drv *d, int rc, struct nxsim__drv_reply *r)
 	else if (r->err[0])
 		snprintf(line, sizeof(line), "ERR %s%s line %lu: %s",
 			 name[0] == '-' ? "" : "-", name, d->line, r->err);
+	else if (nxsim_error_detail()[0]) /* the library's reason */
+		snprintf(line, sizeof(line), "ERR %s%s %s: %s",
+			 name[0] == '-' ? "" : "-", name, text,
+			 nxsim_error_detail());
 	else
 		snprintf(line, sizeof(line), "ERR %s%s %s",
 			 name[0] == '-' ? "" : "-", name, text);
@@ -413,7 +388,8 @@ static void answer(struct nxsim__drv *d, int rc, struct nxsim__drv_reply *r)
 			d->last[o++] = c;
 	}
 	d->last[o] = '\0';
-	fprintf(d->out, "%s\n", d->last);
+	fprintf(d->out, "%s%s\n", d->flags & NXSIM__DRV_TAP ? "# " : "",
+		d->last);
 	fflush(d->out);
 }
 
@@ -446,6 +422,8 @@ static int dispatch(struct nxsim__drv *d, int n, struct nxsim__drv_tok *toks,
 	int words, argc, rc;
 
 	v = find_verb(n, toks, &words);
+	snprintf(d->verb, sizeof(d->verb), "%s%s%s", v ? v->group : toks[0].s,
+		 v && v->name ? " " : "", v && v->name ? v->name : "");
 	if (!v)
 		return nxsim__drv_fail(r, -EINVAL,
 				       "unknown verb \"%s%s%s\" (nxsim --help)",
@@ -456,7 +434,14 @@ static int dispatch(struct nxsim__drv *d, int n, struct nxsim__drv_tok *toks,
 		return nxsim__drv_fail(r, -EINVAL, "usage: %s%s%s %s", v->group,
 				       v->name ? " " : "",
 				       v->name ? v->name : "", v->usage);
+	nxsim_error_clear();
 	rc = v->fn(d, argc, toks + words, r);
+	/* never a cut answer: what did not fit is an error */
+	if (rc >= 0 && r->cut)
+		return nxsim__drv_fail(r, -E2BIG,
+				       "answer longer than %d bytes: ask for "
+				       "less",
+				       NXSIM__DRV_REPLY - 1);
 	/* a failed lookup's errno stands: -ENOENT, or -EBADF for a closed VM */
 	return rc < 0 && r->rc ? r->rc : rc;
 }
@@ -490,12 +475,15 @@ static int split_words(const char *s, struct nxsim__drv_tok *toks, char *buf)
 static bool expect_holds(struct nxsim__drv *d, int n,
 			 struct nxsim__drv_tok *want)
 {
-	struct nxsim__drv_tok got[NXSIM__DRV_MAX_TOKS];
+	/* every word of the answer, however many (a word and its blank
+	 * take two bytes at least) */
+	struct nxsim__drv_tok got[sizeof(d->last) / 2 + 1];
 	char buf[2 * sizeof(d->last) + 1];
 	const char *why;
 	int m, i;
 
-	m = nxsim__drv_lex(d->last, strlen(d->last), got, buf, &why);
+	m = nxsim__drv_lex_max(d->last, strlen(d->last), got,
+			       NXSIM__DRV_NELEM(got), buf, &why);
 	if (m < 0 && !strncmp(d->last, "ERR ", 4))
 		m = split_words(d->last, got, buf);
 	if (m < 1 || strcmp(got[0].s, want[0].s))
@@ -556,19 +544,65 @@ static bool expect(struct nxsim__drv *d, const char *line, int n,
 	return false;
 }
 
-/*
- * Strict mode: the command of line d->unchecked was followed by another
- * command, or by the end of the script, with no expect between them.
- */
-static bool checked(struct nxsim__drv *d)
+/* A TAP test point for line @line: "ok 3 - t.nxs:5 host create". */
+static void tap_point(struct nxsim__drv *d, bool ok, unsigned long line,
+		      const char *what)
 {
-	if (!(d->flags & NXSIM__DRV_STRICT) || !d->unchecked)
+	if (!(d->flags & NXSIM__DRV_TAP))
+		return;
+	d->points++;
+	d->points_failed += !ok;
+	fprintf(d->out, "%sok %lu - %s:%lu %s\n", ok ? "" : "not ", d->points,
+		d->file, line, what);
+	fflush(d->out);
+}
+
+/*
+ * The command of line d->pending is done: another command follows, or the
+ * script ends.  It fails if an expect after it failed; strict, if no
+ * expect checked it; fail-on-err, if its answer was an ERR no expect
+ * checked.  Returns whether it passed.
+ */
+static bool settle(struct nxsim__drv *d)
+{
+	bool ok = !d->pending_failed;
+
+	if (!d->pending)
 		return true;
-	fprintf(d->err, "%s:%lu: unchecked command: %s\n", d->file,
-		d->unchecked, d->command);
-	d->unchecked = 0;
+	if (!d->pending_expected && (d->flags & NXSIM__DRV_STRICT)) {
+		fprintf(d->err, "%s:%lu: unchecked command: %s\n", d->file,
+			d->pending, d->command);
+		ok = false;
+		d->failures++;
+	} else if (!d->pending_expected && d->pending_err &&
+		   (d->flags & NXSIM__DRV_FAIL_ON_ERR)) {
+		fprintf(d->err, "%s:%lu: unexpected ERR: %s\n", d->file,
+			d->pending, d->command);
+		ok = false;
+		d->failures++;
+	}
+	tap_point(d, ok, d->pending, d->verb);
+	d->pending = 0;
+	return ok;
+}
+
+/* An expect line was read; @held says whether it held. */
+static void expected(struct nxsim__drv *d, bool held)
+{
+	if (held && d->pending) {
+		d->pending_expected = true;
+		return;
+	}
+	if (held)
+		return;
 	d->failures++;
-	return false;
+	if (d->pending) {
+		d->pending_expected = true;
+		d->pending_failed = true;
+	} else {
+		/* nothing to hang it on: a test point of its own */
+		tap_point(d, false, d->line, "expect");
+	}
 }
 
 /* A line whose first word is "expect", even if the rest does not split. */
@@ -596,7 +630,9 @@ int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name)
 	d->file = name;
 	d->line = 0;
 	d->last[0] = '\0';
-	d->unchecked = 0;
+	d->pending = 0;
+	d->points = 0;
+	d->points_failed = 0;
 	while ((len = getline(&line, &cap, in)) >= 0) {
 		struct nxsim__drv_reply r = { .len = 0 };
 		const char *why;
@@ -625,33 +661,40 @@ int nxsim__drv_run(struct nxsim__drv *d, FILE *in, const char *name)
 		if (d->flags & NXSIM__DRV_TRACE)
 			fprintf(d->err, "+ %s\n", line);
 		if (n < 0 && is_expect(line)) {
-			d->unchecked = 0;
 			fprintf(d->err, "%s:%lu: bad expect line: %s\n",
 				d->file, d->line, why);
-			d->failures++;
+			expected(d, false);
 			if (d->flags & NXSIM__DRV_KEEP_GOING)
 				continue;
 			break;
 		}
 		if (n > 0 && !strcmp(toks[0].s, "expect")) {
-			d->unchecked = 0;
-			if (expect(d, line, n, toks))
-				continue;
-			d->failures++;
-			if (d->flags & NXSIM__DRV_KEEP_GOING)
+			bool held = expect(d, line, n, toks);
+
+			expected(d, held);
+			if (held || (d->flags & NXSIM__DRV_KEEP_GOING))
 				continue;
 			break;
 		}
-		if (!checked(d) && !(d->flags & NXSIM__DRV_KEEP_GOING))
+		if (!settle(d) && !(d->flags & NXSIM__DRV_KEEP_GOING))
 			break;
+		snprintf(d->verb, sizeof(d->verb), "(bad line)");
 		rc = n < 0 ? nxsim__drv_fail(&r, n, "%s", why) :
 			     dispatch(d, n, toks, &r);
 		answer(d, rc, &r);
-		d->unchecked = d->line;
+		d->pending = d->line;
+		d->pending_err = rc < 0;
+		d->pending_expected = false;
+		d->pending_failed = false;
 		snprintf(d->command, sizeof(d->command), "%s",
 			 line + strspn(line, " \t"));
 	}
-	checked(d);
+	settle(d);
+	if (d->flags & NXSIM__DRV_TAP) {
+		fprintf(d->out, "1..%lu\n# %lu passed, %lu failed\n", d->points,
+			d->points - d->points_failed, d->points_failed);
+		fflush(d->out);
+	}
 	free(line);
 	free(buf);
 	return d->failures ? 1 : 0;
@@ -680,9 +723,19 @@ void nxsim__drv_help(FILE *f)
 	const struct nxsim__drv_verb *const *tab, *v;
 
 	fprintf(f,
-		"usage: nxsim [-k|--keep-going] [-x] [--strict] [SCRIPT|-]\n"
+		"usage: nxsim [-kxse] [--tap] [SCRIPT|-]\n"
 		"       nxsim convert IN OUT    text trace -> binary trace\n"
 		"       nxsim --help | --version\n\n"
+		"  -k, --keep-going   go on after a failed expect\n"
+		"  -x, --trace        echo each command to stderr\n"
+		"  -s, --strict       every command must be checked by an "
+		"expect\n"
+		"  -e, --fail-on-err  an ERR answer no expect checks fails "
+		"the script\n"
+		"      --tap          TAP output: \"ok N - FILE:LINE VERB\" "
+		"a command, answers\n"
+		"                     as \"# \" comments, the plan and a "
+		"count at the end\n\n"
 		"Reads one command a line (stdin without SCRIPT); answers each "
 		"with one line,\n\"OK values\" or \"ERR -EXXX message\". '#' "
 		"starts a comment.  Strings are C\nstrings: \"never\\n\".\n\n"

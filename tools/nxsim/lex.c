@@ -5,6 +5,8 @@
  * words (expect compares words, not spellings).
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "driver.h"
@@ -49,15 +51,25 @@ static int unescape(const char *line, size_t len, size_t *i, char *out)
 int nxsim__drv_lex(const char *line, size_t len, struct nxsim__drv_tok *toks,
 		   char *buf, const char **why)
 {
+	return nxsim__drv_lex_max(line, len, toks, NXSIM__DRV_MAX_TOKS, buf,
+				  why);
+}
+
+int nxsim__drv_lex_max(const char *line, size_t len,
+		       struct nxsim__drv_tok *toks, size_t max, char *buf,
+		       const char **why)
+{
 	size_t i = 0;
 	int n = 0;
 
+	if (max > INT_MAX)
+		max = INT_MAX;
 	for (;;) {
 		while (i < len && (line[i] == ' ' || line[i] == '\t'))
 			i++;
 		if (i == len || line[i] == '#')
 			return n;
-		if (n == NXSIM__DRV_MAX_TOKS) {
+		if ((size_t)n == max) {
 			*why = "too many words";
 			return -E2BIG;
 		}
@@ -111,43 +123,79 @@ bool nxsim__drv_bare(const char *s, size_t len)
 	return true;
 }
 
-void nxsim__drv_quote(struct nxsim__drv_reply *r, const char *key,
-		      const char *s, size_t len)
+/* Where quote() writes: a reply or a stream. */
+struct sink {
+	struct nxsim__drv_reply *r;
+	FILE *f;
+};
+
+static void put(struct sink *k, const char *s, size_t len)
 {
+	if (k->f)
+		fwrite(s, 1, len, k->f);
+	else
+		nxsim__drv_add(k->r, "%.*s", (int)len, s);
+}
+
+static void quote(struct sink *k, bool blank, const char *key, const char *s,
+		  size_t len)
+{
+	char esc[5];
 	size_t i;
 
-	if (key)
-		nxsim__drv_add(r, " %s=", key);
-	else
-		nxsim__drv_add(r, " ");
+	if (blank)
+		put(k, " ", 1);
+	if (key) {
+		put(k, key, strlen(key));
+		put(k, "=", 1);
+	}
 	if (nxsim__drv_bare(s, len)) {
-		nxsim__drv_add(r, "%.*s", (int)len, s);
+		put(k, s, len);
 		return;
 	}
-	nxsim__drv_add(r, "\"");
+	put(k, "\"", 1);
 	for (i = 0; i < len; i++) {
 		unsigned char c = s[i];
 
 		switch (c) {
 		case '\n':
-			nxsim__drv_add(r, "\\n");
+			put(k, "\\n", 2);
 			break;
 		case '\t':
-			nxsim__drv_add(r, "\\t");
+			put(k, "\\t", 2);
 			break;
 		case '\r':
-			nxsim__drv_add(r, "\\r");
+			put(k, "\\r", 2);
 			break;
 		case '"':
 		case '\\':
-			nxsim__drv_add(r, "\\%c", c);
+			esc[0] = '\\';
+			esc[1] = c;
+			put(k, esc, 2);
 			break;
 		default:
-			if (c < 0x20 || c >= 0x7f)
-				nxsim__drv_add(r, "\\x%02x", c);
-			else
-				nxsim__drv_add(r, "%c", c);
+			if (c < 0x20 || c >= 0x7f) {
+				snprintf(esc, sizeof(esc), "\\x%02x", c);
+				put(k, esc, 4);
+			} else {
+				put(k, (const char *)&c, 1);
+			}
 		}
 	}
-	nxsim__drv_add(r, "\"");
+	put(k, "\"", 1);
+}
+
+void nxsim__drv_quote(struct nxsim__drv_reply *r, const char *key,
+		      const char *s, size_t len)
+{
+	struct sink k = { .r = r };
+
+	quote(&k, true, key, s, len);
+}
+
+void nxsim__drv_fquote(FILE *f, const char *key, const char *s, size_t len)
+{
+	struct sink k = { .f = f };
+
+	quote(&k, false, key, s, len);
 }

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * nxsim: run a line-protocol script (a file, or stdin) against libnxsim,
- * or convert a text trace to the binary format.  See docs/driver.md.
+ * or convert a text trace to the binary format.  Options are getopt_long()
+ * style (-kx, --tap).  See docs/driver.md.
  */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "driver.h"
@@ -25,64 +28,91 @@ static int run(FILE *in, const char *name, unsigned int flags)
 /* "nxsim convert IN OUT" is the script "trace convert IN OUT; expect OK". */
 static int convert(const char *in, const char *out)
 {
-	struct nxsim__drv_reply script = { .len = 0 };
-	FILE *f;
+	/* a stream, not a reply: paths of any length go in whole */
+	FILE *s, *f = NULL;
+	char *script = NULL;
+	size_t len = 0;
 	int rc;
 
-	nxsim__drv_add(&script, "trace convert");
-	nxsim__drv_quote(&script, NULL, in, strlen(in));
-	nxsim__drv_quote(&script, NULL, out, strlen(out));
-	nxsim__drv_add(&script, "\nexpect OK\n");
-	f = fmemopen(script.buf, script.len, "r");
+	s = open_memstream(&script, &len);
+	if (s) {
+		fputs("trace convert ", s);
+		nxsim__drv_fquote(s, NULL, in, strlen(in));
+		fputc(' ', s);
+		nxsim__drv_fquote(s, NULL, out, strlen(out));
+		fputs("\nexpect OK\n", s);
+		if (!fclose(s))
+			f = fmemopen(script, len, "r");
+	}
 	if (!f) {
 		perror("nxsim");
+		free(script);
 		return 2;
 	}
 	rc = run(f, "convert", 0);
 	fclose(f);
+	free(script);
 	return rc;
 }
 
 int main(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "keep-going", no_argument, NULL, 'k' },
+		{ "trace", no_argument, NULL, 'x' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "fail-on-err", no_argument, NULL, 'e' },
+		{ "tap", no_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *path = NULL;
 	unsigned int flags = 0;
 	FILE *in = stdin;
-	int i, rc;
+	int c, rc;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+	while ((c = getopt_long(argc, argv, "hkxse", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			nxsim__drv_help(stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--version")) {
-			printf("nxsim %d.%d.%d\n", NXSIM_VERSION_MAJOR,
-			       NXSIM_VERSION_MINOR, NXSIM_VERSION_PATCH);
+		case 'V':
+			printf("nxsim %s\n", nxsim_version());
 			return 0;
-		} else if (!strcmp(argv[i], "-k") ||
-			   !strcmp(argv[i], "--keep-going")) {
+		case 'k':
 			flags |= NXSIM__DRV_KEEP_GOING;
-		} else if (!strcmp(argv[i], "--strict")) {
-			flags |= NXSIM__DRV_STRICT;
-		} else if (!strcmp(argv[i], "-x")) {
+			break;
+		case 'x':
 			flags |= NXSIM__DRV_TRACE;
-		} else if (!strcmp(argv[i], "convert") && !path) {
-			if (argc - i != 3) {
-				fprintf(stderr,
-					"usage: nxsim convert IN OUT\n");
-				return 2;
-			}
-			return convert(argv[i + 1], argv[i + 2]);
-		} else if (argv[i][0] == '-' && strcmp(argv[i], "-")) {
-			fprintf(stderr, "nxsim: unknown option %s (--help)\n",
-				argv[i]);
+			break;
+		case 's':
+			flags |= NXSIM__DRV_STRICT;
+			break;
+		case 'e':
+			flags |= NXSIM__DRV_FAIL_ON_ERR;
+			break;
+		case 't':
+			flags |= NXSIM__DRV_TAP;
+			break;
+		default: /* getopt_long() said what */
+			fprintf(stderr, "nxsim: --help lists the options\n");
 			return 2;
-		} else if (path) {
-			fprintf(stderr, "nxsim: one script at a time\n");
-			return 2;
-		} else {
-			path = argv[i];
 		}
 	}
+	if (optind < argc && !strcmp(argv[optind], "convert")) {
+		if (argc - optind != 3) {
+			fprintf(stderr, "usage: nxsim convert IN OUT\n");
+			return 2;
+		}
+		return convert(argv[optind + 1], argv[optind + 2]);
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "nxsim: one script at a time\n");
+		return 2;
+	}
+	if (optind < argc)
+		path = argv[optind];
 	if (path && strcmp(path, "-")) {
 		in = fopen(path, "r");
 		if (!in) {

@@ -30,6 +30,7 @@ const struct nxsim__drv_verb *const nxsim__drv_tables[] = {
 	nxsim__drv_xpfo_verbs,
 	nxsim__drv_bringup_verbs,
 	nxsim__drv_workload_verbs,
+	nxsim__drv_plugin_verbs,
 	nxsim__drv_misc_verbs,
 	NULL,
 };

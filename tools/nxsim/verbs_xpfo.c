@@ -776,6 +776,8 @@ static int xpfo_workload(struct nxsim__drv *d, int argc,
 	if (rc)
 		return rc;
 	rc = nxsim_xpfo_run_workload(&run, &res);
+	if (!rc)
+		nxsim__drv_costs(d)->xpfo = costs;
 	if (rc == -ENOENT)
 		return nxsim__drv_fail(r, rc,
 				       "unknown workload or policy "

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * nxsim-sweep: list, run (a shard of, on N local threads, resuming) and
- * merge the jobs of a sweep file.  See docs/sweep.md.
+ * merge the jobs of a sweep file.  Options are GNU-style (getopt_long():
+ * --shard=0/3 or --shard 0/3, -j4 or -j 4).  See docs/sweep.md.
  */
 #include <inttypes.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,11 +27,10 @@ static int list(const struct nxsim__sweep *s, uint64_t k, uint64_t n)
 	if (!job.sel)
 		return -ENOMEM;
 	for (seq = 0; seq < nr; seq++) {
-		struct nxsim__drv_reply r = { .len = 0 };
-
 		nxsim__sweep_job(s, k + seq * n, &job);
-		nxsim__sweep_params(s, &job, &r);
-		printf("%016" PRIx64 "%s\n", job.id, r.buf);
+		printf("%016" PRIx64, job.id);
+		nxsim__sweep_params(s, &job, stdout);
+		putchar('\n');
 	}
 	free(job.sel);
 	return fflush(stdout) ? -EIO : 0;
@@ -55,24 +56,37 @@ static int bad_arg(const char *arg, const char *why)
 	return 2;
 }
 
+/* getopt_long()'s own message is out already: the usage, status 2. */
+static int bad_option(void)
+{
+	fputs(usage, stderr);
+	return 2;
+}
+
 static int merge(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct nxsim__sweep_merge_stats st;
 	struct nxsim__sweep s;
 	const char *out = NULL;
-	int i = 1, rc;
+	int c, rc;
 
-	if (i + 1 < argc && !strcmp(argv[i], "-o")) {
-		out = argv[i + 1];
-		i += 2;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:", opts, NULL)) != -1) {
+		if (c != 'o')
+			return bad_option();
+		out = optarg;
 	}
-	if (argc - i < 2 || argv[i][0] == '-')
-		return bad_arg(argc > i ? argv[i] : "merge",
+	if (argc - optind < 2)
+		return bad_arg(argc > optind ? argv[optind] : "merge",
 			       "merge needs a SWEEP and RESULT files");
-	if (load(&s, argv[i]))
+	if (load(&s, argv[optind]))
 		return 2;
-	rc = nxsim__sweep_merge(&s, argv + i + 1, argc - i - 1, out, stderr,
-				&st);
+	rc = nxsim__sweep_merge(&s, argv + optind + 1, argc - optind - 1, out,
+				stderr, &st);
 	if (!rc)
 		fprintf(stderr,
 			"merge: %" PRIu64 " of %" PRIu64 " jobs, %" PRIu64
@@ -86,57 +100,68 @@ static int merge(int argc, char **argv)
 	return st.missing || st.duplicated || st.unknown ? 1 : 0;
 }
 
+enum { OPT_LIST = 256, OPT_RESUME, OPT_SHARD, OPT_VERSION };
+
 int main(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "output", required_argument, NULL, 'o' },
+		{ "resume", no_argument, NULL, OPT_RESUME },
+		{ "shard", required_argument, NULL, OPT_SHARD },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct nxsim__sweep_done done = { 0 };
 	struct nxsim__sweep_pool p = { .n = 1 };
 	const char *path = NULL, *out = NULL, *why;
 	bool do_list = false, resume = false;
 	unsigned long threads = 1;
 	struct nxsim__sweep s;
-	int i, rc;
+	int c, rc;
+	char *end;
 
 	if (argc > 1 && !strcmp(argv[1], "merge"))
 		return merge(argc - 1, argv + 1);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		char *end;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	while ((c = getopt_long(argc, argv, "hj:o:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			fputs(usage, stdout);
 			return 0;
-		} else if (!strcmp(a, "--version")) {
+		case OPT_VERSION:
 			printf("nxsim-sweep %d.%d.%d\n", NXSIM_VERSION_MAJOR,
 			       NXSIM_VERSION_MINOR, NXSIM_VERSION_PATCH);
 			return 0;
-		} else if (!strcmp(a, "--list")) {
+		case OPT_LIST:
 			do_list = true;
-		} else if (!strcmp(a, "--resume")) {
+			break;
+		case OPT_RESUME:
 			resume = true;
-		} else if ((!strcmp(a, "--shard") || !strcmp(a, "-o") ||
-			    !strcmp(a, "-j")) &&
-			   i + 1 == argc) {
-			return bad_arg(a, "needs a value");
-		} else if (!strcmp(a, "--shard")) {
-			if (nxsim__sweep_shard(argv[++i], &p.k, &p.n, &why))
-				return bad_arg(argv[i], why);
-		} else if (!strcmp(a, "-o")) {
-			out = argv[++i];
-		} else if (!strncmp(a, "-j", 2)) {
-			a = a[2] ? a + 2 : argv[++i];
+			break;
+		case OPT_SHARD:
+			if (nxsim__sweep_shard(optarg, &p.k, &p.n, &why))
+				return bad_arg(optarg, why);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'j':
 			errno = 0;
-			threads = strtoul(a, &end, 10);
-			if (*a < '1' || *a > '9' || *end || errno ||
+			threads = strtoul(optarg, &end, 10);
+			if (*optarg < '1' || *optarg > '9' || *end || errno ||
 			    threads > 1024)
-				return bad_arg(a, "-j takes 1 to 1024");
-		} else if (a[0] == '-') {
-			return bad_arg(a, "unknown option");
-		} else if (path) {
-			return bad_arg(a, "one sweep file at a time");
-		} else {
-			path = a;
+				return bad_arg(optarg, "-j takes 1 to 1024");
+			break;
+		default:
+			return bad_option();
 		}
 	}
+	if (optind < argc)
+		path = argv[optind];
+	if (argc - optind > 1)
+		return bad_arg(argv[optind + 1], "one sweep file at a time");
 	if (!path)
 		return bad_arg("SWEEP", "missing");
 	if (resume && !out)

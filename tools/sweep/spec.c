@@ -20,16 +20,27 @@
 #define FNV64_OFFSET 0xcbf29ce484222325ull
 #define FNV64_PRIME 0x100000001b3ull
 
-/* FNV-1a, 64 bits, over @len bytes and a NUL after them. */
+static uint64_t fnv1a_byte(uint64_t h, unsigned char c)
+{
+	return (h ^ c) * FNV64_PRIME;
+}
+
+/*
+ * FNV-1a, 64 bits, over @len bytes and a NUL after them.  A NUL inside
+ * the bytes counts as 00 ff, so that it never reads as the end of a value
+ * (ff never follows the end: a name, "seed" or nothing does, and a value
+ * is UTF-8): two jobs with different values have different streams.
+ */
 static uint64_t fnv1a(uint64_t h, const char *p, size_t len)
 {
 	size_t i;
 
-	for (i = 0; i <= len; i++) {
-		h ^= i < len ? (unsigned char)p[i] : 0;
-		h *= FNV64_PRIME;
+	for (i = 0; i < len; i++) {
+		h = fnv1a_byte(h, p[i]);
+		if (!p[i])
+			h = fnv1a_byte(h, 0xff);
 	}
-	return h;
+	return fnv1a_byte(h, 0);
 }
 
 static void axis_free(struct nxsim__sweep_axis *a)
@@ -78,16 +89,19 @@ static int axis_find(const struct nxsim__sweep *s, const char *name, size_t len)
 	return -1;
 }
 
-/* A decimal number of at most 20 digits that fits 64 bits. */
-static bool parse_u64(const char *p, size_t len, uint64_t *v)
+/*
+ * A decimal number of at most 19 digits up to 2^63 - 1 (a seed: a result
+ * line holds it as a JSON integer, 64 bits signed in jansson).
+ */
+static bool parse_num(const char *p, size_t len, uint64_t *v)
 {
 	size_t i;
 
-	if (!len || len > 20)
+	if (!len || len > 19)
 		return false;
 	for (*v = 0, i = 0; i < len; i++) {
 		if (p[i] < '0' || p[i] > '9' ||
-		    *v > (UINT64_MAX - (p[i] - '0')) / 10)
+		    *v > ((uint64_t)INT64_MAX - (p[i] - '0')) / 10)
 			return false;
 		*v = *v * 10 + (p[i] - '0');
 	}
@@ -126,20 +140,28 @@ static int add_axis(struct loader *l, int n, struct nxsim__drv_tok *t)
 		return bad(l, "axis \"%s\" declared twice", t[1].s);
 	if (n < 3)
 		return bad(l, "axis \"%s\" has no values", t[1].s);
-	for (i = 2; i < n; i++)
+	for (i = 2; i < n; i++) {
+		if (!nxsim__sweep_utf8(t[i].s, t[i].len))
+			return bad(l,
+				   "axis \"%s\": a value is not UTF-8 (result "
+				   "lines are JSON text)",
+				   t[1].s);
 		for (j = 2; j < i; j++)
 			if (t[i].len == t[j].len &&
 			    !memcmp(t[i].s, t[j].s, t[i].len))
 				return bad(l, "value \"%s\" given twice",
 					   t[i].s);
+	}
 	if (!strcmp(t[1].s, "seed")) {
 		uint64_t v;
 
 		if (l->have_seed)
 			return bad(l, "%sseed given twice", "");
 		for (i = 2; i < n; i++)
-			if (!parse_u64(t[i].s, t[i].len, &v))
-				return bad(l, "seed \"%s\" is not a number",
+			if (!parse_num(t[i].s, t[i].len, &v))
+				return bad(l,
+					   "seed \"%s\" is not a number "
+					   "from 0 to 2^63 - 1",
 					   t[i].s);
 		l->have_seed = true;
 		s->seed_axis = (int)s->nr_axes;
@@ -174,7 +196,7 @@ static int add_axis(struct loader *l, int n, struct nxsim__drv_tok *t)
 static int add_run(struct loader *l, const char *text, size_t len)
 {
 	struct nxsim__sweep *s = l->s;
-	size_t old = s->tmpl ? strlen(s->tmpl) : 0;
+	size_t old = s->tmpl_len;
 	const char *p, *end;
 	char *t;
 	int a;
@@ -201,6 +223,7 @@ static int add_run(struct loader *l, const char *text, size_t len)
 	t[old + len] = '\n';
 	t[old + len + 1] = '\0';
 	s->tmpl = t;
+	s->tmpl_len = old + len + 1;
 	return 0;
 }
 
@@ -224,8 +247,8 @@ static int load_line(struct loader *l, char *line, size_t len, char *buf)
 		return add_axis(l, n, t);
 	}
 	if (!strcmp(t[0].s, "seed")) {
-		if (n != 2 || !parse_u64(t[1].s, t[1].len, &l->s->seed))
-			return bad(l, "%susage: seed N", "");
+		if (n != 2 || !parse_num(t[1].s, t[1].len, &l->s->seed))
+			return bad(l, "%susage: seed N (0 to 2^63 - 1)", "");
 		if (l->have_seed)
 			return bad(l, "%sseed given twice", "");
 		l->have_seed = true;
@@ -244,7 +267,17 @@ static int load_line(struct loader *l, char *line, size_t len, char *buf)
 		}
 		return add_run(l, p, len - (p - line));
 	}
-	return bad(l, "unknown directive \"%s\" (axis, seed, run)", t[0].s);
+	if (!strcmp(t[0].s, "plugin")) {
+		const char *pwhy = NULL;
+
+		if (n != 2)
+			return bad(l, "%susage: plugin FILE.so", "");
+		if (nxsim_plugin_load(t[1].s, &pwhy))
+			return bad(l, "plugin: %s", pwhy);
+		return 0;
+	}
+	return bad(l, "unknown directive \"%s\" (axis, seed, run, plugin)",
+		   t[0].s);
 }
 
 /* After the last line: every axis used, the job count fits. */
@@ -333,7 +366,7 @@ void nxsim__sweep_job(const struct nxsim__sweep *s, uint64_t index,
 		h = fnv1a(h, a->name, strlen(a->name));
 		h = fnv1a(h, v->s, v->len);
 		if ((int)i == s->seed_axis)
-			parse_u64(v->s, v->len, &job->seed);
+			parse_num(v->s, v->len, &job->seed);
 	}
 	if (s->seed_axis < 0) {
 		char num[24];
@@ -345,36 +378,30 @@ void nxsim__sweep_job(const struct nxsim__sweep *s, uint64_t index,
 	job->id = h;
 }
 
-/* One value as the driver would write it: bare, or a C string. */
-static void put_value(FILE *f, const struct nxsim__drv_tok *v)
-{
-	struct nxsim__drv_reply r = { .len = 0 };
-
-	nxsim__drv_quote(&r, NULL, v->s, v->len);
-	fwrite(r.buf + 1, 1, r.len - 1, f);
-}
-
 int nxsim__sweep_script(const struct nxsim__sweep *s,
 			const struct nxsim__sweep_job *job, char **buf,
 			size_t *len)
 {
 	FILE *f = open_memstream(buf, len);
-	const char *p = s->tmpl, *q, *end;
+	const char *p = s->tmpl, *stop = s->tmpl + s->tmpl_len, *q, *end;
+	const struct nxsim__drv_tok *v;
 	int a;
 
 	if (!f)
 		return -ENOMEM;
-	while ((q = strstr(p, "${"))) {
+	/* add_run() checked that every "${" has its '}' and names an axis */
+	while ((q = memmem(p, stop - p, "${", 2))) {
 		fwrite(p, 1, q - p, f);
-		end = strchr(q, '}');
+		end = memchr(q, '}', stop - q);
 		a = axis_find(s, q + 2, end - q - 2);
-		if (a >= 0)
-			put_value(f, &s->axes[a].vals[job->sel[a]]);
+		v = a >= 0 ? &s->axes[a].vals[job->sel[a]] : NULL;
+		if (v)
+			nxsim__drv_fquote(f, NULL, v->s, v->len);
 		else
 			fprintf(f, "%" PRIu64, job->seed);
 		p = end + 1;
 	}
-	fputs(p, f);
+	fwrite(p, 1, stop - p, f);
 	if (fclose(f)) {
 		free(*buf);
 		return -ENOMEM;
@@ -383,15 +410,15 @@ int nxsim__sweep_script(const struct nxsim__sweep *s,
 }
 
 void nxsim__sweep_params(const struct nxsim__sweep *s,
-			 const struct nxsim__sweep_job *job,
-			 struct nxsim__drv_reply *r)
+			 const struct nxsim__sweep_job *job, FILE *f)
 {
 	size_t i;
 
 	for (i = 0; i < s->nr_axes; i++) {
 		const struct nxsim__drv_tok *v = &s->axes[i].vals[job->sel[i]];
 
-		nxsim__drv_quote(r, s->axes[i].name, v->s, v->len);
+		fputc(' ', f);
+		nxsim__drv_fquote(f, s->axes[i].name, v->s, v->len);
 	}
 }
 
@@ -400,8 +427,8 @@ int nxsim__sweep_shard(const char *spec, uint64_t *k, uint64_t *n,
 {
 	const char *slash = strchr(spec, '/');
 
-	if (!slash || !parse_u64(spec, slash - spec, k) ||
-	    !parse_u64(slash + 1, strlen(slash + 1), n)) {
+	if (!slash || !parse_num(spec, slash - spec, k) ||
+	    !parse_num(slash + 1, strlen(slash + 1), n)) {
 		*why = "not K/N with K and N decimal numbers";
 		return -EINVAL;
 	}

@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "driver.h"
 
 /* One axis: a name and its values, unquoted (a value may hold NULs). */
@@ -36,6 +38,8 @@ struct nxsim__sweep_axis {
  * @axes: in file order; the last varies fastest
  * @nr_axes: how many
  * @tmpl: the run lines, each ending in '\n', ${NAME} not yet replaced
+ *	(a quoted word may hold a NUL byte: the length is @tmpl_len)
+ * @tmpl_len: its bytes
  * @seed: the seed of every job when no axis is named "seed"
  * @seed_axis: the index of the axis named "seed", or -1
  * @nr_jobs: the product of the axes' sizes
@@ -44,6 +48,7 @@ struct nxsim__sweep {
 	struct nxsim__sweep_axis *axes;
 	size_t nr_axes;
 	char *tmpl;
+	size_t tmpl_len;
 	uint64_t seed;
 	int seed_axis;
 	uint64_t nr_jobs;
@@ -78,10 +83,9 @@ void nxsim__sweep_job(const struct nxsim__sweep *s, uint64_t index,
 int nxsim__sweep_script(const struct nxsim__sweep *s,
 			const struct nxsim__sweep_job *job, char **buf,
 			size_t *len);
-/* Appends " NAME=VALUE" for each axis, quoted as the driver quotes. */
+/* Writes " NAME=VALUE" for each axis, quoted as the driver quotes. */
 void nxsim__sweep_params(const struct nxsim__sweep *s,
-			 const struct nxsim__sweep_job *job,
-			 struct nxsim__drv_reply *r);
+			 const struct nxsim__sweep_job *job, FILE *f);
 
 /**
  * nxsim__sweep_shard() - parse a shard spec "K/N"
@@ -109,11 +113,24 @@ uint64_t nxsim__sweep_shard_size(uint64_t total, uint64_t k, uint64_t n);
 int nxsim__sweep_run_job(const struct nxsim__sweep *s,
 			 const struct nxsim__sweep_job *job, char **line);
 
-/*
- * The id of a result line: its leading {"id":"<16 hex digits>".  Returns
- * 0, or -EINVAL for a line that is not a result line.
+/* Whether @len bytes are UTF-8 (RFC 3629; NULs allowed). */
+bool nxsim__sweep_utf8(const char *s, size_t len);
+
+/**
+ * nxsim__sweep_line_id() - parse a result line
+ * @line: the line (its '\n' may be included)
+ * @len: its length
+ * @id: receives its "id" (16 lowercase hex digits)
+ * @obj: receives the parsed line (json_decref() it), or NULL
+ * @why: receives what is wrong, on failure
+ * @why_size: its size
+ *
+ * The whole line must be one JSON object, however it is spaced.
+ *
+ * Return: 0, or -EINVAL for a line that is not a result line.
  */
-int nxsim__sweep_line_id(const char *line, size_t len, uint64_t *id);
+int nxsim__sweep_line_id(const char *line, size_t len, uint64_t *id,
+			 json_t **obj, char *why, size_t why_size);
 
 /* results.c: the ids a result file holds, sorted */
 struct nxsim__sweep_done {
@@ -150,8 +167,9 @@ struct nxsim__sweep_merge_stats {
  * @s: the sweep they ran
  * @paths: the result files
  * @nr_paths: how many
- * @out_path: where the merged lines go (NULL: stdout); opened only once
- *	every input has been read and checked
+ * @out_path: where the merged lines go (NULL: stdout): a temporary file
+ *	beside it, made once every input has been read and checked, renamed
+ *	over it at the end; it may not be one of the inputs
  * @err: where the report goes: one line per missing, duplicated or unknown
  *	job
  * @st: receives the counts
@@ -160,7 +178,8 @@ struct nxsim__sweep_merge_stats {
  * DIFFERENT.
  *
  * Return: 0; -EINVAL for an input that cannot be read or holds a line that
- * is not a result line (nothing written); -EIO; -ENOMEM.
+ * is not a result line, or an output that is an input (nothing written);
+ * -EIO; -ENOMEM.  On failure @out_path is as it was.
  */
 int nxsim__sweep_merge(const struct nxsim__sweep *s, char *const *paths,
 		       int nr_paths, const char *out_path, FILE *err,

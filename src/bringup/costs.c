@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The VM-lifecycle cost table: what each step of bringing a VM up costs in
+ * The bring-up cost table: what each step of bringing a VM up costs in
  * kernel time, each default with where it comes from.  "measured" rows come
  * from docs/bringup.md's reference-machine figures, "calibrated" rows were
  * chosen so the lab reproduces a published figure (named in the row), and
@@ -99,7 +99,7 @@ static double *cost_field(struct nxsim_bringup_costs *c,
 
 void nxsim_bringup_costs_default(struct nxsim_bringup_costs *c)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(cost_table); i++)
+	for (size_t i = 0; c && i < ARRAY_SIZE(cost_table); i++)
 		*cost_field(c, &cost_table[i]) = cost_table[i].def;
 }
 

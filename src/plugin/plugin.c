@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Loading plug-ins (<nxsim/plugin.h>, docs/plugins.md): dlopen() a shared
+ * object, find its nxsim_plugin_init(), and run it with a table whose
+ * register functions stage what the plug-in registers; the stage is
+ * committed, all or nothing, when the entry returns 0.  Models no kernel
+ * code.
+ *
+ * Left out: unloading (a machine may still run a plug-in's hooks) and
+ * symbol versioning beyond the table's size and version.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <nxsim/plugin.h>
+
+#include "core/compiler.h"
+#include "xpfo/xpfo.h"
+
+/* What the plug-in being loaded registered so far (under load_lock). */
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static const struct nxsim_xpfo_policy_ops *staged[NXSIM_XPFO_MAX_POLICIES];
+static unsigned int nr_staged;
+static const char *staged_why;
+/* The objects loaded, so that a second load of one is a no-op. */
+static void *loaded[NXSIM_XPFO_MAX_POLICIES];
+static unsigned int nr_loaded;
+
+/* nxsim_xpfo_policy_register() as a loading plug-in sees it. */
+static int stage_xpfo_policy(const struct nxsim_xpfo_policy_ops *ops,
+			     const char **why)
+{
+	const char *problem = NULL;
+	int rc = nxsim__xpfo_policy_check(ops, &problem);
+	unsigned int i;
+
+	for (i = 0; !rc && i < nr_staged; i++) {
+		if (!strcmp(staged[i]->name, ops->name)) {
+			rc = -EEXIST;
+			problem = "policy name given twice";
+		}
+	}
+	if (!rc && nr_staged == ARRAY_SIZE(staged)) {
+		rc = -ENOSPC;
+		problem = "NXSIM_XPFO_MAX_POLICIES policies known";
+	}
+	if (!rc) {
+		staged[nr_staged++] = ops;
+		return 0;
+	}
+	if (!staged_why)
+		staged_why = problem;
+	if (why)
+		*why = problem;
+	return rc;
+}
+
+#define API_TABLE(xpfo_register)                                     \
+	{                                                            \
+		.size = sizeof(struct nxsim_plugin_api),             \
+		.version = NXSIM_PLUGIN_API_VERSION,                 \
+		.xpfo_policy_register = xpfo_register,               \
+		.xpfo_flush_local = nxsim_xpfo_policy_flush_local,   \
+		.xpfo_ranged = nxsim_xpfo_policy_ranged,             \
+		.xpfo_shootdown = nxsim_xpfo_policy_shootdown,       \
+		.xpfo_defer = nxsim_xpfo_policy_defer,               \
+		.xpfo_run_pending = nxsim_xpfo_policy_run_pending,   \
+		.xpfo_charge = nxsim_xpfo_policy_charge,             \
+		.xpfo_owe = nxsim_xpfo_policy_owe,                   \
+		.xpfo_take_owed = nxsim_xpfo_policy_take_owed,       \
+		.xpfo_user_cpus = nxsim_xpfo_policy_user_cpus,       \
+		.xpfo_cpu_domain = nxsim_xpfo_policy_cpu_domain,     \
+		.xpfo_frame_domain = nxsim_xpfo_policy_frame_domain, \
+		.xpfo_machine = nxsim_xpfo_policy_machine,           \
+		.xpfo_cpumask = nxsim_xpfo_policy_cpumask,           \
+		.xpfo_data = nxsim_xpfo_policy_data,                 \
+	}
+
+/* The table a program hands to an entry it calls itself. */
+static const struct nxsim_plugin_api direct_api =
+	API_TABLE(nxsim_xpfo_policy_register);
+
+/* The table nxsim_plugin_load() hands to the entry it found. */
+static const struct nxsim_plugin_api staging_api = API_TABLE(stage_xpfo_policy);
+
+const struct nxsim_plugin_api *nxsim_plugin_api(void)
+{
+	return &direct_api;
+}
+
+/* The detail of this thread's last failed load. */
+static __thread char load_why[256];
+
+static int load_fail(int err, const char **why, const char *what,
+		     const char *detail)
+{
+	snprintf(load_why, sizeof(load_why), "%s%s%s", what, detail ? ": " : "",
+		 detail ? detail : "");
+	if (why)
+		*why = load_why;
+	return err;
+}
+
+/* Run @init with the staging table and commit what it registered. */
+static int run_init(nxsim_plugin_init_fn init, const char **why)
+{
+	const char *reg_why = NULL;
+	int rc;
+
+	nr_staged = 0;
+	staged_why = NULL;
+	rc = init(&staging_api);
+	if (rc > 0 || rc < -4095)
+		return load_fail(-EINVAL, why,
+				 NXSIM_PLUGIN_INIT
+				 "() returned "
+				 "something other than 0 or a negative errno",
+				 NULL);
+	if (rc)
+		return load_fail(rc, why, NXSIM_PLUGIN_INIT "() failed",
+				 staged_why);
+	rc = nxsim__xpfo_policy_register_all(staged, nr_staged, &reg_why);
+	if (rc)
+		return load_fail(rc, why, "registering its policies failed",
+				 reg_why);
+	return 0;
+}
+
+int nxsim_plugin_load(const char *path, const char **why)
+{
+	nxsim_plugin_init_fn init;
+	unsigned int i;
+	void *h;
+	int rc;
+
+	if (!path || !path[0])
+		return load_fail(-EINVAL, why, "no plug-in path", NULL);
+	if (access(path, F_OK) && strchr(path, '/'))
+		return load_fail(-ENOENT, why, "no such plug-in file", NULL);
+	pthread_mutex_lock(&load_lock);
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		rc = load_fail(-EINVAL, why, "the plug-in does not load",
+			       dlerror());
+		goto out;
+	}
+	for (i = 0; i < nr_loaded; i++) {
+		if (loaded[i] == h) {
+			/* Already in: drop the reference this dlopen() took. */
+			dlclose(h);
+			rc = 0;
+			goto out;
+		}
+	}
+	if (nr_loaded == ARRAY_SIZE(loaded)) {
+		rc = load_fail(-ENOSPC, why, "too many plug-ins loaded", NULL);
+		dlclose(h);
+		goto out;
+	}
+	*(void **)&init = dlsym(h, NXSIM_PLUGIN_INIT);
+	if (!init) {
+		rc = load_fail(-ENOSYS, why,
+			       "the plug-in has no " NXSIM_PLUGIN_INIT "()",
+			       NULL);
+		dlclose(h);
+		goto out;
+	}
+	rc = run_init(init, why);
+	if (rc)
+		dlclose(h);
+	else
+		loaded[nr_loaded++] = h;
+out:
+	pthread_mutex_unlock(&load_lock);
+	return rc;
+}
