@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 /**
- * struct nxsim_bringup_costs - the lifecycle cost table
+ * struct nxsim_bringup_costs - the bring-up cost table
  * @create_vm_us: kvm_create_vm() and its fd, without the worker
  * @create_vcpu_us: KVM_CREATE_VCPU
  * @kvm_run_us: one KVM_RUN entry and exit

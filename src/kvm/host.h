@@ -21,24 +21,25 @@
 struct nxsim_vm;
 
 /*
- * Steps of a VM's life that cost kernel time, reported to a lifecycle cost
+ * Steps of a VM's life that cost kernel time, reported to a bring-up cost
  * model when one is attached to the host (the bring-up lab).
  */
-enum nxsim__lc_event {
-	NXSIM__LC_CREATE_VM,	  /* kvm_create_vm() */
-	NXSIM__LC_CREATE_VCPU,	  /* kvm_vm_ioctl_create_vcpu() */
-	NXSIM__LC_VCPU_RUN,	  /* one KVM_RUN */
-	NXSIM__LC_DESTROY_VM,	  /* kvm_destroy_vm() */
-	NXSIM__LC_KTHREAD_WORKER, /* kvm_vm_create_worker_thread() */
-	NXSIM__LC_VHOST_WORKER,	  /* vhost_task_create() + start */
-	NXSIM__LC_KTHREAD_STOP,	  /* kthread_stop() of the worker */
-	NXSIM__LC_VHOST_STOP,	  /* vhost_task_stop() */
-	NXSIM__LC_TDP_MMU_UNINIT, /* kvm_mmu_uninit_tdp_mmu(): rcu_barrier() */
+enum nxsim__bringup_event {
+	NXSIM__BRINGUP_CREATE_VM,      /* kvm_create_vm() */
+	NXSIM__BRINGUP_CREATE_VCPU,    /* kvm_vm_ioctl_create_vcpu() */
+	NXSIM__BRINGUP_VCPU_RUN,       /* one KVM_RUN */
+	NXSIM__BRINGUP_DESTROY_VM,     /* kvm_destroy_vm() */
+	NXSIM__BRINGUP_KTHREAD_WORKER, /* kvm_vm_create_worker_thread() */
+	NXSIM__BRINGUP_VHOST_WORKER,   /* vhost_task_create() + start */
+	NXSIM__BRINGUP_KTHREAD_STOP,   /* kthread_stop() of the worker */
+	NXSIM__BRINGUP_VHOST_STOP,     /* vhost_task_stop() */
+	/* kvm_mmu_uninit_tdp_mmu(): rcu_barrier() */
+	NXSIM__BRINGUP_TDP_MMU_UNINIT,
 };
 
-/* A lifecycle cost model: @ev happened, with result @rc. */
-typedef void (*nxsim__lc_charge_fn)(void *model, enum nxsim__lc_event ev,
-				    int rc);
+/* A bring-up cost model: @ev happened, with result @rc. */
+typedef void (*nxsim__bringup_charge_fn)(void *model,
+					 enum nxsim__bringup_event ev, int rc);
 
 /**
  * struct nxsim_host - kvm.ko
@@ -65,9 +66,11 @@ typedef void (*nxsim__lc_charge_fn)(void *model, enum nxsim__lc_event ev,
  * @create_window: test hook, NULL unless a test sets it (see
  *	nxsim__host_set_create_window())
  * @create_window_ctx: its argument
- * @lc_charge: the lifecycle cost model's hook, or NULL; set before the
+ * @bringup_charge: the bring-up cost model's hook, or NULL; set before the
  *	first VM and never changed while VMs exist
- * @lc_model: its argument
+ * @bringup_model: its argument
+ * @tdp_mmu_param: kvm.tdp_mmu (tdp_mmu_enabled), from the CPU flags
+ *	no_tdp_mmu/tdp_mmu and the command line; the TDP MMU needs TDP too
  */
 struct nxsim_host {
 	uint32_t magic;
@@ -78,6 +81,7 @@ struct nxsim_host {
 	bool own_clock;
 	struct nxsim__nx_params nx;
 	bool mmio_caching;
+	bool tdp_mmu_param;
 	pthread_mutex_t param_lock;
 	pthread_mutex_t kvm_lock;
 	pthread_rwlock_t cpu_hotplug_lock;
@@ -89,8 +93,8 @@ struct nxsim_host {
 	struct nxsim_host_counters counters;
 	void (*create_window)(struct nxsim_host *host, void *ctx);
 	void *create_window_ctx;
-	nxsim__lc_charge_fn lc_charge;
-	void *lc_model;
+	nxsim__bringup_charge_fn bringup_charge;
+	void *bringup_model;
 };
 
 #define NXSIM_HOST_MAGIC 0x6b766d6bu /* "kvmk" */
@@ -101,12 +105,12 @@ static inline bool nxsim__host_has_bug(const struct nxsim_host *host,
 	return (host->bugs & bug) != 0;
 }
 
-/* Report a lifecycle step to the attached cost model, if any. */
+/* Report a bring-up step to the attached cost model, if any. */
 static inline void nxsim__host_charge(struct nxsim_host *host,
-				      enum nxsim__lc_event ev, int rc)
+				      enum nxsim__bringup_event ev, int rc)
 {
-	if (unlikely(host->lc_charge))
-		host->lc_charge(host->lc_model, ev, rc);
+	if (unlikely(host->bringup_charge))
+		host->bringup_charge(host->bringup_model, ev, rc);
 }
 
 /* list_empty(&vm_list), called with kvm_lock held. */

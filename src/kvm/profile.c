@@ -27,7 +27,7 @@
 	SINCE_6_1, .mmu.tdp_split_on_fault = true,  \
 		   .mmu.recovery_skip_dirty = true, \
 		   .mmu.nx_tag_untracked = true,    \
-		   .mmu.nx_adjust_checks_flag = true
+		   .mmu.nx_adjust_checks_flag = true, .tdp_mmu_param_ro = true
 #define SINCE_6_8 SINCE_6_2, .mmu.clear_dirty_log_end_inclusive = true
 #define SINCE_6_13                                    \
 	SINCE_6_8, .mmu.recover_huge_in_place = true, \

@@ -164,16 +164,14 @@ void nxsim__vm_free(struct nxsim_vm *vm)
 
 /*
  * The TDP MMU maps the VM's faults: tdp_enabled and kvm.tdp_mmu (default
- * on since 5.15; opt-in on 5.10, absent before); otherwise the shadow MMU.
+ * on since 5.15; opt-in on 5.10, absent before), read as the VM is made
+ * (kvm_mmu_init_tdp_mmu()); otherwise the shadow MMU.
  */
 static bool uses_tdp_mmu(const struct nxsim_host *host)
 {
-	const struct nxsim__profile *prof = host->prof;
-
-	if (!prof->mmu.tdp_mmu || host->cpu.no_tdp)
+	if (!host->prof->mmu.tdp_mmu || host->cpu.no_tdp)
 		return false;
-	return prof->mmu.tdp_mmu_default ? !host->cpu.no_tdp_mmu :
-					   host->cpu.tdp_mmu;
+	return READ_ONCE(host->tdp_mmu_param);
 }
 
 int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
@@ -199,7 +197,7 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 	rc = nxsim__gate_enter(&host->gate);
 	if (rc)
 		return rc;
-	nxsim__host_charge(host, NXSIM__LC_CREATE_VM, 0);
+	nxsim__host_charge(host, NXSIM__BRINGUP_CREATE_VM, 0);
 	vm = nxsim__zalloc(sizeof(*vm));
 	if (!vm) {
 		rc = -ENOMEM;
@@ -281,7 +279,7 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 	nxsim__mutex_unlock(&host->kvm_lock, NXSIM__LOCK_KVM);
 	/* kvm_arch_pre_destroy_vm(), then the MMU teardown. */
 	nxsim__worker_stop(vm);
-	nxsim__host_charge(host, NXSIM__LC_DESTROY_VM, 0);
+	nxsim__host_charge(host, NXSIM__BRINGUP_DESTROY_VM, 0);
 	/*
 	 * kvm_destroy_vcpus() -> kvm_mmu_destroy(): the vCPUs' caches, each
 	 * once an access inside the vCPU has left it.
@@ -298,7 +296,7 @@ int nxsim_vm_destroy(struct nxsim_vm *vm)
 	 * kvm_mmu_uninit_tdp_mmu() waits for them with rcu_barrier().
 	 */
 	if (uses_tdp_mmu(host) && host->prof->mmu.fault_read_lock)
-		nxsim__host_charge(host, NXSIM__LC_TDP_MMU_UNINIT, 0);
+		nxsim__host_charge(host, NXSIM__BRINGUP_TDP_MMU_UNINIT, 0);
 	nxsim__kvm_mmu_uninit_vm(vm->mmu);
 	vm->mmu = NULL;
 	ATOMIC_INC(host->counters.vms_destroyed);
@@ -456,7 +454,7 @@ int nxsim_vcpu_create(struct nxsim_vm *vm, unsigned int id,
 		rc = -EINVAL;
 		goto out;
 	}
-	nxsim__host_charge(vm->host, NXSIM__LC_CREATE_VCPU, 0);
+	nxsim__host_charge(vm->host, NXSIM__BRINGUP_CREATE_VCPU, 0);
 	pthread_mutex_lock(&vm->lock);
 	if (vm->created_vcpus >= KVM_MAX_VCPUS) {
 		rc = -EINVAL;
@@ -510,7 +508,7 @@ int nxsim_vcpu_run(struct nxsim_vcpu *vcpu)
 	rc = nxsim__vm_enter(vm);
 	if (rc)
 		return rc;
-	nxsim__host_charge(vm->host, NXSIM__LC_VCPU_RUN, 0);
+	nxsim__host_charge(vm->host, NXSIM__BRINGUP_VCPU_RUN, 0);
 	if (!worker_at_create(vm->host))
 		rc = kvm_mmu_post_init_vm_first_run(vm);
 	nxsim__vm_exit(vm);

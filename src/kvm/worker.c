@@ -197,8 +197,9 @@ int nxsim__worker_create(struct nxsim_vm *vm)
 	int rc = worker_create_task(vm);
 
 	nxsim__host_charge(vm->host,
-			   worker_is_kthread(vm) ? NXSIM__LC_KTHREAD_WORKER :
-						   NXSIM__LC_VHOST_WORKER,
+			   worker_is_kthread(vm) ?
+				   NXSIM__BRINGUP_KTHREAD_WORKER :
+				   NXSIM__BRINGUP_VHOST_WORKER,
 			   rc);
 	return rc;
 }
@@ -261,8 +262,8 @@ void nxsim__worker_stop(struct nxsim_vm *vm)
 	if (!w || READ_ONCE(w->state) != NXSIM_WORKER_RUNNING)
 		return;
 	nxsim__host_charge(vm->host,
-			   worker_is_kthread(vm) ? NXSIM__LC_KTHREAD_STOP :
-						   NXSIM__LC_VHOST_STOP,
+			   worker_is_kthread(vm) ? NXSIM__BRINGUP_KTHREAD_STOP :
+						   NXSIM__BRINGUP_VHOST_STOP,
 			   0);
 	worker_end(w, NXSIM_WORKER_STOPPED);
 }

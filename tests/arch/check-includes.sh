@@ -15,6 +15,7 @@ BEGIN {
 	allowed["params"] = "core"
 	allowed["mmu"] = "core params tlb"
 	allowed["kvm"] = "core params mmu tlb"
+	allowed["bringup"] = "core kvm"
 	allowed["tlb"] = "core"
 	allowed["xpfo"] = "core tlb"
 	allowed["trace"] = "core tlb xpfo"

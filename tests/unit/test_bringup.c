@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The bring-up lab (src/kvm/lifecycle.c): the cost table and its
+ * The bring-up lab (src/bringup/paths.c): the cost table and its
  * overrides, cgroup_mutex and cgroup_threadgroup_rwsem queueing with two
  * and three creators step by step on the virtual clock, the rcu_sync
  * grace period that later writers share, favordynmods, which kernel path
@@ -13,8 +13,8 @@
 #include <nxsim/stats.h>
 
 #include "common/test_util.h"
-#include "kvm/lifecycle.h"
-#include "kvm/lifecycle_internal.h"
+#include "bringup/bringup.h"
+#include "bringup/bringup_internal.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -154,10 +154,10 @@ static void test_costs_descriptors(void **state)
 
 struct trace_log {
 	unsigned int n;
-	struct nxsim__lc_trace ev[MAX_EV];
+	struct nxsim__bringup_trace ev[MAX_EV];
 };
 
-static void log_step(void *arg, const struct nxsim__lc_trace *t)
+static void log_step(void *arg, const struct nxsim__bringup_trace *t)
 {
 	struct trace_log *log = arg;
 
@@ -167,7 +167,7 @@ static void log_step(void *arg, const struct nxsim__lc_trace *t)
 
 /* When creator @c first entered @step of @op (or NXSIM_NEVER). */
 static uint64_t when(const struct trace_log *log, unsigned int c,
-		     enum nxsim__lc_op op, enum nxsim__lc_step step)
+		     enum nxsim__bringup_op op, enum nxsim__bringup_step step)
 {
 	for (unsigned int i = 0; i < log->n; i++)
 		if (log->ev[i].creator == c && log->ev[i].op == op &&
@@ -512,7 +512,7 @@ static void test_rcu_barrier_callbacks(void **state)
 						       GP_PASSED, GP_EXIT,
 						       GP_REPLAY };
 	struct nxsim_bringup_result res = { 0 };
-	static struct nxsim__lab lab;
+	static struct nxsim__bringup lab;
 	struct nxsim__rcu_sync *rss;
 
 	(void)state;
@@ -521,9 +521,9 @@ static void test_rcu_barrier_callbacks(void **state)
 	lab.jiffy_ns = MS;
 	lab.first_fqs = 3;
 	lab.c.gp_jiffies = 2;
-	assert_int_equal(nxsim__lab_rcu_barrier(&lab, 1 * MS), 6 * MS);
-	assert_int_equal(nxsim__lab_rcu_barrier(&lab, 2 * MS), 11 * MS);
-	assert_int_equal(nxsim__lab_rcu_barrier(&lab, 3 * MS), 11 * MS);
+	assert_int_equal(nxsim__bringup_rcu_barrier(&lab, 1 * MS), 6 * MS);
+	assert_int_equal(nxsim__bringup_rcu_barrier(&lab, 2 * MS), 11 * MS);
+	assert_int_equal(nxsim__bringup_rcu_barrier(&lab, 3 * MS), 11 * MS);
 	assert_int_equal(res.grace_periods, 2);
 
 	for (unsigned int which = 0; which < 2; which++) {
@@ -535,7 +535,8 @@ static void test_rcu_barrier_callbacks(void **state)
 			lab.barrier_start = lab.barrier_end = 0;
 			rss->gp_state = states[k];
 			rss->gp_end = 30 * MS;
-			assert_int_equal(nxsim__lab_rcu_barrier(&lab, 20 * MS),
+			assert_int_equal(nxsim__bringup_rcu_barrier(&lab,
+								    20 * MS),
 					 pending ? 30 * MS : 25 * MS);
 			rss->gp_state = GP_IDLE;
 		}
@@ -545,8 +546,9 @@ static void test_rcu_barrier_callbacks(void **state)
 /* --- each policy's path ------------------------------------------------ */
 
 /* The steps of creator 0's @op, in order, up to @max. */
-static unsigned int steps_of(const struct trace_log *log, enum nxsim__lc_op op,
-			     enum nxsim__lc_step *out, unsigned int max)
+static unsigned int steps_of(const struct trace_log *log,
+			     enum nxsim__bringup_op op,
+			     enum nxsim__bringup_step *out, unsigned int max)
 {
 	unsigned int n = 0;
 
@@ -560,10 +562,10 @@ static unsigned int steps_of(const struct trace_log *log, enum nxsim__lc_op op,
 #define WAKE NXSIM__ST_WAKE
 #define DONE NXSIM__ST_OP_DONE
 
-static void expect_steps(const struct trace_log *log, enum nxsim__lc_op op,
-			 const enum nxsim__lc_step *want, unsigned int n)
+static void expect_steps(const struct trace_log *log, enum nxsim__bringup_op op,
+			 const enum nxsim__bringup_step *want, unsigned int n)
 {
-	enum nxsim__lc_step got[64];
+	enum nxsim__bringup_step got[64];
 
 	assert_int_equal(steps_of(log, op, got, 64), n);
 	assert_memory_equal(got, want, n * sizeof(*want));
@@ -595,7 +597,7 @@ static void run_policy(enum nxsim_bringup_policy p, unsigned int fail_nth,
 /* 6.1: the kthread and its cgroup attach are in KVM_CREATE_VM. */
 static void test_path_kthread(void **state)
 {
-	static const enum nxsim__lc_step create[] = {
+	static const enum nxsim__bringup_step create[] = {
 		CPU,
 		NXSIM__ST_WORKER_BEGIN,
 		CPU,
@@ -615,8 +617,8 @@ static void test_path_kthread(void **state)
 		NXSIM__ST_WORKER_END,
 		DONE,
 	};
-	static const enum nxsim__lc_step run[] = { CPU, DONE };
-	static const enum nxsim__lc_step destroy[] = {
+	static const enum nxsim__bringup_step run[] = { CPU, DONE };
+	static const enum nxsim__bringup_step destroy[] = {
 		WAKE,
 		NXSIM__ST_MUTEX_LOCK,
 		NXSIM__ST_RSS_ENTER,
@@ -649,16 +651,16 @@ static void test_path_kthread(void **state)
  * failed fork is retried by the restarted KVM_RUN. */
 static void test_path_vhost(void **state)
 {
-	static const enum nxsim__lc_step create[] = { CPU, DONE };
-	static const enum nxsim__lc_step run[] = { CPU, NXSIM__ST_READ_LOCK,
-						   CPU, NXSIM__ST_READ_UNLOCK,
-						   DONE };
-	static const enum nxsim__lc_step retry[] = { CPU, NXSIM__ST_READ_LOCK,
-						     CPU, NXSIM__ST_READ_UNLOCK,
-						     CPU, NXSIM__ST_READ_LOCK,
-						     CPU, NXSIM__ST_READ_UNLOCK,
-						     DONE };
-	static const enum nxsim__lc_step destroy[] = {
+	static const enum nxsim__bringup_step create[] = { CPU, DONE };
+	static const enum nxsim__bringup_step run[] = {
+		CPU, NXSIM__ST_READ_LOCK, CPU, NXSIM__ST_READ_UNLOCK, DONE
+	};
+	static const enum nxsim__bringup_step retry[] = {
+		CPU, NXSIM__ST_READ_LOCK, CPU, NXSIM__ST_READ_UNLOCK,
+		CPU, NXSIM__ST_READ_LOCK, CPU, NXSIM__ST_READ_UNLOCK,
+		DONE
+	};
+	static const enum nxsim__bringup_step destroy[] = {
 		WAKE, CPU,
 		WAKE, NXSIM__ST_SRCU_SYNC,
 		CPU,  NXSIM__ST_RCU_BARRIER,
@@ -689,11 +691,11 @@ static void test_path_vhost(void **state)
 /* never: no worker anywhere. */
 static void test_path_never(void **state)
 {
-	static const enum nxsim__lc_step create[] = { CPU, DONE };
-	static const enum nxsim__lc_step run[] = { CPU, DONE };
-	static const enum nxsim__lc_step destroy[] = { NXSIM__ST_SRCU_SYNC, CPU,
-						       NXSIM__ST_RCU_BARRIER,
-						       DONE };
+	static const enum nxsim__bringup_step create[] = { CPU, DONE };
+	static const enum nxsim__bringup_step run[] = { CPU, DONE };
+	static const enum nxsim__bringup_step destroy[] = {
+		NXSIM__ST_SRCU_SYNC, CPU, NXSIM__ST_RCU_BARRIER, DONE
+	};
 	static struct trace_log log;
 	struct nxsim_bringup_result res;
 	struct nxsim_bringup_costs c;

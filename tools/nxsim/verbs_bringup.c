@@ -162,10 +162,12 @@ static int bringup_run(struct nxsim__drv *d, int argc,
 	rc = nxsim_bringup_run(&cfg, &res);
 	if (!rc)
 		nxsim__drv_costs(d)->bringup = costs;
-	if (rc)
+	if (rc == -EINVAL)
 		return nxsim__drv_fail(r, rc,
 				       "bad lab (cpus, creators and vms are at "
 				       "least 1; hz is 100, 250, 300 or 1000)");
+	if (rc) /* -ENOMEM: the API's own text */
+		return rc;
 	add_latency(r, "create", &res.create, v[O_HIST]);
 	if (res.worker.n)
 		add_latency(r, "worker", &res.worker, v[O_HIST]);
@@ -189,7 +191,7 @@ const struct nxsim__drv_verb nxsim__drv_bringup_verbs[] = {
 	  "vms_per_s, grace_periods, attach_waits, worker_failures",
 	  bringup_run },
 	{ "bringup", "costs", 0, 0, "",
-	  "answers the default lifecycle cost table, NAME=value",
+	  "answers the default bring-up cost table, NAME=value",
 	  bringup_costs },
 	{ NULL },
 };

@@ -298,13 +298,13 @@ static int parse_pages(const char *list, uint64_t *bm, uint64_t num,
 
 	while (*p) {
 		char *end;
-		uint64_t a = strtoull(p, &end, 0), b = a;
+		uint64_t a = nxsim__drv_strtou64(p, &end), b = a;
 
 		if (end == p)
 			break;
 		if (*end == '-') {
 			p = end + 1;
-			b = strtoull(p, &end, 0);
+			b = nxsim__drv_strtou64(p, &end);
 			if (end == p)
 				break;
 		}

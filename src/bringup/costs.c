@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The VM-lifecycle cost table: what each step of bringing a VM up costs in
+ * The bring-up cost table: what each step of bringing a VM up costs in
  * kernel time, each default with where it comes from.  "measured" rows come
  * from docs/bringup.md's reference-machine figures, "calibrated" rows were
  * chosen so the lab reproduces a published figure (named in the row), and

@@ -3,15 +3,15 @@
  * The bring-up lab's internals that tests look at: the steps a creator
  * takes, and a trace of when it takes each.
  */
-#ifndef NXSIM_KVM_LIFECYCLE_H
-#define NXSIM_KVM_LIFECYCLE_H
+#ifndef NXSIM_BRINGUP_BRINGUP_H
+#define NXSIM_BRINGUP_BRINGUP_H
 
 #include <stdint.h>
 
 #include <nxsim/bringup.h>
 
 /* One step of a modelled kernel path (docs/bringup.md, "Paths"). */
-enum nxsim__lc_step {
+enum nxsim__bringup_step {
 	NXSIM__ST_CPU,		 /* run on a CPU for a time */
 	NXSIM__ST_WAKE,		 /* a sleeping task is woken and gets a CPU */
 	NXSIM__ST_SLEEP,	 /* the VMM holds the VM */
@@ -32,7 +32,7 @@ enum nxsim__lc_step {
 };
 
 /* What a creator op is doing. */
-enum nxsim__lc_op {
+enum nxsim__bringup_op {
 	NXSIM__OP_CREATE,
 	NXSIM__OP_VCPU,
 	NXSIM__OP_RUN,
@@ -41,22 +41,23 @@ enum nxsim__lc_op {
 };
 
 /**
- * struct nxsim__lc_trace - creator @creator starts step @step of op @op
+ * struct nxsim__bringup_trace - creator @creator starts step @step of op @op
  *	for VM @vm at virtual time @ns (OP_DONE: the op ended at @ns)
  */
-struct nxsim__lc_trace {
+struct nxsim__bringup_trace {
 	unsigned int creator;
 	unsigned int vm;
-	enum nxsim__lc_op op;
-	enum nxsim__lc_step step;
+	enum nxsim__bringup_op op;
+	enum nxsim__bringup_step step;
 	uint64_t ns;
 };
 
-typedef void (*nxsim__lc_trace_fn)(void *arg, const struct nxsim__lc_trace *t);
+typedef void (*nxsim__bringup_trace_fn)(void *arg,
+					const struct nxsim__bringup_trace *t);
 
 /* nxsim_bringup_run(), calling @fn at every step. */
 int nxsim__bringup_run_traced(const struct nxsim_bringup_config *cfg,
 			      struct nxsim_bringup_result *res,
-			      nxsim__lc_trace_fn fn, void *arg);
+			      nxsim__bringup_trace_fn fn, void *arg);
 
-#endif /* NXSIM_KVM_LIFECYCLE_H */
+#endif /* NXSIM_BRINGUP_BRINGUP_H */

@@ -5,7 +5,7 @@
  * A lab loads kvm.ko (a host) on its own virtual clock, makes the
  * background VMs, and runs K creator tasks that bring up M VMs through the
  * library's own calls (KVM_CREATE_VM, KVM_CREATE_VCPU, the first KVM_RUN,
- * and, with a hold time, the close); lifecycle.c turns what each call did
+ * and, with a hold time, the close); paths.c turns what each call did
  * into the creator's program of steps and runs it.
  *
  * The lab drives the clock: creators' events (a binary heap by time and
@@ -29,22 +29,22 @@
 #include <nxsim/vcpu.h>
 #include <nxsim/vm.h>
 
+#include "bringup/bringup_internal.h"
 #include "core/alloc.h"
 #include "core/compiler.h"
-#include "kvm/lifecycle_internal.h"
 #include "kvm/nx_params.h"
 
-static bool event_before(const struct nxsim__lc_task *a,
-			 const struct nxsim__lc_task *b)
+static bool event_before(const struct nxsim__bringup_task *a,
+			 const struct nxsim__bringup_task *b)
 {
 	return a->now < b->now || (a->now == b->now && a->seq < b->seq);
 }
 
 /* Arm @t to resume at @when: push it on the event heap. */
-void nxsim__lc_task_arm(struct nxsim__lc_task *t, uint64_t when,
-			enum nxsim__lc_resume resume)
+void nxsim__bringup_task_arm(struct nxsim__bringup_task *t, uint64_t when,
+			     enum nxsim__bringup_resume resume)
 {
-	struct nxsim__lab *lab = t->lab;
+	struct nxsim__bringup *lab = t->lab;
 	unsigned int i = lab->nr_events++, up;
 
 	t->resume = resume;
@@ -58,10 +58,10 @@ void nxsim__lc_task_arm(struct nxsim__lc_task *t, uint64_t when,
 }
 
 /* Pop the earliest event's task. */
-static struct nxsim__lc_task *event_pop(struct nxsim__lab *lab)
+static struct nxsim__bringup_task *event_pop(struct nxsim__bringup *lab)
 {
-	struct nxsim__lc_task *first = lab->events[0];
-	struct nxsim__lc_task *last = lab->events[--lab->nr_events];
+	struct nxsim__bringup_task *first = lab->events[0];
+	struct nxsim__bringup_task *last = lab->events[--lab->nr_events];
 	unsigned int i = 0, c, n = lab->nr_events;
 
 	for (; (c = 2 * i + 1) < n; i = c) {
@@ -81,8 +81,8 @@ static struct nxsim__lc_task *event_pop(struct nxsim__lab *lab)
  * Before a first KVM_RUN that makes a worker: every worker_fail_nth-th
  * creation gets a signal during copy_process().
  */
-static void maybe_inject_failure(struct nxsim__lab *lab,
-				 struct nxsim__lc_task *t)
+static void maybe_inject_failure(struct nxsim__bringup *lab,
+				 struct nxsim__bringup_task *t)
 {
 	unsigned int nth = lab->cfg->worker_fail_nth;
 	struct nxsim_worker_info info;
@@ -97,7 +97,7 @@ static void maybe_inject_failure(struct nxsim__lab *lab,
 }
 
 /* Make the library call of @t's op, filling its program. */
-static int op_call(struct nxsim__lab *lab, struct nxsim__lc_task *t)
+static int op_call(struct nxsim__bringup *lab, struct nxsim__bringup_task *t)
 {
 	int rc = 0;
 
@@ -120,7 +120,7 @@ static int op_call(struct nxsim__lab *lab, struct nxsim__lc_task *t)
 		} while (rc == -NXSIM_ERESTARTNOINTR);
 		break;
 	case NXSIM__OP_HOLD:
-		nxsim__lc_push(
+		nxsim__bringup_push(
 			t, NXSIM__ST_SLEEP,
 			lab->cfg->hold_ns +
 				(lab->cfg->hold_jitter_ns ?
@@ -135,12 +135,12 @@ static int op_call(struct nxsim__lab *lab, struct nxsim__lc_task *t)
 		break;
 	}
 	lab->cur = NULL;
-	nxsim__lc_push(t, NXSIM__ST_OP_DONE, 0);
+	nxsim__bringup_push(t, NXSIM__ST_OP_DONE, 0);
 	return rc;
 }
 
 /* The op that follows @t's finished op, false when @t is done. */
-static bool op_next(struct nxsim__lab *lab, struct nxsim__lc_task *t)
+static bool op_next(struct nxsim__bringup *lab, struct nxsim__bringup_task *t)
 {
 	switch (t->op) {
 	case NXSIM__OP_CREATE:
@@ -167,7 +167,7 @@ static bool op_next(struct nxsim__lab *lab, struct nxsim__lc_task *t)
 }
 
 /* Record what the finished op of @t measured. */
-static void op_record(struct nxsim__lab *lab, struct nxsim__lc_task *t)
+static void op_record(struct nxsim__bringup *lab, struct nxsim__bringup_task *t)
 {
 	uint64_t lat = t->now - t->op_start;
 
@@ -186,13 +186,13 @@ static void op_record(struct nxsim__lab *lab, struct nxsim__lc_task *t)
  * run on, and start its next ops until it must wait.  Called from
  * lab_burst(), never from a clock callback, so it may advance the clock.
  */
-static void task_resume(struct nxsim__lc_task *t)
+static void task_resume(struct nxsim__bringup_task *t)
 {
-	struct nxsim__lab *lab = t->lab;
+	struct nxsim__bringup *lab = t->lab;
 
 	switch (t->resume) {
 	case NXSIM__RESUME_CPU_DONE:
-		nxsim__lc_cpu_release(lab, t->now);
+		nxsim__bringup_cpu_release(lab, t->now);
 		t->pc++;
 		break;
 	case NXSIM__RESUME_GP_DONE:
@@ -205,7 +205,7 @@ static void task_resume(struct nxsim__lc_task *t)
 	case NXSIM__RESUME_OP:
 		break;
 	}
-	if (t->resume != NXSIM__RESUME_OP && !nxsim__lc_task_advance(t))
+	if (t->resume != NXSIM__RESUME_OP && !nxsim__bringup_task_advance(t))
 		return;
 	for (;;) {
 		if (t->resume != NXSIM__RESUME_OP) {
@@ -217,7 +217,8 @@ static void task_resume(struct nxsim__lc_task *t)
 			 * (KVM_CREATE_VCPU reads no clock: the next op or
 			 * event moves it) */
 			if (t->now >= lab->horizon) {
-				nxsim__lc_task_arm(t, t->now, NXSIM__RESUME_OP);
+				nxsim__bringup_task_arm(t, t->now,
+							NXSIM__RESUME_OP);
 				return;
 			}
 			if (t->op != NXSIM__OP_VCPU)
@@ -235,7 +236,7 @@ static void task_resume(struct nxsim__lc_task *t)
 			lab->horizon = MIN(lab->horizon,
 					   nxsim_clock_next_event(lab->clock));
 		}
-		if (lab->err || !nxsim__lc_task_advance(t))
+		if (lab->err || !nxsim__bringup_task_advance(t))
 			return;
 	}
 }
@@ -260,7 +261,7 @@ static bool config_ok(const struct nxsim_bringup_config *cfg)
 }
 
 /* Load kvm.ko on the lab's clock and make the background VMs. */
-static int lab_host(struct nxsim__lab *lab, struct nxsim_vm ***bgp)
+static int lab_host(struct nxsim__bringup *lab, struct nxsim_vm ***bgp)
 {
 	const struct nxsim_bringup_config *cfg = lab->cfg;
 	bool never = cfg->policy == NXSIM_BRINGUP_NEVER;
@@ -283,8 +284,8 @@ static int lab_host(struct nxsim__lab *lab, struct nxsim_vm ***bgp)
 		return rc;
 	if (never && !nxsim__nx_hard_disabled(lab->host))
 		return -EINVAL;
-	lab->host->lc_model = lab;
-	lab->host->lc_charge = nxsim__lc_charge;
+	lab->host->bringup_model = lab;
+	lab->host->bringup_charge = nxsim__bringup_charge;
 	*bgp = bg = nxsim__calloc(cfg->bg_vms ? cfg->bg_vms : 1, sizeof(*bg));
 	if (!bg)
 		return -ENOMEM;
@@ -381,17 +382,17 @@ static void stats(struct nxsim_bringup_stats *st, uint64_t *v, uint64_t *tmp,
  * clock's timers (the rcu_sync's call_rcu(), the workers' sleeps) in one
  * time order, a timer first at equal times.
  */
-static int lab_burst(struct nxsim__lab *lab)
+static int lab_burst(struct nxsim__bringup *lab)
 {
 	const struct nxsim_bringup_config *cfg = lab->cfg;
 	uint64_t now, next, top;
-	struct nxsim__lc_task *t;
+	struct nxsim__bringup_task *t;
 
 	for (unsigned int i = 0; i < MIN(cfg->creators, cfg->vms); i++) {
 		t = &lab->tasks[i];
 		t->lab = lab;
 		t->idx = t->vm_idx = i;
-		nxsim__lc_task_arm(t, 0, NXSIM__RESUME_OP);
+		nxsim__bringup_task_arm(t, 0, NXSIM__RESUME_OP);
 	}
 	while (lab->nr_events && !lab->err) {
 		now = nxsim_clock_now(lab->clock);
@@ -412,7 +413,7 @@ static int lab_burst(struct nxsim__lab *lab)
 }
 
 /* Tear down: the creators' VMs, the background VMs, the host. */
-static void lab_free(struct nxsim__lab *lab, struct nxsim_vm **bg)
+static void lab_free(struct nxsim__bringup *lab, struct nxsim_vm **bg)
 {
 	const struct nxsim_bringup_config *cfg = lab->cfg;
 	unsigned int i;
@@ -440,11 +441,11 @@ static void lab_free(struct nxsim__lab *lab, struct nxsim_vm **bg)
 
 int nxsim__bringup_run_traced(const struct nxsim_bringup_config *cfg,
 			      struct nxsim_bringup_result *res,
-			      nxsim__lc_trace_fn fn, void *arg)
+			      nxsim__bringup_trace_fn fn, void *arg)
 {
 	struct nxsim_bringup_result out = { 0 };
 	struct nxsim_vm **bg = NULL;
-	struct nxsim__lab lab = {
+	struct nxsim__bringup lab = {
 		.cfg = cfg, .res = &out, .trace = fn, .trace_arg = arg
 	};
 	unsigned int hz;
@@ -459,18 +460,18 @@ int nxsim__bringup_run_traced(const struct nxsim_bringup_config *cfg,
 		lab.c = *cfg->costs;
 	else
 		nxsim_bringup_costs_default(&lab.c);
-	lab.ns = (struct nxsim__lc_costs_ns){
-		nxsim__lc_us(lab.c.create_vm_us),
-		nxsim__lc_us(lab.c.create_vcpu_us),
-		nxsim__lc_us(lab.c.kvm_run_us),
-		nxsim__lc_us(lab.c.destroy_vm_us),
-		nxsim__lc_us(lab.c.kthread_create_us),
-		nxsim__lc_us(lab.c.kthread_fork_us),
-		nxsim__lc_us(lab.c.kthread_exit_us),
-		nxsim__lc_us(lab.c.wakeup_us),
-		nxsim__lc_us(lab.c.cgroup_attach_us),
-		nxsim__lc_us(lab.c.vhost_create_us),
-		nxsim__lc_us(lab.c.vhost_exit_us),
+	lab.ns = (struct nxsim__bringup_costs_ns){
+		nxsim__bringup_us(lab.c.create_vm_us),
+		nxsim__bringup_us(lab.c.create_vcpu_us),
+		nxsim__bringup_us(lab.c.kvm_run_us),
+		nxsim__bringup_us(lab.c.destroy_vm_us),
+		nxsim__bringup_us(lab.c.kthread_create_us),
+		nxsim__bringup_us(lab.c.kthread_fork_us),
+		nxsim__bringup_us(lab.c.kthread_exit_us),
+		nxsim__bringup_us(lab.c.wakeup_us),
+		nxsim__bringup_us(lab.c.cgroup_attach_us),
+		nxsim__bringup_us(lab.c.vhost_create_us),
+		nxsim__bringup_us(lab.c.vhost_exit_us),
 	};
 	nxsim_rng_seed(&lab.rng, cfg->seed);
 	lab.load = MIN(1.0, (double)cfg->bg_vms / cfg->cpus * lab.c.bg_vm_load);
@@ -478,8 +479,8 @@ int nxsim__bringup_run_traced(const struct nxsim_bringup_config *cfg,
 	/* rcu_init_geometry(): RCU_JIFFIES_TILL_FORCE_QS + CPUs / 256 */
 	lab.first_fqs = 1 + (hz > 250) + (hz > 500) + cfg->cpus / 256;
 	TAILQ_INIT(&lab.cpu_q);
-	nxsim__lc_sync_init(&lab, cfg->favordynmods);
-	nxsim__lc_paths_init(&lab);
+	nxsim__bringup_sync_init(&lab, cfg->favordynmods);
+	nxsim__bringup_paths_init(&lab);
 
 	rc = nxsim_clock_create(NXSIM_CLOCK_VIRTUAL, &lab.clock);
 	if (!rc)

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The bring-up lab's locks and grace periods, on the virtual clock:
+ * The bring-up lab's locks and grace periods, on the virtual clock.  These
+ * are shims, in the manner of tools/testing/vma (whose vma_internal.h
+ * stands in for the kernel primitives mm/vma.c calls, so that it runs in
+ * user space): each models what one kernel primitive costs a waiter in
+ * time, not the primitive itself, and only the lab's tasks take them (the
+ * library's own locks and RCU are src/core/'s):
  *
  *   - cgroup_mutex as cgroup_attach_task_all() takes it with cgroup_lock()
  *     (kernel/cgroup/cgroup-v1.c): FIFO with hand-off to the first waiter;
@@ -36,16 +41,17 @@
  */
 #include <math.h>
 
+#include "bringup/bringup_internal.h"
 #include "core/compiler.h"
-#include "kvm/lifecycle_internal.h"
 
 /* DEFAULT_SRCU_EXP_HOLDOFF, kernel/rcu/srcutree.c */
 #define SRCU_EXP_HOLDOFF_NS 25000ull
 
 /* Standard normal (Box-Muller). */
-static double normal(struct nxsim__lab *lab)
+static double normal(struct nxsim__bringup *lab)
 {
-	double u1 = nxsim__lc_uniform(lab), u2 = nxsim__lc_uniform(lab);
+	double u1 = nxsim__bringup_uniform(lab),
+	       u2 = nxsim__bringup_uniform(lab);
 
 	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
 }
@@ -54,7 +60,7 @@ static double normal(struct nxsim__lab *lab)
  * synchronize_rcu() called at @now: the first force-quiescent-state wait
  * plus a log-normal number of jiffies, ending at a tick.  Return its end.
  */
-static uint64_t synchronize_rcu(struct nxsim__lab *lab, uint64_t now)
+static uint64_t synchronize_rcu(struct nxsim__bringup *lab, uint64_t now)
 {
 	double extra =
 		lab->c.gp_jiffies * (1 + lab->c.gp_load_gain * lab->load);
@@ -76,14 +82,14 @@ static uint64_t synchronize_rcu(struct nxsim__lab *lab, uint64_t now)
  */
 void nxsim__rcu_sync_func(struct nxsim__rcu_sync *rss, uint64_t now)
 {
-	struct nxsim__lab *lab = rss->lab;
-	struct nxsim__lc_task *t;
+	struct nxsim__bringup *lab = rss->lab;
+	struct nxsim__bringup_task *t;
 
 	if (rss->gp_count) {
 		rss->gp_state = GP_PASSED;
 		while ((t = TAILQ_FIRST(&rss->gp_q))) {
 			TAILQ_REMOVE(&rss->gp_q, t, wait);
-			nxsim__lc_task_wake(t, now);
+			nxsim__bringup_task_wake(t, now);
 		}
 	} else if (rss->gp_state == GP_REPLAY) {
 		rss->gp_state = GP_EXIT;
@@ -110,7 +116,7 @@ static void rss_cb_fn(struct nxsim__timer *timer)
  */
 void nxsim__rcu_sync_exit(struct nxsim__rcu_sync *rss, uint64_t now)
 {
-	struct nxsim__lab *lab = rss->lab;
+	struct nxsim__bringup *lab = rss->lab;
 
 	if (--rss->gp_count)
 		return;
@@ -134,7 +140,7 @@ void nxsim__rcu_sync_exit(struct nxsim__rcu_sync *rss, uint64_t now)
  * grace period (the rcu_sync was idle: its event is armed) or for the one
  * another writer started (it is queued for nxsim__rcu_sync_func()).
  */
-bool nxsim__rcu_sync_enter(struct nxsim__lc_task *t,
+bool nxsim__rcu_sync_enter(struct nxsim__bringup_task *t,
 			   struct nxsim__rcu_sync *rss)
 {
 	rss->gp_count++;
@@ -142,7 +148,7 @@ bool nxsim__rcu_sync_enter(struct nxsim__lc_task *t,
 		rss->gp_state = GP_ENTER;
 		t->gp_rss = rss;
 		rss->gp_end = synchronize_rcu(t->lab, t->now);
-		nxsim__lc_task_arm(t, rss->gp_end, NXSIM__RESUME_GP_DONE);
+		nxsim__bringup_task_arm(t, rss->gp_end, NXSIM__RESUME_GP_DONE);
 		return false;
 	}
 	if (rss->gp_state == GP_ENTER) {
@@ -160,9 +166,9 @@ bool nxsim__rcu_sync_enter(struct nxsim__lc_task *t,
  * Return: true when no reader is active; false when @t waits for the last
  * one to leave (nxsim__percpu_up_read() wakes it).
  */
-bool nxsim__percpu_down_write(struct nxsim__lc_task *t)
+bool nxsim__percpu_down_write(struct nxsim__bringup_task *t)
 {
-	struct nxsim__lab *lab = t->lab;
+	struct nxsim__bringup *lab = t->lab;
 
 	WARN_ON(lab->block);
 	lab->block = true;
@@ -179,15 +185,15 @@ bool nxsim__percpu_down_write(struct nxsim__lc_task *t)
  * @lab: the lab
  * @now: virtual time
  */
-void nxsim__percpu_up_write(struct nxsim__lab *lab, uint64_t now)
+void nxsim__percpu_up_write(struct nxsim__bringup *lab, uint64_t now)
 {
-	struct nxsim__lc_task *w;
+	struct nxsim__bringup_task *w;
 
 	lab->block = false;
 	while ((w = TAILQ_FIRST(&lab->read_q))) {
 		TAILQ_REMOVE(&lab->read_q, w, wait);
 		lab->readers++;
-		nxsim__lc_task_wake(w, now);
+		nxsim__bringup_task_wake(w, now);
 	}
 	nxsim__rcu_sync_exit(&lab->rss, now);
 }
@@ -199,9 +205,9 @@ void nxsim__percpu_up_write(struct nxsim__lab *lab, uint64_t now)
  * Return: true when it holds the read side; false when a writer holds
  * sem->block and @t waits for nxsim__percpu_up_write().
  */
-bool nxsim__percpu_down_read(struct nxsim__lc_task *t)
+bool nxsim__percpu_down_read(struct nxsim__bringup_task *t)
 {
-	struct nxsim__lab *lab = t->lab;
+	struct nxsim__bringup *lab = t->lab;
 
 	if (lab->block) {
 		TAILQ_INSERT_TAIL(&lab->read_q, t, wait);
@@ -216,15 +222,15 @@ bool nxsim__percpu_down_read(struct nxsim__lc_task *t)
  *	the writer waiting for it
  * @t: the reader
  */
-void nxsim__percpu_up_read(struct nxsim__lc_task *t)
+void nxsim__percpu_up_read(struct nxsim__bringup_task *t)
 {
-	struct nxsim__lab *lab = t->lab;
-	struct nxsim__lc_task *w;
+	struct nxsim__bringup *lab = t->lab;
+	struct nxsim__bringup_task *w;
 
 	if (!--lab->readers && lab->writer) {
 		w = lab->writer;
 		lab->writer = NULL;
-		nxsim__lc_task_wake(w, t->now);
+		nxsim__bringup_task_wake(w, t->now);
 	}
 }
 
@@ -235,9 +241,9 @@ void nxsim__percpu_up_read(struct nxsim__lc_task *t)
  * Return: true when @t owns it; false when it waits (counted as an
  * attach that waited).
  */
-bool nxsim__cgroup_lock(struct nxsim__lc_task *t)
+bool nxsim__cgroup_lock(struct nxsim__bringup_task *t)
 {
-	struct nxsim__lab *lab = t->lab;
+	struct nxsim__bringup *lab = t->lab;
 
 	if (lab->mutex_owner) {
 		lab->res->attach_waits++;
@@ -253,15 +259,15 @@ bool nxsim__cgroup_lock(struct nxsim__lc_task *t)
  *	first waiter, woken at t->now
  * @t: the owner
  */
-void nxsim__cgroup_unlock(struct nxsim__lc_task *t)
+void nxsim__cgroup_unlock(struct nxsim__bringup_task *t)
 {
-	struct nxsim__lab *lab = t->lab;
-	struct nxsim__lc_task *w = TAILQ_FIRST(&lab->mutex_q);
+	struct nxsim__bringup *lab = t->lab;
+	struct nxsim__bringup_task *w = TAILQ_FIRST(&lab->mutex_q);
 
 	lab->mutex_owner = w;
 	if (w) {
 		TAILQ_REMOVE(&lab->mutex_q, w, wait);
-		nxsim__lc_task_wake(w, t->now);
+		nxsim__bringup_task_wake(w, t->now);
 	}
 }
 
@@ -279,7 +285,7 @@ void nxsim__cgroup_unlock(struct nxsim__lc_task *t)
  *
  * Return: when it returns, before the waiter's wake-up (@now if at once).
  */
-uint64_t nxsim__synchronize_srcu(struct nxsim__lab *lab, uint64_t now)
+uint64_t nxsim__synchronize_srcu(struct nxsim__bringup *lab, uint64_t now)
 {
 	uint64_t start, end;
 
@@ -302,7 +308,7 @@ static uint64_t rss_pending_end(const struct nxsim__rcu_sync *rss)
 }
 
 /**
- * nxsim__lab_rcu_barrier() - rcu_barrier() called at @now
+ * nxsim__bringup_rcu_barrier() - rcu_barrier() called at @now
  * @lab: the lab
  * @now: when it is called
  *
@@ -320,7 +326,7 @@ static uint64_t rss_pending_end(const struct nxsim__rcu_sync *rss)
  *
  * Return: when it returns, before the waiter's wake-up.
  */
-uint64_t nxsim__lab_rcu_barrier(struct nxsim__lab *lab, uint64_t now)
+uint64_t nxsim__bringup_rcu_barrier(struct nxsim__bringup *lab, uint64_t now)
 {
 	uint64_t start, end, cb_end;
 
@@ -336,7 +342,8 @@ uint64_t nxsim__lab_rcu_barrier(struct nxsim__lab *lab, uint64_t now)
 	return end;
 }
 
-static void rcu_sync_init(struct nxsim__lab *lab, struct nxsim__rcu_sync *rss)
+static void rcu_sync_init(struct nxsim__bringup *lab,
+			  struct nxsim__rcu_sync *rss)
 {
 	rss->lab = lab;
 	rss->gp_state = GP_IDLE;
@@ -346,13 +353,13 @@ static void rcu_sync_init(struct nxsim__lab *lab, struct nxsim__rcu_sync *rss)
 }
 
 /**
- * nxsim__lc_sync_init() - the locks free and the rcu_syncs idle, the
+ * nxsim__bringup_sync_init() - the locks free and the rcu_syncs idle, the
  *	threadgroup one entered for good with favordynmods
  *	(cgroup_favor_dynmods())
  * @lab: the lab
  * @favordynmods: the cgroup2 mount option (or CONFIG_CGROUP_FAVOR_DYNMODS)
  */
-void nxsim__lc_sync_init(struct nxsim__lab *lab, bool favordynmods)
+void nxsim__bringup_sync_init(struct nxsim__bringup *lab, bool favordynmods)
 {
 	rcu_sync_init(lab, &lab->rss);
 	rcu_sync_init(lab, &lab->cpuset_rss);
