@@ -68,6 +68,7 @@
 
 #include "core/alloc.h"
 #include "core/compiler.h"
+#include "core/detail.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
 #include "mmu/shadow_mmu.h"
@@ -691,7 +692,10 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 	int level = 0, r, rc;
 
 	if (gpa >> mmu->phys_bits)
-		return -ERANGE;
+		return nxsim__fail(-ERANGE,
+				   "gpa 0x%" PRIx64 " is above the host's "
+				   "%u physical address bits",
+				   gpa, mmu->phys_bits);
 	if (__atomic_load_n(&mmu->nr_rcu_pending, __ATOMIC_RELAXED) >
 	    NXSIM__RCU_PENDING_MAX)
 		nxsim__rcu_barrier();

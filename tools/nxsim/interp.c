@@ -370,6 +370,10 @@ static void answer(struct nxsim__drv *d, int rc, struct nxsim__drv_reply *r)
 	else if (r->err[0])
 		snprintf(line, sizeof(line), "ERR %s%s line %lu: %s",
 			 name[0] == '-' ? "" : "-", name, d->line, r->err);
+	else if (nxsim_error_detail()[0]) /* the library's reason */
+		snprintf(line, sizeof(line), "ERR %s%s %s: %s",
+			 name[0] == '-' ? "" : "-", name, text,
+			 nxsim_error_detail());
 	else
 		snprintf(line, sizeof(line), "ERR %s%s %s",
 			 name[0] == '-' ? "" : "-", name, text);
@@ -430,6 +434,7 @@ static int dispatch(struct nxsim__drv *d, int n, struct nxsim__drv_tok *toks,
 		return nxsim__drv_fail(r, -EINVAL, "usage: %s%s%s %s", v->group,
 				       v->name ? " " : "",
 				       v->name ? v->name : "", v->usage);
+	nxsim_error_clear();
 	rc = v->fn(d, argc, toks + words, r);
 	/* never a cut answer: what did not fit is an error */
 	if (rc >= 0 && r->cut)
