@@ -5,7 +5,8 @@
  * that takes the newest SPs instead of the oldest (the exact list left),
  * the candidates' read-only views, and rules that go wrong: an index not
  * on the list, an index twice, more pages than exist (-EINVAL from the
- * pass, a checker report, the list whole) and a rule's own error.
+ * pass, a checker report, the list whole) and a rule's own error; and the
+ * example plug-in lru-accessed.
  */
 #include <string.h>
 
@@ -116,13 +117,13 @@ static void test_register_bad_input(void **state)
 	assert_null(nxsim_nx_recovery_name(2));
 }
 
-/* A 6.1 host running "test-rule", six NX splits, ratio 2. */
-static struct nx_env rule_env(void)
+/* A 6.1 host running @name, six NX splits, ratio 2. */
+static struct nx_env rule_env_named(const char *name)
 {
 	struct nxsim_host_config cfg = {
 		.cpu.itlb_multihit = true,
 		.profile = "6.1",
-		.nx_recovery = "test-rule",
+		.nx_recovery = name,
 	};
 	struct nx_env e = nx_env_config(&cfg);
 	int i;
@@ -135,6 +136,11 @@ static struct nx_env rule_env(void)
 	/* A second access on SP 4: two present leaves there. */
 	nx_access(e.vcpu, NXSIM_ACCESS_READ, SP_GPA(4) + 0x3000);
 	return e;
+}
+
+static struct nx_env rule_env(void)
+{
+	return rule_env_named("test-rule");
 }
 
 /* The gfns left on the TDP list, oldest first, as SP_GPA indices. */
@@ -224,6 +230,29 @@ static void test_rule_error(void **state)
 	nx_env_destroy(&e);
 }
 
+/*
+ * lru-accessed takes the three least accessed: SPs 0 and 1 have four
+ * accessed leaves, SP 4 two, the others one; the kernel would take 0-2.
+ */
+static void test_example_lru(void **state)
+{
+	struct nx_env e;
+	struct nxsim__vm_mmu *mmu;
+
+	assert_rc(nxsim_plugin_load(PLUGIN_NX, NULL), 0);
+	e = rule_env_named("lru-accessed");
+	mmu = unit_mmu(&e);
+	for (int i = 0; i < 2; i++)
+		for (int p = 2; p < 5; p++)
+			nx_access(e.vcpu, NXSIM_ACCESS_READ,
+				  SP_GPA(i) + p * 0x1000ull);
+	assert_rc(nxsim__mmu_recover_nx_huge_pages(mmu), 0);
+	check_list(mmu, (const int[]){ 0, 1, 4 }, 3);
+	assert_int_equal(mmu->counters.recovery_zapped, 3);
+	nx_check_ok(e.vm);
+	nx_env_destroy(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_newest_first),
 		cmocka_unit_test(test_bad_picks),
 		cmocka_unit_test(test_rule_error),
+		cmocka_unit_test(test_example_lru),
 	};
 
 	return cmocka_run_group_tests_name("nx_recovery_rule", tests, NULL,
