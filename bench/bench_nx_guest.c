@@ -70,7 +70,11 @@ static void csv_row(FILE *f, const char *wl, const char *prof, const char *pol,
 		fprintf(f, "%s,overhead\n", line);
 		return;
 	}
-	snprintf(line, sizeof(line), "%s,%s,%s,%g", wl, prof, pol, x);
+	line[0] = '\0';
+	bench_csv_str(line, sizeof(line), wl);
+	bench_csv_str(line, sizeof(line), prof);
+	bench_csv_str(line, sizeof(line), pol);
+	snprintf(line + strlen(line), sizeof(line) - strlen(line), ",%g", x);
 	bench_stats(line, sizeof(line), BENCH_STATS_CSV_ROW,
 		    NXSIM_STATS_WORKLOAD_RESULT, r, csv_cols);
 	fprintf(f, "%s,%.6g\n", line, overhead);

@@ -126,7 +126,10 @@ static void csv_line(FILE *f, const char *policy, unsigned int cpus,
 
 	if (r) {
 		nxsim_xpfo_rates(r, &rates);
-		snprintf(line, sizeof(line), "%s,%u", policy, cpus);
+		line[0] = '\0';
+		bench_csv_str(line, sizeof(line), policy);
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 ",%u", cpus);
 	} else {
 		snprintf(line, sizeof(line), "policy,cpus");
 	}

@@ -334,6 +334,16 @@ struct bench_series {
  * Return: 0, or -errno if the data files cannot be written (a failing
  * gnuplot is reported on stderr, not as an error).
  */
+/**
+ * bench_csv_str() - append a CSV string field, quoted (RFC 4180)
+ * @line: the row so far ("" for its first field)
+ * @size: room in @line
+ * @s: the string: a policy, a profile ("5.10" stays text, not 5.1)
+ *
+ * Appends ",\"s\"" (or "\"s\"" to an empty row) with each '"' doubled.
+ */
+void bench_csv_str(char *line, size_t size, const char *s);
+
 int bench_plot(struct bench_ctx *ctx, const char *name, const char *title,
 	       const char *xlabel, const char *ylabel, unsigned int flags,
 	       const struct bench_series *s, size_t nr);
