@@ -97,8 +97,8 @@ static int write_hist(struct bench_ctx *ctx,
 	double x[NXSIM_BRINGUP_HIST], pub[NXSIM_BRINGUP_HIST],
 		mod[NXSIM_BRINGUP_HIST];
 	struct bench_series s[2] = {
-		{ "published (zhuangel570)", x, pub, 0 },
-		{ "model", x, mod, 0 },
+		{ "published (zhuangel570)", x, pub, 0, BENCH_SERIES_BARS },
+		{ "model", x, mod, 0, BENCH_SERIES_BARS },
 	};
 	char path[512];
 	size_t n = 0;

@@ -7,8 +7,8 @@
 # every benchmark of --list must have reported at least one figure, with
 # its value also in SI units (value_si, unit_si); the CSV tables quote
 # their string columns.  Then
-# --compare of the run against itself finds no change, and --version
-# answers.
+# --compare of the run against itself finds no change, plots render in a
+# folder named with quotes, and --version answers.
 #   cmake -DBENCH=<nxsim-bench> -DOUT=<dir> -P check_tiny.cmake
 cmake_minimum_required(VERSION 3.25)
 execute_process(COMMAND ${BENCH} --list
@@ -137,6 +137,32 @@ execute_process(COMMAND ${BENCH} --compare ${OUT}/results.jsonl
 if(NOT rc EQUAL 0 OR NOT cmp MATCHES "\n0 worse, 0 better, [0-9]+ within the reps' spread, 0 new, 0 gone\n")
 	message(FATAL_ERROR "--compare of a run with itself (${rc}):\n${cmp}")
 endif()
+# The plots render in a folder whose name a shell would misread (gnuplot is
+# started with an argv, in the folder), and their .gp name no folder.
+set(odd "${OUT}-it's \"odd\"")
+file(REMOVE_RECURSE "${odd}")
+execute_process(COMMAND ${BENCH} --tiny --only worker_wake --out "${odd}"
+	OUTPUT_QUIET ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+	message(FATAL_ERROR "nxsim-bench --out \"${odd}\" failed: ${rc}")
+endif()
+file(GLOB gps "${odd}/*.gp")
+if(NOT gps)
+	message(FATAL_ERROR "no plots in ${odd}")
+endif()
+foreach(gp IN LISTS gps)
+	file(READ "${gp}" text)
+	if(text MATCHES "${OUT}")
+		message(FATAL_ERROR "${gp} names its folder")
+	endif()
+	string(REGEX REPLACE "\\.gp$" ".png" png "${gp}")
+	find_program(gnuplot gnuplot)
+	if(gnuplot AND NOT EXISTS "${png}")
+		message(FATAL_ERROR "gnuplot drew no ${png}: ${err}")
+	endif()
+endforeach()
+file(REMOVE_RECURSE "${odd}")
+
 execute_process(COMMAND ${BENCH} --version
 	OUTPUT_VARIABLE version RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0 OR NOT version MATCHES "^nxsim-bench \\(libnxsim\\) [0-9]+\\.[0-9]+\\.[0-9]+")
