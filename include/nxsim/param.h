@@ -78,7 +78,8 @@ NXSIM_API int64_t nxsim_param_get(struct nxsim_host *host, const char *name,
  * @host: the host
  * @i: index from 0
  *
- * Return: the i-th parameter name, or NULL past the end.
+ * Return: the i-th parameter name, or NULL past the end (and for a NULL
+ * @host).
  */
 NXSIM_API const char *nxsim_param_name(const struct nxsim_host *host,
 				       unsigned int i);

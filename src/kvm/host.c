@@ -10,6 +10,10 @@
  * ignored, as unknown_module_param_cb() does); then kvm_mmu_x86_module_init()
  * resolves nx_huge_pages=-1 (auto) from the CPU.
  *
+ * kvm_amd.npt (an AMD host) and kvm_intel.ept (an Intel one) come from the
+ * command line too, as modprobe hands them to the vendor module; both are
+ * read-only (0444) and turn TDP off as the no_tdp CPU flag does.
+ *
  * Left out: kvm_intel/kvm_amd as separate modules (a host is both), and the
  * VMX-unsupported / VMX-disabled texts of the vulnerability file.
  */
@@ -51,6 +55,11 @@ static int apply_module_param(void *arg, const char *param, const char *val)
 	struct nxsim_host *host = arg;
 	int rc;
 
+	if (!strncmp(param, "kvm_amd.", 8) ||
+	    !strncmp(param, "kvm_intel.", 10)) {
+		rc = nxsim__nx_param_store(host, param, val, true);
+		return rc == -ENOENT ? 0 : rc;
+	}
 	if (strncmp(param, "kvm.", 4))
 		return 0;
 	/* module_param_named(mmio_caching, ...), read-only after load */

@@ -69,6 +69,8 @@ typedef void (*nxsim__bringup_charge_fn)(void *model,
  * @bringup_charge: the bring-up cost model's hook, or NULL; set before the
  *	first VM and never changed while VMs exist
  * @bringup_model: its argument
+ * @tdp_mmu_param: kvm.tdp_mmu (tdp_mmu_enabled), from the CPU flags
+ *	no_tdp_mmu/tdp_mmu and the command line; the TDP MMU needs TDP too
  */
 struct nxsim_host {
 	uint32_t magic;
@@ -79,6 +81,7 @@ struct nxsim_host {
 	bool own_clock;
 	struct nxsim__nx_params nx;
 	bool mmio_caching;
+	bool tdp_mmu_param;
 	pthread_mutex_t param_lock;
 	pthread_mutex_t kvm_lock;
 	pthread_rwlock_t cpu_hotplug_lock;

@@ -23,6 +23,12 @@
  * Christopherson's vm_list_srcu proposal of Jan 2025 does, unless
  * NXSIM_BUG_SETTER_LOCK_ORDER restores the released trees' order.
  *
+ * And the MMU's read-only choices: kvm.tdp_mmu (tdp_mmu.c's 0644 bool
+ * until 3af15ff47c4d made it mmu.c's 0444 one in 6.3, reading N without
+ * TDP since), kvm_amd.npt and kvm_intel.ept (0444, svm.c and vmx.c).  A
+ * read-only parameter takes its value from the command line only: its
+ * sysfs file cannot be opened for writing (kernfs_fop_open(): -EACCES).
+ *
  * Left out: the itlb_multihit sysfs text beyond what nxsim_host_vulnerability
  * reports, and the unresolved -1 visible before 5.18 (1d0e84806047): a host
  * always resolves it at load, as kvm.ko does since then.
@@ -52,7 +58,11 @@ struct nx_param {
 	size_t offset;		 /* of the unsigned int storage in nx */
 	bool needs_period_param; /* exists only from 5.16 */
 	bool needs_eager_split;	 /* exists only from a3fe5dbda0a4 */
-	bool noarg; /* KERNEL_PARAM_OPS_FL_NOARG: bare name is "y" */
+	bool noarg;	    /* KERNEL_PARAM_OPS_FL_NOARG: bare name is "y" */
+	bool needs_tdp_mmu; /* kvm.tdp_mmu exists only from 5.10 */
+	const char *module; /* "kvm_amd", "kvm_intel"; NULL: kvm */
+	/* 0444 (on this host) */
+	bool (*read_only)(const struct nxsim_host *host);
 };
 
 static bool get_nx_auto_mode(struct nxsim_host *host)
@@ -86,6 +96,9 @@ void nxsim__nx_params_init(struct nxsim_host *host)
 	host->nx.recovery_ratio = host->cpu.preempt_rt ? 0 : 60;
 	host->nx.recovery_period_ms = 0;
 	host->nx.eager_page_split = host->prof->eager_split_param;
+	host->tdp_mmu_param = host->prof->mmu.tdp_mmu_default ?
+				      !host->cpu.no_tdp_mmu :
+				      host->cpu.tdp_mmu;
 }
 
 void nxsim__kvm_mmu_x86_module_init(struct nxsim_host *host)
@@ -159,6 +172,66 @@ static int get_eager_page_split(struct nxsim_host *host,
 	(void)p;
 	return sprintf(buf, "%c\n",
 		       READ_ONCE(host->nx.eager_page_split) ? 'Y' : 'N');
+}
+
+/* param_set_bool() of a bool the host keeps at @p->offset */
+static bool *host_bool(struct nxsim_host *host, const struct nx_param *p)
+{
+	return (bool *)((char *)host + p->offset);
+}
+
+/* param_set_bool() of kvm.tdp_mmu */
+static int set_tdp_mmu(struct nxsim_host *host, const struct nx_param *p,
+		       const char *val)
+{
+	bool v;
+
+	if (nxsim__kstrtobool(&host->prof->kstrtox, val, &v) < 0)
+		return -EINVAL;
+	WRITE_ONCE(*host_bool(host, p), v);
+	return 0;
+}
+
+/* param_get_bool(): from 6.3, tdp_mmu_enabled = tdp_mmu_allowed &&
+ * tdp_enabled (kvm_configure_mmu()) */
+static int get_tdp_mmu(struct nxsim_host *host, const struct nx_param *p,
+		       char *buf)
+{
+	bool v = READ_ONCE(*host_bool(host, p));
+
+	if (host->prof->tdp_mmu_param_ro && host->cpu.no_tdp)
+		v = false;
+	return sprintf(buf, "%c\n", v ? 'Y' : 'N');
+}
+
+/* param_set_bool() of npt_enabled / enable_ept: TDP off is no_tdp */
+static int set_tdp(struct nxsim_host *host, const struct nx_param *p,
+		   const char *val)
+{
+	bool v;
+
+	(void)p;
+	if (nxsim__kstrtobool(&host->prof->kstrtox, val, &v) < 0)
+		return -EINVAL;
+	host->cpu.no_tdp = !v;
+	return 0;
+}
+
+static int get_tdp(struct nxsim_host *host, const struct nx_param *p, char *buf)
+{
+	(void)p;
+	return sprintf(buf, "%c\n", host->cpu.no_tdp ? 'N' : 'Y');
+}
+
+static bool tdp_mmu_ro(const struct nxsim_host *host)
+{
+	return host->prof->tdp_mmu_param_ro;
+}
+
+static bool always_ro(const struct nxsim_host *host)
+{
+	(void)host;
+	return true;
 }
 
 bool nxsim__calc_nx_huge_pages_recovery_period(struct nxsim_host *host,
@@ -269,27 +342,70 @@ static const struct nx_param nx_params[] = {
 		.needs_eager_split = true,
 		.noarg = true,
 	},
+	{
+		.name = "tdp_mmu",
+		.set = set_tdp_mmu,
+		.get = get_tdp_mmu,
+		.offset = offsetof(struct nxsim_host, tdp_mmu_param),
+		.noarg = true,
+		.needs_tdp_mmu = true,
+		.read_only = tdp_mmu_ro,
+	},
+	{
+		.name = "npt",
+		.set = set_tdp,
+		.get = get_tdp,
+		.noarg = true,
+		.module = "kvm_amd",
+		.read_only = always_ro,
+	},
+	{
+		.name = "ept",
+		.set = set_tdp,
+		.get = get_tdp,
+		.noarg = true,
+		.module = "kvm_intel",
+		.read_only = always_ro,
+	},
 };
 
+/* A vendor module's parameter exists on that vendor's host. */
 static bool param_exists(const struct nxsim_host *host,
 			 const struct nx_param *p)
 {
+	const char *vendor = host->cpu.amd ? "kvm_amd" : "kvm_intel";
+
 	return (!p->needs_period_param || host->prof->period_param) &&
-	       (!p->needs_eager_split || host->prof->eager_split_param);
+	       (!p->needs_eager_split || host->prof->eager_split_param) &&
+	       (!p->needs_tdp_mmu || host->prof->mmu.tdp_mmu) &&
+	       (!p->module || !strcmp(p->module, vendor));
 }
 
+/*
+ * @name as sysfs spells it, or (@cmdline) as the command line does, with
+ * a module prefix for the vendor modules ("kvm_amd.npt") and without one
+ * for kvm.ko's ("nx_huge_pages": host.c takes "kvm." off).
+ */
 static const struct nx_param *find_param(const struct nxsim_host *host,
 					 const char *name, bool cmdline)
 {
-	size_t i;
+	size_t i, n;
 
 	for (i = 0; i < ARRAY_SIZE(nx_params); i++) {
 		const struct nx_param *p = &nx_params[i];
+		const char *s = name;
 
 		if (!param_exists(host, p))
 			continue;
-		if (cmdline ? nxsim__parameq(name, p->name) :
-			      !strcmp(name, p->name))
+		if (cmdline && p->module) {
+			n = strlen(p->module);
+			if (strncmp(s, p->module, n) || s[n] != '.')
+				continue;
+			s += n + 1;
+		} else if (cmdline && strchr(s, '.')) {
+			continue;
+		}
+		if (cmdline ? nxsim__parameq(s, p->name) : !strcmp(s, p->name))
 			return p;
 	}
 	return NULL;
@@ -303,6 +419,9 @@ int nxsim__nx_param_store(struct nxsim_host *host, const char *name,
 
 	if (!p)
 		return -ENOENT;
+	/* kernfs_fop_open(): no write access to a 0444 file */
+	if (!cmdline && p->read_only && p->read_only(host))
+		return -EACCES;
 	/* parse_one(): a bare name is "true" only for NOARG ops (bool). */
 	if (!val && !p->noarg)
 		return -EINVAL;
@@ -344,6 +463,7 @@ int64_t nxsim_param_write(struct nxsim_host *host, const char *name,
 			  const void *buf, size_t len)
 {
 	char page[PAGE_SIZE + 1];
+	const struct nx_param *p;
 	int rc;
 
 	if (!name || (!buf && len))
@@ -351,8 +471,14 @@ int64_t nxsim_param_write(struct nxsim_host *host, const char *name,
 	rc = enter(host);
 	if (rc)
 		return rc;
-	if (!find_param(host, name, false)) {
+	p = find_param(host, name, false);
+	if (!p) {
 		rc = -ENOENT;
+		goto out;
+	}
+	/* the open for writing fails before any write */
+	if (p->read_only && p->read_only(host)) {
+		rc = -EACCES;
 		goto out;
 	}
 	/* sysfs_kf_write(): an empty write stores nothing. */
@@ -402,6 +528,8 @@ const char *nxsim_param_name(const struct nxsim_host *host, unsigned int i)
 {
 	size_t k;
 
+	if (!host)
+		return NULL;
 	for (k = 0; k < ARRAY_SIZE(nx_params); k++) {
 		if (!param_exists(host, &nx_params[k]))
 			continue;

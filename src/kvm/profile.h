@@ -41,6 +41,11 @@ enum nxsim__worker_model {
  * @cr0_wp_keeps_root: with TDP, a change of CR0.WP alone refreshes the
  *	MMU without kvm_mmu_reset_context() (01b31714bd90, 6.4; 6.1.y
  *	backport)
+ * @tdp_mmu_param_ro: kvm.tdp_mmu is read-only (0444) and reads
+ *	tdp_mmu_enabled as kvm_configure_mmu() left it, N without TDP
+ *	(3af15ff47c4d, 6.3); before it (5.10 to 6.2) the parameter is 0644
+ *	in tdp_mmu.c and each VM reads it at creation
+ *	(kvm_mmu_init_tdp_mmu())
  */
 struct nxsim__profile {
 	const char *name;
@@ -53,6 +58,7 @@ struct nxsim__profile {
 	bool disable_nx_cap;
 	bool eager_split_param;
 	bool cr0_wp_keeps_root;
+	bool tdp_mmu_param_ro;
 };
 
 const struct nxsim__profile *nxsim__profile_find(const char *name);

@@ -164,16 +164,14 @@ void nxsim__vm_free(struct nxsim_vm *vm)
 
 /*
  * The TDP MMU maps the VM's faults: tdp_enabled and kvm.tdp_mmu (default
- * on since 5.15; opt-in on 5.10, absent before); otherwise the shadow MMU.
+ * on since 5.15; opt-in on 5.10, absent before), read as the VM is made
+ * (kvm_mmu_init_tdp_mmu()); otherwise the shadow MMU.
  */
 static bool uses_tdp_mmu(const struct nxsim_host *host)
 {
-	const struct nxsim__profile *prof = host->prof;
-
-	if (!prof->mmu.tdp_mmu || host->cpu.no_tdp)
+	if (!host->prof->mmu.tdp_mmu || host->cpu.no_tdp)
 		return false;
-	return prof->mmu.tdp_mmu_default ? !host->cpu.no_tdp_mmu :
-					   host->cpu.tdp_mmu;
+	return READ_ONCE(host->tdp_mmu_param);
 }
 
 int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)

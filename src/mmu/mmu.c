@@ -68,6 +68,7 @@
 
 #include "core/alloc.h"
 #include "core/compiler.h"
+#include "core/detail.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
 #include "mmu/shadow_mmu.h"
@@ -691,11 +692,16 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 	int level = 0, r, rc;
 
 	if (gpa >> mmu->phys_bits)
-		return -ERANGE;
+		return nxsim__fail(-ERANGE,
+				   "gpa 0x%" PRIx64 " is above the host's "
+				   "%u physical address bits",
+				   gpa, mmu->phys_bits);
 	if (__atomic_load_n(&mmu->nr_rcu_pending, __ATOMIC_RELAXED) >
 	    NXSIM__RCU_PENDING_MAX)
 		nxsim__rcu_barrier();
 	for (;;) {
+		bool stale = false;
+
 		/*
 		 * The hardware walk takes no lock on the TDP MMU: RCU keeps
 		 * the tables it reads, and SPTEs change atomically, as the
@@ -732,7 +738,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 					nxsim__rw_unlock(&mmu->mmu_lock);
 				break;
 			}
-			VCPU_COUNT(vcpu, mmio_stale);
+			/* counted once the fault can go on (-ENOMEM: no count) */
+			stale = true;
 		}
 		/* kvm_mmu_page_fault() -> direct_page_fault() */
 		if (tdp) {
@@ -751,6 +758,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 			}
 			mmu_seq = mmu->mmu_invalidate_seq;
 		}
+		if (stale)
+			VCPU_COUNT(vcpu, mmio_stale);
 		if (!mmu->root[as_id] && !mmu->tdp_mmu_enabled) {
 			nxsim__mmu_alloc_direct_roots(mmu, mc, as_id);
 		} else if (!mmu->root[as_id]) {

@@ -146,22 +146,46 @@ static bool recovery_zap(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
  * waited), take them again.  Before e89505698c9f the same commit was also
  * the one of the last SP (!--to_zap); see kvm_recover_nx_huge_pages().
  */
-static void recovery_resched(struct nxsim__vm_mmu *mmu, bool shared, bool flush)
+static void recovery_resched(struct nxsim__vm_mmu *mmu, bool shared, bool flush,
+			     struct nxsim__rcu_batch *batch)
 {
 	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &mmu->invalid_list, flush);
 	mmu->resched_pending = false;
+	nxsim__rcu_batch_end(batch);
 	nxsim__rcu_read_unlock();
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	nxsim__sched_point(mmu, NXSIM__SCHED_RESCHED, 0, 0);
 	nxsim__mmu_lock(mmu, shared);
 	nxsim__rcu_read_lock();
+	nxsim__rcu_batch_begin(batch, mmu);
+}
+
+/*
+ * tdp_mmu_pages_lock around the list, as 6.18 takes it: only under the
+ * read lock, where faults track pages beside the pass.  The write lock
+ * (6.1-6.6, and the shadow MMU's list) excludes every other user.
+ */
+static void nx_list_lock(struct nxsim__vm_mmu *mmu, bool shared)
+{
+	if (shared)
+		nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock,
+				  NXSIM__LOCK_TDP_MMU_PAGES);
+}
+
+static void nx_list_unlock(struct nxsim__vm_mmu *mmu, bool shared)
+{
+	if (shared)
+		nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
+				    NXSIM__LOCK_TDP_MMU_PAGES);
 }
 
 /*
  * kvm_recover_nx_huge_pages(kvm, type); called in rcu_read_lock() with
  * mmu_lock held for read (@shared: the TDP MMU's list from 6.18, zaps by
- * atomic update) or write.  The list and its counts are read under
- * tdp_mmu_pages_lock, which faults under the read lock take to track.
+ * atomic update) or write.  Under the read lock the list and its counts
+ * are read under tdp_mmu_pages_lock, which faults take to track.  The
+ * pages the pass zaps share one call_rcu() per lock hold (struct
+ * nxsim__rcu_batch), where the kernel queues one per page.
  * Shadow pages wait on vm_mmu->invalid_list (the kernel's on-stack
  * invalid_list) until the commit after the loop; with
  * NXSIM_BUG_RECOVER_NO_COMMIT the loop has its shape before e89505698c9f:
@@ -172,6 +196,7 @@ static void recovery_resched(struct nxsim__vm_mmu *mmu, bool shared, bool flush)
 static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 				      enum nxsim__mmu_type type, bool shared)
 {
+	struct nxsim__rcu_batch batch;
 	const struct nxsim__mmu_profile *prof = mmu->prof;
 	struct nxsim__possible_nx *l = nxsim__nx_list(mmu, type);
 	bool skip_dirty = prof->recovery_skip_dirty &&
@@ -182,27 +207,24 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 	struct nxsim__mmu_page *sp;
 	bool flush = false, dirty;
 
-	nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock, NXSIM__LOCK_TDP_MMU_PAGES);
+	nx_list_lock(mmu, shared);
 	nr = prof->per_type_lists ? l->nr_pages : mmu->nx_lpage_splits;
 	len = l->len; /* the true length, for invariant 9 */
-	nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
-			    NXSIM__LOCK_TDP_MMU_PAGES);
+	nx_list_unlock(mmu, shared);
 	to_zap = ratio ? DIV_ROUND_UP(nr, ratio) : 0;
 	MMU_COUNT(mmu, recovery_passes);
+	nxsim__rcu_batch_begin(&batch, mmu);
 	for (; to_zap; to_zap--) {
-		nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock,
-				  NXSIM__LOCK_TDP_MMU_PAGES);
+		nx_list_lock(mmu, shared);
 		sp = TAILQ_FIRST(&l->pages);
 		if (!sp) {
-			nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
-					    NXSIM__LOCK_TDP_MMU_PAGES);
+			nx_list_unlock(mmu, shared);
 			break;
 		}
 		WARN_ON(!sp_nx_disallowed(sp) || !sp->direct);
 		if (prof->per_type_lists)
 			unaccount_nx_huge_page(mmu, sp, type);
-		nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
-				    NXSIM__LOCK_TDP_MMU_PAGES);
+		nx_list_unlock(mmu, shared);
 		done++;
 
 		/* no lookup before eb298605705a (or with it undone) */
@@ -214,8 +236,12 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 					 __ATOMIC_RELAXED);
 			MMU_COUNT(mmu, recovery_unaccounted);
 		} else {
-			/* invariant 9 judges by the SP's own space */
+			/*
+			 * invariant 9 judges by the SP's own space; no slot
+			 * logs if none does
+			 */
 			if (prof->recovery_skip_dirty &&
+			    READ_ONCE(mmu->nr_memslots_dirty_logging) &&
 			    sp_slot_dirty_logging(mmu, sp,
 						  kvm_mmu_page_as_id(sp)))
 				nxsim__mmu_event(
@@ -232,7 +258,7 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 				mmu, &mmu->invalid_list, flush);
 			flush = false;
 		} else if (mmu->sched && (shared || mmu->resched_pending)) {
-			recovery_resched(mmu, shared, flush);
+			recovery_resched(mmu, shared, flush, &batch);
 			flush = false;
 		}
 	}
@@ -244,6 +270,7 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 	if (!no_commit)
 		nxsim__kvm_mmu_remote_flush_or_zap(mmu, &mmu->invalid_list,
 						   flush);
+	nxsim__rcu_batch_end(&batch);
 }
 
 void nxsim__mmu_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu)

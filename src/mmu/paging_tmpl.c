@@ -273,6 +273,26 @@ static int read_level1_gpte(struct nxsim__vm_mmu *mmu,
 		pt->size);
 }
 
+/*
+ * mmu_spte_update()'s answer for the present SPTE @old made @new: must the
+ * TLBs be flushed?  6.1 flushes when an MMU-writable SPTE loses W and when
+ * A or D is cleared; from b7ed46b201a4 (6.13) only when it stops being
+ * MMU-writable.
+ */
+static bool mmu_spte_update_flush(struct nxsim__vm_mmu *mmu, uint64_t old,
+				  uint64_t new)
+{
+	const struct nxsim__spte_masks *mk = nxsim__spte_masks(mmu->fmt);
+	bool mmu_writable = nxsim__is_mmu_writable_spte(mmu->fmt, old);
+
+	if (mmu->prof->spte_update_wp_flush_only)
+		return mmu_writable &&
+		       !nxsim__is_mmu_writable_spte(mmu->fmt, new);
+	return (mmu_writable && !is_writable_pte(new)) ||
+	       ((old & mk->accessed) && !(new & mk->accessed)) ||
+	       ((old & mk->dirty) && !(new & mk->dirty));
+}
+
 int nxsim__sync_page(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 		     struct nxsim__mmu_page *sp)
 {
@@ -319,8 +339,7 @@ int nxsim__sync_page(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 			wrprot ? pte_access & ~ACC_WRITE_MASK : pte_access,
 			host_writable, false);
 		spte &= ~mk->accessed;
-		if (is_writable_pte(sp->spt[i]) && !is_writable_pte(spte))
-			flush = true;
+		flush |= mmu_spte_update_flush(mmu, sp->spt[i], spte);
 		WRITE_ONCE(sp->spt[i], spte);
 	}
 	return flush;
@@ -333,41 +352,82 @@ static void clear_unsync_child_bit(struct nxsim__mmu_page *sp, unsigned int idx)
 	sp->unsync_child_bitmap[idx / 64] &= ~(1ull << (idx % 64));
 }
 
+/* The page the set bit @idx of @parent's bitmap leads to, or NULL. */
+static struct nxsim__mmu_page *unsync_child(struct nxsim__vm_mmu *mmu,
+					    struct nxsim__mmu_page *parent,
+					    unsigned int idx)
+{
+	uint64_t spte = parent->spt[idx];
+
+	if (!is_shadow_present_pte(spte) ||
+	    is_last_spte(spte, parent->role.level))
+		return NULL;
+	return spte_to_child_sp(mmu, spte);
+}
+
+/* Bit @idx of @sp's unsync_child_bitmap is set. */
+static bool unsync_bit(const struct nxsim__mmu_page *sp, unsigned int idx)
+{
+	return sp->unsync_child_bitmap[idx / 64] & (1ull << (idx % 64));
+}
+
 /*
- * mmu_sync_children(): below @parent, each unsync page (found through
- * the unsync_child_bitmap, mmu_unsync_walk()) is write-protected again,
- * made sync and brought up to date from the guest's table (a page whose
- * table cannot be read is zapped).  Return: whether a flush is due.
+ * The first half of mmu_sync_children()'s loop: each unsync page below
+ * @parent (mmu_unsync_walk()) gets its gfn write-protected again
+ * (kvm_vcpu_write_protect_gfn()).  Return: whether an SPTE lost W.
  */
-static bool mmu_sync_children(struct nxsim__vm_mmu *mmu,
-			      const struct nxsim__kvm_mmu *m,
-			      struct nxsim__mmu_page *parent,
-			      struct nxsim__sp_list *invalid_list)
+static bool protect_unsync_children(struct nxsim__vm_mmu *mmu,
+				    struct nxsim__mmu_page *parent)
+{
+	struct nxsim__mmu_page *child;
+	bool protected = false;
+	unsigned int idx;
+
+	for (idx = 0; idx < SPTE_ENT_PER_PAGE; idx++) {
+		child = unsync_bit(parent, idx) ?
+				unsync_child(mmu, parent, idx) :
+				NULL;
+		if (!child)
+			continue;
+		if (child->unsync_children)
+		protected |= protect_unsync_children(mmu, child);
+		if (child->unsync)
+		protected |= nxsim__kvm_mmu_slot_gfn_write_protect(
+			mmu, nxsim__gfn_to_memslot(mmu, 0, child->gfn),
+			child->gfn, NXSIM_PG_LEVEL_4K);
+	}
+	return protected;
+}
+
+/*
+ * The second half: each unsync page below @parent is made sync and
+ * brought up to date from the guest's table (kvm_sync_page(); a page
+ * whose table cannot be read is zapped), and the bits that lead nowhere
+ * any more are cleared (mmu_pages_clear_parents()).  Return: whether a
+ * sync asked for a flush.
+ */
+static bool sync_unsync_children(struct nxsim__vm_mmu *mmu,
+				 const struct nxsim__kvm_mmu *m,
+				 struct nxsim__mmu_page *parent,
+				 struct nxsim__sp_list *invalid_list)
 {
 	struct nxsim__mmu_page *child;
 	bool flush = false;
 	unsigned int idx;
-	uint64_t spte;
 	int ret;
 
 	for (idx = 0; idx < SPTE_ENT_PER_PAGE; idx++) {
-		if (!(parent->unsync_child_bitmap[idx / 64] &
-		      (1ull << (idx % 64))))
+		if (!unsync_bit(parent, idx))
 			continue;
-		spte = parent->spt[idx];
-		if (!is_shadow_present_pte(spte) ||
-		    is_last_spte(spte, parent->role.level)) {
+		child = unsync_child(mmu, parent, idx);
+		if (!child) {
 			clear_unsync_child_bit(parent, idx);
 			continue;
 		}
-		child = spte_to_child_sp(mmu, spte);
 		if (child->unsync_children)
-			flush |= mmu_sync_children(mmu, m, child, invalid_list);
+			flush |= sync_unsync_children(mmu, m, child,
+						      invalid_list);
 		if (child->unsync) {
-			/* kvm_vcpu_write_protect_gfn() */
-			flush |= nxsim__kvm_mmu_slot_gfn_write_protect(
-				mmu, nxsim__gfn_to_memslot(mmu, 0, child->gfn),
-				child->gfn, NXSIM_PG_LEVEL_4K);
 			nxsim__kvm_unlink_unsync_page(mmu, child);
 			ret = nxsim__sync_page(mmu, m, child);
 			if (ret < 0)
@@ -383,20 +443,35 @@ static bool mmu_sync_children(struct nxsim__vm_mmu *mmu,
 }
 
 /*
+ * mmu_sync_children() (6.1 arch/x86/kvm/mmu/mmu.c): the unsync pages
+ * below @parent are write-protected again, with a flush at once if that
+ * took W from any SPTE, then synced, with a flush at the end if a sync
+ * asked for one: up to two flushes.
+ */
+static void mmu_sync_children(struct nxsim__vm_mmu *mmu,
+			      const struct nxsim__kvm_mmu *m,
+			      struct nxsim__mmu_page *parent)
+{
+	struct nxsim__sp_list invalid_list =
+		TAILQ_HEAD_INITIALIZER(invalid_list);
+	bool flush;
+
+	if (protect_unsync_children(mmu, parent))
+		nxsim__kvm_mmu_remote_flush_or_zap(mmu, &invalid_list, true);
+	flush = sync_unsync_children(mmu, m, parent, &invalid_list);
+	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &invalid_list, flush);
+}
+
+/*
  * kvm_mmu_sync_roots() for @root: a root with unsync pages below it is
  * synced (the guest flushed its TLB: a CR3 load).
  */
 static void sync_root(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 		      struct nxsim__mmu_page *root)
 {
-	struct nxsim__sp_list invalid_list =
-		TAILQ_HEAD_INITIALIZER(invalid_list);
-	bool flush;
-
 	if (root->role.direct || !(root->unsync || root->unsync_children))
 		return;
-	flush = mmu_sync_children(mmu, m, root, &invalid_list);
-	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &invalid_list, flush);
+	mmu_sync_children(mmu, m, root);
 }
 
 /*

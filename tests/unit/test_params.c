@@ -577,12 +577,85 @@ static void test_params_names(void **state)
 	assert_string_equal(nxsim_param_name(h61, 2),
 			    "nx_huge_pages_recovery_period_ms");
 	assert_string_equal(nxsim_param_name(h61, 3), "eager_page_split");
-	assert_null(nxsim_param_name(h61, 4));
-	assert_null(nxsim_param_name(h54, 2));
+	assert_string_equal(nxsim_param_name(h61, 4), "tdp_mmu");
+	assert_string_equal(nxsim_param_name(h61, 5), "ept");
+	assert_null(nxsim_param_name(h61, 6));
+	assert_string_equal(nxsim_param_name(h54, 2), "ept");
+	assert_null(nxsim_param_name(h54, 3));
 	assert_rc(nxsim_param_get(h54, P_PERIOD, buf, sizeof(buf)), -ENOENT);
 	assert_rc(nxsim_param_set(h54, P_PERIOD, "5"), -ENOENT);
 	assert_rc(nxsim_host_destroy(h54), 0);
 	assert_rc(nxsim_host_destroy(h61), 0);
+}
+
+/* An AMD host of @profile with @cmdline; @no_tdp: cpu.no_tdp. */
+static struct nxsim_host *amd_host(const char *profile, const char *cmdline,
+				   bool no_tdp)
+{
+	struct nxsim_host_config cfg = {
+		.cpu = { .amd = true, .no_tdp = no_tdp },
+		.profile = profile,
+		.cmdline = cmdline,
+	};
+	struct nxsim_host *host = NULL;
+
+	assert_rc(nxsim_host_create(&cfg, &host), 0);
+	return host;
+}
+
+/*
+ * kvm.tdp_mmu: 0644 in 6.1's tdp_mmu.c (module_param_named(tdp_mmu,
+ * tdp_mmu_enabled, bool, 0644)), 0444 from 3af15ff47c4d (6.3), where it
+ * reads tdp_mmu_enabled as kvm_configure_mmu() set it (N without TDP);
+ * opt-in on 5.10, absent on 5.4.  kvm_amd.npt (svm.c) and kvm_intel.ept
+ * (vmx.c) are 0444: a write cannot open the file (kernfs_fop_open(),
+ * -EACCES); all of them come from the command line.
+ */
+static void test_params_mmu_choice(void **state)
+{
+	struct nxsim_host *h;
+	char buf[8];
+
+	h = amd_host("6.1", "kvm.tdp_mmu=0 kvm_amd.npt=0", false);
+	assert_string_equal(test_param(h, "tdp_mmu"), "N\n");
+	assert_string_equal(test_param(h, "npt"), "N\n");
+	assert_rc(nxsim_param_get(h, "ept", buf, sizeof(buf)), -ENOENT);
+	assert_rc(nxsim_param_set(h, "npt", "1"), -EACCES);
+	assert_rc(nxsim_param_write(h, "npt", "1\n", 2), -EACCES);
+	assert_rc(nxsim_param_write(h, "npt", "", 0), -EACCES);
+	assert_string_equal(test_param(h, "npt"), "N\n");
+	assert_rc(nxsim_param_set(h, "tdp_mmu", "1"), 0);
+	assert_string_equal(test_param(h, "tdp_mmu"), "Y\n");
+	assert_rc(nxsim_host_destroy(h), 0);
+
+	/* 6.1 without TDP still reads the plain bool */
+	h = amd_host("6.1", NULL, true);
+	assert_string_equal(test_param(h, "tdp_mmu"), "Y\n");
+	assert_string_equal(test_param(h, "npt"), "N\n");
+	assert_rc(nxsim_host_destroy(h), 0);
+
+	h = amd_host("6.6", NULL, true);
+	assert_string_equal(test_param(h, "tdp_mmu"), "N\n");
+	assert_rc(nxsim_param_set(h, "tdp_mmu", "1"), -EACCES);
+	assert_rc(nxsim_host_destroy(h), 0);
+	h = amd_host("6.6", "kvm.tdp_mmu=0", false);
+	assert_string_equal(test_param(h, "tdp_mmu"), "N\n");
+	assert_rc(nxsim_param_set(h, "tdp_mmu", "1"), -EACCES);
+	assert_rc(nxsim_host_destroy(h), 0);
+
+	h = test_host("6.1", true, "kvm_intel.ept=0 kvm_amd.npt=1", 0);
+	assert_string_equal(test_param(h, "ept"), "N\n");
+	assert_rc(nxsim_param_get(h, "npt", buf, sizeof(buf)), -ENOENT);
+	assert_rc(nxsim_host_destroy(h), 0);
+	h = test_host("5.10", true, NULL, 0);
+	assert_string_equal(test_param(h, "tdp_mmu"), "N\n");
+	assert_rc(nxsim_host_destroy(h), 0);
+	h = test_host("5.10", true, "kvm.tdp_mmu=1", 0);
+	assert_string_equal(test_param(h, "tdp_mmu"), "Y\n");
+	assert_rc(nxsim_host_destroy(h), 0);
+	h = test_host("5.4", true, "kvm.tdp_mmu=1", 0);
+	assert_rc(nxsim_param_get(h, "tdp_mmu", buf, sizeof(buf)), -ENOENT);
+	assert_rc(nxsim_host_destroy(h), 0);
 }
 
 int main(void)
@@ -594,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_params_cmdline),
 		cmocka_unit_test(test_params_sysfs_io),
 		cmocka_unit_test(test_params_names),
+		cmocka_unit_test(test_params_mmu_choice),
 	};
 
 	return cmocka_run_group_tests_name("params", tests, NULL, NULL);

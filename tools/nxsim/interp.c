@@ -101,31 +101,6 @@ static const char *const kind_names[] = {
 	[NXSIM__DRV_XPFO] = "machine",
 };
 
-void nxsim__drv_add(struct nxsim__drv_reply *r, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(r->buf + r->len, sizeof(r->buf) - r->len, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		r->len += (size_t)n < sizeof(r->buf) - r->len ?
-				  (size_t)n :
-				  sizeof(r->buf) - r->len - 1;
-}
-
-int nxsim__drv_fail(struct nxsim__drv_reply *r, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(r->err, sizeof(r->err), fmt, ap);
-	va_end(ap);
-	r->rc = err;
-	return err;
-}
-
 static struct object *lookup(struct nxsim__drv *d, const char *name)
 {
 	struct object key = { .name = (char *)name };
@@ -327,36 +302,6 @@ struct nxsim_host *nxsim__drv_host(struct nxsim__drv *d, const char *name,
 	return d->cur;
 }
 
-int nxsim__drv_u64(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,
-		   struct nxsim__drv_reply *r)
-{
-	char *end;
-
-	errno = 0;
-	if (!t->len || t->s[0] < '0' || t->s[0] > '9' || strlen(t->s) != t->len)
-		return nxsim__drv_fail(r, -EINVAL, "not a number: \"%s\"",
-				       t->s);
-	*v = strtoull(t->s, &end, 0);
-	if (*end)
-		return nxsim__drv_fail(r, -EINVAL, "not a number: \"%s\"",
-				       t->s);
-	if (errno == ERANGE || *v > max)
-		return nxsim__drv_fail(r, -ERANGE,
-				       "number out of range: %s (max %" PRIu64
-				       ")",
-				       t->s, max);
-	return 0;
-}
-
-const char *nxsim__drv_opt(const struct nxsim__drv_tok *t, const char *key)
-{
-	size_t n = strlen(key);
-
-	if (t->len > n && !strncmp(t->s, key, n) && t->s[n] == '=')
-		return t->s + n + 1;
-	return NULL;
-}
-
 struct nxsim__drv *nxsim__drv_create(FILE *out, FILE *err, unsigned int flags)
 {
 	struct nxsim__drv *d = calloc(1, sizeof(*d));
@@ -425,6 +370,10 @@ static void answer(struct nxsim__drv *d, int rc, struct nxsim__drv_reply *r)
 	else if (r->err[0])
 		snprintf(line, sizeof(line), "ERR %s%s line %lu: %s",
 			 name[0] == '-' ? "" : "-", name, d->line, r->err);
+	else if (nxsim_error_detail()[0]) /* the library's reason */
+		snprintf(line, sizeof(line), "ERR %s%s %s: %s",
+			 name[0] == '-' ? "" : "-", name, text,
+			 nxsim_error_detail());
 	else
 		snprintf(line, sizeof(line), "ERR %s%s %s",
 			 name[0] == '-' ? "" : "-", name, text);
@@ -485,7 +434,14 @@ static int dispatch(struct nxsim__drv *d, int n, struct nxsim__drv_tok *toks,
 		return nxsim__drv_fail(r, -EINVAL, "usage: %s%s%s %s", v->group,
 				       v->name ? " " : "",
 				       v->name ? v->name : "", v->usage);
+	nxsim_error_clear();
 	rc = v->fn(d, argc, toks + words, r);
+	/* never a cut answer: what did not fit is an error */
+	if (rc >= 0 && r->cut)
+		return nxsim__drv_fail(r, -E2BIG,
+				       "answer longer than %d bytes: ask for "
+				       "less",
+				       NXSIM__DRV_REPLY - 1);
 	/* a failed lookup's errno stands: -ENOENT, or -EBADF for a closed VM */
 	return rc < 0 && r->rc ? r->rc : rc;
 }

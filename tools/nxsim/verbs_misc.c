@@ -64,41 +64,6 @@ static int clock_destroy(struct nxsim__drv *d, int argc,
 	return rc;
 }
 
-/* "60s", "100ms", "250us", "5ns" or a bare count of ns. */
-static int duration(struct nxsim__drv_tok *t, uint64_t *ns,
-		    struct nxsim__drv_reply *r)
-{
-	static const struct {
-		const char *unit;
-		uint64_t ns;
-	} units[] = { { "ns", 1 },
-		      { "us", 1000 },
-		      { "ms", 1000000 },
-		      { "s", 1000000000 } };
-	struct nxsim__drv_tok num = *t;
-	uint64_t mult = 1, v;
-	size_t i, n;
-	int rc;
-
-	for (i = 0; i < NXSIM__DRV_NELEM(units); i++) {
-		n = strlen(units[i].unit);
-		if (t->len > n && !strcmp(t->s + t->len - n, units[i].unit) &&
-		    t->s[t->len - n - 1] >= '0' &&
-		    t->s[t->len - n - 1] <= '9') {
-			mult = units[i].ns;
-			num.len = t->len - n;
-			break;
-		}
-	}
-	num.s = strndup(t->s, num.len);
-	if (!num.s)
-		return -ENOMEM;
-	rc = nxsim__drv_u64(&num, UINT64_MAX / mult, &v, r);
-	free(num.s);
-	*ns = v * mult;
-	return rc;
-}
-
 static int clock_advance(struct nxsim__drv *d, int argc,
 			 struct nxsim__drv_tok *argv,
 			 struct nxsim__drv_reply *r)
@@ -110,7 +75,7 @@ static int clock_advance(struct nxsim__drv *d, int argc,
 
 	if (!clock)
 		return -ENOENT;
-	rc = duration(&argv[0], &ns, r);
+	rc = nxsim__drv_duration(&argv[0], &ns, r);
 	if (rc)
 		return rc;
 	n = nxsim_clock_advance(clock, ns);
