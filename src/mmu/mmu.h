@@ -316,7 +316,7 @@ int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,
  * KVM_ENABLE_CAP(KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2) with cap->flags @flags
  * and cap->args[0] @arg0; Return: 0 or -EINVAL.
  */
-int nxsim__kvm_enable_manual_dirty_log_protect(struct nxsim__vm_mmu *mmu,
+int nxsim__mmu_enable_manual_dirty_log_protect(struct nxsim__vm_mmu *mmu,
 					       uint32_t flags, uint64_t arg0);
 /*
  * KVM_GET_DIRTY_LOG of @slot_id into @out (one bit per page, 64-bit
