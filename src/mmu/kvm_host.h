@@ -242,8 +242,8 @@ struct nxsim__vm_mmu {
  * kvm_update_page_stats(): stat.pages[level - 1] += @delta, in the shard
  * of the CPU this thread runs on (shard 0 if sched_getcpu() fails).
  */
-static inline void nxsim__update_page_stats(struct nxsim__vm_mmu *mmu,
-					    int level, int64_t delta)
+static inline void nxsim__kvm_update_page_stats(struct nxsim__vm_mmu *mmu,
+						int level, int64_t delta)
 {
 	int cpu = sched_getcpu();
 	unsigned int i =

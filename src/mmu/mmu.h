@@ -45,6 +45,13 @@
  *	recovery on disable) run under the read lock (5.13)
  * @recovery_read_lock: NX recovery of the TDP MMU's list runs under the
  *	read lock, zapping with an atomic SPTE update (6.18)
+ * @spte_update_wp_flush_only: mmu_spte_update() asks for a flush only
+ *	when an MMU-writable SPTE stops being MMU-writable (b7ed46b201a4,
+ *	6.13); before, also when it loses W or when A or D is cleared, so a
+ *	shadow page's sync (FNAME(sync_page)) flushes for every accessed SPTE
+ * @clear_dirty_log_end_inclusive: kvm_arch_mmu_enable_log_dirty_pt_masked()
+ *	passes the last set gfn + 1 to kvm_mmu_try_split_huge_pages()
+ *	(1aa4bb916808, 6.8); before, the last set gfn, an exclusive end
  */
 struct nxsim__mmu_profile {
 	bool tdp_mmu;
@@ -58,6 +65,8 @@ struct nxsim__mmu_profile {
 	bool fault_read_lock;
 	bool dirty_log_read_lock;
 	bool recovery_read_lock;
+	bool spte_update_wp_flush_only;
+	bool clear_dirty_log_end_inclusive;
 };
 
 /**
@@ -325,7 +334,7 @@ int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,
  * KVM_ENABLE_CAP(KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2) with cap->flags @flags
  * and cap->args[0] @arg0; Return: 0 or -EINVAL.
  */
-int nxsim__kvm_enable_manual_dirty_log_protect(struct nxsim__vm_mmu *mmu,
+int nxsim__mmu_enable_manual_dirty_log_protect(struct nxsim__vm_mmu *mmu,
 					       uint32_t flags, uint64_t arg0);
 /*
  * KVM_GET_DIRTY_LOG of @slot_id into @out (one bit per page, 64-bit

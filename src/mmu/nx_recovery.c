@@ -23,9 +23,8 @@
  * Left out: lock breaks where no test set the hook (the kernel's come
  * when another task waits for the lock or needs the CPU).
  */
-#include <inttypes.h>
-
 #include <errno.h>
+#include <inttypes.h>
 
 #include "core/alloc.h"
 #include "core/compiler.h"
@@ -149,15 +148,37 @@ static bool recovery_zap(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
  * waited), take them again.  Before e89505698c9f the same commit was also
  * the one of the last SP (!--to_zap); see kvm_recover_nx_huge_pages().
  */
-static void recovery_resched(struct nxsim__vm_mmu *mmu, bool shared, bool flush)
+static void recovery_resched(struct nxsim__vm_mmu *mmu, bool shared, bool flush,
+			     struct nxsim__rcu_batch *batch)
 {
 	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &mmu->invalid_list, flush);
 	mmu->resched_pending = false;
+	nxsim__rcu_batch_end(batch);
 	nxsim__rcu_read_unlock();
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	nxsim__sched_point(mmu, NXSIM__SCHED_RESCHED, 0, 0);
 	nxsim__mmu_lock(mmu, shared);
 	nxsim__rcu_read_lock();
+	nxsim__rcu_batch_begin(batch, mmu);
+}
+
+/*
+ * tdp_mmu_pages_lock around the list, as 6.18 takes it: only under the
+ * read lock, where faults track pages beside the pass.  The write lock
+ * (6.1-6.6, and the shadow MMU's list) excludes every other user.
+ */
+static void nx_list_lock(struct nxsim__vm_mmu *mmu, bool shared)
+{
+	if (shared)
+		nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock,
+				  NXSIM__LOCK_TDP_MMU_PAGES);
+}
+
+static void nx_list_unlock(struct nxsim__vm_mmu *mmu, bool shared)
+{
+	if (shared)
+		nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
+				    NXSIM__LOCK_TDP_MMU_PAGES);
 }
 
 /* What one pass over one list carries from page to page. */
@@ -169,6 +190,7 @@ struct recovery {
 	bool no_commit;
 	bool flush;
 	bool broke; /* the lock was broken */
+	struct nxsim__rcu_batch batch;
 };
 
 /*
@@ -189,8 +211,12 @@ static void recover_sp(struct recovery *r, struct nxsim__mmu_page *sp,
 		__atomic_store_n(&sp->unaccounted, true, __ATOMIC_RELAXED);
 		MMU_COUNT(mmu, recovery_unaccounted);
 	} else {
-		/* invariant 9 judges by the SP's own space */
+		/*
+		 * invariant 9 judges by the SP's own space; no slot logs if
+		 * none does
+		 */
 		if (prof->recovery_skip_dirty &&
+		    READ_ONCE(mmu->nr_memslots_dirty_logging) &&
 		    sp_slot_dirty_logging(mmu, sp, kvm_mmu_page_as_id(sp)))
 			nxsim__mmu_event(mmu,
 					 "invariant 9: recovery zapped SP gfn "
@@ -205,15 +231,15 @@ static void recover_sp(struct recovery *r, struct nxsim__mmu_page *sp,
 						   r->flush);
 		r->flush = false;
 	} else if (mmu->sched && (r->shared || mmu->resched_pending)) {
-		recovery_resched(mmu, r->shared, r->flush);
+		recovery_resched(mmu, r->shared, r->flush, &r->batch);
 		r->flush = false;
 		r->broke = true;
 	}
 }
 
 /*
- * Take @sp off the list for recovery, under tdp_mmu_pages_lock (held):
- * the per-type lists of 6.18 unaccount it first.
+ * Take @sp off the list for recovery, under nx_list_lock() (held): the
+ * per-type lists of 6.18 unaccount it first.
  */
 static void take_sp(struct recovery *r, struct nxsim__mmu_page *sp)
 {
@@ -281,7 +307,7 @@ static int recover_by_rule(struct recovery *r, struct nxsim__possible_nx *l,
 	int64_t n = 0, k;
 	int rc = 0;
 
-	nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock, NXSIM__LOCK_TDP_MMU_PAGES);
+	nx_list_lock(mmu, r->shared);
 	nr = l->len;
 	if (nr) {
 		cand = nxsim__calloc(nr, sizeof(*cand));
@@ -299,8 +325,7 @@ static int recover_by_rule(struct recovery *r, struct nxsim__possible_nx *l,
 			i++;
 		}
 	}
-	nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
-			    NXSIM__LOCK_TDP_MMU_PAGES);
+	nx_list_unlock(mmu, r->shared);
 	if (!rc)
 		n = mmu->nx_recovery->pick(cand, nr, kernel_nr, pick);
 	if (!rc && n < 0)
@@ -314,17 +339,14 @@ static int recover_by_rule(struct recovery *r, struct nxsim__possible_nx *l,
 	}
 	for (k = 0; !rc && k < n && !r->broke; k++) {
 		sp = sps[pick[k]];
-		nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock,
-				  NXSIM__LOCK_TDP_MMU_PAGES);
+		nx_list_lock(mmu, r->shared);
 		/* A zap before it may have taken it (a parent's, a fault's). */
 		if (!sp->nx_tracked) {
-			nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
-					    NXSIM__LOCK_TDP_MMU_PAGES);
+			nx_list_unlock(mmu, r->shared);
 			continue;
 		}
 		take_sp(r, sp);
-		nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
-				    NXSIM__LOCK_TDP_MMU_PAGES);
+		nx_list_unlock(mmu, r->shared);
 		(*done)++;
 		recover_sp(r, sp, k == n - 1);
 	}
@@ -338,8 +360,10 @@ static int recover_by_rule(struct recovery *r, struct nxsim__possible_nx *l,
 /*
  * kvm_recover_nx_huge_pages(kvm, type); called in rcu_read_lock() with
  * mmu_lock held for read (@shared: the TDP MMU's list from 6.18, zaps by
- * atomic update) or write.  The list and its counts are read under
- * tdp_mmu_pages_lock, which faults under the read lock take to track.
+ * atomic update) or write.  Under the read lock the list and its counts
+ * are read under tdp_mmu_pages_lock, which faults take to track.  The
+ * pages the pass zaps share one call_rcu() per lock hold (struct
+ * nxsim__rcu_batch), where the kernel queues one per page.
  * Shadow pages wait on vm_mmu->invalid_list (the kernel's on-stack
  * invalid_list) until the commit after the loop; with
  * NXSIM_BUG_RECOVER_NO_COMMIT the loop has its shape before e89505698c9f:
@@ -368,27 +392,24 @@ static int kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 	struct nxsim__mmu_page *sp;
 	int rc = 0;
 
-	nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock, NXSIM__LOCK_TDP_MMU_PAGES);
+	nx_list_lock(mmu, shared);
 	nr = prof->per_type_lists ? l->nr_pages : mmu->nx_lpage_splits;
 	len = l->len; /* the true length, for invariant 9 */
-	nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
-			    NXSIM__LOCK_TDP_MMU_PAGES);
+	nx_list_unlock(mmu, shared);
 	to_zap = ratio ? DIV_ROUND_UP(nr, ratio) : 0;
 	MMU_COUNT(mmu, recovery_passes);
+	nxsim__rcu_batch_begin(&r.batch, mmu);
 	if (mmu->nx_recovery)
 		rc = recover_by_rule(&r, l, to_zap, &done);
 	for (; !mmu->nx_recovery && to_zap; to_zap--) {
-		nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock,
-				  NXSIM__LOCK_TDP_MMU_PAGES);
+		nx_list_lock(mmu, shared);
 		sp = TAILQ_FIRST(&l->pages);
 		if (!sp) {
-			nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
-					    NXSIM__LOCK_TDP_MMU_PAGES);
+			nx_list_unlock(mmu, shared);
 			break;
 		}
 		take_sp(&r, sp);
-		nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
-				    NXSIM__LOCK_TDP_MMU_PAGES);
+		nx_list_unlock(mmu, shared);
 		done++;
 		recover_sp(&r, sp, to_zap == 1);
 	}
@@ -400,6 +421,7 @@ static int kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 	if (!r.no_commit)
 		nxsim__kvm_mmu_remote_flush_or_zap(mmu, &mmu->invalid_list,
 						   r.flush);
+	nxsim__rcu_batch_end(&r.batch);
 	return rc;
 }
 
