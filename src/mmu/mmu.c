@@ -108,6 +108,7 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 	mmu->bugs = cfg->bugs;
 	mmu->params = cfg->params;
 	mmu->flush_vcpus = cfg->flush_vcpus;
+	mmu->nx_recovery = cfg->nx_recovery;
 	mmu->flush_ctx = cfg->flush_ctx;
 	mmu->amd = cpu->amd;
 	/* With TDP off the shadow tables are the x86 page tables. */
