@@ -41,7 +41,7 @@
 #include "mmu/shadow_mmu.h"
 #include "mmu/tdp_mmu.h"
 
-int nxsim__kvm_enable_manual_dirty_log_protect(struct nxsim__vm_mmu *mmu,
+int nxsim__mmu_enable_manual_dirty_log_protect(struct nxsim__vm_mmu *mmu,
 					       uint32_t flags, uint64_t arg0)
 {
 	uint64_t allowed = NXSIM_DIRTY_LOG_MANUAL_PROTECT_ENABLE;

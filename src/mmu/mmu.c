@@ -108,6 +108,7 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 	mmu->bugs = cfg->bugs;
 	mmu->params = cfg->params;
 	mmu->flush_vcpus = cfg->flush_vcpus;
+	mmu->nx_recovery = cfg->nx_recovery;
 	mmu->flush_ctx = cfg->flush_ctx;
 	mmu->amd = cpu->amd;
 	/* With TDP off the shadow tables are the x86 page tables. */
@@ -441,7 +442,7 @@ static uint64_t get_mmio_spte(struct nxsim__vm_mmu *mmu, int as_id,
 }
 
 /* kvm_arch_vcpu_memslots_id(): 1 in SMM. */
-static int vcpu_as_id(const struct nxsim__vcpu_mmu *vcpu)
+static int kvm_arch_vcpu_memslots_id(const struct nxsim__vcpu_mmu *vcpu)
 {
 	return READ_ONCE(vcpu->smm);
 }
@@ -450,7 +451,7 @@ static int vcpu_as_id(const struct nxsim__vcpu_mmu *vcpu)
 static uint64_t vcpu_memslots_gen(struct nxsim__vm_mmu *mmu,
 				  const struct nxsim__vcpu_mmu *vcpu)
 {
-	return READ_ONCE(mmu->memslots_gen[vcpu_as_id(vcpu)]);
+	return READ_ONCE(mmu->memslots_gen[kvm_arch_vcpu_memslots_id(vcpu)]);
 }
 
 /* vcpu_cache_mmio_info() (x86.h) for a TDP fault: no gva. */
@@ -558,7 +559,7 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 		.max_level = is_tdp ? NXSIM_PG_LEVEL_1G : NXSIM_PG_LEVEL_2M,
 		.req_level = NXSIM_PG_LEVEL_4K,
 		.goal_level = NXSIM_PG_LEVEL_4K,
-		.as_id = vcpu_as_id(vcpu),
+		.as_id = kvm_arch_vcpu_memslots_id(vcpu),
 	};
 	int r;
 
@@ -687,7 +688,7 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 	bool shared = mmu->tdp_mmu_enabled && mmu->prof->fault_read_lock;
 	bool tdp = mmu->tdp_mmu_enabled;
 	uint64_t gfn = gpa >> 12, *sptep, spte = 0, mmio;
-	int as_id = vcpu_as_id(vcpu);
+	int as_id = kvm_arch_vcpu_memslots_id(vcpu);
 	unsigned long mmu_seq;
 	int level = 0, r, rc;
 
@@ -861,7 +862,7 @@ void nxsim__kvm_mmu_slot_remove_write_access(struct nxsim__vm_mmu *mmu,
 		nxsim__shadow_mmu_wrprot_slot(mmu, slot);
 		return;
 	}
-	nxsim__tdp_mmu_wrprot_slot(mmu, slot);
+	nxsim__kvm_tdp_mmu_wrprot_slot(mmu, slot);
 	/* kvm_arch_flush_remote_tlbs_memslot(), unconditional */
 	nxsim__kvm_flush_remote_tlbs_range(mmu, slot->base_gfn, slot->npages);
 }
@@ -870,7 +871,7 @@ void nxsim__kvm_mmu_zap_collapsible_sptes(struct nxsim__vm_mmu *mmu,
 					  const struct nxsim__memslot *slot)
 {
 	if (mmu->tdp_mmu_enabled)
-		nxsim__tdp_mmu_collapse_slot(mmu, slot);
+		nxsim__kvm_tdp_mmu_zap_collapsible_sptes(mmu, slot);
 	else
 		nxsim__kvm_rmap_zap_collapsible_sptes(mmu, slot);
 }

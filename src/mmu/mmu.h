@@ -15,6 +15,7 @@
 
 #include <nxsim/host.h>
 #include <nxsim/mmu.h>
+#include <nxsim/nx_recovery.h>
 
 #include "core/lockdep.h"
 #include "core/rwlock.h"
@@ -157,6 +158,7 @@ typedef void (*nxsim__flush_vcpus_fn)(void *ctx, enum nxsim__vcpu_flush what,
  * @tdp_mmu: the VM uses the TDP MMU (kvm->arch.tdp_mmu_enabled); otherwise
  *	the shadow MMU maps its faults (the legacy direct MMU)
  * @mmio_caching: kvm.mmio_caching (allow_mmio_caching; default on)
+ * @nx_recovery: the recovery rule; NULL: the profile's kernel rule
  * @flush_vcpus: reaches the VM's vCPUs (kvm_make_all_cpus_request());
  *	NULL: nothing to reach
  * @flush_ctx: passed to @flush_vcpus
@@ -168,6 +170,7 @@ struct nxsim__mmu_config {
 	const struct nxsim__nx_params *params;
 	bool tdp_mmu;
 	bool mmio_caching;
+	const struct nxsim_nx_recovery_ops *nx_recovery;
 	nxsim__flush_vcpus_fn flush_vcpus;
 	void *flush_ctx;
 };
@@ -236,8 +239,23 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu);
 /* kvm_mmu_zap_all_fast(): called with slots_lock held. */
 void nxsim__kvm_mmu_zap_all_fast(struct nxsim__vm_mmu *mmu);
-/* One worker pass: kvm_recover_nx_huge_pages() for every MMU type. */
-void nxsim__mmu_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu);
+/*
+ * One worker pass: kvm_recover_nx_huge_pages() for every MMU type.
+ * Return: 0, or the errno of a recovery rule's failed pick (reported to the
+ * checker too).
+ */
+int nxsim__mmu_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu);
+
+/* The recovery rules (nx_recovery_rule.c). */
+/* The rule named @name in *@ops (NULL: the kernel's); -ENOENT for none. */
+int nxsim__nx_recovery_find(const char *name,
+			    const struct nxsim_nx_recovery_ops **ops);
+int nxsim__nx_recovery_check(const struct nxsim_nx_recovery_ops *ops,
+			     const char **why);
+/* Register @n rules at once, all or none (a plug-in's, at its load). */
+int nxsim__nx_recovery_register_all(
+	const struct nxsim_nx_recovery_ops *const *ops, unsigned int n,
+	const char **why);
 /* is_nx_huge_page_enabled(kvm) */
 bool nxsim__is_nx_huge_page_enabled(struct nxsim__vm_mmu *mmu);
 /* kvm->arch.disable_nx_huge_pages = true (under kvm->lock). */
@@ -316,7 +334,7 @@ int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,
  * KVM_ENABLE_CAP(KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2) with cap->flags @flags
  * and cap->args[0] @arg0; Return: 0 or -EINVAL.
  */
-int nxsim__kvm_enable_manual_dirty_log_protect(struct nxsim__vm_mmu *mmu,
+int nxsim__mmu_enable_manual_dirty_log_protect(struct nxsim__vm_mmu *mmu,
 					       uint32_t flags, uint64_t arg0);
 /*
  * KVM_GET_DIRTY_LOG of @slot_id into @out (one bit per page, 64-bit

@@ -86,8 +86,8 @@ static void handle_removed_pt(struct nxsim__vm_mmu *mmu,
 	__atomic_store_n(&sp->removed, true, __ATOMIC_RELAXED);
 	tdp_mmu_unlink_sp(mmu, sp, shared);
 	if (!shared && sp->nr_leaves) {
-		nxsim__update_page_stats(mmu, sp->level,
-					 -(int64_t)sp->nr_leaves);
+		nxsim__kvm_update_page_stats(mmu, sp->level,
+					     -(int64_t)sp->nr_leaves);
 		sp->nr_leaves = 0;
 	}
 	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
@@ -125,7 +125,7 @@ static void handle_changed_spte(struct nxsim__vm_mmu *mmu,
 	if (old == new)
 		return;
 	if (was_leaf != is_leaf) {
-		nxsim__update_page_stats(mmu, level, is_leaf ? 1 : -1);
+		nxsim__kvm_update_page_stats(mmu, level, is_leaf ? 1 : -1);
 		__atomic_fetch_add(&sp->nr_leaves, is_leaf ? 1 : -1,
 				   __ATOMIC_RELAXED);
 	}
@@ -306,7 +306,7 @@ static int tdp_mmu_split_huge_page(struct nxsim__vm_mmu *mmu,
 		sp->nr_leaves = 0; /* never published: it holds nothing */
 		return r;
 	}
-	nxsim__update_page_stats(mmu, sp->level, SPTE_ENT_PER_PAGE);
+	nxsim__kvm_update_page_stats(mmu, sp->level, SPTE_ENT_PER_PAGE);
 	return 0;
 }
 
