@@ -250,6 +250,15 @@ void nxsim__mmu_stats(struct nxsim__vm_mmu *mmu, struct nxsim_vm_stats *st)
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
+void nxsim__mmu_kstat(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_kstat *k,
+		      struct nxsim_vm_stats *st)
+{
+	nxsim__mmu_stats(mmu, st);
+	nxsim__write_lock(&mmu->mmu_lock);
+	*k = mmu->kstat;
+	nxsim__rw_unlock(&mmu->mmu_lock);
+}
+
 /* The VM's counters plus each vCPU's (the fault counts). */
 void nxsim__mmu_counters(struct nxsim__vm_mmu *mmu,
 			 struct nxsim_mmu_counters *c)

@@ -345,10 +345,39 @@ static int check_param(const char *path, char want, const char *flag,
 	return 0;
 }
 
+/* Whether /proc/cpuinfo's flags name @flag. */
+static bool cpu_has(const char *flag)
+{
+	static char buf[16384];
+	static size_t len;
+	char want[64];
+	char *p;
+
+	if (!len && read_file("/proc/cpuinfo", buf, sizeof(buf), &len))
+		return false;
+	snprintf(want, sizeof(want), " %s", flag);
+	for (p = strstr(buf, want); p; p = strstr(p + 1, want))
+		if (p[strlen(want)] == ' ' || p[strlen(want)] == '\n')
+			return true;
+	return false;
+}
+
+/* A CPU feature the model's flag @name must state as it is. */
+static int check_feature(bool flag, bool is, const char *name, struct kt_out *o)
+{
+	if (flag == is)
+		return 0;
+	return kt_fail(o, -EOPNOTSUPP,
+		       "not expressible on this CPU: %s the cpu= flag %s "
+		       "(tools/kcheck boots a CPU to match)",
+		       is ? "it needs" : "it does not take", name);
+}
+
 static int check_cpu(const char *flags, const char *cmdline, struct kt_out *o)
 {
 	char *copy = strdup(flags), *f, *save;
-	bool amd = false, no_tdp = false, no_tdp_mmu = false;
+	bool amd = false, no_tdp = false, no_tdp_mmu = false, la57 = false,
+	     no_gbpages = false;
 	int rc = 0;
 
 	for (f = strtok_r(copy, ",", &save); f && !rc;
@@ -359,11 +388,16 @@ static int check_cpu(const char *flags, const char *cmdline, struct kt_out *o)
 			no_tdp = true;
 		else if (!strcmp(f, "no_tdp_mmu"))
 			no_tdp_mmu = true;
+		else if (!strcmp(f, "la57"))
+			la57 = true;
+		else if (!strcmp(f, "no_gbpages"))
+			no_gbpages = true;
 		else
 			rc = kt_fail(o, -EOPNOTSUPP,
 				     "not expressible on a real kernel: "
 				     "cpu=%s (the CPU is what it is: an AMD "
-				     "CPU, cpu= takes amd, no_tdp, no_tdp_mmu)",
+				     "CPU, cpu= takes amd, no_tdp, no_tdp_mmu, "
+				     "la57, no_gbpages)",
 				     f);
 	}
 	free(copy);
@@ -371,6 +405,11 @@ static int check_cpu(const char *flags, const char *cmdline, struct kt_out *o)
 		rc = kt_fail(o, -EOPNOTSUPP,
 			     "not expressible on a real kernel: the kernel "
 			     "runs on an AMD CPU, say cpu=amd");
+	if (!rc)
+		rc = check_feature(la57, cpu_has("la57"), "la57", o);
+	if (!rc)
+		rc = check_feature(no_gbpages, !cpu_has("pdpe1gb"),
+				   "no_gbpages", o);
 	/* kvm_amd.npt= and kvm.tdp_mmu= on the command line say it too */
 	if (!rc && !strstr(cmdline, "kvm_amd.npt="))
 		rc = check_param("/sys/module/kvm_amd/parameters/npt",
