@@ -256,8 +256,9 @@ NXSIM_API int nxsim_vm_get_dirty_log(struct nxsim_vm *vm, uint32_t slot,
  *
  * Return: 0; -EINVAL (bad slot id or address space, @first_page not a
  * multiple of 64, a range past the slot, @num_pages not a multiple of 64
- * short of the slot's end, NULL @bitmap); -ENOENT (no such slot, or it
- * does not log dirty pages); -EBADF.
+ * short of the slot's end); -EFAULT (NULL @bitmap with @num_pages, as
+ * the kernel's copy_from_user() fails before anything changes); -ENOENT
+ * (no such slot, or it does not log dirty pages); -EBADF.
  */
 NXSIM_API int nxsim_vm_clear_dirty_log(struct nxsim_vm *vm, uint32_t slot,
 				       uint64_t first_page, uint32_t num_pages,

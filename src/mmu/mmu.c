@@ -584,8 +584,11 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 			info->goal_level = f.goal_level;
 			info->huge_page_disallowed = f.huge_page_disallowed;
 			info->level = 0;
-			if (info->outcome == NXSIM_ACCESS_EMULATE)
+			/* the MMIO SPTE: vcpu->stat.pf_mmio_spte_created */
+			if (info->outcome == NXSIM_ACCESS_EMULATE) {
 				VCPU_COUNT(vcpu, emulated);
+				VCPU_COUNT(vcpu, mmio_spte_created);
+			}
 			return r;
 		}
 	}

@@ -452,8 +452,11 @@ static int kstat_verb(struct nxsim__drv *d, int argc,
 	if (!vm && scratch.rc == -EBADF)
 		return -EBADF;
 	if (!vm && !(vcpu = nxsim__drv_find(d, argv[0].s, NXSIM__DRV_VCPU, r)))
-		return nxsim__drv_fail(r, -ENOENT, "no VM or vCPU named \"%s\"",
-				       argv[0].s);
+		return r->rc == -EBADF ? -EBADF :
+					 nxsim__drv_fail(r, -ENOENT,
+							 "no VM or vCPU named "
+							 "\"%s\"",
+							 argv[0].s);
 	n = vm ? nxsim_vm_kstats(vm, st, NXSIM__DRV_NELEM(st)) :
 		 nxsim_vcpu_kstats(vcpu, st, NXSIM__DRV_NELEM(st));
 	if (n < 0)
