@@ -4,9 +4,11 @@
  * on success and a negative errno on failure, as the kernel does; a call that
  * fails changes nothing.  Kernel-internal codes that user space's <errno.h>
  * lacks get an NXSIM_ name with the kernel's number.  Where a code is not
- * enough, a call hands back detail text it owns (docs/api.md).
+ * enough, a call hands back detail text it owns (docs/api.md), or records
+ * it for nxsim_error_detail().
  *
- * Thread safety: pure functions over constant tables; safe from any thread.
+ * Thread safety: pure functions over constant tables, and a detail per
+ * thread; safe from any thread.
  */
 #ifndef NXSIM_ERROR_H
 #define NXSIM_ERROR_H
@@ -43,6 +45,24 @@ NXSIM_API const char *nxsim_errname(int err);
  * Return: the negative errno, or 0 when @name names none.
  */
 NXSIM_API int nxsim_errno_parse(const char *name);
+
+/**
+ * nxsim_error_detail() - why the calling thread's last failing call failed
+ *
+ * A call that fails for a reason its errno does not say (a misaligned
+ * memory slot, a guest address the paging mode cannot form, a machine
+ * of 0 CPUs) records the reason on the calling thread.  As with errno, a
+ * later successful call leaves it: clear it with nxsim_error_clear()
+ * before the call whose reason you want.
+ *
+ * Return: "userspace_addr 0x1234 is not a multiple of 4096" style text,
+ * or "" when no failing call recorded one since the last clear; the text
+ * stays valid until the thread's next failing call or clear.
+ */
+NXSIM_API const char *nxsim_error_detail(void);
+
+/** nxsim_error_clear() - forget the calling thread's error detail */
+NXSIM_API void nxsim_error_clear(void);
 
 #ifdef __cplusplus
 }

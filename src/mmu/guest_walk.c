@@ -34,9 +34,11 @@
  * succeeds.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "core/compiler.h"
+#include "core/detail.h"
 #include "mmu/guest_mem.h"
 #include "mmu/guest_walk.h"
 #include "mmu/mmu_internal.h"
@@ -403,9 +405,23 @@ error:
 
 bool nxsim__guest_gva_ok(const struct nxsim__kvm_mmu *m, uint64_t gva)
 {
-	if (m->cpu_role.level == PT64_ROOT_4LEVEL)
-		return (uint64_t)((int64_t)(gva << 16) >> 16) == gva;
-	return !(gva >> 32);
+	if (m->cpu_role.level == PT64_ROOT_4LEVEL) {
+		if ((uint64_t)((int64_t)(gva << 16) >> 16) == gva)
+			return true;
+		nxsim__fail(-ERANGE,
+			    "gva 0x%" PRIx64 " is not canonical: 4-level "
+			    "paging forms 48-bit addresses, bits 63:47 equal",
+			    gva);
+		return false;
+	}
+	if (!(gva >> 32))
+		return true;
+	nxsim__fail(-ERANGE,
+		    "gva 0x%" PRIx64 " is above 4 GiB: a %s guest forms only "
+		    "32-bit addresses",
+		    gva,
+		    m->cpu_role.level ? "32-bit or PAE paging" : "nonpaging");
+	return false;
 }
 
 int nxsim__guest_translate(struct nxsim__vm_mmu *mmu,

@@ -247,7 +247,10 @@ int nxsim__walk_addr_generic(struct nxsim__vm_mmu *mmu,
 			     struct nxsim__guest_walker *w, uint64_t addr,
 			     uint32_t access);
 
-/* The linear addresses the mode can form: canonical, or 32 bits. */
+/*
+ * The linear addresses the mode can form: canonical, or 32 bits; false
+ * records why (nxsim_error_detail()).
+ */
 bool nxsim__guest_gva_ok(const struct nxsim__kvm_mmu *m, uint64_t gva);
 
 /*

@@ -42,10 +42,12 @@
  * total-pages overflow check.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "core/alloc.h"
 #include "core/compiler.h"
+#include "core/detail.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
 #include "mmu/shadow_mmu.h"
@@ -402,29 +404,57 @@ static void kvm_mmu_slot_apply_flags(struct nxsim__vm_mmu *mmu,
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
+/* The checks of __kvm_set_memory_region(), each with its reason. */
 static int check_region(const struct nxsim_memory_region *mr)
 {
 	uint64_t size = mr->memory_size;
 
 	if (mr->flags & ~(NXSIM_MEM_LOG_DIRTY_PAGES | NXSIM_MEM_READONLY))
-		return -EINVAL;
-	if ((size & 4095) || (mr->guest_phys_addr & 4095) ||
-	    (mr->userspace_addr & 4095))
-		return -EINVAL;
+		return nxsim__fail(-EINVAL,
+				   "flags 0x%" PRIx32 " has bits "
+				   "other than LOG_DIRTY_PAGES and READONLY",
+				   mr->flags);
+	if (size & 4095)
+		return nxsim__fail(-EINVAL,
+				   "memory_size 0x%" PRIx64
+				   " is not a multiple of 4096",
+				   size);
+	if (mr->guest_phys_addr & 4095)
+		return nxsim__fail(-EINVAL,
+				   "guest_phys_addr 0x%" PRIx64
+				   " is not a multiple of 4096",
+				   mr->guest_phys_addr);
+	if (mr->userspace_addr & 4095)
+		return nxsim__fail(-EINVAL,
+				   "userspace_addr 0x%" PRIx64
+				   " is not a multiple of 4096",
+				   mr->userspace_addr);
 	/* access_ok() */
 	if (mr->userspace_addr > TASK_SIZE_MAX ||
 	    size > TASK_SIZE_MAX - mr->userspace_addr)
-		return -EINVAL;
+		return nxsim__fail(-EINVAL,
+				   "userspace_addr + memory_size "
+				   "ends above user space (access_ok())");
 	/* as_id >= KVM_ADDRESS_SPACE_NUM, id >= KVM_USER_MEM_SLOTS */
-	if ((mr->slot >> 16) >= KVM_ADDRESS_SPACE_NUM ||
-	    (uint16_t)mr->slot >= NXSIM_USER_MEM_SLOTS)
-		return -EINVAL;
+	if ((mr->slot >> 16) >= KVM_ADDRESS_SPACE_NUM)
+		return nxsim__fail(-EINVAL,
+				   "address space %" PRIu32
+				   " (slot >> 16) is not 0 or 1 (SMM)",
+				   mr->slot >> 16);
+	if ((uint16_t)mr->slot >= NXSIM_USER_MEM_SLOTS)
+		return nxsim__fail(-EINVAL, "slot id %u is not below %d",
+				   (uint16_t)mr->slot, NXSIM_USER_MEM_SLOTS);
 	if (mr->guest_phys_addr + size < mr->guest_phys_addr)
-		return -EINVAL;
+		return nxsim__fail(-EINVAL, "guest_phys_addr + memory_size "
+					    "wraps around");
 	if ((size >> 12) > KVM_MEM_MAX_NR_PAGES)
-		return -EINVAL;
+		return nxsim__fail(-EINVAL, "memory_size is more than "
+					    "KVM_MEM_MAX_NR_PAGES pages");
 	if (mr->host_level < 0 || mr->host_level > NXSIM_PG_LEVEL_1G)
-		return -EINVAL;
+		return nxsim__fail(-EINVAL,
+				   "host_level %d is not a page "
+				   "level (0 to 3)",
+				   mr->host_level);
 	return 0;
 }
 

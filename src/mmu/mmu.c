@@ -68,6 +68,7 @@
 
 #include "core/alloc.h"
 #include "core/compiler.h"
+#include "core/detail.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
 #include "mmu/shadow_mmu.h"
@@ -107,6 +108,7 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 	mmu->bugs = cfg->bugs;
 	mmu->params = cfg->params;
 	mmu->flush_vcpus = cfg->flush_vcpus;
+	mmu->nx_recovery = cfg->nx_recovery;
 	mmu->flush_ctx = cfg->flush_ctx;
 	mmu->amd = cpu->amd;
 	/* With TDP off the shadow tables are the x86 page tables. */
@@ -449,7 +451,7 @@ static uint64_t get_mmio_spte(struct nxsim__vm_mmu *mmu, int as_id,
 }
 
 /* kvm_arch_vcpu_memslots_id(): 1 in SMM. */
-static int vcpu_as_id(const struct nxsim__vcpu_mmu *vcpu)
+static int kvm_arch_vcpu_memslots_id(const struct nxsim__vcpu_mmu *vcpu)
 {
 	return READ_ONCE(vcpu->smm);
 }
@@ -458,7 +460,7 @@ static int vcpu_as_id(const struct nxsim__vcpu_mmu *vcpu)
 static uint64_t vcpu_memslots_gen(struct nxsim__vm_mmu *mmu,
 				  const struct nxsim__vcpu_mmu *vcpu)
 {
-	return READ_ONCE(mmu->memslots_gen[vcpu_as_id(vcpu)]);
+	return READ_ONCE(mmu->memslots_gen[kvm_arch_vcpu_memslots_id(vcpu)]);
 }
 
 /* vcpu_cache_mmio_info() (x86.h) for a TDP fault: no gva. */
@@ -566,7 +568,7 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 		.max_level = is_tdp ? NXSIM_PG_LEVEL_1G : NXSIM_PG_LEVEL_2M,
 		.req_level = NXSIM_PG_LEVEL_4K,
 		.goal_level = NXSIM_PG_LEVEL_4K,
-		.as_id = vcpu_as_id(vcpu),
+		.as_id = kvm_arch_vcpu_memslots_id(vcpu),
 	};
 	int r;
 
@@ -698,16 +700,21 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 	bool shared = mmu->tdp_mmu_enabled && mmu->prof->fault_read_lock;
 	bool tdp = mmu->tdp_mmu_enabled;
 	uint64_t gfn = gpa >> 12, *sptep, spte = 0, mmio;
-	int as_id = vcpu_as_id(vcpu);
+	int as_id = kvm_arch_vcpu_memslots_id(vcpu);
 	unsigned long mmu_seq;
 	int level = 0, r, rc;
 
 	if (gpa >> mmu->phys_bits)
-		return -ERANGE;
+		return nxsim__fail(-ERANGE,
+				   "gpa 0x%" PRIx64 " is above the host's "
+				   "%u physical address bits",
+				   gpa, mmu->phys_bits);
 	if (__atomic_load_n(&mmu->nr_rcu_pending, __ATOMIC_RELAXED) >
 	    NXSIM__RCU_PENDING_MAX)
 		nxsim__rcu_barrier();
 	for (;;) {
+		bool stale = false;
+
 		/*
 		 * The hardware walk takes no lock on the TDP MMU: RCU keeps
 		 * the tables it reads, and SPTEs change atomically, as the
@@ -744,7 +751,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 					nxsim__rw_unlock(&mmu->mmu_lock);
 				break;
 			}
-			VCPU_COUNT(vcpu, mmio_stale);
+			/* counted once the fault can go on (-ENOMEM: no count) */
+			stale = true;
 		}
 		/* kvm_mmu_page_fault() -> direct_page_fault() */
 		if (tdp) {
@@ -763,6 +771,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 			}
 			mmu_seq = mmu->mmu_invalidate_seq;
 		}
+		if (stale)
+			VCPU_COUNT(vcpu, mmio_stale);
 		if (!mmu->root[as_id] && !mmu->tdp_mmu_enabled) {
 			nxsim__mmu_alloc_direct_roots(mmu, mc, as_id);
 		} else if (!mmu->root[as_id]) {
@@ -864,7 +874,7 @@ void nxsim__kvm_mmu_slot_remove_write_access(struct nxsim__vm_mmu *mmu,
 		nxsim__shadow_mmu_wrprot_slot(mmu, slot);
 		return;
 	}
-	nxsim__tdp_mmu_wrprot_slot(mmu, slot);
+	nxsim__kvm_tdp_mmu_wrprot_slot(mmu, slot);
 	/* kvm_arch_flush_remote_tlbs_memslot(), unconditional */
 	nxsim__kvm_flush_remote_tlbs_range(mmu, slot->base_gfn, slot->npages);
 }
@@ -873,7 +883,7 @@ void nxsim__kvm_mmu_zap_collapsible_sptes(struct nxsim__vm_mmu *mmu,
 					  const struct nxsim__memslot *slot)
 {
 	if (mmu->tdp_mmu_enabled)
-		nxsim__tdp_mmu_collapse_slot(mmu, slot);
+		nxsim__kvm_tdp_mmu_zap_collapsible_sptes(mmu, slot);
 	else
 		nxsim__kvm_rmap_zap_collapsible_sptes(mmu, slot);
 }

@@ -84,6 +84,7 @@ struct nxsim__kvm_rmap_head {
  * @link: on vm_mmu->roots (roots only), or on vm_mmu->reserve (freed)
  * @possible_nx_huge_page_link: on a possible_nx_huge_pages list
  * @rcu_head: for tdp_mmu_free_sp_rcu_callback()
+ * @rcu_next: the next page of the chain that callback frees
  * @mmu: the VM the page belongs to (for the RCU callback)
  * @id: frame index (pfn = NXSIM__SP_PFN_BASE + @id)
  * @root_count: tdp_mmu_root_count (roots only)
@@ -137,6 +138,7 @@ struct nxsim__mmu_page {
 	uint64_t *shadowed_translation;
 	uint8_t mmu_valid_gen;
 	struct rcu_head rcu_head;
+	struct nxsim__mmu_page *rcu_next;
 	struct nxsim__vm_mmu *mmu;
 	uint32_t id;
 	uint32_t root_count;
@@ -343,6 +345,35 @@ void nxsim__tdp_mmu_free_cached_sp(struct nxsim__vm_mmu *mmu,
  */
 void nxsim__mmu_free_sp_after_grace_period(struct nxsim__vm_mmu *mmu,
 					   struct nxsim__mmu_page *sp);
+
+/* Pages a batch holds before it queues them (its backlog's bound). */
+#define NXSIM__RCU_BATCH_MAX 1024
+
+/**
+ * struct nxsim__rcu_batch - pages of one VM sharing one call_rcu()
+ * @mmu: the VM
+ * @first: the first page, whose rcu_head is queued; NULL if empty
+ * @last: the last page, the chain's tail (through rcu_next)
+ * @nr: pages chained
+ *
+ * While a thread has a batch open for a VM, the pages of that VM it
+ * hands to nxsim__mmu_free_sp_after_grace_period() are chained on it,
+ * and queued with one call_rcu() when the batch ends (or fills).  Each
+ * page's grace period then starts later than the kernel's own call_rcu()
+ * per page (tdp_mmu_free_sp_rcu_callback()) would start it, never
+ * earlier, so no page is freed while a walker that could see it runs.
+ * End a batch before dropping mmu_lock, so that other threads see what
+ * they would see without it.
+ */
+struct nxsim__rcu_batch {
+	struct nxsim__vm_mmu *mmu;
+	struct nxsim__mmu_page *first, *last;
+	unsigned int nr;
+};
+
+void nxsim__rcu_batch_begin(struct nxsim__rcu_batch *b,
+			    struct nxsim__vm_mmu *mmu);
+void nxsim__rcu_batch_end(struct nxsim__rcu_batch *b);
 /* Free reserved pages until @keep are left. */
 void nxsim__tdp_mmu_trim_reserve(struct nxsim__vm_mmu *mmu, unsigned int keep);
 /* Free the frame chunks (at VM teardown, after zapping). */

@@ -10,6 +10,8 @@
  * needed.  Freed pages wait on a bounded per-VM reserve for the next
  * topup, and the chunks go when the last page does.  The counts (nr_sps,
  * nr_cached, nr_rcu_pending) change together under pages_alloc_lock.
+ * Pages that leave the tables while a thread has a batch open (a
+ * recovery pass) share one call_rcu() per batch instead of one each.
  *
  * Left out: the kernel's kmem caches (mmu_page_header_cache,
  * mmu_shadow_page_cache) and their GFP flags; pages come from the
@@ -186,43 +188,96 @@ void nxsim__sp_clear(struct nxsim__mmu_page *sp)
 
 /*
  * tdp_mmu_free_sp(), the page leaving the count @from (nr_cached or
- * nr_rcu_pending) with nr_sps, under pages_alloc_lock: the checker reads
- * the counts together under it.
+ * nr_rcu_pending) with nr_sps; called with pages_alloc_lock held: the
+ * checker reads the counts together under it.
  */
 static void tdp_mmu_free_sp(struct nxsim__vm_mmu *mmu,
 			    struct nxsim__mmu_page *sp, uint64_t *from)
 {
-	pthread_mutex_lock(&mmu->pages_alloc_lock);
 	frame_put(mmu, sp->id);
 	sp_put(mmu, sp);
 	__atomic_fetch_sub(&mmu->nr_sps, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(from, 1, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&mmu->pages_alloc_lock);
 }
 
 void nxsim__tdp_mmu_free_cached_sp(struct nxsim__vm_mmu *mmu,
 				   struct nxsim__mmu_memory_cache *mc)
 {
+	pthread_mutex_lock(&mmu->pages_alloc_lock);
 	tdp_mmu_free_sp(mmu, mc->objs[--mc->nobjs], &mmu->nr_cached);
+	pthread_mutex_unlock(&mmu->pages_alloc_lock);
 }
 
-/* tdp_mmu_free_sp_rcu_callback(): the grace period is over. */
+/* The batch this thread has open, if any (nxsim__rcu_batch_begin()). */
+static __thread struct nxsim__rcu_batch *open_batch
+	__attribute__((tls_model("initial-exec")));
+
+/*
+ * tdp_mmu_free_sp_rcu_callback(), for a chain of pages of one VM (@head
+ * is the first's; one page alone is a chain of one): the grace period is
+ * over.  Nothing of the VM is touched after the last count drops, so the
+ * VM's teardown waits only while some are pending.
+ */
 static void tdp_mmu_free_sp_rcu_callback(struct rcu_head *head)
 {
 	struct nxsim__mmu_page *sp =
 		(struct nxsim__mmu_page *)((char *)head -
 					   offsetof(struct nxsim__mmu_page,
 						    rcu_head));
+	struct nxsim__mmu_page *next;
+	struct nxsim__vm_mmu *mmu;
 
 	nxsim__rcu_callback_enter();
-	tdp_mmu_free_sp(sp->mmu, sp, &sp->mmu->nr_rcu_pending);
+	mmu = sp->mmu;
+	pthread_mutex_lock(&mmu->pages_alloc_lock);
+	for (; sp; sp = next) {
+		next = sp->rcu_next;
+		tdp_mmu_free_sp(mmu, sp, &mmu->nr_rcu_pending);
+	}
+	pthread_mutex_unlock(&mmu->pages_alloc_lock);
+}
+
+/* One call_rcu() for the batch's pages; the batch is then empty. */
+static void rcu_batch_queue(struct nxsim__rcu_batch *b)
+{
+	if (b->first)
+		nxsim__call_rcu(&b->first->rcu_head,
+				tdp_mmu_free_sp_rcu_callback);
+	b->first = b->last = NULL;
+	b->nr = 0;
 }
 
 void nxsim__mmu_free_sp_after_grace_period(struct nxsim__vm_mmu *mmu,
 					   struct nxsim__mmu_page *sp)
 {
+	struct nxsim__rcu_batch *b = open_batch;
+
 	__atomic_fetch_add(&mmu->nr_rcu_pending, 1, __ATOMIC_RELAXED);
-	nxsim__call_rcu(&sp->rcu_head, tdp_mmu_free_sp_rcu_callback);
+	sp->rcu_next = NULL;
+	if (!b || b->mmu != mmu) {
+		nxsim__call_rcu(&sp->rcu_head, tdp_mmu_free_sp_rcu_callback);
+		return;
+	}
+	if (b->last)
+		b->last->rcu_next = sp;
+	else
+		b->first = sp;
+	b->last = sp;
+	if (++b->nr == NXSIM__RCU_BATCH_MAX)
+		rcu_batch_queue(b);
+}
+
+void nxsim__rcu_batch_begin(struct nxsim__rcu_batch *b,
+			    struct nxsim__vm_mmu *mmu)
+{
+	*b = (struct nxsim__rcu_batch){ .mmu = mmu };
+	open_batch = b;
+}
+
+void nxsim__rcu_batch_end(struct nxsim__rcu_batch *b)
+{
+	rcu_batch_queue(b);
+	open_batch = NULL;
 }
 
 void nxsim__tdp_mmu_trim_reserve(struct nxsim__vm_mmu *mmu, unsigned int keep)

@@ -414,7 +414,7 @@ static void drop_spte(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 	WRITE_ONCE(sp->spt[idx], SHADOW_NONPRESENT_VALUE);
 	if (!is_shadow_present_pte(old))
 		return;
-	nxsim__update_page_stats(mmu, sp->role.level, -1);
+	nxsim__kvm_update_page_stats(mmu, sp->role.level, -1);
 	sp->nr_leaves--;
 	rmap_remove(mmu, sp, idx);
 }
@@ -466,7 +466,7 @@ static void rmap_add(struct nxsim__vm_mmu *mmu,
 	/* kvm_mmu_page_set_translation() */
 	if (sp->shadowed_translation)
 		sp->shadowed_translation[idx] = gfn << 12 | access;
-	nxsim__update_page_stats(mmu, sp->role.level, 1);
+	nxsim__kvm_update_page_stats(mmu, sp->role.level, 1);
 	sp->nr_leaves++;
 	nxsim__pte_list_add(mmu, sptep_ref(sp, idx),
 			    nxsim__gfn_to_rmap(gfn, sp->role.level, slot));

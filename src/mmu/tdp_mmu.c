@@ -41,20 +41,24 @@
 
 /*
  * tdp_mmu_unlink_sp(): clear the flag and untrack.  As in the kernel, the
- * lock is taken only for a flagged SP, and the flag is written again under
- * it: a fault under the read lock tracks the SP only if the flag is still
- * set when it holds the lock.
+ * lock is taken only for a flagged SP and only when @shared (mmu_lock
+ * held for read), and the flag is written again under it: a fault under
+ * the read lock tracks the SP only if the flag is still set when it
+ * holds the lock.  Under the write lock no fault runs.
  */
 static void tdp_mmu_unlink_sp(struct nxsim__vm_mmu *mmu,
-			      struct nxsim__mmu_page *sp)
+			      struct nxsim__mmu_page *sp, bool shared)
 {
 	if (!sp_nx_disallowed(sp))
 		return;
-	nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock, NXSIM__LOCK_TDP_MMU_PAGES);
+	if (shared)
+		nxsim__mutex_lock(&mmu->tdp_mmu_pages_lock,
+				  NXSIM__LOCK_TDP_MMU_PAGES);
 	sp_set_nx_disallowed(sp, false);
 	nxsim__untrack_possible_nx_huge_page(mmu, sp, NXSIM__TDP_MMU);
-	nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
-			    NXSIM__LOCK_TDP_MMU_PAGES);
+	if (shared)
+		nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
+				    NXSIM__LOCK_TDP_MMU_PAGES);
 }
 
 static void handle_changed_spte(struct nxsim__vm_mmu *mmu,
@@ -80,10 +84,10 @@ static void handle_removed_pt(struct nxsim__vm_mmu *mmu,
 	uint64_t old;
 
 	__atomic_store_n(&sp->removed, true, __ATOMIC_RELAXED);
-	tdp_mmu_unlink_sp(mmu, sp);
+	tdp_mmu_unlink_sp(mmu, sp, shared);
 	if (!shared && sp->nr_leaves) {
-		nxsim__update_page_stats(mmu, sp->level,
-					 -(int64_t)sp->nr_leaves);
+		nxsim__kvm_update_page_stats(mmu, sp->level,
+					     -(int64_t)sp->nr_leaves);
 		sp->nr_leaves = 0;
 	}
 	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
@@ -121,7 +125,7 @@ static void handle_changed_spte(struct nxsim__vm_mmu *mmu,
 	if (old == new)
 		return;
 	if (was_leaf != is_leaf) {
-		nxsim__update_page_stats(mmu, level, is_leaf ? 1 : -1);
+		nxsim__kvm_update_page_stats(mmu, level, is_leaf ? 1 : -1);
 		__atomic_fetch_add(&sp->nr_leaves, is_leaf ? 1 : -1,
 				   __ATOMIC_RELAXED);
 	}
@@ -302,7 +306,7 @@ static int tdp_mmu_split_huge_page(struct nxsim__vm_mmu *mmu,
 		sp->nr_leaves = 0; /* never published: it holds nothing */
 		return r;
 	}
-	nxsim__update_page_stats(mmu, sp->level, SPTE_ENT_PER_PAGE);
+	nxsim__kvm_update_page_stats(mmu, sp->level, SPTE_ENT_PER_PAGE);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
  * unmap as mm/xpfo.c does, and is never contended under it).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@
 #include "core/alloc.h"
 #include "core/clock.h"
 #include "core/compiler.h"
+#include "core/detail.h"
 #include "xpfo/xpfo.h"
 
 static const char *const default_policy[] = {
@@ -174,11 +176,27 @@ int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 	struct nxsim_xpfo *m;
 	int rc;
 
-	if (!cfg || !mp || !cfg->nr_cpus || cfg->nr_cpus > NXSIM_TLB_MAX_CPUS ||
-	    !cfg->nr_frames || cfg->nr_frames > NXSIM_XPFO_MAX_FRAMES ||
-	    (unsigned int)cfg->version > NXSIM_XPFO_V9 ||
-	    (cfg->tlb.nr_cpus && cfg->tlb.nr_cpus != cfg->nr_cpus))
+	if (!cfg || !mp)
 		return -EINVAL;
+	if (!cfg->nr_cpus || cfg->nr_cpus > NXSIM_TLB_MAX_CPUS)
+		return nxsim__fail(-EINVAL,
+				   "nr_cpus %u: a machine has 1 to %d CPUs",
+				   cfg->nr_cpus, NXSIM_TLB_MAX_CPUS);
+	if (!cfg->nr_frames || cfg->nr_frames > NXSIM_XPFO_MAX_FRAMES)
+		return nxsim__fail(-EINVAL,
+				   "nr_frames %" PRIu64
+				   ": a machine has 1 to %" PRIu64 " frames",
+				   cfg->nr_frames,
+				   (uint64_t)NXSIM_XPFO_MAX_FRAMES);
+	if ((unsigned int)cfg->version > NXSIM_XPFO_V9)
+		return nxsim__fail(-EINVAL,
+				   "version %d is not NXSIM_XPFO_V6 (0) to "
+				   "NXSIM_XPFO_V9 (3)",
+				   (int)cfg->version);
+	if (cfg->tlb.nr_cpus && cfg->tlb.nr_cpus != cfg->nr_cpus)
+		return nxsim__fail(-EINVAL,
+				   "the TLB has %u CPUs, the machine %u",
+				   cfg->tlb.nr_cpus, cfg->nr_cpus);
 	policy = nxsim__xpfo_policy_find(
 		cfg->policy ? cfg->policy : default_policy[cfg->version]);
 	if (!policy)

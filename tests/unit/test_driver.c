@@ -213,6 +213,93 @@ static void test_answers(void **state)
 	assert_int_equal(test_live_allocs(), live);
 }
 
+/*
+ * Numbers: decimal with leading zeros (010 is ten, 09 nine), 0x hex, 0o
+ * octal; a prefix without its digits, or with a sign, is not a number.
+ */
+static void test_numbers(void **state)
+{
+	struct run r = run_script("clock create t\n"
+				  "clock advance 010s t\n"
+				  "clock advance 09 t\n"
+				  "clock advance 0o10 t\n"
+				  "clock advance 0x10 t\n"
+				  "clock advance 0o8 t\n"
+				  "clock advance 0x t\n"
+				  "clock advance 0x-1 t\n"
+				  "clock advance 0o t\n",
+				  0);
+
+	(void)state;
+	assert_string_equal(r.out,
+			    "OK\n"
+			    "OK events=0 now=10000000000\n"
+			    "OK events=0 now=10000000009\n"
+			    "OK events=0 now=10000000017\n"
+			    "OK events=0 now=10000000033\n"
+			    "ERR -EINVAL line 6: not a number: \"0o8\"\n"
+			    "ERR -EINVAL line 7: not a number: \"0x\"\n"
+			    "ERR -EINVAL line 8: not a number: \"0x-1\"\n"
+			    "ERR -EINVAL line 9: not a number: \"0o\"\n");
+	free_run(&r);
+}
+
+/*
+ * 70 frames with one closed exposure window each (about 10^12 ns): the 64
+ * worst do not fit an answer, which is -E2BIG, never an answer cut
+ * mid-number; the 20 worst (122 words) fit, and expect checks an answer
+ * of more than 63 words.
+ */
+static void test_long_answers(void **state)
+{
+	size_t len, n;
+	char *script;
+	struct run r;
+	FILE *f = open_memstream(&script, &len);
+	const char *last;
+	int i;
+
+	(void)state;
+	assert_non_null(f);
+	fputs("clock create t\nxpfo create m cpus=2 frames=256 version=6 "
+	      "policy=local clock=t l1d=1x2 l1i=1x2 l2=1x2\n",
+	      f);
+	for (i = 0; i < 70; i++)
+		fprintf(f,
+			"xpfo alloc m 0 %d user 1\nxpfo kmap m 0 %d\n"
+			"xpfo kaccess m 1 %d read\nxpfo kunmap m 0 %d\n"
+			"clock advance %d t\nxpfo kaccess m 1 200 read\n"
+			"xpfo kaccess m 1 201 read\n",
+			i, i, i, i, 1000000000 + i);
+	fputs("xpfo worst-frames m 64\nxpfo worst-frames m 20\n"
+	      "expect OK frames=70 pfn=69 ...\n",
+	      f);
+	assert_int_equal(fclose(f), 0);
+	r = run_script(script, 0);
+	free(script);
+	assert_int_equal(r.rc, 0);
+	assert_string_equal(r.err, "");
+	n = strlen(r.out);
+	assert_true(n > 2);
+	r.out[n - 1] = '\0';
+	last = strrchr(r.out, '\n');
+	assert_non_null(last);
+	assert_int_equal(strncmp(last + 1, "OK frames=70 pfn=69 ", 20), 0);
+	/* every entry whole: pfn=50..69, all numbers of 10 digits */
+	assert_int_equal(strlen(last + 1),
+			 strlen("OK frames=70") +
+				 20 * strlen(" pfn=69 windows=1 open=0 "
+					     "mean_ns=1000000069 "
+					     "max_ns=1000000069 "
+					     "sum_ns=1000000069"));
+	*(char *)last = '\0';
+	last = strrchr(r.out, '\n');
+	assert_string_equal(last + 1,
+			    "ERR -E2BIG line 493: answer longer than 4095 "
+			    "bytes: ask for less");
+	free_run(&r);
+}
+
 static void test_expect(void **state)
 {
 	struct run r =
@@ -781,11 +868,11 @@ static void test_mmu_verbs(void **state)
 		"ERR -EINVAL line 9: not a number: \"-1\"\n"
 		"ERR -EINVAL line 10: not a number: \"yes\"\n"
 		"ERR -EINVAL line 11: unknown memslot option \"color=red\"\n"
-		"ERR -EINVAL Invalid argument\n"
+		"ERR -EINVAL Invalid argument: userspace_addr 0x1001 is not a multiple of 4096\n"
 		"ERR -EEXIST File exists\n"
 		"ERR -EEXIST line 14: slot 1 exists: memslot move, dirty-log or "
 		"set change it\n"
-		"ERR -EINVAL Invalid argument\n"
+		"ERR -EINVAL Invalid argument: address space 2 (slot >> 16) is not 0 or 1 (SMM)\n"
 		"ERR -EINVAL Invalid argument\n"
 		"ERR -ERANGE line 17: number out of range: 4294967296 (max 4294967295)\n"
 		"ERR -ENOENT line 18: v1 has no slot 2 from this script\n"
@@ -798,7 +885,7 @@ static void test_mmu_verbs(void **state)
 		"ERR -ENOENT line 25: no vcpu named \"c9\"\n"
 		"ERR -EINVAL line 26: an access is read, write or exec, not \"fetch\"\n"
 		"ERR -EINVAL line 27: not a number: \"0x1p\"\n"
-		"ERR -ERANGE Numerical result out of range\n"
+		"ERR -ERANGE Numerical result out of range: gpa 0xffffffffffffffff is above the host's 46 physical address bits\n"
 		"ERR -ENOENT line 29: no VM stat \"pages_8m\"\n"
 		"ERR -ENOENT line 30: no vm named \"v9\"\n"
 		"ERR -ENOENT line 31: no vm named \"v9\"\n"
@@ -892,9 +979,9 @@ static void test_xpfo_verbs(void **state)
 		"OK\n"
 		"OK\n"
 		"ERR -EEXIST line 3: \"m\" already names a machine\n"
-		"ERR -EINVAL Invalid argument\n"
+		"ERR -EINVAL Invalid argument: nr_cpus 0: a machine has 1 to 1024 CPUs\n"
 		"ERR -ERANGE line 5: number out of range: 1025 (max 1024)\n"
-		"ERR -EINVAL Invalid argument\n"
+		"ERR -EINVAL Invalid argument: nr_frames 0: a machine has 1 to 4294967296 frames\n"
 		"ERR -EINVAL line 7: an XPFO version is 6 to 9, not \"10\"\n"
 		"ERR -ENOENT line 8: unknown policy or replacement (xpfo policies)\n"
 		"ERR -ENOENT line 9: unknown policy or replacement (xpfo policies)\n"
@@ -1062,6 +1149,8 @@ int main(void)
 		cmocka_unit_test(test_lex),
 		cmocka_unit_test(test_quote_round_trip),
 		cmocka_unit_test(test_answers),
+		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_long_answers),
 		cmocka_unit_test(test_expect),
 		cmocka_unit_test(test_expect_unbalanced_message),
 		cmocka_unit_test(test_control_bytes_escaped),

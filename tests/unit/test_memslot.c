@@ -27,38 +27,72 @@ static struct nxsim_memory_region region(uint32_t slot, uint32_t flags,
 	};
 }
 
+/*
+ * Each bad region fails with KVM's errno and changes nothing; the checks of
+ * __kvm_set_memory_region() also say which field is wrong
+ * (nxsim_error_detail(); "" where the errno is the whole answer).
+ */
 static void test_errors(void **state)
 {
 	static const struct {
 		struct nxsim_memory_region mr;
 		int rc;
+		const char *why;
 	} cases[] = {
-		{ { 5, 4, G4, MIB2, HVA_BASE, 2 }, -EINVAL }, /* bad flag */
-		{ { 5, 0, G4, 4097, HVA_BASE, 2 }, -EINVAL }, /* size */
-		{ { 5, 0, G4 + 1, MIB2, HVA_BASE, 2 }, -EINVAL },
-		{ { 5, 0, G4, MIB2, HVA_BASE + 8, 2 }, -EINVAL },
-		{ { 5, 0, G4, MIB2, 1ull << 47, 2 }, -EINVAL }, /* access_ok */
-		{ { 5, 0, G4, 8192, (1ull << 47) - 4096, 2 }, -EINVAL },
-		{ { NXSIM_USER_MEM_SLOTS, 0, G4, MIB2, HVA_BASE, 2 }, -EINVAL },
-		{ { 2u << 16, 0, G4, MIB2, HVA_BASE, 2 }, -EINVAL }, /* as_id */
-		{ { 5, 0, ~4095ull, 8192, HVA_BASE, 2 }, -EINVAL },  /* wraps */
-		{ { 5, 0, 0, 1ull << 43, 4096, 2 }, -EINVAL }, /* 2^31 pages */
-		{ { 5, 0, G4, MIB2, HVA_BASE, 4 }, -EINVAL },  /* host level */
-		{ { 5, 0, G4, MIB2, HVA_BASE, -1 }, -EINVAL },
-		{ { 5, 0, G4, 0, HVA_BASE, 2 }, -EINVAL },   /* delete none */
-		{ { 6, 0, 0, MIB2, HVA_BASE, 2 }, -EEXIST }, /* overlaps 1 */
-		{ { 6, 0, MIB2 - 4096, 8192, HVA_BASE, 2 }, -EEXIST },
-		{ { 1, 0, 0, 2 * MIB2, HVA_BASE, 2 }, -EINVAL },    /* resize */
-		{ { 1, 0, 0, MIB2, HVA_BASE + MIB2, 2 }, -EINVAL }, /* hva */
-		{ { 1, NXSIM_MEM_READONLY, 0, MIB2, HVA_BASE, 2 }, -EINVAL },
+		{ { 5, 4, G4, MIB2, HVA_BASE, 2 },
+		  -EINVAL,
+		  "flags 0x4 has bits other than LOG_DIRTY_PAGES and READONLY" },
+		{ { 5, 0, G4, 4097, HVA_BASE, 2 },
+		  -EINVAL,
+		  "memory_size 0x1001 is not a multiple of 4096" },
+		{ { 5, 0, G4 + 1, MIB2, HVA_BASE, 2 },
+		  -EINVAL,
+		  "guest_phys_addr 0x100000001 is not a multiple of 4096" },
+		{ { 5, 0, G4, MIB2, HVA_BASE + 8, 2 },
+		  -EINVAL,
+		  "userspace_addr 0x7f0000000008 is not a multiple of 4096" },
+		{ { 5, 0, G4, MIB2, 1ull << 47, 2 },
+		  -EINVAL,
+		  "userspace_addr + memory_size ends above user space "
+		  "(access_ok())" },
+		{ { 5, 0, G4, 8192, (1ull << 47) - 4096, 2 },
+		  -EINVAL,
+		  "userspace_addr + memory_size ends above user space "
+		  "(access_ok())" },
+		{ { NXSIM_USER_MEM_SLOTS, 0, G4, MIB2, HVA_BASE, 2 },
+		  -EINVAL,
+		  "slot id 32764 is not below 32764" },
+		{ { 2u << 16, 0, G4, MIB2, HVA_BASE, 2 },
+		  -EINVAL,
+		  "address space 2 (slot >> 16) is not 0 or 1 (SMM)" },
+		{ { 5, 0, ~4095ull, 8192, HVA_BASE, 2 },
+		  -EINVAL,
+		  "guest_phys_addr + memory_size wraps around" },
+		{ { 5, 0, 0, 1ull << 43, 4096, 2 },
+		  -EINVAL,
+		  "memory_size is more than KVM_MEM_MAX_NR_PAGES pages" },
+		{ { 5, 0, G4, MIB2, HVA_BASE, 4 },
+		  -EINVAL,
+		  "host_level 4 is not a page level (0 to 3)" },
+		{ { 5, 0, G4, MIB2, HVA_BASE, -1 },
+		  -EINVAL,
+		  "host_level -1 is not a page level (0 to 3)" },
+		{ { 5, 0, G4, 0, HVA_BASE, 2 }, -EINVAL, "" }, /* delete none */
+		{ { 6, 0, 0, MIB2, HVA_BASE, 2 }, -EEXIST, "" }, /* overlaps 1 */
+		{ { 6, 0, MIB2 - 4096, 8192, HVA_BASE, 2 }, -EEXIST, "" },
+		{ { 1, 0, 0, 2 * MIB2, HVA_BASE, 2 }, -EINVAL, "" }, /* resize */
+		{ { 1, 0, 0, MIB2, HVA_BASE + MIB2, 2 }, -EINVAL, "" }, /* hva */
+		{ { 1, NXSIM_MEM_READONLY, 0, MIB2, HVA_BASE, 2 }, -EINVAL, "" },
 		/* beyond kvm_mmu_max_gfn() (MAXPHYADDR 46) */
-		{ { 7, 0, 1ull << 46, MIB2, HVA_BASE, 2 }, -EINVAL },
+		{ { 7, 0, 1ull << 46, MIB2, HVA_BASE, 2 }, -EINVAL, "" },
 		{ { 7, 0, (1ull << 46) - MIB2, 2 * MIB2, HVA_BASE, 2 },
-		  -EINVAL },
-		{ { 1, 0, 0, MIB2, HVA_BASE, 2 }, 0 },	  /* no change */
-		{ { 6, 0, MIB2, MIB2, HVA_BASE, 2 }, 0 }, /* adjacent */
+		  -EINVAL,
+		  "" },
+		{ { 1, 0, 0, MIB2, HVA_BASE, 2 }, 0, "" },    /* no change */
+		{ { 6, 0, MIB2, MIB2, HVA_BASE, 2 }, 0, "" }, /* adjacent */
 		{ { 7, 0, (1ull << 46) - MIB2, MIB2, HVA_BASE, 2 },
-		  0 }, /* top */
+		  0,
+		  "" }, /* top */
 	};
 	struct nx_env e = nx_env(NULL, 0);
 	struct nxsim_memory_region base = region(1, 0, 0, MIB2, HVA_BASE, 2);
@@ -69,12 +103,20 @@ static void test_errors(void **state)
 	nx_access(e.vcpu, NXSIM_ACCESS_READ, 0);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		printf("# case %u\n", i);
+		nxsim_error_clear();
 		assert_rc(nxsim_vm_set_memory_region(e.vm, &cases[i].mr),
 			  cases[i].rc);
+		assert_string_equal(nxsim_error_detail(), cases[i].why);
 		/* failures (and the no-op) leave the mapping alone */
 		if (i < 21)
 			nx_expect(e.vm, 0, 1, 0, 0);
 	}
+	/* like errno, a detail outlives the successful calls after it */
+	assert_rc(nxsim_vm_set_memory_region(e.vm, &cases[0].mr), -EINVAL);
+	assert_rc(nxsim_vm_set_memory_region(e.vm, &base), 0);
+	assert_string_equal(nxsim_error_detail(), cases[0].why);
+	nxsim_error_clear();
+	assert_string_equal(nxsim_error_detail(), "");
 	assert_rc(nxsim_vm_set_memory_region(e.vm, NULL), -EINVAL);
 	nx_env_destroy(&e);
 }

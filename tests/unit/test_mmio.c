@@ -206,6 +206,34 @@ static void test_mmio_caching_steps(void **state)
 	nx_env_destroy(&e);
 }
 
+/*
+ * A stale MMIO SPTE met by an access that then fails (-ENOMEM: a new
+ * vCPU's empty page cache cannot be filled) counts nothing; the retry
+ * counts the stale SPTE once.
+ */
+static void test_mmio_stale_enomem(void **state)
+{
+	struct nx_env e = nx_env(NULL, 0);
+	struct nxsim_access_info info;
+	struct nxsim_vcpu *v1;
+
+	(void)state;
+	nx_slot(e.vm, 1, 0, MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M, 0);
+	expect_emulate(e.vcpu, NXSIM_ACCESS_READ);
+	nx_slot(e.vm, 2, 4 * MIB2, MIB2, HVA_BASE + 4 * MIB2, NXSIM_PG_LEVEL_4K,
+		0);
+	assert_rc(nxsim_vcpu_create(e.vm, 1, &v1), 0);
+	expect_counters(e.vm, 1, 1, 1, 0, 0, 0);
+	nxsim_alloc_fail_nth(1);
+	assert_rc(nxsim_vcpu_access(v1, NXSIM_ACCESS_READ, MMIO_GPA, &info),
+		  -ENOMEM);
+	nxsim_alloc_fail_nth(0);
+	expect_counters(e.vm, 1, 1, 1, 0, 0, 0);
+	expect_emulate(v1, NXSIM_ACCESS_READ);
+	expect_counters(e.vm, 2, 2, 2, 0, 1, 0);
+	nx_env_destroy(&e);
+}
+
 /* An exec fault on MMIO flags the tables it makes, as any exec fault. */
 static void test_mmio_exec_fault_tables(void **state)
 {
@@ -328,6 +356,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mmio_spte_table),
 		cmocka_unit_test(test_mmio_caching_steps),
+		cmocka_unit_test(test_mmio_stale_enomem),
 		cmocka_unit_test(test_mmio_exec_fault_tables),
 		cmocka_unit_test(test_mmio_caching_off),
 		cmocka_unit_test(test_mmio_generation_wrap),

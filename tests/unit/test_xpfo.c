@@ -595,18 +595,29 @@ static void test_xpfo_bad_config(void **state)
 	cfg.policy = "flush-sometimes";
 	assert_rc(nxsim_xpfo_create(&cfg, &m), -ENOENT);
 	cfg.policy = NULL;
+	/* the counts and the version say what is wrong (nxsim_error_detail) */
 	cfg.nr_cpus = 0;
 	assert_rc(nxsim_xpfo_create(&cfg, &m), -EINVAL);
+	assert_string_equal(nxsim_error_detail(),
+			    "nr_cpus 0: a machine has 1 to 1024 CPUs");
 	cfg.nr_cpus = NXSIM_TLB_MAX_CPUS + 1;
 	assert_rc(nxsim_xpfo_create(&cfg, &m), -EINVAL);
+	assert_string_equal(nxsim_error_detail(),
+			    "nr_cpus 1025: a machine has 1 to 1024 CPUs");
 	cfg.nr_cpus = 2;
 	cfg.nr_frames = 0;
 	assert_rc(nxsim_xpfo_create(&cfg, &m), -EINVAL);
+	assert_string_equal(
+		nxsim_error_detail(),
+		"nr_frames 0: a machine has 1 to 4294967296 frames");
 	cfg.nr_frames = NXSIM_XPFO_MAX_FRAMES + 1;
 	assert_rc(nxsim_xpfo_create(&cfg, &m), -EINVAL);
 	cfg.nr_frames = 64;
 	cfg.version = NXSIM_XPFO_V9 + 1;
 	assert_rc(nxsim_xpfo_create(&cfg, &m), -EINVAL);
+	assert_string_equal(
+		nxsim_error_detail(),
+		"version 4 is not NXSIM_XPFO_V6 (0) to NXSIM_XPFO_V9 (3)");
 	cfg.version = NXSIM_XPFO_V6;
 	nxsim_tlb_config_default(&cfg.tlb, 2);
 	cfg.tlb.level[NXSIM_TLB_L2].sets = 0;

@@ -42,7 +42,8 @@ struct nxsim__drv_reply {
 	char buf[NXSIM__DRV_REPLY]; /* " value value ..." */
 	size_t len;
 	char err[NXSIM__DRV_REPLY]; /* message of an ERR; "" for default */
-	int rc; /* the errno of a failed lookup or script error; 0: none */
+	int rc;	  /* the errno of a failed lookup or script error; 0: none */
+	bool cut; /* something added did not fit: the answer is -E2BIG */
 };
 
 struct nxsim__drv;
@@ -147,6 +148,11 @@ int nxsim__drv_fail(struct nxsim__drv_reply *r, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int nxsim__drv_u64(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,
 		   struct nxsim__drv_reply *r);
+/*
+ * strtoull() for the driver's numbers: decimal (leading zeros too: 010 is
+ * ten), 0x hexadecimal, 0o octal; *@end at the first byte not taken.
+ */
+unsigned long long nxsim__drv_strtou64(const char *s, char **end);
 /* "key=value": the value when @t starts with @key and '=' */
 const char *nxsim__drv_opt(const struct nxsim__drv_tok *t, const char *key);
 /* "60s", "100ms", "250us", "5ns" or a bare count of ns */

@@ -370,6 +370,10 @@ static void answer(struct nxsim__drv *d, int rc, struct nxsim__drv_reply *r)
 	else if (r->err[0])
 		snprintf(line, sizeof(line), "ERR %s%s line %lu: %s",
 			 name[0] == '-' ? "" : "-", name, d->line, r->err);
+	else if (nxsim_error_detail()[0]) /* the library's reason */
+		snprintf(line, sizeof(line), "ERR %s%s %s: %s",
+			 name[0] == '-' ? "" : "-", name, text,
+			 nxsim_error_detail());
 	else
 		snprintf(line, sizeof(line), "ERR %s%s %s",
 			 name[0] == '-' ? "" : "-", name, text);
@@ -430,7 +434,14 @@ static int dispatch(struct nxsim__drv *d, int n, struct nxsim__drv_tok *toks,
 		return nxsim__drv_fail(r, -EINVAL, "usage: %s%s%s %s", v->group,
 				       v->name ? " " : "",
 				       v->name ? v->name : "", v->usage);
+	nxsim_error_clear();
 	rc = v->fn(d, argc, toks + words, r);
+	/* never a cut answer: what did not fit is an error */
+	if (rc >= 0 && r->cut)
+		return nxsim__drv_fail(r, -E2BIG,
+				       "answer longer than %d bytes: ask for "
+				       "less",
+				       NXSIM__DRV_REPLY - 1);
 	/* a failed lookup's errno stands: -ENOENT, or -EBADF for a closed VM */
 	return rc < 0 && r->rc ? r->rc : rc;
 }

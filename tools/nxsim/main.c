@@ -6,6 +6,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "driver.h"
@@ -27,21 +28,30 @@ static int run(FILE *in, const char *name, unsigned int flags)
 /* "nxsim convert IN OUT" is the script "trace convert IN OUT; expect OK". */
 static int convert(const char *in, const char *out)
 {
-	struct nxsim__drv_reply script = { .len = 0 };
-	FILE *f;
+	/* a stream, not a reply: paths of any length go in whole */
+	FILE *s, *f = NULL;
+	char *script = NULL;
+	size_t len = 0;
 	int rc;
 
-	nxsim__drv_add(&script, "trace convert");
-	nxsim__drv_quote(&script, NULL, in, strlen(in));
-	nxsim__drv_quote(&script, NULL, out, strlen(out));
-	nxsim__drv_add(&script, "\nexpect OK\n");
-	f = fmemopen(script.buf, script.len, "r");
+	s = open_memstream(&script, &len);
+	if (s) {
+		fputs("trace convert ", s);
+		nxsim__drv_fquote(s, NULL, in, strlen(in));
+		fputc(' ', s);
+		nxsim__drv_fquote(s, NULL, out, strlen(out));
+		fputs("\nexpect OK\n", s);
+		if (!fclose(s))
+			f = fmemopen(script, len, "r");
+	}
 	if (!f) {
 		perror("nxsim");
+		free(script);
 		return 2;
 	}
 	rc = run(f, "convert", 0);
 	fclose(f);
+	free(script);
 	return rc;
 }
 

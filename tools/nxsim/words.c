@@ -4,6 +4,7 @@
  * durations) and the answer they build, for the driver and for
  * nxsim-kvm (tools/kvm/), which speaks the same language to /dev/kvm.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -21,6 +22,8 @@ void nxsim__drv_add(struct nxsim__drv_reply *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(r->buf + r->len, sizeof(r->buf) - r->len, fmt, ap);
 	va_end(ap);
+	if (n > 0 && (size_t)n >= sizeof(r->buf) - r->len)
+		r->cut = true;
 	if (n > 0)
 		r->len += (size_t)n < sizeof(r->buf) - r->len ?
 				  (size_t)n :
@@ -38,6 +41,30 @@ int nxsim__drv_fail(struct nxsim__drv_reply *r, int err, const char *fmt, ...)
 	return err;
 }
 
+unsigned long long nxsim__drv_strtou64(const char *s, char **end)
+{
+	const char *digits = s;
+	int base = 10;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		base = 16;
+	else if (s[0] == '0' && (s[1] == 'o' || s[1] == 'O'))
+		base = 8;
+	if (base != 10) {
+		digits += 2;
+		/* strtoull() would take blanks, a sign or nothing here */
+		if (!isxdigit((unsigned char)*digits) ||
+		    (base == 8 && (*digits < '0' || *digits > '7'))) {
+			*end = (char *)s + 1;
+			return 0;
+		}
+	} else if (*s < '0' || *s > '9') {
+		*end = (char *)s;
+		return 0;
+	}
+	return strtoull(digits, end, base);
+}
+
 int nxsim__drv_u64(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,
 		   struct nxsim__drv_reply *r)
 {
@@ -47,7 +74,7 @@ int nxsim__drv_u64(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,
 	if (!t->len || t->s[0] < '0' || t->s[0] > '9' || strlen(t->s) != t->len)
 		return nxsim__drv_fail(r, -EINVAL, "not a number: \"%s\"",
 				       t->s);
-	*v = strtoull(t->s, &end, 0);
+	*v = nxsim__drv_strtou64(t->s, &end);
 	if (*end)
 		return nxsim__drv_fail(r, -EINVAL, "not a number: \"%s\"",
 				       t->s);
