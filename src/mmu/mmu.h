@@ -364,6 +364,28 @@ int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report,
 int nxsim__mmu_dump(struct nxsim__vm_mmu *mmu, nxsim_text_fn emit, void *ctx);
 /* The VM stats, one snapshot under mmu_lock. */
 void nxsim__mmu_stats(struct nxsim__vm_mmu *mmu, struct nxsim_vm_stats *st);
+
+/**
+ * struct nxsim__mmu_kstat - the shadow MMU's counters of struct kvm_vm_stat
+ * @mmu_shadow_zapped: __kvm_mmu_prepare_zap_page() calls
+ * @mmu_pte_write: kvm_mmu_pte_write() runs past its indirect_shadow_pages
+ *	test
+ * @mmu_pde_zapped: shadow entries of a table above 4K dropped by it with
+ *	a non-zero new guest entry
+ * @mmu_flooded: pages it zapped as flooded or written misaligned
+ * @mmu_cache_miss: kvm_mmu_find_shadow_page() found no page
+ */
+struct nxsim__mmu_kstat {
+	uint64_t mmu_shadow_zapped;
+	uint64_t mmu_pte_write;
+	uint64_t mmu_pde_zapped;
+	uint64_t mmu_flooded;
+	uint64_t mmu_cache_miss;
+};
+
+/* The VM's struct nxsim__mmu_kstat, and its VM stats, in one snapshot. */
+void nxsim__mmu_kstat(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_kstat *k,
+		      struct nxsim_vm_stats *st);
 void nxsim__mmu_counters(struct nxsim__vm_mmu *mmu,
 			 struct nxsim_mmu_counters *c);
 /* Page-table pages in use (not counting caches and pages awaiting RCU). */
