@@ -45,6 +45,7 @@ static const struct nxsim__profile profiles[] = {
 		.name = "5.10",
 		.tree = "v5.10: the TDP MMU arrives (off by default)",
 		.worker = NXSIM__WORKER_KTHREAD_AT_CREATE,
+		.mmu.notifier_zaps_tables = true,
 		.mmu.tdp_mmu = true,
 	},
 	{
