@@ -340,6 +340,9 @@ void nxsim__kvm_tdp_mmu_zap_collapsible_sptes(struct nxsim__vm_mmu *mmu,
 {
 	struct collapse_ctx c = { .slot = slot };
 
+	/* 5.10: PageTransCompoundMap() of a page-table page is false */
+	if (mmu->prof->tdp_collapse_tests_table_pfn)
+		return;
 	walk_roots(mmu, slot->as_id, slot->base_gfn,
 		   slot->base_gfn + slot->npages, collapse, &c);
 	/* recover_huge_pages_range(): one kvm_flush_remote_tlbs_memslot() */
