@@ -33,26 +33,20 @@ static const char *staged_why;
 static void *loaded[NXSIM_XPFO_MAX_POLICIES];
 static unsigned int nr_loaded;
 
-/* nxsim_xpfo_policy_register() as a loading plug-in sees it. */
-static int stage_xpfo_policy(const struct nxsim_xpfo_policy_ops *ops,
-			     const char **why)
+/*
+ * Append @ops to a stage of room @max, or record why not: @rc and @problem
+ * are the registry's check of it.  A name given twice is found when the
+ * stage is committed (nxsim__registry_add()).
+ */
+static int stage(const void **arr, unsigned int *nr, unsigned int max,
+		 const void *ops, int rc, const char *problem, const char **why)
 {
-	const char *problem = NULL;
-	int rc = nxsim__xpfo_policy_check(ops, &problem);
-	unsigned int i;
-
-	for (i = 0; !rc && i < nr_staged; i++) {
-		if (!strcmp(staged[i]->name, ops->name)) {
-			rc = -EEXIST;
-			problem = "policy name given twice";
-		}
-	}
-	if (!rc && nr_staged == ARRAY_SIZE(staged)) {
+	if (!rc && *nr == max) {
 		rc = -ENOSPC;
-		problem = "NXSIM_XPFO_MAX_POLICIES policies known";
+		problem = "the table of registered names is full";
 	}
 	if (!rc) {
-		staged[nr_staged++] = ops;
+		arr[(*nr)++] = ops;
 		return 0;
 	}
 	if (!staged_why)
@@ -62,33 +56,26 @@ static int stage_xpfo_policy(const struct nxsim_xpfo_policy_ops *ops,
 	return rc;
 }
 
+/* nxsim_xpfo_policy_register() as a loading plug-in sees it. */
+static int stage_xpfo_policy(const struct nxsim_xpfo_policy_ops *ops,
+			     const char **why)
+{
+	const char *problem = NULL;
+	int rc = nxsim__xpfo_policy_check(ops, &problem);
+
+	return stage((const void **)staged, &nr_staged, ARRAY_SIZE(staged), ops,
+		     rc, problem, why);
+}
+
 /* nxsim_nx_recovery_register() as a loading plug-in sees it. */
 static int stage_nx_recovery(const struct nxsim_nx_recovery_ops *ops,
 			     const char **why)
 {
 	const char *problem = NULL;
 	int rc = nxsim__nx_recovery_check(ops, &problem);
-	unsigned int i;
 
-	for (i = 0; !rc && i < nr_staged_nx; i++) {
-		if (!strcmp(staged_nx[i]->name, ops->name)) {
-			rc = -EEXIST;
-			problem = "recovery rule name given twice";
-		}
-	}
-	if (!rc && nr_staged_nx == ARRAY_SIZE(staged_nx)) {
-		rc = -ENOSPC;
-		problem = "NXSIM_NX_RECOVERY_MAX rules registered";
-	}
-	if (!rc) {
-		staged_nx[nr_staged_nx++] = ops;
-		return 0;
-	}
-	if (!staged_why)
-		staged_why = problem;
-	if (why)
-		*why = problem;
-	return rc;
+	return stage((const void **)staged_nx, &nr_staged_nx,
+		     ARRAY_SIZE(staged_nx), ops, rc, problem, why);
 }
 
 #define API_TABLE(xpfo_register, nx_register)                        \
