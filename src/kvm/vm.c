@@ -191,6 +191,7 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 		.params = &host->nx,
 		.tdp_mmu = uses_tdp_mmu(host),
 		.mmio_caching = host->mmio_caching,
+		.nx_recovery = host->nx_recovery,
 		.flush_vcpus = nxsim__kvm_make_all_cpus_request,
 	};
 	race_order = nxsim__host_has_bug(host, NXSIM_BUG_NEVER_CREATE_RACE);

@@ -108,6 +108,7 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 	mmu->bugs = cfg->bugs;
 	mmu->params = cfg->params;
 	mmu->flush_vcpus = cfg->flush_vcpus;
+	mmu->nx_recovery = cfg->nx_recovery;
 	mmu->flush_ctx = cfg->flush_ctx;
 	mmu->amd = cpu->amd;
 	/* With TDP off the shadow tables are the x86 page tables. */
@@ -248,6 +249,15 @@ void nxsim__mmu_stats(struct nxsim__vm_mmu *mmu, struct nxsim_vm_stats *st)
 		.pages_1g = nxsim__page_stat(mmu, NXSIM_PG_LEVEL_1G),
 		.nx_lpage_splits = mmu->nx_lpage_splits,
 	};
+	nxsim__rw_unlock(&mmu->mmu_lock);
+}
+
+void nxsim__mmu_kstat(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_kstat *k,
+		      struct nxsim_vm_stats *st)
+{
+	nxsim__mmu_stats(mmu, st);
+	nxsim__write_lock(&mmu->mmu_lock);
+	*k = mmu->kstat;
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
@@ -576,8 +586,11 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 			info->goal_level = f.goal_level;
 			info->huge_page_disallowed = f.huge_page_disallowed;
 			info->level = 0;
-			if (info->outcome == NXSIM_ACCESS_EMULATE)
+			/* the MMIO SPTE: vcpu->stat.pf_mmio_spte_created */
+			if (info->outcome == NXSIM_ACCESS_EMULATE) {
 				VCPU_COUNT(vcpu, emulated);
+				VCPU_COUNT(vcpu, mmio_spte_created);
+			}
 			return r;
 		}
 	}

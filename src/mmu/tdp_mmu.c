@@ -608,10 +608,7 @@ int nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 		nxsim__kvm_flush_remote_tlbs_range(
 			mmu, sp->gfn, KVM_PAGES_PER_HPAGE(level + 1));
 	info->outcome = NXSIM_ACCESS_FAULT;
-	if (!f->slot) {
-		/* pf_mmio_spte_created, RET_PF_EMULATE */
-		MMU_COUNT(mmu, mmio_spte_created);
+	if (!f->slot) /* an MMIO SPTE (the caller counts it), RET_PF_EMULATE */
 		info->outcome = NXSIM_ACCESS_EMULATE;
-	}
 	return RET_PF_FIXED;
 }

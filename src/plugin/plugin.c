@@ -19,12 +19,15 @@
 #include <nxsim/plugin.h>
 
 #include "core/compiler.h"
+#include "mmu/mmu.h"
 #include "xpfo/xpfo.h"
 
 /* What the plug-in being loaded registered so far (under load_lock). */
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct nxsim_xpfo_policy_ops *staged[NXSIM_XPFO_MAX_POLICIES];
 static unsigned int nr_staged;
+static const struct nxsim_nx_recovery_ops *staged_nx[NXSIM_NX_RECOVERY_MAX];
+static unsigned int nr_staged_nx;
 static const char *staged_why;
 /* The objects loaded, so that a second load of one is a no-op. */
 static void *loaded[NXSIM_XPFO_MAX_POLICIES];
@@ -59,7 +62,36 @@ static int stage_xpfo_policy(const struct nxsim_xpfo_policy_ops *ops,
 	return rc;
 }
 
-#define API_TABLE(xpfo_register)                                     \
+/* nxsim_nx_recovery_register() as a loading plug-in sees it. */
+static int stage_nx_recovery(const struct nxsim_nx_recovery_ops *ops,
+			     const char **why)
+{
+	const char *problem = NULL;
+	int rc = nxsim__nx_recovery_check(ops, &problem);
+	unsigned int i;
+
+	for (i = 0; !rc && i < nr_staged_nx; i++) {
+		if (!strcmp(staged_nx[i]->name, ops->name)) {
+			rc = -EEXIST;
+			problem = "recovery rule name given twice";
+		}
+	}
+	if (!rc && nr_staged_nx == ARRAY_SIZE(staged_nx)) {
+		rc = -ENOSPC;
+		problem = "NXSIM_NX_RECOVERY_MAX rules registered";
+	}
+	if (!rc) {
+		staged_nx[nr_staged_nx++] = ops;
+		return 0;
+	}
+	if (!staged_why)
+		staged_why = problem;
+	if (why)
+		*why = problem;
+	return rc;
+}
+
+#define API_TABLE(xpfo_register, nx_register)                        \
 	{                                                            \
 		.size = sizeof(struct nxsim_plugin_api),             \
 		.version = NXSIM_PLUGIN_API_VERSION,                 \
@@ -78,14 +110,16 @@ static int stage_xpfo_policy(const struct nxsim_xpfo_policy_ops *ops,
 		.xpfo_machine = nxsim_xpfo_policy_machine,           \
 		.xpfo_cpumask = nxsim_xpfo_policy_cpumask,           \
 		.xpfo_data = nxsim_xpfo_policy_data,                 \
+		.nx_recovery_register = nx_register,                 \
 	}
 
 /* The table a program hands to an entry it calls itself. */
 static const struct nxsim_plugin_api direct_api =
-	API_TABLE(nxsim_xpfo_policy_register);
+	API_TABLE(nxsim_xpfo_policy_register, nxsim_nx_recovery_register);
 
 /* The table nxsim_plugin_load() hands to the entry it found. */
-static const struct nxsim_plugin_api staging_api = API_TABLE(stage_xpfo_policy);
+static const struct nxsim_plugin_api staging_api =
+	API_TABLE(stage_xpfo_policy, stage_nx_recovery);
 
 const struct nxsim_plugin_api *nxsim_plugin_api(void)
 {
@@ -109,9 +143,11 @@ static int load_fail(int err, const char **why, const char *what,
 static int run_init(nxsim_plugin_init_fn init, const char **why)
 {
 	const char *reg_why = NULL;
+	unsigned int i;
 	int rc;
 
 	nr_staged = 0;
+	nr_staged_nx = 0;
 	staged_why = NULL;
 	rc = init(&staging_api);
 	if (rc > 0 || rc < -4095)
@@ -123,9 +159,19 @@ static int run_init(nxsim_plugin_init_fn init, const char **why)
 	if (rc)
 		return load_fail(rc, why, NXSIM_PLUGIN_INIT "() failed",
 				 staged_why);
-	rc = nxsim__xpfo_policy_register_all(staged, nr_staged, &reg_why);
+	/* Both kinds checked again before either is committed. */
+	for (i = 0; !rc && i < nr_staged; i++)
+		rc = nxsim__xpfo_policy_check(staged[i], &reg_why);
+	for (i = 0; !rc && i < nr_staged_nx; i++)
+		rc = nxsim__nx_recovery_check(staged_nx[i], &reg_why);
+	if (!rc)
+		rc = nxsim__xpfo_policy_register_all(staged, nr_staged,
+						     &reg_why);
+	if (!rc)
+		rc = nxsim__nx_recovery_register_all(staged_nx, nr_staged_nx,
+						     &reg_why);
 	if (rc)
-		return load_fail(rc, why, "registering its policies failed",
+		return load_fail(rc, why, "registering what it gave failed",
 				 reg_why);
 	return 0;
 }

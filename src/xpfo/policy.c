@@ -84,7 +84,7 @@ const struct nxsim_xpfo_policy_ops *nxsim__xpfo_policy_find(const char *name)
 static const char *ops_problem(const struct nxsim_xpfo_policy_ops *ops,
 			       int *err)
 {
-	size_t i, len;
+	const char *problem;
 
 	*err = -EINVAL;
 	if (!ops)
@@ -97,17 +97,9 @@ static const char *ops_problem(const struct nxsim_xpfo_policy_ops *ops,
 	if (ops->size < sizeof(*ops))
 		return "ops size smaller than version 1's "
 		       "struct nxsim_xpfo_policy_ops";
-	if (!ops->name || !ops->name[0])
-		return "empty policy name";
-	len = strnlen(ops->name, NXSIM_XPFO_POLICY_NAME_MAX + 1);
-	if (len > NXSIM_XPFO_POLICY_NAME_MAX)
-		return "policy name longer than NXSIM_XPFO_POLICY_NAME_MAX";
-	for (i = 0; i < len; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyz"
-			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-",
-			    ops->name[i]))
-			return "policy name has a character outside "
-			       "[A-Za-z0-9_.+-]";
+	problem = nxsim__name_problem(ops->name, NXSIM_XPFO_POLICY_NAME_MAX);
+	if (problem)
+		return problem;
 	if (!ops->flush)
 		return "no flush hook";
 	*err = -EEXIST;
