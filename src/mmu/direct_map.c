@@ -122,6 +122,7 @@ void nxsim__account_nx_huge_page(struct nxsim__vm_mmu *mmu,
 				 struct nxsim__mmu_page *sp, int level)
 {
 	bool possible = f->req_level >= level ||
+			mmu->prof->nx_account_any_level ||
 			nxsim__mmu_has_bug(mmu, NXSIM_BUG_TRACK_ANY_LEVEL);
 	bool tag = mmu->prof->nx_tag_untracked &&
 		   !nxsim__mmu_has_bug(mmu, NXSIM_BUG_UNTAGGED_NX);

@@ -49,6 +49,10 @@
  *	when an MMU-writable SPTE stops being MMU-writable (b7ed46b201a4,
  *	6.13); before, also when it loses W or when A or D is cleared, so a
  *	shadow page's sync (FNAME(sync_page)) flushes for every accessed SPTE
+ * @nx_account_any_level: every page an exec fault links while the
+ *	mitigation is on is accounted (v5.4 __direct_map() and FNAME(fetch)
+ *	test lpage_disallowed only); 5bcaf3e1715f (5.10) accounts a page only
+ *	where a huge page was requested (req_level >= its level)
  * @clear_dirty_log_end_inclusive: kvm_arch_mmu_enable_log_dirty_pt_masked()
  *	passes the last set gfn + 1 to kvm_mmu_try_split_huge_pages()
  *	(1aa4bb916808, 6.8); before, the last set gfn, an exclusive end
@@ -66,6 +70,7 @@ struct nxsim__mmu_profile {
 	bool dirty_log_read_lock;
 	bool recovery_read_lock;
 	bool spte_update_wp_flush_only;
+	bool nx_account_any_level;
 	bool clear_dirty_log_end_inclusive;
 };
 
