@@ -213,6 +213,7 @@ struct nxsim__vm_mmu {
 	void *sched_ctx;
 	uint64_t fault_retries;
 	struct nxsim_mmu_counters counters;
+	struct nxsim__mmu_kstat kstat;
 	struct nxsim__vcpu_mmu *vcpus;
 	nxsim__flush_vcpus_fn flush_vcpus;
 	void *flush_ctx;

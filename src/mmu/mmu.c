@@ -252,6 +252,15 @@ void nxsim__mmu_stats(struct nxsim__vm_mmu *mmu, struct nxsim_vm_stats *st)
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
+void nxsim__mmu_kstat(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_kstat *k,
+		      struct nxsim_vm_stats *st)
+{
+	nxsim__mmu_stats(mmu, st);
+	nxsim__write_lock(&mmu->mmu_lock);
+	*k = mmu->kstat;
+	nxsim__rw_unlock(&mmu->mmu_lock);
+}
+
 /* The VM's counters plus each vCPU's (the fault counts). */
 void nxsim__mmu_counters(struct nxsim__vm_mmu *mmu,
 			 struct nxsim_mmu_counters *c)
@@ -577,8 +586,11 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 			info->goal_level = f.goal_level;
 			info->huge_page_disallowed = f.huge_page_disallowed;
 			info->level = 0;
-			if (info->outcome == NXSIM_ACCESS_EMULATE)
+			/* the MMIO SPTE: vcpu->stat.pf_mmio_spte_created */
+			if (info->outcome == NXSIM_ACCESS_EMULATE) {
 				VCPU_COUNT(vcpu, emulated);
+				VCPU_COUNT(vcpu, mmio_spte_created);
+			}
 			return r;
 		}
 	}

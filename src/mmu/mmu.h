@@ -49,6 +49,10 @@
  *	when an MMU-writable SPTE stops being MMU-writable (b7ed46b201a4,
  *	6.13); before, also when it loses W or when A or D is cleared, so a
  *	shadow page's sync (FNAME(sync_page)) flushes for every accessed SPTE
+ * @nx_account_any_level: every page an exec fault links while the
+ *	mitigation is on is accounted (v5.4 __direct_map() and FNAME(fetch)
+ *	test lpage_disallowed only); 5bcaf3e1715f (5.10) accounts a page only
+ *	where a huge page was requested (req_level >= its level)
  * @clear_dirty_log_end_inclusive: kvm_arch_mmu_enable_log_dirty_pt_masked()
  *	passes the last set gfn + 1 to kvm_mmu_try_split_huge_pages()
  *	(1aa4bb916808, 6.8); before, the last set gfn, an exclusive end
@@ -66,6 +70,7 @@ struct nxsim__mmu_profile {
 	bool dirty_log_read_lock;
 	bool recovery_read_lock;
 	bool spte_update_wp_flush_only;
+	bool nx_account_any_level;
 	bool clear_dirty_log_end_inclusive;
 };
 
@@ -359,6 +364,28 @@ int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report,
 int nxsim__mmu_dump(struct nxsim__vm_mmu *mmu, nxsim_text_fn emit, void *ctx);
 /* The VM stats, one snapshot under mmu_lock. */
 void nxsim__mmu_stats(struct nxsim__vm_mmu *mmu, struct nxsim_vm_stats *st);
+
+/**
+ * struct nxsim__mmu_kstat - the shadow MMU's counters of struct kvm_vm_stat
+ * @mmu_shadow_zapped: __kvm_mmu_prepare_zap_page() calls
+ * @mmu_pte_write: kvm_mmu_pte_write() runs past its indirect_shadow_pages
+ *	test
+ * @mmu_pde_zapped: shadow entries of a table above 4K dropped by it with
+ *	a non-zero new guest entry
+ * @mmu_flooded: pages it zapped as flooded or written misaligned
+ * @mmu_cache_miss: kvm_mmu_find_shadow_page() found no page
+ */
+struct nxsim__mmu_kstat {
+	uint64_t mmu_shadow_zapped;
+	uint64_t mmu_pte_write;
+	uint64_t mmu_pde_zapped;
+	uint64_t mmu_flooded;
+	uint64_t mmu_cache_miss;
+};
+
+/* The VM's struct nxsim__mmu_kstat, and its VM stats, in one snapshot. */
+void nxsim__mmu_kstat(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_kstat *k,
+		      struct nxsim_vm_stats *st);
 void nxsim__mmu_counters(struct nxsim__vm_mmu *mmu,
 			 struct nxsim_mmu_counters *c);
 /* Page-table pages in use (not counting caches and pages awaiting RCU). */

@@ -213,6 +213,9 @@ static inline struct nxsim__frame *nxsim__frame(struct nxsim__vm_mmu *mmu,
 /* An atomic increment of a simulator counter. */
 #define MMU_COUNT(mmu, field) \
 	__atomic_fetch_add(&(mmu)->counters.field, 1, __ATOMIC_RELAXED)
+/* ++kvm->stat.field (struct nxsim__mmu_kstat) */
+#define MMU_KSTAT(mmu, field) \
+	__atomic_fetch_add(&(mmu)->kstat.field, 1, __ATOMIC_RELAXED)
 
 /*
  * An increment of a counter of the vCPU whose fault this is (++vcpu->stat.x

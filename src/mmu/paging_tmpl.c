@@ -811,7 +811,13 @@ static int page_fault(struct nxsim__vm_mmu *mmu,
 	MMU_COUNT(mmu, faults);
 	f.gfn = w.gfn;
 	f.slot = nxsim__gfn_to_memslot(mmu, 0, f.gfn);
-	if (f.slot && f.write &&
+	/*
+	 * page_fault_handle_page_track(): a write that faulted on a present
+	 * SPTE (PFERR_PRESENT); a write through a missing one goes on to
+	 * FNAME(fetch), whose make_spte() installs the SPTE read-only before
+	 * RET_PF_EMULATE
+	 */
+	if (f.slot && f.write && (pfec & PFERR_PRESENT_MASK) &&
 	    nxsim__kvm_slot_page_track_is_active(f.slot, f.gfn)) {
 		shadow_page_table_clear_flood(mmu, addr);
 		goto emulate;
@@ -889,8 +895,10 @@ int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 			goto out;
 		}
 		rc = shadow_topup_caches(mmu, &vcpu->mmu_cache);
+		/* the hardware's error code: a present SPTE refused it */
 		if (!rc)
-			rc = page_fault(mmu, &vcpu->mmu_cache, m, addr, pfec,
+			rc = page_fault(mmu, &vcpu->mmu_cache, m, addr,
+					pfec | (sptep ? PFERR_PRESENT_MASK : 0),
 					info);
 out:
 		nxsim__rw_unlock(&mmu->mmu_lock);

@@ -2,7 +2,8 @@
 /*
  * TLB internals: the per-CPU arrays, the replacement-policy interface and
  * the unlocked primitives that a machine which already serialises its CPUs
- * (the XPFO machine, later the MMU) calls directly.  The public nxsim_tlb_*
+ * (the XPFO machine, and the vCPU TLBs of src/kvm/vcpu_tlb.c) calls
+ * directly.  The public nxsim_tlb_*
  * calls are these with argument and (debug builds) ownership checks.
  */
 #ifndef NXSIM_TLB_TLB_H
