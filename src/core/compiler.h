@@ -2,7 +2,8 @@
 /*
  * Small kernel-flavoured helpers every module uses: array sizes, rounding,
  * container_of, READ_ONCE/WRITE_ONCE on C11 atomics builtins, and WARN_ON,
- * which counts instead of printing a backtrace.
+ * which reports on stderr instead of printing a backtrace, and aborts in
+ * debug builds (core/warn.c).
  */
 #ifndef NXSIM_CORE_COMPILER_H
 #define NXSIM_CORE_COMPILER_H
