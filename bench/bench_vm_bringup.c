@@ -97,8 +97,8 @@ static int write_hist(struct bench_ctx *ctx,
 	double x[NXSIM_BRINGUP_HIST], pub[NXSIM_BRINGUP_HIST],
 		mod[NXSIM_BRINGUP_HIST];
 	struct bench_series s[2] = {
-		{ "published (zhuangel570)", x, pub, 0 },
-		{ "model", x, mod, 0 },
+		{ "published (zhuangel570)", x, pub, 0, BENCH_SERIES_BARS },
+		{ "model", x, mod, 0, BENCH_SERIES_BARS },
 	};
 	char path[512];
 	size_t n = 0;
@@ -214,7 +214,12 @@ static void csv_line(FILE *f, const char *cell, const char *latency,
 					     BENCH_STATS_CSV_HEAD;
 	char line[1024];
 
-	snprintf(line, sizeof(line), "%s,%s", cell, latency);
+	snprintf(line, sizeof(line), "%s", cell);
+	if (res)
+		bench_csv_str(line, sizeof(line), latency);
+	else
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 ",%s", latency);
 	bench_stats(line, sizeof(line), style, NXSIM_STATS_BRINGUP_LATENCY, st,
 		    NULL);
 	bench_stats(line, sizeof(line), style, NXSIM_STATS_BRINGUP_RESULT, res,
@@ -265,9 +270,13 @@ static int sweep(struct bench_ctx *ctx)
 				if (rc)
 					break;
 				y[p][i] = res.create.p99 / 1e3;
-				snprintf(cell, sizeof(cell), "%u,%u,%s,%d",
-					 per_cpu[i], bursts[b],
-					 nxsim_bringup_policy_name(cfg.policy),
+				snprintf(cell, sizeof(cell), "%u,%u",
+					 per_cpu[i], bursts[b]);
+				bench_csv_str(
+					cell, sizeof(cell),
+					nxsim_bringup_policy_name(cfg.policy));
+				snprintf(cell + strlen(cell),
+					 sizeof(cell) - strlen(cell), ",%d",
 					 cfg.favordynmods);
 				if (csv) {
 					csv_line(csv, cell, "create",

@@ -126,7 +126,10 @@ static void csv_line(FILE *f, const char *policy, unsigned int cpus,
 
 	if (r) {
 		nxsim_xpfo_rates(r, &rates);
-		snprintf(line, sizeof(line), "%s,%u", policy, cpus);
+		line[0] = '\0';
+		bench_csv_str(line, sizeof(line), policy);
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 ",%u", cpus);
 	} else {
 		snprintf(line, sizeof(line), "policy,cpus");
 	}
@@ -237,14 +240,50 @@ static int shape_checks(struct bench_ctx *ctx, const char *wl,
 	return rc;
 }
 
+/*
+ * The published rows as markers where shape_checks() uses them: eager's
+ * 2.61x and 26.37x, deferred's 1.31x and 1.33x at 4 and 96 CPUs.  Returns
+ * the number of series added to @s.
+ */
+static size_t published_series(struct bench_series *s, const char *const *pols,
+			       size_t nr_pols, const unsigned int *cpus,
+			       size_t nr_cpus)
+{
+	static const double x[] = { 4, 96 };
+	static const double eager[] = { 2.61, 26.37 };
+	static const double deferred[] = { 1.31, 1.33 };
+
+	if (cpu_index(cpus, nr_cpus, 4) < 0 ||
+	    cpu_index(cpus, nr_cpus, 96) < 0 ||
+	    policy_index(pols, nr_pols, "eager") < 0 ||
+	    policy_index(pols, nr_pols, "deferred") < 0)
+		return 0;
+	s[0] = (struct bench_series){ "published eager (2.61x, 26.37x)", x,
+				      eager, 2, BENCH_SERIES_POINTS };
+	s[1] = (struct bench_series){ "published deferred (1.31x, 1.33x)", x,
+				      deferred, 2, BENCH_SERIES_POINTS };
+	return 2;
+}
+
+/*
+ * The cost side (system-time ratio against CPUs, with the published rows)
+ * and the security side: per policy, over its CPU counts, the oracle's
+ * exposure windows and stale reads against that cost.
+ */
 static int plot_workload(struct bench_ctx *ctx, const char *wl,
 			 const char *const *pols, size_t nr_pols,
 			 const unsigned int *cpus, size_t nr_cpus,
 			 struct nxsim_xpfo_result (*cells)[NR_CPUS_MAX])
 {
+	static const char *const sides[][2] = {
+		{ "exposure", "exposure windows" },
+		{ "stale", "stale reads (ret2dir through a stale TLB entry)" },
+	};
 	double x[MAX_POLICIES][NR_CPUS_MAX], y[MAX_POLICIES][NR_CPUS_MAX];
-	struct bench_series s[MAX_POLICIES];
-	char name[64], title[128];
+	struct bench_series s[MAX_POLICIES + 2];
+	char name[64], title[160], ylabel[96];
+	size_t nr;
+	int rc;
 
 	for (size_t p = 0; p < nr_pols; p++) {
 		for (size_t c = 0; c < nr_cpus; c++) {
@@ -253,12 +292,39 @@ static int plot_workload(struct bench_ctx *ctx, const char *wl,
 		}
 		s[p] = (struct bench_series){ pols[p], x[p], y[p], nr_cpus };
 	}
+	nr = nr_pols +
+	     published_series(s + nr_pols, pols, nr_pols, cpus, nr_cpus);
 	snprintf(name, sizeof(name), "xpfo_overhead_%s", wl);
 	snprintf(title, sizeof(title),
 		 "XPFO v7 modelled system-time overhead, %s workload", wl);
-	return bench_plot(ctx, name, title, "CPUs",
-			  "system time / no-XPFO system time",
-			  BENCH_PLOT_LOGX | BENCH_PLOT_LOGY, s, nr_pols);
+	rc = bench_plot(ctx, name, title, "CPUs",
+			"system time / no-XPFO system time",
+			BENCH_PLOT_LOGX | BENCH_PLOT_LOGY, s, nr);
+
+	for (size_t k = 0; k < ARRAY_SIZE(sides) && !rc; k++) {
+		for (size_t p = 0; p < nr_pols; p++) {
+			for (size_t c = 0; c < nr_cpus; c++) {
+				const struct nxsim_xpfo_oracle *o =
+					&cells[p][c].oracle;
+				uint64_t v = k ? o->stale_reads : o->exposures;
+
+				x[p][c] = cells[p][c].system_ratio;
+				y[p][c] = (double)v + 1; /* 0 on a log axis */
+			}
+		}
+		snprintf(name, sizeof(name), "xpfo_security_%s_%s", sides[k][0],
+			 wl);
+		snprintf(title, sizeof(title),
+			 "XPFO v7 %s workload: %s against cost, per policy "
+			 "(a point per CPU count)",
+			 wl, sides[k][1]);
+		snprintf(ylabel, sizeof(ylabel), "%s (+1)", sides[k][1]);
+		rc = bench_plot(ctx, name, title,
+				"cost: system time / no-XPFO system time",
+				ylabel, BENCH_PLOT_LOGX | BENCH_PLOT_LOGY, s,
+				nr_pols);
+	}
+	return rc;
 }
 
 static int run_workload(struct bench_ctx *ctx, const char *wl,

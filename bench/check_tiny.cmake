@@ -4,9 +4,11 @@
 # timings.  results.jsonl must hold one well-formed JSON object per line:
 # first the run record (machine, commit, seed, the benchmarks selected),
 # then figures, checks and published figures, each with the run identity;
-# every benchmark of --list must have reported at least one figure.  Then
-# --compare of the run against itself finds no change, and --version
-# answers.
+# every benchmark of --list must have reported at least one figure, with
+# its value also in SI units (value_si, unit_si); the CSV tables quote
+# their string columns.  Then
+# --compare of the run against itself finds no change, plots render in a
+# folder named with quotes, and --version answers.
 #   cmake -DBENCH=<nxsim-bench> -DOUT=<dir> -P check_tiny.cmake
 cmake_minimum_required(VERSION 3.25)
 execute_process(COMMAND ${BENCH} --list
@@ -74,7 +76,7 @@ foreach(line IN LISTS lines)
 	if(type STREQUAL "figure")
 		foreach(key unit value ref ratio target met verdict modelled
 				reps rep_values spread calib_ns_per_add
-				value_in_adds params)
+				value_in_adds params unit_si value_si ref_si)
 			string(JSON val ERROR_VARIABLE err GET "${line}" ${key})
 			if(err)
 				message(FATAL_ERROR
@@ -85,6 +87,20 @@ foreach(line IN LISTS lines)
 		if(value STREQUAL "null")
 			message(FATAL_ERROR "line ${lineno}: no value\n${line}")
 		endif()
+		# value_si is value in SI units: a time in seconds
+		string(JSON unit GET "${line}" unit)
+		string(JSON unit_si GET "${line}" unit_si)
+		if(unit MATCHES "^(ns|us|ms)$" AND NOT unit_si STREQUAL "s")
+			message(FATAL_ERROR "line ${lineno}: ${unit} is not "
+				"in seconds (${unit_si})\n${line}")
+		endif()
+		if(unit STREQUAL "ns")
+			string(JSON value_si GET "${line}" value_si)
+			if(value GREATER 0 AND NOT value_si MATCHES "e-|^0\\.")
+				message(FATAL_ERROR "line ${lineno}: ${value} ns "
+					"is ${value_si} s\n${line}")
+			endif()
+		endif()
 		list(APPEND seen ${bench})
 	elseif(type STREQUAL "check" OR type STREQUAL "published")
 		string(JSON text ERROR_VARIABLE err GET "${line}" text)
@@ -93,6 +109,20 @@ foreach(line IN LISTS lines)
 		endif()
 	else()
 		message(FATAL_ERROR "line ${lineno}: unknown type ${type}")
+	endif()
+endforeach()
+
+# The CSV tables quote their string columns: a profile "5.10" stays text.
+foreach(pair "nx_guest.csv|^\"[a-z]+\",\"[0-9.]+\",\"[a-z]+\",[0-9]"
+		"vm_bringup.csv|^[0-9]+,[0-9]+,\"[a-z]+\",[01],\"[a-z_]+\",[0-9]"
+		"xpfo_flush_compile.csv|^\"[a-z0-9_-]+\",[0-9]+,[0-9]")
+	string(REPLACE "|" ";" pair "${pair}")
+	list(GET pair 0 csv)
+	list(GET pair 1 re)
+	file(STRINGS ${OUT}/${csv} rows LIMIT_COUNT 2)
+	list(GET rows 1 row)
+	if(NOT row MATCHES "${re}")
+		message(FATAL_ERROR "${csv}: string columns not quoted: ${row}")
 	endif()
 endforeach()
 
@@ -107,6 +137,32 @@ execute_process(COMMAND ${BENCH} --compare ${OUT}/results.jsonl
 if(NOT rc EQUAL 0 OR NOT cmp MATCHES "\n0 worse, 0 better, [0-9]+ within the reps' spread, 0 new, 0 gone\n")
 	message(FATAL_ERROR "--compare of a run with itself (${rc}):\n${cmp}")
 endif()
+# The plots render in a folder whose name a shell would misread (gnuplot is
+# started with an argv, in the folder), and their .gp name no folder.
+set(odd "${OUT}-it's \"odd\"")
+file(REMOVE_RECURSE "${odd}")
+execute_process(COMMAND ${BENCH} --tiny --only worker_wake --out "${odd}"
+	OUTPUT_QUIET ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+	message(FATAL_ERROR "nxsim-bench --out \"${odd}\" failed: ${rc}")
+endif()
+file(GLOB gps "${odd}/*.gp")
+if(NOT gps)
+	message(FATAL_ERROR "no plots in ${odd}")
+endif()
+foreach(gp IN LISTS gps)
+	file(READ "${gp}" text)
+	if(text MATCHES "${OUT}")
+		message(FATAL_ERROR "${gp} names its folder")
+	endif()
+	string(REGEX REPLACE "\\.gp$" ".png" png "${gp}")
+	find_program(gnuplot gnuplot)
+	if(gnuplot AND NOT EXISTS "${png}")
+		message(FATAL_ERROR "gnuplot drew no ${png}: ${err}")
+	endif()
+endforeach()
+file(REMOVE_RECURSE "${odd}")
+
 execute_process(COMMAND ${BENCH} --version
 	OUTPUT_VARIABLE version RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0 OR NOT version MATCHES "^nxsim-bench \\(libnxsim\\) [0-9]+\\.[0-9]+\\.[0-9]+")

@@ -307,6 +307,33 @@ static double op_ns(const char *unit, double x)
 	return NAN;
 }
 
+/*
+ * The SI unit of a display unit and the factor into it: times into
+ * seconds, Mcyc into cycles; rates are per second already, and counts,
+ * bytes and ratios are their own unit.
+ */
+static const char *si_unit(const char *unit, double *mul)
+{
+	static const struct {
+		const char *unit, *si;
+		double mul;
+	} units[] = {
+		{ "ns", "s", 1e-9 },
+		{ "us", "s", 1e-6 },
+		{ "ms", "s", 1e-3 },
+		{ "Mcyc", "cycles", 1e6 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (!strcmp(unit, units[i].unit)) {
+			*mul = units[i].mul;
+			return units[i].si;
+		}
+	}
+	*mul = 1;
+	return unit;
+}
+
 /* @f's statistic of side @side over rep @r, or over all reps if r < 0. */
 static double pair_stat(const struct bench_figure *f, int side, int r)
 {
@@ -368,7 +395,7 @@ static void json_range(FILE *f, const char *name, double lo, double hi)
 int bench_report(struct bench_ctx *ctx, const struct bench_figure *f)
 {
 	double rv[BENCH_MAX_REPS], rr[BENCH_MAX_REPS], ratio;
-	double ns, ref_ns;
+	double ns, ref_ns, si;
 	struct bench_figure fig = *f;
 	unsigned int n = 0;
 	struct bench_row row;
@@ -420,6 +447,13 @@ int bench_report(struct bench_ctx *ctx, const struct bench_figure *f)
 	bench_json_str(out, fig.ref_name ? fig.ref_name : "");
 	fputs(",\"ref\":", out);
 	json_num(out, fig.ref);
+	/* the same two in SI units, for scripts; unit is the display's */
+	fputs(",\"unit_si\":", out);
+	bench_json_str(out, si_unit(fig.unit, &si));
+	fputs(",\"value_si\":", out);
+	json_num(out, fig.value * si);
+	fputs(",\"ref_si\":", out);
+	json_num(out, fig.ref * si);
 	fputs(",\"ratio\":", out);
 	json_num(out, ratio);
 	fprintf(out, ",\"target\":{\"kind\":\"%s\",\"x\":",

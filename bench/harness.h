@@ -307,12 +307,33 @@ enum {
 	BENCH_PLOT_LOGY = 1 << 1,
 };
 
-/* One line of a plot: n points (x[i], y[i]). */
+/**
+ * bench_csv_str() - append a CSV string field, quoted (RFC 4180)
+ * @line: the row so far ("" for its first field)
+ * @size: room in @line
+ * @s: the string: a policy, a profile ("5.10" stays text, not 5.1)
+ *
+ * Appends ",\"s\"" (or "\"s\"" to an empty row) with each '"' doubled.
+ */
+void bench_csv_str(char *line, size_t size, const char *s);
+
+/* How a series is drawn. */
+enum bench_series_style {
+	/* a line, with a marker at each measured point (up to 64 points) */
+	BENCH_SERIES_LINE,
+	/* markers alone: published figures set over the model's lines */
+	BENCH_SERIES_POINTS,
+	/* bars over power-of-two buckets [x, 2x): a funclatency histogram */
+	BENCH_SERIES_BARS,
+};
+
+/* One series of a plot: n points (x[i], y[i]), drawn as @style says. */
 struct bench_series {
 	const char *title;
 	const double *x;
 	const double *y;
 	size_t n;
+	enum bench_series_style style;
 };
 
 /**
@@ -327,9 +348,9 @@ struct bench_series {
  * @s: the series
  * @nr: number of series
  *
- * The hook every plot goes through: latency distributions now; overhead
- * vs CPU count per policy (BENCH_PLOT_LOGY) and huge-page fraction over
- * time when those benchmarks land.
+ * The hook every plot goes through.  The .gp names its files without a
+ * folder, so "gnuplot <name>.gp" re-renders it from the out dir, where
+ * gnuplot runs (spawned with an argv: no shell sees the names).
  *
  * Return: 0, or -errno if the data files cannot be written (a failing
  * gnuplot is reported on stderr, not as an error).

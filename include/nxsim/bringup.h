@@ -120,6 +120,12 @@ enum nxsim_bringup_policy {
 NXSIM_API const char *
 nxsim_bringup_policy_name(enum nxsim_bringup_policy policy);
 
+/*
+ * VMs of a lab, brought up and idle, each: a VM costs about 4.6 KiB while
+ * the lab runs, so 2 x 65536 VMs hold about 600 MiB.
+ */
+#define NXSIM_BRINGUP_MAX_VMS 65536u
+
 /**
  * struct nxsim_bringup_config - one lab run
  * @policy: the worker policy
@@ -127,9 +133,11 @@ nxsim_bringup_policy_name(enum nxsim_bringup_policy policy);
  * @cpus: modelled CPUs (C), at least 1
  * @hz: CONFIG_HZ (100, 250, 300 or 1000); 0 means 250
  * @bg_vms: idle background VMs made before the burst (each with its
- *	worker, if the policy makes one at creation)
+ *	worker, if the policy makes one at creation); at most
+ *	NXSIM_BRINGUP_MAX_VMS
  * @creators: creator threads (K), at least 1
- * @vms: VMs brought up (M), at least 1; creator i brings up VMs i, i+K...
+ * @vms: VMs brought up (M), 1 to NXSIM_BRINGUP_MAX_VMS; creator i brings
+ *	up VMs i, i+K...
  * @hold_ns: 0: the VMs stay up; otherwise each VM is destroyed @hold_ns
  *	after its first KVM_RUN, before its creator starts the next one
  * @hold_jitter_ns: a seeded extra hold, uniform in [0, @hold_jitter_ns)

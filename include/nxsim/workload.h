@@ -153,6 +153,13 @@ struct nxsim_workload_result {
  * aligned).
  */
 #define NXSIM_WORKLOAD_GVA_BASE 0x7f0000000000ull
+/*
+ * The guest memory of a run, all vCPUs (execute: @bytes times the vCPUs;
+ * synth: its code, data and JIT layout; trace: its 1 GiB regions): a run
+ * costs about 3.4 MiB and 0.24 s a GiB, so 64 GiB is about 220 MiB and
+ * 15 s.  Past it a run answers -E2BIG.
+ */
+#define NXSIM_WORKLOAD_MAX_BYTES (64ull << 30)
 
 /** nxsim_workload_config_default() - 6.6, force, ratio 60, 4K on 2M, 1 vCPU */
 NXSIM_API void nxsim_workload_config_default(struct nxsim_workload_config *cfg);
@@ -195,7 +202,7 @@ NXSIM_API int nxsim_workload_map_guest(struct nxsim_vm *vm, uint64_t gva,
  *
  * Return: 0; -EINVAL for a bad config or a trace with no accesses or a
  * bad line (the trace's error names it); -ERANGE for more than 64
- * regions; -ENOMEM.
+ * regions; -E2BIG past NXSIM_WORKLOAD_MAX_BYTES; -ENOMEM.
  */
 NXSIM_API int nxsim_workload_run_trace(const struct nxsim_workload_config *cfg,
 				       struct nxsim_trace *t,
@@ -229,7 +236,8 @@ NXSIM_API void nxsim_workload_accesses_free(struct nxsim_guest_access *a,
 /**
  * nxsim_workload_run_synth() - run a synthetic guest on every vCPU
  *
- * Return: 0; -EINVAL for a bad config; -ENOMEM.
+ * Return: 0; -EINVAL for a bad config; -E2BIG past
+ * NXSIM_WORKLOAD_MAX_BYTES; -ENOMEM.
  */
 NXSIM_API int nxsim_workload_run_synth(const struct nxsim_workload_config *cfg,
 				       const struct nxsim_workload_synth *synth,
@@ -244,7 +252,7 @@ NXSIM_API int nxsim_workload_run_synth(const struct nxsim_workload_config *cfg,
  * Each vCPU writes every 4 KiB page of its region (populate), then fetches
  * once from every page (execute).
  *
- * Return: 0; -EINVAL; -ENOMEM.
+ * Return: 0; -EINVAL; -E2BIG past NXSIM_WORKLOAD_MAX_BYTES; -ENOMEM.
  */
 NXSIM_API int
 nxsim_workload_run_execute(const struct nxsim_workload_config *cfg,

@@ -257,7 +257,8 @@ const char *nxsim_bringup_policy_name(enum nxsim_bringup_policy policy)
 static bool config_ok(const struct nxsim_bringup_config *cfg)
 {
 	return cfg && nxsim_bringup_policy_name(cfg->policy) && cfg->cpus &&
-	       cfg->creators && cfg->vms;
+	       cfg->creators && cfg->vms && cfg->vms <= NXSIM_BRINGUP_MAX_VMS &&
+	       cfg->bg_vms <= NXSIM_BRINGUP_MAX_VMS;
 }
 
 /* Load kvm.ko on the lab's clock and make the background VMs. */

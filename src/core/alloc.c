@@ -266,8 +266,10 @@ static int block_flags(size_t size, size_t align)
  * machine's frame table: 16 bytes a frame, up to 2^32 frames, 64 GiB): a
  * fresh anonymous mapping reads as zero and is backed only where touched,
  * so a zeroed one costs no memset and no memory until used, and its pages
- * go back to the kernel when it is freed.  MAP_NORESERVE: a sparse table
- * larger than RAM is a valid machine.  Below LAZY_MIN the arena serves.
+ * go back to the kernel when it is freed.  The mapping is accounted as
+ * any other (no MAP_NORESERVE): a block the kernel's overcommit policy
+ * refuses is -ENOMEM at once, not an OOM kill when it is touched.  Below
+ * LAZY_MIN the arena serves.
  */
 #define LAZY_MIN (64ul << 20)
 
@@ -279,7 +281,7 @@ static bool is_mapping(size_t size, size_t align)
 static void *mapping_alloc(size_t size)
 {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
 }

@@ -28,7 +28,10 @@
 		   .mmu.recovery_skip_dirty = true, \
 		   .mmu.nx_tag_untracked = true,    \
 		   .mmu.nx_adjust_checks_flag = true, .tdp_mmu_param_ro = true
-#define SINCE_6_13 SINCE_6_2, .mmu.recover_huge_in_place = true
+#define SINCE_6_8 SINCE_6_2, .mmu.clear_dirty_log_end_inclusive = true
+#define SINCE_6_13                                    \
+	SINCE_6_8, .mmu.recover_huge_in_place = true, \
+		   .mmu.spte_update_wp_flush_only = true
 #define SINCE_6_16 SINCE_6_13, .kstrtox.kstrtobool_ed = true
 
 static const struct nxsim__profile profiles[] = {
@@ -36,6 +39,7 @@ static const struct nxsim__profile profiles[] = {
 		.name = "5.4",
 		.tree = "v5.4: the original mitigation and kthread recovery",
 		.worker = NXSIM__WORKER_KTHREAD_AT_CREATE,
+		.mmu.nx_account_any_level = true,
 	},
 	{
 		.name = "5.10",
@@ -59,7 +63,7 @@ static const struct nxsim__profile profiles[] = {
 		.name = "6.12",
 		.tree = "v6.12: last kthread worker",
 		.worker = NXSIM__WORKER_KTHREAD_AT_CREATE,
-		SINCE_6_2,
+		SINCE_6_8,
 	},
 	{
 		.name = "6.13",

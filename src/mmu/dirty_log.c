@@ -15,8 +15,9 @@
  *     with KVM_DIRTY_LOG_INITIALLY_SET, the huge pages under the mask's
  *     first and last gfn are split to 4K when kvm.eager_page_split is set
  *     (kvm_mmu_try_split_huge_pages(), TDP MMU, mmu_lock held for write;
- *     the range ends at the last gfn itself, exclusive, as the kernel's
- *     does), then write-protected at 2M and above
+ *     the range ends at the last gfn itself, exclusive, as 6.1's does,
+ *     or after it from 1aa4bb916808, 6.8, by profile), then
+ *     write-protected at 2M and above
  *     (kvm_mmu_slot_gfn_write_protect(), the first gfn's and, if another
  *     2 MiB region, the last one's); then the 4K leaves of the mask lose
  *     D with PML (EPT here: kvm_mmu_clear_dirty_pt_masked()) or W
@@ -40,7 +41,7 @@
 #include "mmu/shadow_mmu.h"
 #include "mmu/tdp_mmu.h"
 
-int nxsim__kvm_enable_manual_dirty_log_protect(struct nxsim__vm_mmu *mmu,
+int nxsim__mmu_enable_manual_dirty_log_protect(struct nxsim__vm_mmu *mmu,
 					       uint32_t flags, uint64_t arg0)
 {
 	uint64_t allowed = NXSIM_DIRTY_LOG_MANUAL_PROTECT_ENABLE;
@@ -100,9 +101,15 @@ static void kvm_arch_mmu_enable_log_dirty_pt_masked(struct nxsim__vm_mmu *mmu,
 		uint64_t end = slot->base_gfn + gfn_offset + 63 -
 			       (uint64_t)__builtin_clzll(mask);
 
+		/*
+		 * 6.1 passes the last gfn as the (exclusive) end; from
+		 * 1aa4bb916808 (6.8) the last gfn + 1
+		 */
 		if (READ_ONCE(mmu->params->eager_page_split))
-			kvm_mmu_try_split_huge_pages(mmu, slot, start, end,
-						     NXSIM_PG_LEVEL_4K);
+			kvm_mmu_try_split_huge_pages(
+				mmu, slot, start,
+				end + mmu->prof->clear_dirty_log_end_inclusive,
+				NXSIM_PG_LEVEL_4K);
 		nxsim__kvm_mmu_slot_gfn_write_protect(mmu, slot, start,
 						      NXSIM_PG_LEVEL_2M);
 		/*
@@ -195,9 +202,10 @@ int nxsim__kvm_clear_dirty_log_protect(struct nxsim__vm_mmu *mmu,
 	if (first_page > s->npages || num_pages > s->npages - first_page ||
 	    (num_pages < s->npages - first_page && (num_pages & 63)))
 		return -EINVAL;
-	/* copy_from_user() of ALIGN(num_pages, 64) / 8 bytes */
+	/* copy_from_user() of ALIGN(num_pages, 64) / 8 bytes: nothing is
+	 * cleared yet */
 	if (num_pages && !bitmap)
-		return -EINVAL;
+		return -EFAULT;
 	nxsim__write_lock(&mmu->mmu_lock);
 	for (offset = first_page, i = offset / 64, n = (num_pages + 63ull) / 64;
 	     n--; i++, offset += 64) {

@@ -147,16 +147,15 @@ static bool roots_loaded(const struct nxsim__vm_mmu *mmu)
  * longer matches them (a CR3 or mode change: kvm_mmu_new_pgd(),
  * kvm_mmu_reset_context()); the pages stay as cached shadow pages.
  */
-static void kvm_mmu_put_stale_root(struct nxsim__vm_mmu *mmu,
-				   const struct nxsim__kvm_mmu *m)
+static void put_stale_roots(struct nxsim__vm_mmu *mmu,
+			    const struct nxsim__kvm_mmu *m)
 {
 	if (roots_loaded(mmu) && !root_matches(mmu, m))
 		nxsim__mmu_free_root_page(mmu, 0);
 }
 
-static void kvm_mmu_sync_root(struct nxsim__vm_mmu *mmu,
-			      const struct nxsim__kvm_mmu *m,
-			      struct nxsim__mmu_page *root);
+static void sync_root(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
+		      struct nxsim__mmu_page *root);
 
 /*
  * mmu_alloc_shadow_roots() / mmu_alloc_direct_roots(), then
@@ -189,14 +188,14 @@ static void kvm_mmu_load(struct nxsim__vm_mmu *mmu,
 		}
 		for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++)
 			if (mmu->pae_root[i])
-				kvm_mmu_sync_root(mmu, m, mmu->pae_root[i]);
+				sync_root(mmu, m, mmu->pae_root[i]);
 		return;
 	}
 	root = nxsim__kvm_mmu_get_shadow_page(mmu, mc, m, shadow_root_gfn(m),
 					      shadow_root_role(m));
 	root->root_count++;
 	mmu->root[0] = root;
-	kvm_mmu_sync_root(mmu, m, root);
+	sync_root(mmu, m, root);
 }
 
 /*
@@ -274,6 +273,26 @@ static int read_level1_gpte(struct nxsim__vm_mmu *mmu,
 		pt->size);
 }
 
+/*
+ * mmu_spte_update()'s answer for the present SPTE @old made @new: must the
+ * TLBs be flushed?  6.1 flushes when an MMU-writable SPTE loses W and when
+ * A or D is cleared; from b7ed46b201a4 (6.13) only when it stops being
+ * MMU-writable.
+ */
+static bool mmu_spte_update_flush(struct nxsim__vm_mmu *mmu, uint64_t old,
+				  uint64_t new)
+{
+	const struct nxsim__spte_masks *mk = nxsim__spte_masks(mmu->fmt);
+	bool mmu_writable = nxsim__is_mmu_writable_spte(mmu->fmt, old);
+
+	if (mmu->prof->spte_update_wp_flush_only)
+		return mmu_writable &&
+		       !nxsim__is_mmu_writable_spte(mmu->fmt, new);
+	return (mmu_writable && !is_writable_pte(new)) ||
+	       ((old & mk->accessed) && !(new & mk->accessed)) ||
+	       ((old & mk->dirty) && !(new & mk->dirty));
+}
+
 int nxsim__sync_page(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 		     struct nxsim__mmu_page *sp)
 {
@@ -320,8 +339,7 @@ int nxsim__sync_page(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 			wrprot ? pte_access & ~ACC_WRITE_MASK : pte_access,
 			host_writable, false);
 		spte &= ~mk->accessed;
-		if (is_writable_pte(sp->spt[i]) && !is_writable_pte(spte))
-			flush = true;
+		flush |= mmu_spte_update_flush(mmu, sp->spt[i], spte);
 		WRITE_ONCE(sp->spt[i], spte);
 	}
 	return flush;
@@ -334,41 +352,82 @@ static void clear_unsync_child_bit(struct nxsim__mmu_page *sp, unsigned int idx)
 	sp->unsync_child_bitmap[idx / 64] &= ~(1ull << (idx % 64));
 }
 
+/* The page the set bit @idx of @parent's bitmap leads to, or NULL. */
+static struct nxsim__mmu_page *unsync_child(struct nxsim__vm_mmu *mmu,
+					    struct nxsim__mmu_page *parent,
+					    unsigned int idx)
+{
+	uint64_t spte = parent->spt[idx];
+
+	if (!is_shadow_present_pte(spte) ||
+	    is_last_spte(spte, parent->role.level))
+		return NULL;
+	return spte_to_child_sp(mmu, spte);
+}
+
+/* Bit @idx of @sp's unsync_child_bitmap is set. */
+static bool unsync_bit(const struct nxsim__mmu_page *sp, unsigned int idx)
+{
+	return sp->unsync_child_bitmap[idx / 64] & (1ull << (idx % 64));
+}
+
 /*
- * mmu_sync_children(): below @parent, each unsync page (found through
- * the unsync_child_bitmap, mmu_unsync_walk()) is write-protected again,
- * made sync and brought up to date from the guest's table (a page whose
- * table cannot be read is zapped).  Return: whether a flush is due.
+ * The first half of mmu_sync_children()'s loop: each unsync page below
+ * @parent (mmu_unsync_walk()) gets its gfn write-protected again
+ * (kvm_vcpu_write_protect_gfn()).  Return: whether an SPTE lost W.
  */
-static bool mmu_sync_children(struct nxsim__vm_mmu *mmu,
-			      const struct nxsim__kvm_mmu *m,
-			      struct nxsim__mmu_page *parent,
-			      struct nxsim__sp_list *invalid_list)
+static bool protect_unsync_children(struct nxsim__vm_mmu *mmu,
+				    struct nxsim__mmu_page *parent)
+{
+	struct nxsim__mmu_page *child;
+	bool protected = false;
+	unsigned int idx;
+
+	for (idx = 0; idx < SPTE_ENT_PER_PAGE; idx++) {
+		child = unsync_bit(parent, idx) ?
+				unsync_child(mmu, parent, idx) :
+				NULL;
+		if (!child)
+			continue;
+		if (child->unsync_children)
+		protected |= protect_unsync_children(mmu, child);
+		if (child->unsync)
+		protected |= nxsim__kvm_mmu_slot_gfn_write_protect(
+			mmu, nxsim__gfn_to_memslot(mmu, 0, child->gfn),
+			child->gfn, NXSIM_PG_LEVEL_4K);
+	}
+	return protected;
+}
+
+/*
+ * The second half: each unsync page below @parent is made sync and
+ * brought up to date from the guest's table (kvm_sync_page(); a page
+ * whose table cannot be read is zapped), and the bits that lead nowhere
+ * any more are cleared (mmu_pages_clear_parents()).  Return: whether a
+ * sync asked for a flush.
+ */
+static bool sync_unsync_children(struct nxsim__vm_mmu *mmu,
+				 const struct nxsim__kvm_mmu *m,
+				 struct nxsim__mmu_page *parent,
+				 struct nxsim__sp_list *invalid_list)
 {
 	struct nxsim__mmu_page *child;
 	bool flush = false;
 	unsigned int idx;
-	uint64_t spte;
 	int ret;
 
 	for (idx = 0; idx < SPTE_ENT_PER_PAGE; idx++) {
-		if (!(parent->unsync_child_bitmap[idx / 64] &
-		      (1ull << (idx % 64))))
+		if (!unsync_bit(parent, idx))
 			continue;
-		spte = parent->spt[idx];
-		if (!is_shadow_present_pte(spte) ||
-		    is_last_spte(spte, parent->role.level)) {
+		child = unsync_child(mmu, parent, idx);
+		if (!child) {
 			clear_unsync_child_bit(parent, idx);
 			continue;
 		}
-		child = spte_to_child_sp(mmu, spte);
 		if (child->unsync_children)
-			flush |= mmu_sync_children(mmu, m, child, invalid_list);
+			flush |= sync_unsync_children(mmu, m, child,
+						      invalid_list);
 		if (child->unsync) {
-			/* kvm_vcpu_write_protect_gfn() */
-			flush |= nxsim__kvm_mmu_slot_gfn_write_protect(
-				mmu, nxsim__gfn_to_memslot(mmu, 0, child->gfn),
-				child->gfn, NXSIM_PG_LEVEL_4K);
 			nxsim__kvm_unlink_unsync_page(mmu, child);
 			ret = nxsim__sync_page(mmu, m, child);
 			if (ret < 0)
@@ -384,21 +443,35 @@ static bool mmu_sync_children(struct nxsim__vm_mmu *mmu,
 }
 
 /*
- * kvm_mmu_sync_roots() for @root: a root with unsync pages below it is
- * synced (the guest flushed its TLB: a CR3 load).
+ * mmu_sync_children() (6.1 arch/x86/kvm/mmu/mmu.c): the unsync pages
+ * below @parent are write-protected again, with a flush at once if that
+ * took W from any SPTE, then synced, with a flush at the end if a sync
+ * asked for one: up to two flushes.
  */
-static void kvm_mmu_sync_root(struct nxsim__vm_mmu *mmu,
+static void mmu_sync_children(struct nxsim__vm_mmu *mmu,
 			      const struct nxsim__kvm_mmu *m,
-			      struct nxsim__mmu_page *root)
+			      struct nxsim__mmu_page *parent)
 {
 	struct nxsim__sp_list invalid_list =
 		TAILQ_HEAD_INITIALIZER(invalid_list);
 	bool flush;
 
+	if (protect_unsync_children(mmu, parent))
+		nxsim__kvm_mmu_remote_flush_or_zap(mmu, &invalid_list, true);
+	flush = sync_unsync_children(mmu, m, parent, &invalid_list);
+	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &invalid_list, flush);
+}
+
+/*
+ * kvm_mmu_sync_roots() for @root: a root with unsync pages below it is
+ * synced (the guest flushed its TLB: a CR3 load).
+ */
+static void sync_root(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
+		      struct nxsim__mmu_page *root)
+{
 	if (root->role.direct || !(root->unsync || root->unsync_children))
 		return;
-	flush = mmu_sync_children(mmu, m, root, &invalid_list);
-	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &invalid_list, flush);
+	mmu_sync_children(mmu, m, root);
 }
 
 /*
@@ -426,7 +499,7 @@ void nxsim__kvm_mmu_new_pgd(struct nxsim__vm_mmu *mmu,
 	for_each_gfn_valid_sp_with_gptes(mmu, sp, gfn)
 	{
 		if (sp->role.word == role.word) {
-			kvm_mmu_sync_root(mmu, m, sp);
+			sync_root(mmu, m, sp);
 			__clear_sp_write_flooding_count(sp);
 			return;
 		}
@@ -738,7 +811,13 @@ static int page_fault(struct nxsim__vm_mmu *mmu,
 	MMU_COUNT(mmu, faults);
 	f.gfn = w.gfn;
 	f.slot = nxsim__gfn_to_memslot(mmu, 0, f.gfn);
-	if (f.slot && f.write &&
+	/*
+	 * page_fault_handle_page_track(): a write that faulted on a present
+	 * SPTE (PFERR_PRESENT); a write through a missing one goes on to
+	 * FNAME(fetch), whose make_spte() installs the SPTE read-only before
+	 * RET_PF_EMULATE
+	 */
+	if (f.slot && f.write && (pfec & PFERR_PRESENT_MASK) &&
 	    nxsim__kvm_slot_page_track_is_active(f.slot, f.gfn)) {
 		shadow_page_table_clear_flood(mmu, addr);
 		goto emulate;
@@ -803,7 +882,7 @@ int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 		nxsim__write_lock(&mmu->mmu_lock);
 		/* vcpu_enter_guest(): the request first, then the CR3 */
 		nxsim__kvm_mmu_free_obsolete_roots(mmu);
-		kvm_mmu_put_stale_root(mmu, m);
+		put_stale_roots(mmu, m);
 		if (!m->cpu_role.level) {
 			rc = nxsim__nonpaging_page_fault(mmu, vcpu, kind, addr,
 							 info);
@@ -816,8 +895,10 @@ int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 			goto out;
 		}
 		rc = shadow_topup_caches(mmu, &vcpu->mmu_cache);
+		/* the hardware's error code: a present SPTE refused it */
 		if (!rc)
-			rc = page_fault(mmu, &vcpu->mmu_cache, m, addr, pfec,
+			rc = page_fault(mmu, &vcpu->mmu_cache, m, addr,
+					pfec | (sptep ? PFERR_PRESENT_MASK : 0),
 					info);
 out:
 		nxsim__rw_unlock(&mmu->mmu_lock);

@@ -134,6 +134,8 @@ int nxsim__run_create(struct nxsim__run *r,
 		table_gpa = align_up(map, align);
 		mem_bytes = table_gpa + tables;
 	}
+	if (mem_bytes > NXSIM_WORKLOAD_MAX_BYTES)
+		return -E2BIG;
 	r->cfg = *cfg;
 	if (!r->cfg.tlb.tlb.level[NXSIM_TLB_L2].sets)
 		nxsim_vcpu_tlb_config_default(&r->cfg.tlb);

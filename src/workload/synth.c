@@ -122,6 +122,12 @@ int nxsim_workload_run_synth(const struct nxsim_workload_config *cfg,
 	if (!cfg || !s || !res || !s->code_bytes || !s->data_bytes ||
 	    s->exec_permille > 1000 || (s->jit_pages && !s->accesses))
 		return -EINVAL;
+	/* no wrap below: nxsim__run_create() checks the sum */
+	if (s->code_bytes > NXSIM_WORKLOAD_MAX_BYTES ||
+	    s->data_bytes > NXSIM_WORKLOAD_MAX_BYTES ||
+	    (cfg->nr_vcpus &&
+	     s->jit_pages > NXSIM_WORKLOAD_MAX_BYTES / 4096 / cfg->nr_vcpus))
+		return -E2BIG;
 	g.level = cfg->guest_level;
 	g.data_base = gib_up(s->code_bytes);
 	g.jit_base = gib_up(g.data_base + s->data_bytes);
@@ -175,12 +181,15 @@ int nxsim_workload_run_execute(const struct nxsim_workload_config *cfg,
 {
 	struct execute x = { .bytes = bytes, .pages = bytes / 4096 };
 	struct nxsim__run r;
-	uint64_t start;
+	uint64_t start, mem;
 	int rc;
 
 	if (!cfg || !res || !bytes || (bytes & 4095))
 		return -EINVAL;
-	rc = nxsim__run_create(&r, cfg, bytes * cfg->nr_vcpus);
+	/* a product that wraps is past any limit */
+	if (__builtin_mul_overflow(bytes, cfg->nr_vcpus, &mem))
+		mem = UINT64_MAX;
+	rc = nxsim__run_create(&r, cfg, mem);
 	if (rc)
 		return rc;
 	x.level = cfg->guest_level;

@@ -17,15 +17,21 @@
 
 #define SLOT_PAGES 1124ull /* 2 huge pages + 100: not a multiple of 64 */
 
-static struct nx_env env(bool amd, bool legacy, const char *cmdline)
+static struct nx_env env_profile(const char *profile, bool amd, bool legacy,
+				 const char *cmdline)
 {
 	struct nxsim_host_config cfg = {
-		.profile = "6.1",
+		.profile = profile,
 		.cmdline = cmdline,
 		.cpu = { .amd = amd, .no_tdp_mmu = legacy },
 	};
 
 	return nx_env_config(&cfg);
+}
+
+static struct nx_env env(bool amd, bool legacy, const char *cmdline)
+{
+	return env_profile("6.1", amd, legacy, cmdline);
 }
 
 static void slot1(struct nxsim_vm *vm, uint32_t flags)
@@ -116,7 +122,7 @@ static void test_dirty_log_args(void **state)
 		{ 1, 0, 1125, false, -EINVAL },		 /* past the end */
 		{ 1, 0, 63, false, -EINVAL },	/* short, not 64-aligned */
 		{ 1, 64, 100, false, -EINVAL }, /* short, not 64-aligned */
-		{ 1, 0, 64, true, -EINVAL },	/* copy_from_user() */
+		{ 1, 0, 64, true, -EFAULT },	/* copy_from_user() */
 		/* the calls that change nothing and succeed */
 		{ 1, 1088, 0, true, 0 },  /* num 0, NULL bitmap */
 		{ 1, 1088, 0, false, 0 }, /* num 0 */
@@ -335,31 +341,43 @@ static void test_dirty_log_initially_set(void **state)
 }
 
 /*
- * The split range of a word ends at its last set gfn, exclusive
+ * The split range of a word ends at its last set gfn, exclusive, in 6.1
  * (kvm_mmu_try_split_huge_pages(kvm, slot, start, end, ...)): one bit at
  * a 2 MiB boundary splits nothing, and the huge leaf is write-protected
- * instead; the legacy MMU never splits (TDP MMU only).
+ * instead; from 1aa4bb916808 (6.8) it ends after the last set gfn
+ * (end + 1), so that bit splits its huge page.  The legacy MMU never
+ * splits (TDP MMU only).
  */
 static void test_dirty_log_masked_edges(void **state)
 {
 	/* each 2 MiB region after: split, huge writable, huge protected */
 	enum { S, W, P };
 	static const struct {
+		const char *profile;
 		bool legacy;
 		uint64_t first, mask;
 		int region[2];
 	} cases[] = {
-		{ false, 0, 1, { P, W } },	      /* [0, 0): no split */
-		{ false, 0, 3, { S, W } },	      /* [0, 1) */
-		{ false, 512, 1ull << 63, { W, S } }, /* [575, 575) */
-		{ true, 0, ~0ull, { P, W } },
-		{ true, 960, ~0ull, { W, P } },
+		/* [start, end): walked from start rounded down to 2M */
+		{ "6.1", false, 0, 1, { P, W } },	     /* [0, 0): none */
+		{ "6.1", false, 0, 3, { S, W } },	     /* [0, 1) */
+		{ "6.1", false, 512, 1ull << 63, { W, S } }, /* [575, 575) */
+		{ "6.1", false, 448, 1ull << 63, { S, W } }, /* [511, 511) */
+		{ "6.1", false, 512, 1, { W, P } },	     /* [512, 512) */
+		{ "6.1", true, 0, ~0ull, { P, W } },
+		{ "6.1", true, 960, ~0ull, { W, P } },
+		{ "6.6", false, 0, 1, { P, W } },    /* [0, 0) */
+		{ "6.12", false, 0, 1, { S, W } },   /* [0, 1) */
+		{ "6.12", false, 512, 1, { W, S } }, /* [512, 513) */
+		{ "6.18", false, 0, 1, { S, W } },
+		{ "6.18", true, 0, ~0ull, { P, W } },
 	};
 	unsigned int i, r;
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct nx_env e = env(false, cases[i].legacy, NULL);
+		struct nx_env e = env_profile(cases[i].profile, false,
+					      cases[i].legacy, NULL);
 		struct nxsim__vm_mmu *mmu = unit_mmu(&e);
 		uint64_t word = cases[i].mask, p4k = 0, p2m = 0;
 

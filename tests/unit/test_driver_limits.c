@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "../integration/nx_test.h"
 #include "common/test_util.h"
@@ -177,6 +178,40 @@ static int try_events(uint64_t v)
 	return nxsim_xpfo_run_workload(&run, &res);
 }
 
+static int try_bringup(unsigned int vms, unsigned int bg_vms)
+{
+	struct nxsim_bringup_config cfg = {
+		.policy = NXSIM_BRINGUP_KTHREAD,
+		.cpus = 1,
+		.creators = 1,
+		.vms = vms,
+		.bg_vms = bg_vms,
+	};
+	struct nxsim_bringup_result res = { 0 };
+
+	return nxsim_bringup_run(&cfg, &res);
+}
+
+static int try_bringup_vms(uint64_t v)
+{
+	return try_bringup((unsigned int)v, 0);
+}
+
+static int try_bringup_idle(uint64_t v)
+{
+	return try_bringup(1, (unsigned int)v);
+}
+
+/* An execute run of one vCPU over @v MiB. */
+static int try_guest_mib(uint64_t v)
+{
+	struct nxsim_workload_config cfg;
+	struct nxsim_workload_result res;
+
+	nxsim_workload_config_default(&cfg);
+	return nxsim_workload_run_execute(&cfg, v << 20, &res);
+}
+
 /* A driver line; %llu is the value shifted left by @shift. */
 struct drv {
 	const char *setup;
@@ -325,6 +360,40 @@ static const struct limit limits[] = {
 	  -EINVAL,
 	  "ERR -ERANGE",
 	  "ERR -ERANGE" },
+	{ "bringup vms",
+	  try_bringup_vms,
+	  { "", "bringup run vms=%llu" },
+	  false,
+	  NXSIM_BRINGUP_MAX_VMS,
+	  NXSIM_BRINGUP_MAX_VMS + 1,
+	  UINT_MAX,
+	  -EINVAL,
+	  -EINVAL,
+	  "ERR -ERANGE line 1: number out of range",
+	  "ERR -ERANGE line 1: number out of range" },
+	{ "bringup idle vms",
+	  try_bringup_idle,
+	  { "", "bringup run cpus=1 per_cpu=%llu" },
+	  false,
+	  NXSIM_BRINGUP_MAX_VMS,
+	  NXSIM_BRINGUP_MAX_VMS + 1,
+	  UINT_MAX,
+	  -EINVAL,
+	  -EINVAL,
+	  "ERR -ERANGE line 1: too many idle VMs: cpus x per_cpu is at most "
+	  "65536",
+	  "ERR -ERANGE line 1: number out of range" },
+	{ "guest memory MiB",
+	  try_guest_mib,
+	  { "", "guest run workload=execute bytes_mib=%llu" },
+	  false,
+	  NXSIM_WORKLOAD_MAX_BYTES >> 20,
+	  (NXSIM_WORKLOAD_MAX_BYTES >> 20) + 1,
+	  1 << 20,
+	  -E2BIG,
+	  -E2BIG,
+	  "ERR -E2BIG line 1: more than 64 GiB of guest memory in all",
+	  "ERR -E2BIG line 1: more than 64 GiB of guest memory in all" },
 	{ "workload events",
 	  try_events,
 	  { "", "xpfo run compile events=%llu" },
@@ -411,6 +480,39 @@ static void test_limits(void **state)
 }
 
 /*
+ * dirty-log clear checks NUM against the slot before it makes a bitmap of
+ * NUM bits (512 MiB for 2^32 - 1); a slot the script has not made is the
+ * API's -ENOENT.
+ */
+static void test_dirty_log_clear_bound(void **state)
+{
+	static const struct drv cases[] = {
+		{ "host create h\nvm create v\n"
+		  "memslot add v 1 0 0x200000 dirty=1\n",
+		  "dirty-log clear v 1 0 %llu" },
+		{ "host create h\nvm create v\n",
+		  "dirty-log clear v 1 0 %llu" },
+	};
+	struct rusage before, after;
+	char *got;
+
+	(void)state;
+	assert_int_equal(getrusage(RUSAGE_SELF, &before), 0);
+	got = drive(&cases[0], UINT32_MAX);
+	assert_string_equal(got, "ERR -EINVAL Invalid argument");
+	free(got);
+	/* no 512 MiB bitmap filled first (ru_maxrss is in KiB) */
+	assert_int_equal(getrusage(RUSAGE_SELF, &after), 0);
+	assert_true(after.ru_maxrss - before.ru_maxrss < 64 * 1024);
+	got = drive(&cases[0], 512);
+	assert_string_equal(got, "OK");
+	free(got);
+	got = drive(&cases[1], UINT32_MAX);
+	assert_int_equal(strncmp(got, "ERR -ENOENT", 11), 0);
+	free(got);
+}
+
+/*
  * Destroyed and released VMs leave nothing behind: the live allocation
  * count after many cycles is the count after one.
  */
@@ -482,6 +584,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_dirty_log_clear_bound),
 		cmocka_unit_test(test_vm_cycles_flat),
 		cmocka_unit_test(test_driver_vm_cycles_flat),
 	};

@@ -92,7 +92,7 @@ static const struct num_opt {
 	[O_HZ] = { "hz", 1000, 1, 0 },
 	[O_PER_CPU] = { "per_cpu", 100000, 1, 0 },
 	[O_CREATORS] = { "creators", 100000, 1, 1 },
-	[O_VMS] = { "vms", 10000000, 1, 1 },
+	[O_VMS] = { "vms", NXSIM_BRINGUP_MAX_VMS, 1, 1 },
 	[O_HOLD] = { "hold_ms", 1000000, 1000000, 0 },
 	[O_JITTER] = { "jitter_ms", 1000000, 1000000, 0 },
 	[O_FDM] = { "favordynmods", 1, 1, 0 },
@@ -144,6 +144,12 @@ static int bringup_run(struct nxsim__drv *d, int argc,
 	}
 	if (rc)
 		return rc;
+	/* at most 65536 x 100000: no wrap in 64 bits */
+	if (v[O_CPUS] * v[O_PER_CPU] > NXSIM_BRINGUP_MAX_VMS)
+		return nxsim__drv_fail(r, -ERANGE,
+				       "too many idle VMs: cpus x per_cpu is "
+				       "at most %u",
+				       NXSIM_BRINGUP_MAX_VMS);
 	cfg.cpus = v[O_CPUS];
 	cfg.hz = v[O_HZ];
 	cfg.bg_vms = v[O_CPUS] * v[O_PER_CPU];
@@ -157,8 +163,6 @@ static int bringup_run(struct nxsim__drv *d, int argc,
 	cfg.worker_fail_nth = v[O_FAIL];
 	cfg.seed = v[O_SEED];
 	cfg.costs = &costs;
-	if (cfg.bg_vms > UINT32_MAX)
-		return nxsim__drv_fail(r, -ERANGE, "too many idle VMs");
 	rc = nxsim_bringup_run(&cfg, &res);
 	if (!rc)
 		nxsim__drv_costs(d)->bringup = costs;

@@ -172,6 +172,12 @@ static int guest_run(struct nxsim__drv *d, int argc,
 		return nxsim__drv_fail(r, -EINVAL,
 				       "workload is synth, lackey or execute");
 	}
+	if (rc == -E2BIG)
+		return nxsim__drv_fail(r, rc,
+				       "more than %llu GiB of guest memory in "
+				       "all (bytes_mib x vcpus, or code, data "
+				       "and jit)",
+				       NXSIM_WORKLOAD_MAX_BYTES >> 30);
 	if (rc)
 		return nxsim__drv_fail(r, rc,
 				       "bad run (profile, policy off, force or "
