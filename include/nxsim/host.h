@@ -135,6 +135,9 @@ enum nxsim_bug {
  * @clock: the clock to run on; NULL: a private clock of mode @time
  * @time: mode of the private clock (virtual by default)
  * @bugs: NXSIM_BUG_* switches
+ * @nx_recovery: the NX huge page recovery rule of its VMs
+ *	(nxsim_nx_recovery_name(), <nxsim/nx_recovery.h>); NULL or "kernel":
+ *	the profile's own
  */
 struct nxsim_host_config {
 	struct nxsim_cpu cpu;
@@ -143,6 +146,7 @@ struct nxsim_host_config {
 	struct nxsim_clock *clock;
 	enum nxsim_clock_mode time;
 	uint64_t bugs;
+	const char *nx_recovery;
 };
 
 /**
@@ -170,7 +174,8 @@ struct nxsim_host;
  * resolves nx_huge_pages=auto (-1) from the CPU, as kvm_mmu_x86_module_init()
  * does.  As with modprobe, one failing parameter fails the load.
  *
- * Return: 0; -EINVAL (bad profile, HZ or phys_bits, bad parameter value,
+ * Return: 0; -ENOENT for an unknown @cfg->nx_recovery; -EINVAL (bad
+ * profile, HZ or phys_bits, bad parameter value,
  * a kvm.* parameter without a value); -EPERM (a parameter written after "never");
  * -ERANGE; -ENOMEM.
  */

@@ -173,6 +173,21 @@ struct nxsim_vm_stats {
 	uint64_t nx_lpage_splits;
 };
 
+/**
+ * struct nxsim_kstat - one stat of a VM's or vCPU's binary stats fd
+ *			(KVM_GET_STATS_FD), by the kernel's name
+ * @name: the descriptor's name (kvm_vm_stats_desc, kvm_vcpu_stats_desc of
+ *	arch/x86/kvm/x86.c with KVM_GENERIC_VM_STATS/VCPU_STATS)
+ * @value: its value, with the kernel's meaning, when @modelled
+ * @modelled: false for a stat the model keeps no count of (VM exits,
+ *	halt polling, ...): @value is 0 and means nothing
+ */
+struct nxsim_kstat {
+	const char *name;
+	uint64_t value;
+	bool modelled;
+};
+
 /* Receives one line of text (no trailing newline). */
 typedef void (*nxsim_text_fn)(void *ctx, const char *line);
 

@@ -19,6 +19,7 @@
 #include <nxsim/clock.h>
 #include <nxsim/profile.h>
 #include <nxsim/host.h>
+#include <nxsim/nx_recovery.h>
 #include <nxsim/param.h>
 #include <nxsim/mmu.h>
 #include <nxsim/spte.h>

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include <nxsim/common.h>
+#include <nxsim/nx_recovery.h>
 #include <nxsim/xpfo.h>
 
 #ifdef __cplusplus
@@ -37,6 +38,8 @@ extern "C" {
  *	appends fields, so a plug-in checks @size covers what it calls
  * @xpfo_policy_register: nxsim_xpfo_policy_register()
  * @xpfo_*: the nxsim_xpfo_policy_*() primitive of the same name
+ * @nx_recovery_register: nxsim_nx_recovery_register()
+ * @tlb_repl_register: nxsim_tlb_repl_register()
  */
 struct nxsim_plugin_api {
 	uint32_t size;
@@ -64,6 +67,10 @@ struct nxsim_plugin_api {
 			    const struct nxsim_xpfo_costs **costs);
 	uint64_t *(*xpfo_cpumask)(struct nxsim_xpfo *m);
 	void *(*xpfo_data)(const struct nxsim_xpfo *m);
+	int (*nx_recovery_register)(const struct nxsim_nx_recovery_ops *ops,
+				    const char **why);
+	int (*tlb_repl_register)(const struct nxsim_tlb_repl_ops *ops,
+				 const char **why);
 };
 
 /* The type of a plug-in's nxsim_plugin_init(). */

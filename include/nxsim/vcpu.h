@@ -87,6 +87,20 @@ NXSIM_API int nxsim_vcpu_set_apic_hw_enabled(struct nxsim_vcpu *vcpu,
 NXSIM_API struct nxsim_vm *nxsim_vcpu_vm(const struct nxsim_vcpu *vcpu);
 
 /**
+ * nxsim_vcpu_kstats() - every scalar stat of the vCPU's binary stats fd
+ * @vcpu: the vCPU
+ * @st: receives up to @n of them in the kernel's order (6.1's
+ *	kvm_vcpu_stats_desc without the halt-polling histograms): the page
+ *	fault counts pf_* and invlpg are modelled, the exit and halt counts
+ *	not
+ * @n: room in @st
+ *
+ * Return: the number of stats (all of them); -EINVAL; -EBADF.
+ */
+NXSIM_API int nxsim_vcpu_kstats(struct nxsim_vcpu *vcpu,
+				struct nxsim_kstat *st, unsigned int n);
+
+/**
  * nxsim_vcpu_access() - a guest access at a guest physical address
  * @vcpu: the vCPU
  * @kind: read, write or exec

@@ -256,8 +256,9 @@ NXSIM_API int nxsim_vm_get_dirty_log(struct nxsim_vm *vm, uint32_t slot,
  *
  * Return: 0; -EINVAL (bad slot id or address space, @first_page not a
  * multiple of 64, a range past the slot, @num_pages not a multiple of 64
- * short of the slot's end, NULL @bitmap); -ENOENT (no such slot, or it
- * does not log dirty pages); -EBADF.
+ * short of the slot's end); -EFAULT (NULL @bitmap with @num_pages, as
+ * the kernel's copy_from_user() fails before anything changes); -ENOENT
+ * (no such slot, or it does not log dirty pages); -EBADF.
  */
 NXSIM_API int nxsim_vm_clear_dirty_log(struct nxsim_vm *vm, uint32_t slot,
 				       uint64_t first_page, uint32_t num_pages,
@@ -293,6 +294,21 @@ NXSIM_API int nxsim_vm_set_host_level(struct nxsim_vm *vm, uint32_t slot,
  * Return: 0; -EINVAL; -EBADF.
  */
 NXSIM_API int nxsim_vm_stats(struct nxsim_vm *vm, struct nxsim_vm_stats *st);
+
+/**
+ * nxsim_vm_kstats() - every stat of the VM's binary stats fd
+ * @vm: the VM
+ * @st: receives up to @n of them, in the kernel's order (6.1's
+ *	kvm_vm_stats_desc: remote_tlb_flush, remote_tlb_flush_requests, the
+ *	shadow MMU's mmu_*, pages_4k/2m/1g, nx_lpage_splits, max_mmu_*), one
+ *	snapshot; docs/kcheck.md says which are modelled and how
+ * @n: room in @st
+ *
+ * Return: the number of stats (all of them, even past @n); -EINVAL
+ * (NULL @st with @n > 0); -EBADF.
+ */
+NXSIM_API int nxsim_vm_kstats(struct nxsim_vm *vm, struct nxsim_kstat *st,
+			      unsigned int n);
 
 /**
  * nxsim_vm_stat_get() - read one VM stat by its kernel name

@@ -11,6 +11,8 @@
 #ifndef NXSIM_CORE_NAMES_H
 #define NXSIM_CORE_NAMES_H
 
+#include <stddef.h>
+
 /* A table's index -> name function: NULL past the last entry. */
 typedef const char *(*nxsim__name_fn)(unsigned int i);
 
@@ -22,6 +24,15 @@ typedef const char *(*nxsim__name_fn)(unsigned int i);
  * Return: the first index with that name, or -1.
  */
 int nxsim__name_index(nxsim__name_fn name_of, const char *key);
+
+/**
+ * nxsim__name_problem() - what is wrong with @name as the name of a
+ * registered thing (a plug-in's policy or rule): it must be 1 .. @max bytes
+ * of [A-Za-z0-9_.+-], so that the driver and sweeps can write it bare
+ *
+ * Return: NULL, or a static text naming the problem.
+ */
+const char *nxsim__name_problem(const char *name, size_t max);
 
 /* @names[@i] of an array of names, NULL past its end. */
 #define NXSIM__NAME_AT(names, i) \

@@ -79,6 +79,9 @@ int nxsim_guest_invlpg(struct nxsim_vcpu *vcpu, uint64_t gva)
 	rc = nxsim__guest_invlpg(vcpu->vm->mmu, &vcpu->arch_mmu, gva);
 	if (!rc)
 		nxsim__vcpu_tlb_invlpg(vcpu, gva);
+	/* kvm_mmu_invlpg(): INVLPG is intercepted only without TDP */
+	if (!rc && !nxsim__vm_tdp_enabled(vcpu->vm))
+		vcpu->stat.invlpg++;
 	nxsim__vcpu_exit(vcpu);
 	return rc;
 }

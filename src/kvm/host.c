@@ -98,6 +98,7 @@ int nxsim_host_create(const struct nxsim_host_config *cfg,
 		      struct nxsim_host **hostp)
 {
 	static const struct nxsim_host_config defaults;
+	const struct nxsim_nx_recovery_ops *nx_recovery = NULL;
 	const struct nxsim__profile *prof;
 	struct nxsim_host *host;
 	int rc;
@@ -106,6 +107,9 @@ int nxsim_host_create(const struct nxsim_host_config *cfg,
 		return -EINVAL;
 	if (!cfg)
 		cfg = &defaults;
+	if (cfg->nx_recovery &&
+	    nxsim__nx_recovery_find(cfg->nx_recovery, &nx_recovery))
+		return -ENOENT;
 	prof = nxsim__profile_find(cfg->profile);
 	if (!prof || (cfg->cpu.hz && !valid_hz(cfg->cpu.hz)) ||
 	    (cfg->cpu.phys_bits &&
@@ -125,6 +129,7 @@ int nxsim_host_create(const struct nxsim_host_config *cfg,
 	if (!host->cpu.phys_bits)
 		host->cpu.phys_bits = 46;
 	host->bugs = cfg->bugs;
+	host->nx_recovery = nx_recovery;
 	host->mmio_caching = true;
 	if (cfg->clock) {
 		host->clock = cfg->clock;

@@ -69,6 +69,7 @@ typedef void (*nxsim__bringup_charge_fn)(void *model,
  * @bringup_charge: the bring-up cost model's hook, or NULL; set before the
  *	first VM and never changed while VMs exist
  * @bringup_model: its argument
+ * @nx_recovery: the NX recovery rule VMs get (NULL: the profile's)
  * @tdp_mmu_param: kvm.tdp_mmu (tdp_mmu_enabled), from the CPU flags
  *	no_tdp_mmu/tdp_mmu and the command line; the TDP MMU needs TDP too
  */
@@ -77,6 +78,7 @@ struct nxsim_host {
 	const struct nxsim__profile *prof;
 	struct nxsim_cpu cpu;
 	uint64_t bugs;
+	const struct nxsim_nx_recovery_ops *nx_recovery;
 	struct nxsim_clock *clock;
 	bool own_clock;
 	struct nxsim__nx_params nx;

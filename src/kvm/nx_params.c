@@ -25,7 +25,8 @@
  *
  * And the MMU's read-only choices: kvm.tdp_mmu (tdp_mmu.c's 0644 bool
  * until 3af15ff47c4d made it mmu.c's 0444 one in 6.3, reading N without
- * TDP since), kvm_amd.npt and kvm_intel.ept (0444, svm.c and vmx.c).  A
+ * TDP since), kvm_amd.npt and kvm_intel.ept (0444, arch/x86/kvm/svm/svm.c
+ * and vmx/vmx.c).  A
  * read-only parameter takes its value from the command line only: its
  * sysfs file cannot be opened for writing (kernfs_fop_open(): -EACCES).
  *

@@ -39,6 +39,7 @@ static const struct nxsim__profile profiles[] = {
 		.name = "5.4",
 		.tree = "v5.4: the original mitigation and kthread recovery",
 		.worker = NXSIM__WORKER_KTHREAD_AT_CREATE,
+		.mmu.nx_account_any_level = true,
 	},
 	{
 		.name = "5.10",

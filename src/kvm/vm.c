@@ -191,6 +191,7 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 		.params = &host->nx,
 		.tdp_mmu = uses_tdp_mmu(host),
 		.mmio_caching = host->mmio_caching,
+		.nx_recovery = host->nx_recovery,
 		.flush_vcpus = nxsim__kvm_make_all_cpus_request,
 	};
 	race_order = nxsim__host_has_bug(host, NXSIM_BUG_NEVER_CREATE_RACE);
@@ -367,7 +368,7 @@ int nxsim_vm_enable_cap(struct nxsim_vm *vm, unsigned int cap, uint32_t flags,
 	if (rc)
 		return rc;
 	if (cap == NXSIM_CAP_MANUAL_DIRTY_LOG_PROTECT2)
-		rc = nxsim__kvm_enable_manual_dirty_log_protect(
+		rc = nxsim__mmu_enable_manual_dirty_log_protect(
 			vm->mmu, flags, args ? args[0] : 0);
 	else if (flags || cap != NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES ||
 		 !vm->host->prof->disable_nx_cap) {

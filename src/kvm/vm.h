@@ -45,6 +45,21 @@ struct nxsim__once {
 	enum nxsim__once_state state;
 };
 
+/*
+ * The counts of struct kvm_vcpu_stat the model keeps: kvm_mmu_do_page_fault()'s
+ * pf_taken, pf_fixed, pf_emulate, pf_spurious; fast_page_fault()'s pf_fast;
+ * kvm_inject_page_fault()'s pf_guest; kvm_mmu_invlpg()'s invlpg.
+ */
+struct nxsim__vcpu_stat {
+	uint64_t pf_taken;
+	uint64_t pf_fixed;
+	uint64_t pf_emulate;
+	uint64_t pf_spurious;
+	uint64_t pf_fast;
+	uint64_t pf_guest;
+	uint64_t invlpg;
+};
+
 /**
  * struct nxsim_vcpu - struct kvm_vcpu
  * @vm: its VM
@@ -57,6 +72,7 @@ struct nxsim__once {
  * @apic_hw_disabled: IA32_APIC_BASE.EN is clear (the guest disabled its
  *	local APIC); under the vCPU (one caller at a time, as vcpu->mutex)
  * @tlb: its TLB, NULL unless the VM has nxsim_vm_set_vcpu_tlb()
+ * @stat: the page-fault counts of struct kvm_vcpu_stat, under @mutex
  */
 struct nxsim_vcpu {
 	struct nxsim_vm *vm;
@@ -67,7 +83,17 @@ struct nxsim_vcpu {
 	pthread_mutex_t mutex;
 	struct nxsim__vcpu_mmu mmu;
 	bool apic_hw_disabled;
+	struct nxsim__vcpu_stat stat;
 };
+
+/*
+ * kvm_mmu_do_page_fault()'s counts for an access that ended in
+ * @outcome, @mmio_exits MMIO exits (handle_mmio_page_fault(), no fault)
+ * after the vCPU's earlier ones.
+ */
+void nxsim__vcpu_count_fault(struct nxsim_vcpu *vcpu,
+			     enum nxsim_access_outcome outcome,
+			     uint64_t mmio_exits);
 
 /**
  * struct nxsim_vm - struct kvm

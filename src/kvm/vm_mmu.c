@@ -108,6 +108,7 @@ int nxsim_vcpu_access_guest(struct nxsim_vcpu *vcpu,
 {
 	struct nxsim_access_info local = { 0 };
 	struct nxsim_vm *vm;
+	uint64_t mmio_exits;
 	int rc;
 
 	if (!vcpu || (unsigned int)kind > NXSIM_ACCESS_EXEC ||
@@ -121,6 +122,7 @@ int nxsim_vcpu_access_guest(struct nxsim_vcpu *vcpu,
 		return rc;
 	/* vcpu_run(): kvm_vcpu_srcu_read_lock() around the exit. */
 	nxsim__lockdep_acquire(NXSIM__LOCK_KVM_SRCU);
+	mmio_exits = vcpu->mmu.stat.mmio_exits;
 	/*
 	 * With TDP off, only a gva access on a TLB goes through the TLB; any
 	 * other goes to the MMU's fault entry as it is.
@@ -133,6 +135,9 @@ int nxsim_vcpu_access_guest(struct nxsim_vcpu *vcpu,
 	else
 		rc = nxsim__vcpu_access_entered(vcpu, kind, gpa, guest_level,
 						&local);
+	if (!rc)
+		nxsim__vcpu_count_fault(vcpu, local.outcome,
+					vcpu->mmu.stat.mmio_exits - mmio_exits);
 	nxsim__lockdep_release(NXSIM__LOCK_KVM_SRCU);
 	nxsim__vcpu_exit(vcpu);
 	if (!rc && info)

@@ -69,8 +69,10 @@ static void check_sp_flags(struct checker *c, struct nxsim__mmu_page *sp)
 		violation(c,
 			  "SP gfn 0x%" PRIx64 " level %d: frame %u not its own",
 			  gfn, sp->level, sp->id);
+	/* 5.4 accounts every page an exec fault links (5bcaf3e1715f) */
 	if (sp->nx_tracked &&
-	    (!sp->made_hpd || sp->made_req_level < sp->level + 1))
+	    (!sp->made_hpd || (sp->made_req_level < sp->level + 1 &&
+			       !mmu->prof->nx_account_any_level)))
 		violation(c,
 			  "invariant 3: "
 			  "SP gfn 0x%" PRIx64 " level %d tracked, but made "

@@ -97,6 +97,20 @@ void nxsim__direct_pte_prefetch(struct nxsim__vm_mmu *mmu,
 }
 
 /*
+ * The checker's record of the exec fault that linked @sp: kept from the
+ * fault that tracked it if it is tracked (a page the hash gave back, one
+ * guest huge page mapped at two gvas, stays tracked).
+ */
+static void record_exec_fault(struct nxsim__mmu_page *sp,
+			      const struct nxsim__kvm_page_fault *f)
+{
+	if (!f->huge_page_disallowed || sp->nx_tracked)
+		return;
+	sp->made_hpd = true;
+	sp->made_req_level = (uint8_t)f->req_level;
+}
+
+/*
  * The NX accounting of a page direct_map() or FNAME(fetch) linked: 6.1's
  * account_huge_nx_page() flags a page only when it tracks it (a huge page
  * was possible); from 6.2 account_nx_huge_page() flags every page an
@@ -108,21 +122,14 @@ void nxsim__account_nx_huge_page(struct nxsim__vm_mmu *mmu,
 				 struct nxsim__mmu_page *sp, int level)
 {
 	bool possible = f->req_level >= level ||
+			mmu->prof->nx_account_any_level ||
 			nxsim__mmu_has_bug(mmu, NXSIM_BUG_TRACK_ANY_LEVEL);
 	bool tag = mmu->prof->nx_tag_untracked &&
 		   !nxsim__mmu_has_bug(mmu, NXSIM_BUG_UNTAGGED_NX);
 
 	if (!f->huge_page_disallowed)
 		return;
-	/*
-	 * A page the hash gave back (one guest huge page mapped at two gvas)
-	 * may be linked again by a fault that could not map huge; it stays
-	 * tracked, and its record stays that of the fault that tracked it.
-	 */
-	if (!sp->nx_tracked) {
-		sp->made_hpd = true;
-		sp->made_req_level = (uint8_t)f->req_level;
-	}
+	record_exec_fault(sp, f);
 	if (!tag && !possible)
 		return;
 	sp->nx_huge_page_disallowed = true;
@@ -162,12 +169,15 @@ void nxsim__direct_map(struct nxsim__vm_mmu *mmu,
 		 * Faults of the nonpaging MMU (TDP off, guest paging off) are
 		 * accounted from b5b0977f4aa2 (6.2, the series of
 		 * 428e921611bc); before, and with the bug switch, they are
-		 * neither flagged nor tracked.
+		 * neither flagged nor tracked, and only the checker records the
+		 * fault (so that a profile with the fix sees the page unflagged).
 		 */
 		if (f->is_tdp ||
 		    (mmu->prof->nx_tag_untracked &&
 		     !nxsim__mmu_has_bug(mmu, NXSIM_BUG_NONPAGING_UNTRACKED)))
 			nxsim__account_nx_huge_page(mmu, f, child, level);
+		else
+			record_exec_fault(child, f);
 	}
 	ret = nxsim__mmu_set_spte(mmu, f->slot, sp, idx, ACC_ALL, base_gfn,
 				  f->pfn, f);

@@ -41,7 +41,7 @@
 #include "mmu/shadow_mmu.h"
 #include "mmu/tdp_mmu.h"
 
-int nxsim__kvm_enable_manual_dirty_log_protect(struct nxsim__vm_mmu *mmu,
+int nxsim__mmu_enable_manual_dirty_log_protect(struct nxsim__vm_mmu *mmu,
 					       uint32_t flags, uint64_t arg0)
 {
 	uint64_t allowed = NXSIM_DIRTY_LOG_MANUAL_PROTECT_ENABLE;
@@ -202,9 +202,10 @@ int nxsim__kvm_clear_dirty_log_protect(struct nxsim__vm_mmu *mmu,
 	if (first_page > s->npages || num_pages > s->npages - first_page ||
 	    (num_pages < s->npages - first_page && (num_pages & 63)))
 		return -EINVAL;
-	/* copy_from_user() of ALIGN(num_pages, 64) / 8 bytes */
+	/* copy_from_user() of ALIGN(num_pages, 64) / 8 bytes: nothing is
+	 * cleared yet */
 	if (num_pages && !bitmap)
-		return -EINVAL;
+		return -EFAULT;
 	nxsim__write_lock(&mmu->mmu_lock);
 	for (offset = first_page, i = offset / 64, n = (num_pages + 63ull) / 64;
 	     n--; i++, offset += 64) {

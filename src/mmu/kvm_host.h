@@ -170,6 +170,7 @@ struct nxsim__possible_nx {
  *	slots are claimed atomically)
  * @free_obsolete_roots: KVM_REQ_MMU_FREE_OBSOLETE_ROOTS is pending on the
  *	vCPUs (one flag: the VM has one current root per address space)
+ * @nx_recovery: the recovery rule of the host (NULL: the profile's)
  */
 struct nxsim__vm_mmu {
 	const struct nxsim__mmu_profile *prof;
@@ -212,6 +213,7 @@ struct nxsim__vm_mmu {
 	void *sched_ctx;
 	uint64_t fault_retries;
 	struct nxsim_mmu_counters counters;
+	struct nxsim__mmu_kstat kstat;
 	struct nxsim__vcpu_mmu *vcpus;
 	nxsim__flush_vcpus_fn flush_vcpus;
 	void *flush_ctx;
@@ -234,14 +236,15 @@ struct nxsim__vm_mmu {
 	struct nxsim__sp_list invalid_list;
 	bool resched_pending;
 	bool free_obsolete_roots;
+	const struct nxsim_nx_recovery_ops *nx_recovery;
 };
 
 /*
  * kvm_update_page_stats(): stat.pages[level - 1] += @delta, in the shard
  * of the CPU this thread runs on (shard 0 if sched_getcpu() fails).
  */
-static inline void nxsim__update_page_stats(struct nxsim__vm_mmu *mmu,
-					    int level, int64_t delta)
+static inline void nxsim__kvm_update_page_stats(struct nxsim__vm_mmu *mmu,
+						int level, int64_t delta)
 {
 	int cpu = sched_getcpu();
 	unsigned int i =

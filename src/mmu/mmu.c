@@ -108,6 +108,7 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 	mmu->bugs = cfg->bugs;
 	mmu->params = cfg->params;
 	mmu->flush_vcpus = cfg->flush_vcpus;
+	mmu->nx_recovery = cfg->nx_recovery;
 	mmu->flush_ctx = cfg->flush_ctx;
 	mmu->amd = cpu->amd;
 	/* With TDP off the shadow tables are the x86 page tables. */
@@ -248,6 +249,15 @@ void nxsim__mmu_stats(struct nxsim__vm_mmu *mmu, struct nxsim_vm_stats *st)
 		.pages_1g = nxsim__page_stat(mmu, NXSIM_PG_LEVEL_1G),
 		.nx_lpage_splits = mmu->nx_lpage_splits,
 	};
+	nxsim__rw_unlock(&mmu->mmu_lock);
+}
+
+void nxsim__mmu_kstat(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_kstat *k,
+		      struct nxsim_vm_stats *st)
+{
+	nxsim__mmu_stats(mmu, st);
+	nxsim__write_lock(&mmu->mmu_lock);
+	*k = mmu->kstat;
 	nxsim__rw_unlock(&mmu->mmu_lock);
 }
 
@@ -441,7 +451,7 @@ static uint64_t get_mmio_spte(struct nxsim__vm_mmu *mmu, int as_id,
 }
 
 /* kvm_arch_vcpu_memslots_id(): 1 in SMM. */
-static int vcpu_as_id(const struct nxsim__vcpu_mmu *vcpu)
+static int kvm_arch_vcpu_memslots_id(const struct nxsim__vcpu_mmu *vcpu)
 {
 	return READ_ONCE(vcpu->smm);
 }
@@ -450,7 +460,7 @@ static int vcpu_as_id(const struct nxsim__vcpu_mmu *vcpu)
 static uint64_t vcpu_memslots_gen(struct nxsim__vm_mmu *mmu,
 				  const struct nxsim__vcpu_mmu *vcpu)
 {
-	return READ_ONCE(mmu->memslots_gen[vcpu_as_id(vcpu)]);
+	return READ_ONCE(mmu->memslots_gen[kvm_arch_vcpu_memslots_id(vcpu)]);
 }
 
 /* vcpu_cache_mmio_info() (x86.h) for a TDP fault: no gva. */
@@ -558,7 +568,7 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 		.max_level = is_tdp ? NXSIM_PG_LEVEL_1G : NXSIM_PG_LEVEL_2M,
 		.req_level = NXSIM_PG_LEVEL_4K,
 		.goal_level = NXSIM_PG_LEVEL_4K,
-		.as_id = vcpu_as_id(vcpu),
+		.as_id = kvm_arch_vcpu_memslots_id(vcpu),
 	};
 	int r;
 
@@ -576,8 +586,11 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 			info->goal_level = f.goal_level;
 			info->huge_page_disallowed = f.huge_page_disallowed;
 			info->level = 0;
-			if (info->outcome == NXSIM_ACCESS_EMULATE)
+			/* the MMIO SPTE: vcpu->stat.pf_mmio_spte_created */
+			if (info->outcome == NXSIM_ACCESS_EMULATE) {
 				VCPU_COUNT(vcpu, emulated);
+				VCPU_COUNT(vcpu, mmio_spte_created);
+			}
 			return r;
 		}
 	}
@@ -687,7 +700,7 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 	bool shared = mmu->tdp_mmu_enabled && mmu->prof->fault_read_lock;
 	bool tdp = mmu->tdp_mmu_enabled;
 	uint64_t gfn = gpa >> 12, *sptep, spte = 0, mmio;
-	int as_id = vcpu_as_id(vcpu);
+	int as_id = kvm_arch_vcpu_memslots_id(vcpu);
 	unsigned long mmu_seq;
 	int level = 0, r, rc;
 
@@ -861,7 +874,7 @@ void nxsim__kvm_mmu_slot_remove_write_access(struct nxsim__vm_mmu *mmu,
 		nxsim__shadow_mmu_wrprot_slot(mmu, slot);
 		return;
 	}
-	nxsim__tdp_mmu_wrprot_slot(mmu, slot);
+	nxsim__kvm_tdp_mmu_wrprot_slot(mmu, slot);
 	/* kvm_arch_flush_remote_tlbs_memslot(), unconditional */
 	nxsim__kvm_flush_remote_tlbs_range(mmu, slot->base_gfn, slot->npages);
 }
@@ -870,7 +883,7 @@ void nxsim__kvm_mmu_zap_collapsible_sptes(struct nxsim__vm_mmu *mmu,
 					  const struct nxsim__memslot *slot)
 {
 	if (mmu->tdp_mmu_enabled)
-		nxsim__tdp_mmu_collapse_slot(mmu, slot);
+		nxsim__kvm_tdp_mmu_zap_collapsible_sptes(mmu, slot);
 	else
 		nxsim__kvm_rmap_zap_collapsible_sptes(mmu, slot);
 }

@@ -15,6 +15,7 @@
 
 #include <nxsim/host.h>
 #include <nxsim/mmu.h>
+#include <nxsim/nx_recovery.h>
 
 #include "core/lockdep.h"
 #include "core/rwlock.h"
@@ -48,6 +49,10 @@
  *	when an MMU-writable SPTE stops being MMU-writable (b7ed46b201a4,
  *	6.13); before, also when it loses W or when A or D is cleared, so a
  *	shadow page's sync (FNAME(sync_page)) flushes for every accessed SPTE
+ * @nx_account_any_level: every page an exec fault links while the
+ *	mitigation is on is accounted (v5.4 __direct_map() and FNAME(fetch)
+ *	test lpage_disallowed only); 5bcaf3e1715f (5.10) accounts a page only
+ *	where a huge page was requested (req_level >= its level)
  * @clear_dirty_log_end_inclusive: kvm_arch_mmu_enable_log_dirty_pt_masked()
  *	passes the last set gfn + 1 to kvm_mmu_try_split_huge_pages()
  *	(1aa4bb916808, 6.8); before, the last set gfn, an exclusive end
@@ -65,6 +70,7 @@ struct nxsim__mmu_profile {
 	bool dirty_log_read_lock;
 	bool recovery_read_lock;
 	bool spte_update_wp_flush_only;
+	bool nx_account_any_level;
 	bool clear_dirty_log_end_inclusive;
 };
 
@@ -157,6 +163,7 @@ typedef void (*nxsim__flush_vcpus_fn)(void *ctx, enum nxsim__vcpu_flush what,
  * @tdp_mmu: the VM uses the TDP MMU (kvm->arch.tdp_mmu_enabled); otherwise
  *	the shadow MMU maps its faults (the legacy direct MMU)
  * @mmio_caching: kvm.mmio_caching (allow_mmio_caching; default on)
+ * @nx_recovery: the recovery rule; NULL: the profile's kernel rule
  * @flush_vcpus: reaches the VM's vCPUs (kvm_make_all_cpus_request());
  *	NULL: nothing to reach
  * @flush_ctx: passed to @flush_vcpus
@@ -168,6 +175,7 @@ struct nxsim__mmu_config {
 	const struct nxsim__nx_params *params;
 	bool tdp_mmu;
 	bool mmio_caching;
+	const struct nxsim_nx_recovery_ops *nx_recovery;
 	nxsim__flush_vcpus_fn flush_vcpus;
 	void *flush_ctx;
 };
@@ -236,8 +244,23 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu);
 /* kvm_mmu_zap_all_fast(): called with slots_lock held. */
 void nxsim__kvm_mmu_zap_all_fast(struct nxsim__vm_mmu *mmu);
-/* One worker pass: kvm_recover_nx_huge_pages() for every MMU type. */
-void nxsim__mmu_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu);
+/*
+ * One worker pass: kvm_recover_nx_huge_pages() for every MMU type.
+ * Return: 0, or the errno of a recovery rule's failed pick (reported to the
+ * checker too).
+ */
+int nxsim__mmu_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu);
+
+/* The recovery rules (nx_recovery_rule.c). */
+/* The rule named @name in *@ops (NULL: the kernel's); -ENOENT for none. */
+int nxsim__nx_recovery_find(const char *name,
+			    const struct nxsim_nx_recovery_ops **ops);
+int nxsim__nx_recovery_check(const struct nxsim_nx_recovery_ops *ops,
+			     const char **why);
+/* Register @n rules at once, all or none (a plug-in's, at its load). */
+int nxsim__nx_recovery_register_all(
+	const struct nxsim_nx_recovery_ops *const *ops, unsigned int n,
+	const char **why);
 /* is_nx_huge_page_enabled(kvm) */
 bool nxsim__is_nx_huge_page_enabled(struct nxsim__vm_mmu *mmu);
 /* kvm->arch.disable_nx_huge_pages = true (under kvm->lock). */
@@ -316,7 +339,7 @@ int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,
  * KVM_ENABLE_CAP(KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2) with cap->flags @flags
  * and cap->args[0] @arg0; Return: 0 or -EINVAL.
  */
-int nxsim__kvm_enable_manual_dirty_log_protect(struct nxsim__vm_mmu *mmu,
+int nxsim__mmu_enable_manual_dirty_log_protect(struct nxsim__vm_mmu *mmu,
 					       uint32_t flags, uint64_t arg0);
 /*
  * KVM_GET_DIRTY_LOG of @slot_id into @out (one bit per page, 64-bit
@@ -341,6 +364,28 @@ int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report,
 int nxsim__mmu_dump(struct nxsim__vm_mmu *mmu, nxsim_text_fn emit, void *ctx);
 /* The VM stats, one snapshot under mmu_lock. */
 void nxsim__mmu_stats(struct nxsim__vm_mmu *mmu, struct nxsim_vm_stats *st);
+
+/**
+ * struct nxsim__mmu_kstat - the shadow MMU's counters of struct kvm_vm_stat
+ * @mmu_shadow_zapped: __kvm_mmu_prepare_zap_page() calls
+ * @mmu_pte_write: kvm_mmu_pte_write() runs past its indirect_shadow_pages
+ *	test
+ * @mmu_pde_zapped: shadow entries of a table above 4K dropped by it with
+ *	a non-zero new guest entry
+ * @mmu_flooded: pages it zapped as flooded or written misaligned
+ * @mmu_cache_miss: kvm_mmu_find_shadow_page() found no page
+ */
+struct nxsim__mmu_kstat {
+	uint64_t mmu_shadow_zapped;
+	uint64_t mmu_pte_write;
+	uint64_t mmu_pde_zapped;
+	uint64_t mmu_flooded;
+	uint64_t mmu_cache_miss;
+};
+
+/* The VM's struct nxsim__mmu_kstat, and its VM stats, in one snapshot. */
+void nxsim__mmu_kstat(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_kstat *k,
+		      struct nxsim_vm_stats *st);
 void nxsim__mmu_counters(struct nxsim__vm_mmu *mmu,
 			 struct nxsim_mmu_counters *c);
 /* Page-table pages in use (not counting caches and pages awaiting RCU). */

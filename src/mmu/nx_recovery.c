@@ -23,8 +23,10 @@
  * Left out: lock breaks where no test set the hook (the kernel's come
  * when another task waits for the lock or needs the CPU).
  */
+#include <errno.h>
 #include <inttypes.h>
 
+#include "core/alloc.h"
 #include "core/compiler.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
@@ -179,6 +181,182 @@ static void nx_list_unlock(struct nxsim__vm_mmu *mmu, bool shared)
 				    NXSIM__LOCK_TDP_MMU_PAGES);
 }
 
+/* What one pass over one list carries from page to page. */
+struct recovery {
+	struct nxsim__vm_mmu *mmu;
+	enum nxsim__mmu_type type;
+	bool shared;
+	bool skip_dirty;
+	bool no_commit;
+	bool flush;
+	bool broke; /* the lock was broken */
+	struct nxsim__rcu_batch batch;
+};
+
+/*
+ * The SP @sp, taken off the list by the caller: unaccounted (dirty-logged,
+ * with the skip) or zapped; then the commit of the old loop's last SP
+ * (@last) or a lock break.
+ */
+static void recover_sp(struct recovery *r, struct nxsim__mmu_page *sp,
+		       bool last)
+{
+	struct nxsim__vm_mmu *mmu = r->mmu;
+	const struct nxsim__mmu_profile *prof = mmu->prof;
+
+	/* no lookup before eb298605705a (or with it undone) */
+	if (r->skip_dirty && kvm_mmu_sp_dirty_logging_enabled(mmu, sp)) {
+		if (!prof->per_type_lists)
+			unaccount_nx_huge_page(mmu, sp, r->type);
+		__atomic_store_n(&sp->unaccounted, true, __ATOMIC_RELAXED);
+		MMU_COUNT(mmu, recovery_unaccounted);
+	} else {
+		/*
+		 * invariant 9 judges by the SP's own space; no slot logs if
+		 * none does
+		 */
+		if (prof->recovery_skip_dirty &&
+		    READ_ONCE(mmu->nr_memslots_dirty_logging) &&
+		    sp_slot_dirty_logging(mmu, sp, kvm_mmu_page_as_id(sp)))
+			nxsim__mmu_event(mmu,
+					 "invariant 9: recovery zapped SP gfn "
+					 "0x%" PRIx64
+					 " level %d in a dirty-logged slot",
+					 sp->gfn, sp->level);
+		r->flush |=
+			recovery_zap(mmu, sp, &mmu->invalid_list, r->shared);
+	}
+	if (r->no_commit && last) {
+		nxsim__kvm_mmu_remote_flush_or_zap(mmu, &mmu->invalid_list,
+						   r->flush);
+		r->flush = false;
+	} else if (mmu->sched && (r->shared || mmu->resched_pending)) {
+		recovery_resched(mmu, r->shared, r->flush, &r->batch);
+		r->flush = false;
+		r->broke = true;
+	}
+}
+
+/*
+ * Take @sp off the list for recovery, under nx_list_lock() (held): the
+ * per-type lists of 6.18 unaccount it first.
+ */
+static void take_sp(struct recovery *r, struct nxsim__mmu_page *sp)
+{
+	WARN_ON(!sp_nx_disallowed(sp) || !sp->direct);
+	if (r->mmu->prof->per_type_lists)
+		unaccount_nx_huge_page(r->mmu, sp, r->type);
+}
+
+/* The read-only view of @sp a recovery rule picks from. */
+static void candidate(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
+		      uint64_t age, struct nxsim_nx_candidate *c)
+{
+	uint64_t accessed = nxsim__spte_masks(mmu->fmt)->accessed;
+	unsigned int i;
+
+	*c = (struct nxsim_nx_candidate){
+		.gfn = sp->gfn,
+		.level = sp->level,
+		.age = age,
+		.dirty_logged =
+			sp_slot_dirty_logging(mmu, sp, kvm_mmu_page_as_id(sp)),
+		.tdp_mmu = sp->tdp_mmu_page,
+	};
+	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
+		uint64_t spte = __atomic_load_n(&sp->spt[i], __ATOMIC_RELAXED);
+
+		if (!is_shadow_present_pte(spte))
+			continue;
+		c->present++;
+		c->accessed += accessed && (spte & accessed);
+	}
+}
+
+/* Whether @pick[0 .. @n - 1] are distinct indexes below @nr. */
+static bool pick_valid(const size_t *pick, int64_t n, size_t nr, bool *seen)
+{
+	int64_t k;
+
+	if (n > (int64_t)nr)
+		return false;
+	for (k = 0; k < n; k++) {
+		if (pick[k] >= nr || seen[pick[k]])
+			return false;
+		seen[pick[k]] = true;
+	}
+	return true;
+}
+
+/*
+ * A recovery rule's pass over list @l: the candidates as they stand, the
+ * rule's pick, then each picked SP still on the list taken and recovered
+ * as the kernel's loop would.  A lock break ends the pass (the list may
+ * have changed under it; the next pass picks again).  Return: 0, the
+ * rule's own errno, -EINVAL for a pick not on the candidate list (reported
+ * to the checker; nothing taken), -ENOMEM.
+ */
+static int recover_by_rule(struct recovery *r, struct nxsim__possible_nx *l,
+			   uint64_t kernel_nr, uint64_t *done)
+{
+	struct nxsim__vm_mmu *mmu = r->mmu;
+	struct nxsim_nx_candidate *cand = NULL;
+	struct nxsim__mmu_page **sps = NULL, *sp;
+	size_t nr = 0, *pick = NULL, i;
+	bool *seen = NULL;
+	int64_t n = 0, k;
+	int rc = 0;
+
+	nx_list_lock(mmu, r->shared);
+	nr = l->len;
+	if (nr) {
+		cand = nxsim__calloc(nr, sizeof(*cand));
+		sps = nxsim__calloc(nr, sizeof(*sps));
+		pick = nxsim__calloc(nr, sizeof(*pick));
+		seen = nxsim__calloc(nr, sizeof(*seen));
+	}
+	if (nr && (!cand || !sps || !pick || !seen)) {
+		rc = -ENOMEM;
+	} else {
+		i = 0;
+		TAILQ_FOREACH(sp, &l->pages, possible_nx_huge_page_link) {
+			sps[i] = sp;
+			candidate(mmu, sp, i, &cand[i]);
+			i++;
+		}
+	}
+	nx_list_unlock(mmu, r->shared);
+	if (!rc)
+		n = mmu->nx_recovery->pick(cand, nr, kernel_nr, pick);
+	if (!rc && n < 0)
+		rc = n < -4095 ? -EINVAL : (int)n;
+	if (!rc && !pick_valid(pick, n, nr, seen)) {
+		nxsim__mmu_event(mmu,
+				 "recovery rule %s picked a page not among "
+				 "the %zu candidates (or more than exist)",
+				 mmu->nx_recovery->name, nr);
+		rc = -EINVAL;
+	}
+	for (k = 0; !rc && k < n && !r->broke; k++) {
+		sp = sps[pick[k]];
+		nx_list_lock(mmu, r->shared);
+		/* A zap before it may have taken it (a parent's, a fault's). */
+		if (!sp->nx_tracked) {
+			nx_list_unlock(mmu, r->shared);
+			continue;
+		}
+		take_sp(r, sp);
+		nx_list_unlock(mmu, r->shared);
+		(*done)++;
+		recover_sp(r, sp, k == n - 1);
+	}
+	nxsim__free(cand, nr * sizeof(*cand));
+	nxsim__free(sps, nr * sizeof(*sps));
+	nxsim__free(pick, nr * sizeof(*pick));
+	nxsim__free(seen, nr * sizeof(*seen));
+	return rc;
+}
+
 /*
  * kvm_recover_nx_huge_pages(kvm, type); called in rcu_read_lock() with
  * mmu_lock held for read (@shared: the TDP MMU's list from 6.18, zaps by
@@ -191,21 +369,28 @@ static void nx_list_unlock(struct nxsim__vm_mmu *mmu, bool shared)
  * NXSIM_BUG_RECOVER_NO_COMMIT the loop has its shape before e89505698c9f:
  * the commit comes with the SP that brings to_zap to 0 or at a lock
  * break, and none follows the loop, so a list found empty first leaves
- * the pages prepared since the last commit on the list, unflushed.
+ * the pages prepared since the last commit on the list, unflushed.  A
+ * host's recovery rule picks the SPs instead of the FIFO head
+ * (recover_by_rule()).  Return: 0 or the rule's errno.
  */
-static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
-				      enum nxsim__mmu_type type, bool shared)
+static int kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
+				     enum nxsim__mmu_type type, bool shared)
 {
-	struct nxsim__rcu_batch batch;
 	const struct nxsim__mmu_profile *prof = mmu->prof;
 	struct nxsim__possible_nx *l = nxsim__nx_list(mmu, type);
-	bool skip_dirty = prof->recovery_skip_dirty &&
-			  !nxsim__mmu_has_bug(mmu, NXSIM_BUG_RECOVER_DIRTY);
-	bool no_commit = nxsim__mmu_has_bug(mmu, NXSIM_BUG_RECOVER_NO_COMMIT);
+	struct recovery r = {
+		.mmu = mmu,
+		.type = type,
+		.shared = shared,
+		.skip_dirty = prof->recovery_skip_dirty &&
+			      !nxsim__mmu_has_bug(mmu, NXSIM_BUG_RECOVER_DIRTY),
+		.no_commit =
+			nxsim__mmu_has_bug(mmu, NXSIM_BUG_RECOVER_NO_COMMIT),
+	};
 	unsigned int ratio = READ_ONCE(mmu->params->recovery_ratio);
 	uint64_t nr, to_zap, done = 0, len;
 	struct nxsim__mmu_page *sp;
-	bool flush = false, dirty;
+	int rc = 0;
 
 	nx_list_lock(mmu, shared);
 	nr = prof->per_type_lists ? l->nr_pages : mmu->nx_lpage_splits;
@@ -213,81 +398,50 @@ static void kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 	nx_list_unlock(mmu, shared);
 	to_zap = ratio ? DIV_ROUND_UP(nr, ratio) : 0;
 	MMU_COUNT(mmu, recovery_passes);
-	nxsim__rcu_batch_begin(&batch, mmu);
-	for (; to_zap; to_zap--) {
+	nxsim__rcu_batch_begin(&r.batch, mmu);
+	if (mmu->nx_recovery)
+		rc = recover_by_rule(&r, l, to_zap, &done);
+	for (; !mmu->nx_recovery && to_zap; to_zap--) {
 		nx_list_lock(mmu, shared);
 		sp = TAILQ_FIRST(&l->pages);
 		if (!sp) {
 			nx_list_unlock(mmu, shared);
 			break;
 		}
-		WARN_ON(!sp_nx_disallowed(sp) || !sp->direct);
-		if (prof->per_type_lists)
-			unaccount_nx_huge_page(mmu, sp, type);
+		take_sp(&r, sp);
 		nx_list_unlock(mmu, shared);
 		done++;
-
-		/* no lookup before eb298605705a (or with it undone) */
-		dirty = skip_dirty && kvm_mmu_sp_dirty_logging_enabled(mmu, sp);
-		if (dirty) {
-			if (!prof->per_type_lists)
-				unaccount_nx_huge_page(mmu, sp, type);
-			__atomic_store_n(&sp->unaccounted, true,
-					 __ATOMIC_RELAXED);
-			MMU_COUNT(mmu, recovery_unaccounted);
-		} else {
-			/*
-			 * invariant 9 judges by the SP's own space; no slot
-			 * logs if none does
-			 */
-			if (prof->recovery_skip_dirty &&
-			    READ_ONCE(mmu->nr_memslots_dirty_logging) &&
-			    sp_slot_dirty_logging(mmu, sp,
-						  kvm_mmu_page_as_id(sp)))
-				nxsim__mmu_event(
-					mmu,
-					"invariant 9: recovery zapped SP gfn "
-					"0x%" PRIx64
-					" level %d in a dirty-logged slot",
-					sp->gfn, sp->level);
-			flush |= recovery_zap(mmu, sp, &mmu->invalid_list,
-					      shared);
-		}
-		if (no_commit && to_zap == 1) {
-			nxsim__kvm_mmu_remote_flush_or_zap(
-				mmu, &mmu->invalid_list, flush);
-			flush = false;
-		} else if (mmu->sched && (shared || mmu->resched_pending)) {
-			recovery_resched(mmu, shared, flush, &batch);
-			flush = false;
-		}
+		recover_sp(&r, sp, to_zap == 1);
 	}
 	if (ratio && done > DIV_ROUND_UP(len, ratio))
 		nxsim__mmu_event(mmu,
 				 "invariant 9: recovery took %" PRIu64
 				 " SPs, more than ceil(%" PRIu64 " / %u)",
 				 done, len, ratio);
-	if (!no_commit)
+	if (!r.no_commit)
 		nxsim__kvm_mmu_remote_flush_or_zap(mmu, &mmu->invalid_list,
-						   flush);
-	nxsim__rcu_batch_end(&batch);
+						   r.flush);
+	nxsim__rcu_batch_end(&r.batch);
+	return rc;
 }
 
-void nxsim__mmu_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu)
+int nxsim__mmu_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu)
 {
 	bool shared = mmu->prof->recovery_read_lock;
+	int rc = 0, rc2;
 
 	/* The shadow MMU's list always takes the write lock. */
 	if (mmu->prof->per_type_lists) {
 		nxsim__write_lock(&mmu->mmu_lock);
 		nxsim__rcu_read_lock();
-		kvm_recover_nx_huge_pages(mmu, NXSIM__SHADOW_MMU, false);
+		rc = kvm_recover_nx_huge_pages(mmu, NXSIM__SHADOW_MMU, false);
 		nxsim__rcu_read_unlock();
 		nxsim__rw_unlock(&mmu->mmu_lock);
 	}
 	nxsim__mmu_lock(mmu, shared);
 	nxsim__rcu_read_lock();
-	kvm_recover_nx_huge_pages(mmu, NXSIM__TDP_MMU, shared);
+	rc2 = kvm_recover_nx_huge_pages(mmu, NXSIM__TDP_MMU, shared);
 	nxsim__rcu_read_unlock();
 	nxsim__rw_unlock(&mmu->mmu_lock);
+	return rc ? rc : rc2;
 }

@@ -147,16 +147,15 @@ static bool roots_loaded(const struct nxsim__vm_mmu *mmu)
  * longer matches them (a CR3 or mode change: kvm_mmu_new_pgd(),
  * kvm_mmu_reset_context()); the pages stay as cached shadow pages.
  */
-static void kvm_mmu_put_stale_root(struct nxsim__vm_mmu *mmu,
-				   const struct nxsim__kvm_mmu *m)
+static void put_stale_roots(struct nxsim__vm_mmu *mmu,
+			    const struct nxsim__kvm_mmu *m)
 {
 	if (roots_loaded(mmu) && !root_matches(mmu, m))
 		nxsim__mmu_free_root_page(mmu, 0);
 }
 
-static void kvm_mmu_sync_root(struct nxsim__vm_mmu *mmu,
-			      const struct nxsim__kvm_mmu *m,
-			      struct nxsim__mmu_page *root);
+static void sync_root(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
+		      struct nxsim__mmu_page *root);
 
 /*
  * mmu_alloc_shadow_roots() / mmu_alloc_direct_roots(), then
@@ -189,14 +188,14 @@ static void kvm_mmu_load(struct nxsim__vm_mmu *mmu,
 		}
 		for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++)
 			if (mmu->pae_root[i])
-				kvm_mmu_sync_root(mmu, m, mmu->pae_root[i]);
+				sync_root(mmu, m, mmu->pae_root[i]);
 		return;
 	}
 	root = nxsim__kvm_mmu_get_shadow_page(mmu, mc, m, shadow_root_gfn(m),
 					      shadow_root_role(m));
 	root->root_count++;
 	mmu->root[0] = root;
-	kvm_mmu_sync_root(mmu, m, root);
+	sync_root(mmu, m, root);
 }
 
 /*
@@ -467,9 +466,8 @@ static void mmu_sync_children(struct nxsim__vm_mmu *mmu,
  * kvm_mmu_sync_roots() for @root: a root with unsync pages below it is
  * synced (the guest flushed its TLB: a CR3 load).
  */
-static void kvm_mmu_sync_root(struct nxsim__vm_mmu *mmu,
-			      const struct nxsim__kvm_mmu *m,
-			      struct nxsim__mmu_page *root)
+static void sync_root(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
+		      struct nxsim__mmu_page *root)
 {
 	if (root->role.direct || !(root->unsync || root->unsync_children))
 		return;
@@ -501,7 +499,7 @@ void nxsim__kvm_mmu_new_pgd(struct nxsim__vm_mmu *mmu,
 	for_each_gfn_valid_sp_with_gptes(mmu, sp, gfn)
 	{
 		if (sp->role.word == role.word) {
-			kvm_mmu_sync_root(mmu, m, sp);
+			sync_root(mmu, m, sp);
 			__clear_sp_write_flooding_count(sp);
 			return;
 		}
@@ -813,7 +811,13 @@ static int page_fault(struct nxsim__vm_mmu *mmu,
 	MMU_COUNT(mmu, faults);
 	f.gfn = w.gfn;
 	f.slot = nxsim__gfn_to_memslot(mmu, 0, f.gfn);
-	if (f.slot && f.write &&
+	/*
+	 * page_fault_handle_page_track(): a write that faulted on a present
+	 * SPTE (PFERR_PRESENT); a write through a missing one goes on to
+	 * FNAME(fetch), whose make_spte() installs the SPTE read-only before
+	 * RET_PF_EMULATE
+	 */
+	if (f.slot && f.write && (pfec & PFERR_PRESENT_MASK) &&
 	    nxsim__kvm_slot_page_track_is_active(f.slot, f.gfn)) {
 		shadow_page_table_clear_flood(mmu, addr);
 		goto emulate;
@@ -878,7 +882,7 @@ int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 		nxsim__write_lock(&mmu->mmu_lock);
 		/* vcpu_enter_guest(): the request first, then the CR3 */
 		nxsim__kvm_mmu_free_obsolete_roots(mmu);
-		kvm_mmu_put_stale_root(mmu, m);
+		put_stale_roots(mmu, m);
 		if (!m->cpu_role.level) {
 			rc = nxsim__nonpaging_page_fault(mmu, vcpu, kind, addr,
 							 info);
@@ -891,8 +895,10 @@ int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 			goto out;
 		}
 		rc = shadow_topup_caches(mmu, &vcpu->mmu_cache);
+		/* the hardware's error code: a present SPTE refused it */
 		if (!rc)
-			rc = page_fault(mmu, &vcpu->mmu_cache, m, addr, pfec,
+			rc = page_fault(mmu, &vcpu->mmu_cache, m, addr,
+					pfec | (sptep ? PFERR_PRESENT_MASK : 0),
 					info);
 out:
 		nxsim__rw_unlock(&mmu->mmu_lock);

@@ -171,12 +171,15 @@ static bool get_written_sptes(const struct nxsim__mmu_page *sp, uint64_t gpa,
  * kvm_mmu_pte_write(): the guest wrote @bytes at @gpa, a shadowed table:
  * zap each shadow page of the gfn the write does not fit (misaligned) or
  * that is flooded, else the SPTEs shadowing the written entry, then one
- * flush or commit.  Left out: the mmu_pte_write, mmu_flooded and
- * mmu_pde_zapped stats.
+ * flush or commit; with the stats mmu_pte_write, mmu_flooded and
+ * mmu_pde_zapped (whose gentry is the new entry read back: the store has
+ * landed).  Left out: mmu_pte_write_fetch_gpte()'s widening of a 4-byte
+ * write to a PAE entry.
  */
 static void kvm_mmu_pte_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 			      unsigned int bytes)
 {
+	uint64_t gentry = 0;
 	struct nxsim__sp_list invalid_list =
 		TAILQ_HEAD_INITIALIZER(invalid_list);
 	uint64_t gfn = gpa >> 12;
@@ -186,11 +189,16 @@ static void kvm_mmu_pte_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 
 	if (!mmu->indirect_shadow_pages)
 		return;
+	if ((bytes == 4 || bytes == 8) &&
+	    nxsim__kvm_read_guest(mmu, gpa, &gentry, bytes))
+		gentry = 0;
+	MMU_KSTAT(mmu, mmu_pte_write);
 	for_each_gfn_valid_sp_with_gptes(mmu, sp, gfn)
 	{
 		if (detect_write_misaligned(sp, gpa, bytes) ||
 		    detect_write_flooding(sp)) {
 			nxsim__kvm_mmu_prepare_zap_page(mmu, sp, &invalid_list);
+			MMU_KSTAT(mmu, mmu_flooded);
 			continue;
 		}
 		if (!get_written_sptes(sp, gpa, &idx, &nspte))
@@ -199,6 +207,8 @@ static void kvm_mmu_pte_write(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 			if (is_shadow_present_pte(sp->spt[idx]))
 				flush = true;
 			nxsim__mmu_page_zap_pte(mmu, sp, idx, &invalid_list);
+			if (gentry && sp->role.level != NXSIM_PG_LEVEL_4K)
+				MMU_KSTAT(mmu, mmu_pde_zapped);
 		}
 	}
 	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &invalid_list, flush);

@@ -30,7 +30,7 @@
  * out: the n_max_mmu_pages limit and kvm_mmu_zap_oldest_mmu_pages(), nested
  * (guest_mode) pages and their recursive zap, MMIO SPTEs, the write-
  * flooding count, access tracking without A/D bits, the stats
- * mmu_cache_miss / max_mmu_page_hash_collisions / max_mmu_rmap_size, and
+ * max_mmu_page_hash_collisions / max_mmu_rmap_size, and
  * RMAP_RECYCLE_THRESHOLD.  A root zapped while a vCPU holds it (a fast
  * zap, write flooding of the guest's top-level table) is unlinked and
  * marked invalid, and freed when the vCPU drops it at its next entry
@@ -325,8 +325,10 @@ nxsim__kvm_mmu_get_shadow_page(struct nxsim__vm_mmu *mmu,
 	struct nxsim__mmu_page *sp;
 
 	sp = kvm_mmu_find_shadow_page(mmu, m, gfn, sp_list, role);
-	if (!sp)
+	if (!sp) {
+		MMU_KSTAT(mmu, mmu_cache_miss);
 		sp = kvm_mmu_alloc_shadow_page(mmu, mc, gfn, sp_list, role);
+	}
 	return sp;
 }
 
@@ -412,7 +414,7 @@ static void drop_spte(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 	WRITE_ONCE(sp->spt[idx], SHADOW_NONPRESENT_VALUE);
 	if (!is_shadow_present_pte(old))
 		return;
-	nxsim__update_page_stats(mmu, sp->role.level, -1);
+	nxsim__kvm_update_page_stats(mmu, sp->role.level, -1);
 	sp->nr_leaves--;
 	rmap_remove(mmu, sp, idx);
 }
@@ -464,7 +466,7 @@ static void rmap_add(struct nxsim__vm_mmu *mmu,
 	/* kvm_mmu_page_set_translation() */
 	if (sp->shadowed_translation)
 		sp->shadowed_translation[idx] = gfn << 12 | access;
-	nxsim__update_page_stats(mmu, sp->role.level, 1);
+	nxsim__kvm_update_page_stats(mmu, sp->role.level, 1);
 	sp->nr_leaves++;
 	nxsim__pte_list_add(mmu, sptep_ref(sp, idx),
 			    nxsim__gfn_to_rmap(gfn, sp->role.level, slot));
@@ -563,6 +565,7 @@ int nxsim__kvm_mmu_prepare_zap_page(struct nxsim__vm_mmu *mmu,
 	bool zapped_root = false;
 	int nr_zapped;
 
+	MMU_KSTAT(mmu, mmu_shadow_zapped);
 	nr_zapped = kvm_mmu_page_unlink_children(mmu, sp, invalid_list);
 	kvm_mmu_unlink_parents(mmu, sp);
 	if (!sp->role.invalid && sp_has_gptes(sp))

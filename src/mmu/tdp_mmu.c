@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * TDP MMU page tables (arch/x86/kvm/mmu/tdp_mmu.c, tdp_iter.c): roots
- * (their pages come from mmu_pages.c), SPTE changes with their stat
- * and teardown side effects (handle_changed_spte(), handle_removed_pt(),
- * tdp_mmu_unlink_sp()), zapping an SP through its parent SPTE (the walks
+ * TDP MMU page tables (arch/x86/kvm/mmu/tdp_mmu.c,
+ * arch/x86/kvm/mmu/tdp_iter.c): roots (their pages come from
+ * mmu_pages.c), SPTE changes with their stat and teardown side effects
+ * (handle_changed_spte(), handle_removed_pt(), tdp_mmu_unlink_sp()),
+ * zapping an SP through its parent SPTE (the walks
  * over gfn ranges are tdp_mmu_walk.c's), and the map of a fault
  * (make_spte() logging a writable 4K leaf of a dirty-logged slot):
  * kvm_tdp_mmu_map() with tdp_mmu_map_handle_target_level(), the in-place
@@ -86,8 +87,8 @@ static void handle_removed_pt(struct nxsim__vm_mmu *mmu,
 	__atomic_store_n(&sp->removed, true, __ATOMIC_RELAXED);
 	tdp_mmu_unlink_sp(mmu, sp, shared);
 	if (!shared && sp->nr_leaves) {
-		nxsim__update_page_stats(mmu, sp->level,
-					 -(int64_t)sp->nr_leaves);
+		nxsim__kvm_update_page_stats(mmu, sp->level,
+					     -(int64_t)sp->nr_leaves);
 		sp->nr_leaves = 0;
 	}
 	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
@@ -125,7 +126,7 @@ static void handle_changed_spte(struct nxsim__vm_mmu *mmu,
 	if (old == new)
 		return;
 	if (was_leaf != is_leaf) {
-		nxsim__update_page_stats(mmu, level, is_leaf ? 1 : -1);
+		nxsim__kvm_update_page_stats(mmu, level, is_leaf ? 1 : -1);
 		__atomic_fetch_add(&sp->nr_leaves, is_leaf ? 1 : -1,
 				   __ATOMIC_RELAXED);
 	}
@@ -306,7 +307,7 @@ static int tdp_mmu_split_huge_page(struct nxsim__vm_mmu *mmu,
 		sp->nr_leaves = 0; /* never published: it holds nothing */
 		return r;
 	}
-	nxsim__update_page_stats(mmu, sp->level, SPTE_ENT_PER_PAGE);
+	nxsim__kvm_update_page_stats(mmu, sp->level, SPTE_ENT_PER_PAGE);
 	return 0;
 }
 
@@ -607,10 +608,7 @@ int nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 		nxsim__kvm_flush_remote_tlbs_range(
 			mmu, sp->gfn, KVM_PAGES_PER_HPAGE(level + 1));
 	info->outcome = NXSIM_ACCESS_FAULT;
-	if (!f->slot) {
-		/* pf_mmio_spte_created, RET_PF_EMULATE */
-		MMU_COUNT(mmu, mmio_spte_created);
+	if (!f->slot) /* an MMIO SPTE (the caller counts it), RET_PF_EMULATE */
 		info->outcome = NXSIM_ACCESS_EMULATE;
-	}
 	return RET_PF_FIXED;
 }

@@ -99,8 +99,8 @@ bool nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, int as_id,
  * Dirty logging turned on: kvm_mmu_slot_leaf_clear_dirty() (PML) and
  * kvm_mmu_slot_remove_write_access().
  */
-void nxsim__tdp_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
-				const struct nxsim__memslot *slot);
+void nxsim__kvm_tdp_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
+				    const struct nxsim__memslot *slot);
 /*
  * kvm_tdp_mmu_clear_dirty_pt_masked(): the 4K leaves of the gfns
  * @gfn + bit of @mask lose D (PML) or, with @wrprot, W; mmu_lock held for
@@ -119,7 +119,7 @@ bool nxsim__kvm_tdp_mmu_write_protect_gfn(struct nxsim__vm_mmu *mmu,
 					  uint64_t gfn, int min_level);
 
 /* Dirty logging turned off: zap collapsible SPTEs or recover in place. */
-void nxsim__tdp_mmu_collapse_slot(struct nxsim__vm_mmu *mmu,
-				  const struct nxsim__memslot *slot);
+void nxsim__kvm_tdp_mmu_zap_collapsible_sptes(
+	struct nxsim__vm_mmu *mmu, const struct nxsim__memslot *slot);
 
 #endif /* NXSIM_MMU_TDP_MMU_H */

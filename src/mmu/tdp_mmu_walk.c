@@ -150,8 +150,8 @@ static bool wrprot_leaf(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 	return true;
 }
 
-void nxsim__tdp_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
-				const struct nxsim__memslot *slot)
+void nxsim__kvm_tdp_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
+				    const struct nxsim__memslot *slot)
 {
 	walk_roots(mmu, slot->as_id, slot->base_gfn,
 		   slot->base_gfn + slot->npages, wrprot_leaf, NULL);
@@ -323,8 +323,8 @@ static bool collapse(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 	}
 }
 
-void nxsim__tdp_mmu_collapse_slot(struct nxsim__vm_mmu *mmu,
-				  const struct nxsim__memslot *slot)
+void nxsim__kvm_tdp_mmu_zap_collapsible_sptes(struct nxsim__vm_mmu *mmu,
+					      const struct nxsim__memslot *slot)
 {
 	struct collapse_ctx c = { .slot = slot };
 

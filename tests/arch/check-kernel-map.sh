@@ -1,13 +1,26 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# docs/kernel-map.md cannot rot: every row's libnxsim symbol must be
-# defined (not just named) in the file the row gives.  A definition is a
-# line at column 0 that holds "symbol(" and whose declaration reaches "{"
-# before ";".  Fails naming the row.
+# docs/kernel-map.md cannot rot, checked both ways:
+#   - every row's libnxsim symbol must be defined (not just named) in the
+#     file the row gives.  A definition is a line at column 0 that holds
+#     "symbol(" and whose declaration reaches "{" before ";";
+#   - every definition in src/ that carries a kernel function's name (as
+#     it is, or after "nxsim__" without the leading underscores; the names
+#     are those of tests/arch/kernel-names.txt and of the map's rows) has
+#     a row;
+#   - no definition takes a kernel-looking name ("kvm_", after any
+#     "nxsim__") that no kernel function has, unless a row lists it;
+#   - every row's symbol follows the naming rule of docs/hacking.md (the
+#     kernel's name, "nxsim__" and the name without leading underscores,
+#     either with a "_suffix" of era or case, or the public nxsim_ API),
+#     or docs/hacking.md lists it, with its reason, under "Twins named
+#     otherwise"; that list names no symbol that follows the rule.
+# Fails naming the row, or the file and line.
 # usage: check-kernel-map.sh REPO_DIR
 set -eu
 cd "$1"
+here=$(cd "$(dirname "$0")" && pwd)
 # Every table row: | kernel function | kernel file | symbol | file |
 grep '^| `' docs/kernel-map.md |
 	awk -F'|' '
@@ -58,3 +71,8 @@ grep '^| `' docs/kernel-map.md |
 		exit bad
 	}
 	'
+
+# The other ways: definitions against rows, rows against the rule.
+awk -f "$here/defs.awk" src/*/*.[ch] |
+	awk -f "$here/kernel-map-ways.awk" "$here/kernel-names.txt" \
+		docs/kernel-map.md docs/hacking.md -

@@ -4,7 +4,7 @@
 # shared preset's are /usr and the multiarch lib/<triplet>), then build and
 # run consumers against it: the README example with find_package(nxsim) as
 # C and as C++, a consumer's add_test() on nxsim::driver (a script, and the
-# example flush plug-in built on the installed headers), and the README's
+# example plug-ins built on the installed headers), and the README's
 # pkg-config lines exactly as written (only the prefix, the file name and
 # the compiler's sanitizer flags put in).
 # Inputs: SRC, BUILD, WORK, PREFIX, LIBDIR, SHARED, CC, CXX, SANITIZE.
@@ -48,8 +48,7 @@ run(${CMAKE_COMMAND} -S ${SRC}/tests/install/consumer -B ${WORK}/cmake
 	-DCMAKE_CXX_FLAGS=${flags} -DCMAKE_EXE_LINKER_FLAGS=${flags}
 	-DEXAMPLE=${SRC}/examples/quickstart.c
 	-DSCRIPT=${SRC}/examples/selftest.nxs
-	-DPLUGIN=${SRC}/examples/plugins/flush_owner.c
-	-DPLUGIN_SCRIPT=${SRC}/examples/plugins/owner_cpus.nxs)
+	-DPLUGINS=${SRC}/examples/plugins)
 run(${CMAKE_COMMAND} --build ${WORK}/cmake)
 run(${WORK}/cmake/quickstart)
 run(${WORK}/cmake/quickstart-cxx)

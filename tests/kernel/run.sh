@@ -20,5 +20,6 @@ fi
 nxsim=$1
 nxsim_kvm=$2
 shift 2
-exec python3 "$(dirname "$0")/../../tools/kcheck" --nxsim "$nxsim" \
-	--nxsim-kvm "$nxsim_kvm" "$@"
+# the scenarios a 6.1 kernel on AMD cannot run are listed and left out
+exec python3 "$(dirname "$0")/../../tools/kcheck" -q --expressible \
+	--nxsim "$nxsim" --nxsim-kvm "$nxsim_kvm" "$@"

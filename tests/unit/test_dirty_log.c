@@ -122,7 +122,7 @@ static void test_dirty_log_args(void **state)
 		{ 1, 0, 1125, false, -EINVAL },		 /* past the end */
 		{ 1, 0, 63, false, -EINVAL },	/* short, not 64-aligned */
 		{ 1, 64, 100, false, -EINVAL }, /* short, not 64-aligned */
-		{ 1, 0, 64, true, -EINVAL },	/* copy_from_user() */
+		{ 1, 0, 64, true, -EFAULT },	/* copy_from_user() */
 		/* the calls that change nothing and succeed */
 		{ 1, 1088, 0, true, 0 },  /* num 0, NULL bitmap */
 		{ 1, 1088, 0, false, 0 }, /* num 0 */

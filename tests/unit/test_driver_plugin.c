@@ -22,9 +22,9 @@ static void test_plugin_load_verb(void **state)
 
 	snprintf(script, sizeof(script),
 		 "plugin load %s\n"
-		 "expect OK policies=owner-cpus\n"
+		 "expect OK policies=owner-cpus rules=\n"
 		 "plugin load %s\n"
-		 "expect OK policies=\n"
+		 "expect OK policies= rules=\n"
 		 "xpfo policies\n"
 		 "expect OK eager eager-full local deferred deferred-entry "
 		 "batched lazy-realloc none asi broadcast owner-cpus\n"

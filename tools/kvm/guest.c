@@ -252,6 +252,21 @@ static int walk(struct kt_vcpu *c, uint64_t gva, uint64_t *tables, int *n,
 }
 
 /* The model's address of a guest access: the gva, or with TDP the gpa. */
+static void model_line(struct kt_out *o, bool pre, const char *vcpu,
+		       const char *kind, uint64_t addr)
+{
+	if (pre)
+		kt_pre(o, "#= access %s %s 0x%" PRIx64 "\n", vcpu, kind, addr);
+	else
+		kt_post(o, "#+ access %s %s 0x%" PRIx64 "\n", vcpu, kind, addr);
+}
+
+/*
+ * The model's twin of an access to @lin the tool makes: with TDP and
+ * paging on, the hardware walk's reads of the guest's tables first (the
+ * nested walk's faults); then, unless @kind is NULL (the script's own
+ * line is the access), the access itself.
+ */
 static void model_access(struct kt_vcpu *c, const char *kind, uint64_t lin,
 			 bool pre, struct kt_out *o)
 {
@@ -261,15 +276,10 @@ static void model_access(struct kt_vcpu *c, const char *kind, uint64_t lin,
 	if (kt_tdp() && c->p.pg) {
 		walk(c, lin, tables, &n, &gpa);
 		for (i = 0; i < n; i++)
-			kt_pre(o, "#= access %s read 0x%" PRIx64 "\n", c->name,
-			       tables[i]);
+			model_line(o, pre, c->name, "read", tables[i]);
 	}
-	if (pre)
-		kt_pre(o, "#= access %s %s 0x%" PRIx64 "\n", c->name, kind,
-		       kt_tdp() ? gpa : lin);
-	else
-		kt_post(o, "#+ access %s %s 0x%" PRIx64 "\n", c->name, kind,
-			kt_tdp() ? gpa : lin);
+	if (kind)
+		model_line(o, pre, c->name, kind, kt_tdp() ? gpa : lin);
 }
 
 /* ---- running ---- */
@@ -392,15 +402,18 @@ static int run_to_hlt(struct kt_vcpu *c, uint64_t rip, struct kvm_regs *regs,
 	return kt_fail(o, -EIO, "no HLT after 64 exits");
 }
 
-/* The snippet at @off: its fetch on the model first, the exception's
- * stack write after. */
-static int run_snippet(struct kt_vcpu *c, unsigned int off,
+/* The snippet at @off: its fetch on the model first (then the walk of
+ * @data, the address it accesses, if not 0), the exception's stack write
+ * after. */
+static int run_snippet(struct kt_vcpu *c, unsigned int off, uint64_t data,
 		       struct kvm_regs *regs, struct kt_out *o)
 {
 	bool faulted = false;
 	int rc;
 
 	model_access(c, "exec", code_lin(c) + off, true, o);
+	if (data)
+		model_access(c, NULL, data, true, o);
 	rc = run_to_hlt(c, code_lin(c) + off, regs, &faulted, o);
 	if (!rc && faulted) {
 		model_access(c, "write", code_lin(c) + STACK_TOP - 8, false, o);
@@ -413,7 +426,7 @@ int kt_run_hlt(struct kt_vcpu *c, struct kt_out *o)
 {
 	struct kvm_regs regs = { 0 };
 
-	return run_snippet(c, SN_HLT, &regs, o);
+	return run_snippet(c, SN_HLT, 0, &regs, o);
 }
 
 static int check_lin(struct kt_vcpu *c, uint64_t lin, struct kt_out *o)
@@ -464,17 +477,16 @@ int kt_access(struct kt_vcpu *c, const char *kind, uint64_t addr,
 		p = kt_hva(c->vm, gpa, 1);
 	regs.rsi = lin;
 	if (!strcmp(kind, "read"))
-		return run_snippet(c, SN_READ, &regs, o);
+		return run_snippet(c, SN_READ, lin, &regs, o);
 	if (!strcmp(kind, "write")) {
 		regs.rax = p ? *p : 0; /* the byte it holds: no change */
-		return run_snippet(c, SN_WRITE, &regs, o);
+		return run_snippet(c, SN_WRITE, lin, &regs, o);
 	}
 	if (p) {
 		saved = *p;
 		*p = 0xf4;
 	}
-	if (kt_tdp() && c->p.pg)
-		model_access(c, "exec", lin, true, o);
+	model_access(c, NULL, lin, true, o);
 	rc = run_to_hlt(c, lin, &regs, &faulted, o);
 	if (p)
 		*p = saved;
@@ -556,7 +568,7 @@ int kt_invlpg(struct kt_vcpu *c, uint64_t gva, struct kt_out *o)
 		return -ERANGE; /* non-canonical: the INVLPG would #GP */
 	if (check_lin(c, gva, o))
 		return -EOPNOTSUPP;
-	return run_snippet(c, SN_INVLPG, &regs, o);
+	return run_snippet(c, SN_INVLPG, 0, &regs, o);
 }
 
 /*

@@ -53,6 +53,8 @@ static struct kt_obj {
 static int n_objs;
 
 static int kvm_fd = -1;
+/* --check: only whether each line is expressible, no /dev/kvm */
+static bool dry;
 static int n_hosts;
 static unsigned long line_no;
 
@@ -345,10 +347,39 @@ static int check_param(const char *path, char want, const char *flag,
 	return 0;
 }
 
+/* Whether /proc/cpuinfo's flags name @flag. */
+static bool cpu_has(const char *flag)
+{
+	static char buf[16384];
+	static size_t len;
+	char want[64];
+	char *p;
+
+	if (!len && read_file("/proc/cpuinfo", buf, sizeof(buf), &len))
+		return false;
+	snprintf(want, sizeof(want), " %s", flag);
+	for (p = strstr(buf, want); p; p = strstr(p + 1, want))
+		if (p[strlen(want)] == ' ' || p[strlen(want)] == '\n')
+			return true;
+	return false;
+}
+
+/* A CPU feature the model's flag @name must state as it is. */
+static int check_feature(bool flag, bool is, const char *name, struct kt_out *o)
+{
+	if (flag == is)
+		return 0;
+	return kt_fail(o, -EOPNOTSUPP,
+		       "not expressible on this CPU: %s the cpu= flag %s "
+		       "(tools/kcheck boots a CPU to match)",
+		       is ? "it needs" : "it does not take", name);
+}
+
 static int check_cpu(const char *flags, const char *cmdline, struct kt_out *o)
 {
 	char *copy = strdup(flags), *f, *save;
-	bool amd = false, no_tdp = false, no_tdp_mmu = false;
+	bool amd = false, no_tdp = false, no_tdp_mmu = false, la57 = false,
+	     no_gbpages = false;
 	int rc = 0;
 
 	for (f = strtok_r(copy, ",", &save); f && !rc;
@@ -359,11 +390,16 @@ static int check_cpu(const char *flags, const char *cmdline, struct kt_out *o)
 			no_tdp = true;
 		else if (!strcmp(f, "no_tdp_mmu"))
 			no_tdp_mmu = true;
+		else if (!strcmp(f, "la57"))
+			la57 = true;
+		else if (!strcmp(f, "no_gbpages"))
+			no_gbpages = true;
 		else
 			rc = kt_fail(o, -EOPNOTSUPP,
 				     "not expressible on a real kernel: "
 				     "cpu=%s (the CPU is what it is: an AMD "
-				     "CPU, cpu= takes amd, no_tdp, no_tdp_mmu)",
+				     "CPU, cpu= takes amd, no_tdp, no_tdp_mmu, "
+				     "la57, no_gbpages)",
 				     f);
 	}
 	free(copy);
@@ -371,6 +407,13 @@ static int check_cpu(const char *flags, const char *cmdline, struct kt_out *o)
 		rc = kt_fail(o, -EOPNOTSUPP,
 			     "not expressible on a real kernel: the kernel "
 			     "runs on an AMD CPU, say cpu=amd");
+	if (dry)
+		return rc;
+	if (!rc)
+		rc = check_feature(la57, cpu_has("la57"), "la57", o);
+	if (!rc)
+		rc = check_feature(no_gbpages, !cpu_has("pdpe1gb"),
+				   "no_gbpages", o);
 	/* kvm_amd.npt= and kvm.tdp_mmu= on the command line say it too */
 	if (!rc && !strstr(cmdline, "kvm_amd.npt="))
 		rc = check_param("/sys/module/kvm_amd/parameters/npt",
@@ -396,7 +439,7 @@ static int v_host_create(int argc, struct nxsim__drv_tok *argv,
 			char *copy = strdup(v), *w, *save;
 
 			rc = 0;
-			for (w = strtok_r(copy, " ", &save); w && !rc;
+			for (w = strtok_r(copy, " ", &save); w && !rc && !dry;
 			     w = strtok_r(NULL, " ", &save))
 				if (!in_proc_cmdline(w))
 					rc = kt_fail(o, -EOPNOTSUPP,
@@ -421,7 +464,7 @@ static int v_host_create(int argc, struct nxsim__drv_tok *argv,
 			       "not expressible on this kernel: it is 6.1, "
 			       "say profile=6.1");
 	rc = check_cpu(cpu, cmdline, o);
-	if (!rc && n_hosts)
+	if (!rc && n_hosts && !dry)
 		rc = restore_boot_params(o);
 	if (!rc)
 		rc = add_obj(argv[0].s, KT_HOST, NULL, o);
@@ -455,7 +498,7 @@ static int v_vm_create(int argc, struct nxsim__drv_tok *argv, struct kt_out *o)
 	if (!n_hosts)
 		return kt_fail(o, -ENOENT, "no current host");
 	if (argc > 1 && !find(argv[1].s, KT_HOST, o))
-		return -ENOENT;
+		return o->r.rc;
 	vm = calloc(1, sizeof(*vm));
 	vm->fd = ioctl(kvm_fd, KVM_CREATE_VM, 0);
 	if (vm->fd < 0) {
@@ -484,7 +527,7 @@ static int v_vm_destroy(int argc, struct nxsim__drv_tok *argv, struct kt_out *o)
 	int i;
 
 	if (!vm)
-		return -ENOENT;
+		return o->r.rc;
 	for (i = 0; i < n_objs; i++) {
 		struct kt_vcpu *c = objs[i].p;
 
@@ -540,7 +583,7 @@ static int v_vm_cap(int argc, struct nxsim__drv_tok *argv, struct kt_out *o)
 	int i, rc;
 
 	if (!vm)
-		return -ENOENT;
+		return o->r.rc;
 	rc = cap_number(&argv[1], &v, o);
 	cap.cap = (uint32_t)v;
 	for (i = 2; !rc && i < argc; i++) {
@@ -580,7 +623,7 @@ static int v_vm_check(int argc, struct nxsim__drv_tok *argv, struct kt_out *o)
 	int rc;
 
 	if (!vm)
-		return -ENOENT;
+		return o->r.rc;
 	rc = cap_number(&argv[1], &cap, o);
 	if (rc)
 		return rc;
@@ -600,7 +643,7 @@ static int v_vcpu_create(int argc, struct nxsim__drv_tok *argv,
 	int rc;
 
 	if (!vm)
-		return -ENOENT;
+		return o->r.rc;
 	rc = nxsim__drv_u64(&argv[2], UINT32_MAX, &id, &o->r);
 	if (rc)
 		return rc;
@@ -623,7 +666,7 @@ static int v_vcpu_run(int argc, struct nxsim__drv_tok *argv, struct kt_out *o)
 {
 	struct kt_vcpu *c = find(argv[0].s, KT_VCPU, o);
 
-	return c ? kt_run_hlt(c, o) : -ENOENT;
+	return c ? kt_run_hlt(c, o) : o->r.rc;
 }
 
 /* ---- memory slots ---- */
@@ -794,7 +837,7 @@ static int v_memslot_add(int argc, struct nxsim__drv_tok *argv,
 	int rc;
 
 	if (!vm)
-		return -ENOENT;
+		return o->r.rc;
 	rc = parse_region(argc, argv, &n, o);
 	if (rc)
 		return rc;
@@ -836,7 +879,7 @@ static int v_memslot_delete(int argc, struct nxsim__drv_tok *argv,
 	int rc;
 
 	if (!vm)
-		return -ENOENT;
+		return o->r.rc;
 	rc = nxsim__drv_u64(&argv[1], UINT32_MAX, &id, &o->r);
 	if (rc)
 		return rc;
@@ -858,7 +901,7 @@ static int v_memslot_change(int argc, struct nxsim__drv_tok *argv,
 	int rc = 0;
 
 	if (!s)
-		return -ENOENT;
+		return o->r.rc;
 	n = *s;
 	if (move)
 		rc = nxsim__drv_u64(&argv[2], UINT64_MAX, &n.gpa, &o->r);
@@ -912,7 +955,7 @@ static int v_dirty_get(int argc, struct nxsim__drv_tok *argv, struct kt_out *o)
 	int rc;
 
 	if (!vm)
-		return -ENOENT;
+		return o->r.rc;
 	rc = nxsim__drv_u64(&argv[1], UINT32_MAX, &id, &o->r);
 	if (rc)
 		return rc;
@@ -970,17 +1013,18 @@ static int v_dirty_clear(int argc, struct nxsim__drv_tok *argv,
 	int rc;
 
 	if (!vm)
-		return -ENOENT;
+		return o->r.rc;
 	rc = nxsim__drv_u64(&argv[1], UINT32_MAX, &id, &o->r);
 	if (!rc)
 		rc = nxsim__drv_u64(&argv[2], UINT64_MAX, &first, &o->r);
 	if (!rc)
 		rc = nxsim__drv_u64(&argv[3], UINT32_MAX, &n, &o->r);
-	if (!rc && argc > 4 && !(p = nxsim__drv_opt(&argv[4], "pages")))
+	if (!rc && argc > 4 && strcmp(argv[4].s, "null") &&
+	    !(p = nxsim__drv_opt(&argv[4], "pages")))
 		rc = kt_fail(o, -EINVAL, "pages=LIST or null");
 	if (rc)
 		return rc;
-	if (!p || strcmp(p, "null")) {
+	if (argc <= 4 || p) {
 		bm = calloc((n + 63) / 64 + 1, 8);
 		if (!p)
 			memset(bm, 0xff, (n + 7) / 8);
@@ -1007,7 +1051,7 @@ static int v_access(int argc, struct nxsim__drv_tok *argv, struct kt_out *o)
 	int rc;
 
 	if (!c)
-		return -ENOENT;
+		return o->r.rc;
 	if (strcmp(argv[1].s, "read") && strcmp(argv[1].s, "write") &&
 	    strcmp(argv[1].s, "exec"))
 		return kt_fail(o, -EINVAL, "read, write or exec, not \"%s\"",
@@ -1044,7 +1088,7 @@ static int v_guest_rw(int argc, struct nxsim__drv_tok *argv, struct kt_out *o,
 	int rc;
 
 	if (!vm)
-		return -ENOENT;
+		return o->r.rc;
 	rc = nxsim__drv_u64(&argv[1], UINT64_MAX, &gpa, &o->r);
 	if (!rc && write)
 		rc = nxsim__drv_u64(&argv[2], UINT64_MAX, &val, &o->r);
@@ -1074,7 +1118,7 @@ static int v_guest_pte(int argc, struct nxsim__drv_tok *argv, struct kt_out *o)
 	int rc;
 
 	if (!c)
-		return -ENOENT;
+		return o->r.rc;
 	rc = nxsim__drv_u64(&argv[1], UINT64_MAX, &gpa, &o->r);
 	if (!rc)
 		rc = nxsim__drv_u64(&argv[2], UINT64_MAX, &val, &o->r);
@@ -1095,7 +1139,7 @@ static int v_guest_invlpg(int argc, struct nxsim__drv_tok *argv,
 	int rc;
 
 	if (!c)
-		return -ENOENT;
+		return o->r.rc;
 	rc = nxsim__drv_u64(&argv[1], UINT64_MAX, &gva, &o->r);
 	return rc ? rc : kt_invlpg(c, gva, o);
 }
@@ -1105,7 +1149,7 @@ static int v_guest_paging(int argc, struct nxsim__drv_tok *argv,
 {
 	struct kt_vcpu *c = find(argv[0].s, KT_VCPU, o);
 
-	return c ? kt_paging(c, argc - 1, argv + 1, o) : -ENOENT;
+	return c ? kt_paging(c, argc - 1, argv + 1, o) : o->r.rc;
 }
 
 /* ---- clock, stats ---- */
@@ -1142,7 +1186,7 @@ static int v_stat(int argc, struct nxsim__drv_tok *argv, struct kt_out *o)
 	struct kt_vm *vm = find(argv[0].s, KT_VM, o);
 
 	if (!vm)
-		return -ENOENT;
+		return o->r.rc;
 	if (argc > 1)
 		return kt_stats(vm->stats_fd, 1, argv + 1, true, o);
 	return kt_stats(vm->stats_fd, 4, names, false, o);
@@ -1163,7 +1207,7 @@ static int v_kstat(int argc, struct nxsim__drv_tok *argv, struct kt_out *o)
 	}
 	c = find(argv[0].s, KT_VCPU, o);
 	return c ? kt_stats(c->stats_fd, argc - 1, argv + 1, false, o) :
-		   -ENOENT;
+		   o->r.rc;
 }
 
 /* ---- the interpreter ---- */
@@ -1243,7 +1287,7 @@ static int dispatch(int id, int argc, struct nxsim__drv_tok *argv,
 		return v_host_create(argc, argv, o);
 	case V_HOST_DESTROY:
 	case V_HOST_USE:
-		return find(argv[0].s, KT_HOST, o) ? 0 : -ENOENT;
+		return find(argv[0].s, KT_HOST, o) ? 0 : o->r.rc;
 	case V_HOST_VULN:
 		return v_host_vuln(argc, argv, o);
 	case V_PARAM_GET:
@@ -1312,6 +1356,10 @@ static int command(int n, struct nxsim__drv_tok *t, struct kt_out *o)
 			continue;
 		if (n - skip < verbs[i].min || n - skip > verbs[i].max)
 			return kt_fail(o, -EINVAL, "wrong number of arguments");
+		if (dry && verbs[i].id != V_HOST_CREATE)
+			return 0;
+		if (dry && verbs[i].id == V_HOST_CREATE)
+			n_objs = 0; /* names are not checked */
 		return dispatch(verbs[i].id, n - skip, t + skip, o);
 	}
 	return kt_fail(o, -EOPNOTSUPP,
@@ -1380,11 +1428,19 @@ int main(int argc, char **argv)
 {
 	FILE *in = stdin;
 
+	if (argc > 1 && !strcmp(argv[1], "--check")) {
+		dry = true; /* --check SCRIPT: answers, with no kernel */
+		argv++;
+		argc--;
+	}
 	if (argc > 2 || (argc == 2 && (!strcmp(argv[1], "--help") ||
 				       !strcmp(argv[1], "-h")))) {
 		fprintf(argc > 2 ? stderr : stdout,
-			"usage: nxsim-kvm [SCRIPT|-]\n"
-			"runs an nxsim script on /dev/kvm (docs/kcheck.md)\n");
+			"usage: nxsim-kvm [--check] [SCRIPT|-]\n"
+			"runs an nxsim script on /dev/kvm (docs/kcheck.md); "
+			"--check answers\n"
+			"each line OK, or the error of a line a real kernel "
+			"cannot answer\n");
 		return argc > 2 ? 2 : 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "-")) {
@@ -1395,6 +1451,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (dry)
+		return run(in);
 	kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (kvm_fd < 0) {
 		fprintf(stderr,

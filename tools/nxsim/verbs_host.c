@@ -112,6 +112,22 @@ static int host_option(struct nxsim__drv *d, struct nxsim__drv_tok *t,
 		cfg->cmdline = v;
 		return 0;
 	}
+	if ((v = nxsim__drv_opt(t, "nx_recovery"))) {
+		unsigned int i;
+		const char *name;
+
+		for (i = 0; (name = nxsim_nx_recovery_name(i)); i++)
+			if (!strcmp(name, v))
+				break;
+		if (!name)
+			return nxsim__drv_fail(
+				r, -ENOENT,
+				"unknown NX recovery rule \"%s\" "
+				"(see \"plugin load\")",
+				v);
+		cfg->nx_recovery = v;
+		return 0;
+	}
 	if ((v = nxsim__drv_opt(t, "clock"))) {
 		if (!strcmp(v, "virtual"))
 			cfg->time = NXSIM_CLOCK_VIRTUAL;
@@ -326,7 +342,7 @@ static int param_period(struct nxsim__drv *d, int argc,
 const struct nxsim__drv_verb nxsim__drv_host_verbs[] = {
 	{ "host", "create", 1, -1,
 	  "NAME [profile=P] [cpu=F,F..] [cmdline=S] [clock=virtual|real|CLOCK] "
-	  "[bugs=B,B..] [phys_bits=N] [hz=N]",
+	  "[bugs=B,B..] [phys_bits=N] [hz=N] [nx_recovery=R]",
 	  "load kvm.ko (nxsim_host_create) and make NAME the current host; "
 	  "cpu flags: itlb_multihit mitigations_off preempt_rt amd no_tdp "
 	  "no_tdp_mmu tdp_mmu no_gbpages la57; bugs: raw_period_wake "

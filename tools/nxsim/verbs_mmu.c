@@ -445,6 +445,52 @@ static int stat_verb(struct nxsim__drv *d, int argc,
 	return 0;
 }
 
+/*
+ * VM|VCPU [NAME...]: the binary stats fd's stats by the kernel's names
+ * (nxsim_vm_kstats(), nxsim_vcpu_kstats()), "unmodelled" for those the
+ * model keeps no count of.
+ */
+static int kstat_verb(struct nxsim__drv *d, int argc,
+		      struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
+{
+	struct nxsim__drv_reply scratch = { .len = 0 };
+	struct nxsim_kstat st[64];
+	struct nxsim_vcpu *vcpu = NULL;
+	struct nxsim_vm *vm;
+	int n, i, a;
+
+	vm = nxsim__drv_find(d, argv[0].s, NXSIM__DRV_VM, &scratch);
+	if (!vm && scratch.rc == -EBADF)
+		return -EBADF;
+	if (!vm && !(vcpu = nxsim__drv_find(d, argv[0].s, NXSIM__DRV_VCPU, r)))
+		return r->rc == -EBADF ? -EBADF :
+					 nxsim__drv_fail(r, -ENOENT,
+							 "no VM or vCPU named "
+							 "\"%s\"",
+							 argv[0].s);
+	n = vm ? nxsim_vm_kstats(vm, st, NXSIM__DRV_NELEM(st)) :
+		 nxsim_vcpu_kstats(vcpu, st, NXSIM__DRV_NELEM(st));
+	if (n < 0)
+		return n;
+	for (a = 1; a < argc || (argc == 1 && a == 1); a++) {
+		for (i = 0; i < n; i++) {
+			if (argc > 1 && strcmp(st[i].name, argv[a].s))
+				continue;
+			if (st[i].modelled)
+				nxsim__drv_add(r, " %s=%" PRIu64, st[i].name,
+					       st[i].value);
+			else
+				nxsim__drv_add(r, " %s=unmodelled", st[i].name);
+			if (argc > 1)
+				break;
+		}
+		if (argc > 1 && i == n)
+			return nxsim__drv_fail(r, -ENOENT, "no kstat \"%s\"",
+					       argv[a].s);
+	}
+	return 0;
+}
+
 static int mmu_counters(struct nxsim__drv *d, int argc,
 			struct nxsim__drv_tok *argv, struct nxsim__drv_reply *r)
 {
@@ -579,6 +625,10 @@ const struct nxsim__drv_verb nxsim__drv_mmu_verbs[] = {
 	  "it): answers outcome=hit|fault|spurious|fast|emulate level= "
 	  "req_level= goal_level= huge_page_disallowed= splits= zapped_huge=",
 	  access_verb },
+	{ "kstat", NULL, 1, -1, "VM|VCPU [NAME...]",
+	  "the kernel's stats by their names (KVM_GET_STATS_FD, 6.1): "
+	  "answers name=value or name=unmodelled for each, or the ones named",
+	  kstat_verb },
 	{ "stat", NULL, 1, 2, "VM [NAME]",
 	  "a VM stat (pages_4k pages_2m pages_1g nx_lpage_splits): answers "
 	  "its value; without NAME answers NAME=value for all",
