@@ -13,6 +13,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * Whether AddressSanitizer instruments this build: gcc defines
+ * __SANITIZE_ADDRESS__, clang (14 and earlier) only answers
+ * __has_feature(address_sanitizer).
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define NXSIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NXSIM_ASAN 1
+#endif
+#endif
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define DIV_ROUND_UP(n, d) (((n) + (d)-1) / (d))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
