@@ -8,16 +8,33 @@
 # they move the system-time ratio of each (CPUs, policy) and draws a
 # tornado plot of each.
 #   bench/sensitivity.sh [-j N] [BUILD]     (default: -j 2 build/release)
+#   bench/sensitivity.sh --help             this text, and nothing else
 # Writes to bench-results/sensitivity/: base.jsonl, costs.jsonl,
 # ranked.tsv (every row), ranked.md (the top 8 of each), and with gnuplot
-# tornado-POLICY-CPUS.png.  Needs jq (tools/deps --sweep).
+# tornado-POLICY-CPUS.png.  Needs jq (tools/deps --sweep).  Progress goes
+# to stderr every 10 s: jobs done of the sweep's, time taken, time left at
+# the rate so far (about 12 minutes in all on two cores).
 set -eu
-cd "$(dirname "$0")/.."
+usage() {
+	sed -n 's/^#   bench/bench/p' "$0"
+}
 j=2
-if [ "${1:-}" = -j ]; then
+case "${1:-}" in
+-h | --help)
+	usage
+	exit 0
+	;;
+-j)
+	[ $# -ge 2 ] || { usage >&2; exit 2; }
 	j=$2
 	shift 2
-fi
+	;;
+-*)
+	usage >&2
+	exit 2
+	;;
+esac
+cd "$(dirname "$0")/.."
 build=${1:-build/release}
 sweep=$build/tools/nxsim-sweep
 out=bench-results/sensitivity
@@ -25,11 +42,51 @@ command -v jq >/dev/null || {
 	echo "bench/sensitivity.sh: needs jq (tools/deps --sweep)" >&2
 	exit 2
 }
+[ -x "$sweep" ] || {
+	echo "bench/sensitivity.sh: $sweep missing" \
+		"(cmake --build --preset release)" >&2
+	exit 2
+}
 mkdir -p "$out"
-"$sweep" -j "$j" --resume -o "$out/base.jsonl" \
-	bench/sweeps/xpfo-costs-base.sweep
-"$sweep" -j "$j" --resume -o "$out/costs.jsonl" \
-	bench/sweeps/xpfo-costs.sweep
+
+# lines FILE: the result lines FILE holds (0 when it does not exist yet)
+lines() {
+	if [ -f "$1" ]; then wc -l <"$1"; else echo 0; fi
+}
+mmss() {
+	printf '%dm%02ds' $(($1 / 60)) $(($1 % 60))
+}
+# progress SWEEP RESULTS TOTAL: every 10 s, the lines RESULTS has against
+# the TOTAL jobs, the time taken and the time left at the rate so far
+progress() {
+	before=$(lines "$2")
+	start=$(date +%s)
+	while sleep 10; do
+		now=$(lines "$2")
+		el=$(($(date +%s) - start))
+		left="?"
+		[ "$now" -gt "$before" ] &&
+			left=$(mmss $((el * ($3 - now) / (now - before))))
+		printf '\rbench/sensitivity.sh: %s %d/%d jobs, %s, about %s left ' \
+			"$(basename "$1")" "$now" "$3" "$(mmss "$el")" "$left" >&2
+	done
+}
+# run SWEEP RESULTS: nxsim-sweep --resume, with progress on stderr
+run() {
+	total=$("$sweep" --list "$1" | wc -l)
+	start=$(date +%s)
+	progress "$1" "$2" "$total" &
+	ticker=$!
+	rc=0
+	"$sweep" -j "$j" --resume -o "$2" "$1" || rc=$?
+	kill "$ticker"
+	printf '\rbench/sensitivity.sh: %s %d/%d jobs in %s%24s\n' \
+		"$(basename "$1")" "$(lines "$2")" "$total" \
+		"$(mmss $(($(date +%s) - start)))" "" >&2
+	return $rc
+}
+run bench/sweeps/xpfo-costs-base.sweep "$out/base.jsonl"
+run bench/sweeps/xpfo-costs.sweep "$out/costs.jsonl"
 
 # cpus policy cost base r50 r75 r125 r150 swing, where rX is the
 # system_ratio with the cost at X% and swing = max |rX - base|; sorted by

@@ -20,7 +20,18 @@
 #             same over 10^3 (target: flat, ratio ~1)
 # Wall times on a shared machine drift; the ratios are what to read.
 #   bench/sweep.sh [BUILD]         (default build/release)
+#   bench/sweep.sh --help          this text, and nothing else
 set -eu
+case "${1:-}" in
+-h | --help)
+	sed -n 's/^#   bench/bench/p' "$0"
+	exit 0
+	;;
+-*)
+	sed -n 's/^#   bench/bench/p' "$0" >&2
+	exit 2
+	;;
+esac
 cd "$(dirname "$0")/.."
 build=${1:-build/release}
 sweep=$build/tools/nxsim-sweep

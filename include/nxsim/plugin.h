@@ -39,6 +39,7 @@ extern "C" {
  * @xpfo_policy_register: nxsim_xpfo_policy_register()
  * @xpfo_*: the nxsim_xpfo_policy_*() primitive of the same name
  * @nx_recovery_register: nxsim_nx_recovery_register()
+ * @tlb_repl_register: nxsim_tlb_repl_register()
  */
 struct nxsim_plugin_api {
 	uint32_t size;
@@ -68,6 +69,8 @@ struct nxsim_plugin_api {
 	void *(*xpfo_data)(const struct nxsim_xpfo *m);
 	int (*nx_recovery_register)(const struct nxsim_nx_recovery_ops *ops,
 				    const char **why);
+	int (*tlb_repl_register)(const struct nxsim_tlb_repl_ops *ops,
+				 const char **why);
 };
 
 /* The type of a plug-in's nxsim_plugin_init(). */

@@ -69,8 +69,9 @@ struct nxsim_tlb_geometry {
  * struct nxsim_tlb_config - what nxsim_tlb_create() builds
  * @nr_cpus: 1 .. NXSIM_TLB_MAX_CPUS
  * @level: geometry of each level (nxsim_tlb_config_default() fills them)
- * @replacement: "lru" (NULL means it), "random" (seeded) or "plru" (tree
- *	pseudo-LRU; ways must be a power of two)
+ * @replacement: "lru" (NULL means it), "random" (seeded), "plru" (tree
+ *	pseudo-LRU; ways must be a power of two), or a registered one
+ *	(nxsim_tlb_repl_name())
  * @seed: seeds "random"
  * @flush_ceiling: tlb_single_page_flush_ceiling; 0 means 33
  * @broadcast: kernel range flushes use INVLPGB-like broadcast, no IPIs
@@ -140,6 +141,64 @@ struct nxsim_tlb_stats {
 };
 
 struct nxsim_tlb;
+struct nxsim_rng;
+
+/*
+ * Replacement policies from outside the library (docs/plugins.md); lru,
+ * plru and random are written on the same struct.
+ */
+#define NXSIM_TLB_REPL_OPS_VERSION 1
+#define NXSIM_TLB_REPL_NAME_MAX 31 /* bytes of a name, without the NUL */
+#define NXSIM_TLB_REPL_MAX 32	   /* policies registered */
+
+/**
+ * struct nxsim_tlb_repl_ops - a replacement policy
+ * @size: sizeof(struct nxsim_tlb_repl_ops) as the policy was built
+ * @version: NXSIM_TLB_REPL_OPS_VERSION as the policy was built
+ * @name: what nxsim_tlb_config.replacement names it by: 1 ..
+ *	NXSIM_TLB_REPL_NAME_MAX of [A-Za-z0-9_.+-]
+ * @pow2_ways: the policy needs a power-of-two way count (nxsim_tlb_create()
+ *	refuses other geometries with -EINVAL)
+ * @touch: way @way of a set of @ways was used (a hit or a fill); @state is
+ *	the policy's own 32 bits for the set.  NULL: the use ticks suffice
+ * @victim: pick the way to evict from a full set: @age holds, per way, the
+ *	tick of its last use (larger is more recent); @rng is the CPU's
+ *	seeded generator (nxsim_rng_below()).  An answer not below @ways is
+ *	taken as way 0.  NULL: true LRU, the first way of least age, which
+ *	the TLB finds inline on its fast path
+ *
+ * Both hooks run on the lookup and fill paths of the CPU's thread.
+ */
+struct nxsim_tlb_repl_ops {
+	uint32_t size;
+	uint32_t version;
+	const char *name;
+	bool pow2_ways;
+	void (*touch)(uint32_t *state, unsigned int way, unsigned int ways);
+	unsigned int (*victim)(const uint64_t *age, uint32_t *state,
+			       unsigned int ways, struct nxsim_rng *rng);
+};
+
+/**
+ * nxsim_tlb_repl_register() - make a replacement policy usable by name
+ * @ops: the policy; the library keeps a copy of it and of its name
+ * @why: on failure, receives a static text naming the problem (may be NULL)
+ *
+ * Safe from many threads.
+ *
+ * Return: 0; -EINVAL for NULL, a size too small for the version, an empty,
+ * too long or badly spelled name; -EOPNOTSUPP for an unknown version;
+ * -EEXIST for a name taken; -ENOSPC past NXSIM_TLB_REPL_MAX.  Nothing is
+ * registered on failure.
+ */
+NXSIM_API int nxsim_tlb_repl_register(const struct nxsim_tlb_repl_ops *ops,
+				      const char **why);
+
+/**
+ * nxsim_tlb_repl_name() - the @idx-th replacement policy: lru, random,
+ * plru, then the registered ones; NULL past the last
+ */
+NXSIM_API const char *nxsim_tlb_repl_name(unsigned int idx);
 
 /**
  * nxsim_tlb_config_default() - a Skylake-like geometry

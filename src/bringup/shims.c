@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The bring-up lab's locks and grace periods, on the virtual clock.  These
- * are shims, in the manner of tools/testing/vma (whose vma_internal.h
- * stands in for the kernel primitives mm/vma.c calls, so that it runs in
+ * are shims, in the manner of tools/testing/vma (whose
+ * tools/testing/vma/vma_internal.h stands in for the kernel primitives mm/vma.c calls, so that it runs in
  * user space): each models what one kernel primitive costs a waiter in
  * time, not the primitive itself, and only the lab's tasks take them (the
  * library's own locks and RCU are src/core/'s):

@@ -2,7 +2,8 @@
 /*
  * Small kernel-flavoured helpers every module uses: array sizes, rounding,
  * container_of, READ_ONCE/WRITE_ONCE on C11 atomics builtins, and WARN_ON,
- * which counts instead of printing a backtrace.
+ * which reports on stderr instead of printing a backtrace, and aborts in
+ * debug builds (core/warn.c).
  */
 #ifndef NXSIM_CORE_COMPILER_H
 #define NXSIM_CORE_COMPILER_H
@@ -11,6 +12,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/*
+ * Whether AddressSanitizer instruments this build: gcc defines
+ * __SANITIZE_ADDRESS__, clang (14 and earlier) only answers
+ * __has_feature(address_sanitizer).
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define NXSIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NXSIM_ASAN 1
+#endif
+#endif
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define DIV_ROUND_UP(n, d) (((n) + (d)-1) / (d))

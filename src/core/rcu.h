@@ -11,7 +11,14 @@
  * release on the domain, and each callback starts with an acquire of it:
  * every reader that ended before the callback ran, and the code that
  * queued it, happen before it, which is what the grace period guarantees.
- * Outside TSan builds the calls are liburcu's.
+ * Outside TSan builds the calls are liburcu's.  The read side is its
+ * inlined one (_LGPL_SOURCE: a load and a store to this thread's reader
+ * record, no call and no TLS lookup), as rcu_read_lock() is inline in the
+ * kernel, except in sanitized builds (NXSIM_SANITIZED), which call it:
+ * liburcu places reader records at less than the alignment their type
+ * declares (UBSan stops there), and inlined, the record's accesses are
+ * instrumented while liburcu's own are not, so TSan reports a record
+ * passing from an exited thread to a new one.
  *
  * Left out: the kernel's flavours (SRCU, tasks RCU), callback batching
  * and its overload handling (the MMU bounds its own backlog).
@@ -19,6 +26,9 @@
 #ifndef NXSIM_CORE_RCU_H
 #define NXSIM_CORE_RCU_H
 
+#ifndef NXSIM_SANITIZED
+#define _LGPL_SOURCE
+#endif
 #include <urcu-bp.h>
 
 #if defined(__SANITIZE_THREAD__)

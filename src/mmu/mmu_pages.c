@@ -19,12 +19,13 @@
  */
 #include <stddef.h>
 
-#if defined(__SANITIZE_ADDRESS__)
+#include "core/alloc.h"
+#include "core/compiler.h"
+
+#ifdef NXSIM_ASAN
 #include <sanitizer/asan_interface.h>
 #endif
 
-#include "core/alloc.h"
-#include "core/compiler.h"
 #include "mmu/mmu.h"
 #include "mmu/mmu_internal.h"
 
@@ -74,7 +75,7 @@ static void frame_put(struct nxsim__vm_mmu *mmu, uint32_t id)
  * that a stale pointer to a zapped page is still reported although its
  * memory was not freed.
  */
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef NXSIM_ASAN
 static void sp_poison(struct nxsim__mmu_page *sp, bool poison)
 {
 	char *link = (char *)&sp->link, *end = (char *)(sp + 1);

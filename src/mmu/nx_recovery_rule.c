@@ -2,10 +2,9 @@
 /*
  * The table of NX recovery rules (<nxsim/nx_recovery.h>, docs/plugins.md):
  * "kernel", the profile's own DIV_ROUND_UP(count, ratio) from the head of
- * the list, then the rules nxsim_nx_recovery_register() added.  The table
- * only grows; an entry is written in full under the lock, then published
- * by a release store of the count, so that a host's lookup takes no lock.
- * Models no kernel code.
+ * the list, then the rules nxsim_nx_recovery_register() added, a
+ * core/registry.h table, so that a host's lookup takes no lock.  Models no
+ * kernel code.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -13,24 +12,34 @@
 
 #include "core/compiler.h"
 #include "core/names.h"
+#include "core/registry.h"
 #include "mmu/mmu.h"
 
-struct registered_rule {
-	struct nxsim_nx_recovery_ops ops;
-	char name[NXSIM_NX_RECOVERY_NAME_MAX + 1];
-};
+static const char *ops_problem(const void *ops, int *err);
 
-static pthread_mutex_t register_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct registered_rule registered[NXSIM_NX_RECOVERY_MAX];
-static unsigned int nr_registered; /* published with release */
+static struct nxsim_nx_recovery_ops registered[NXSIM_NX_RECOVERY_MAX];
+static char registered_names[NXSIM_NX_RECOVERY_MAX]
+			    [NXSIM__REGISTRY_NAME_MAX + 1];
+static struct nxsim__registry registry = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.max = NXSIM_NX_RECOVERY_MAX,
+	.ops = registered,
+	.ops_size = sizeof(registered[0]),
+	.name_field = offsetof(struct nxsim_nx_recovery_ops, name),
+	.names = registered_names,
+	.problem = ops_problem,
+};
+_Static_assert(NXSIM_NX_RECOVERY_NAME_MAX == NXSIM__REGISTRY_NAME_MAX,
+	       "a rule name fits the registry");
 
 const char *nxsim_nx_recovery_name(unsigned int idx)
 {
+	const struct nxsim_nx_recovery_ops *ops;
+
 	if (!idx)
 		return "kernel";
-	if (idx - 1 < __atomic_load_n(&nr_registered, __ATOMIC_ACQUIRE))
-		return registered[idx - 1].name;
-	return NULL;
+	ops = nxsim__registry_at(&registry, idx - 1);
+	return ops ? ops->name : NULL;
 }
 
 int nxsim__nx_recovery_find(const char *name,
@@ -40,14 +49,14 @@ int nxsim__nx_recovery_find(const char *name,
 
 	if (i < 0)
 		return -ENOENT;
-	*ops = i ? &registered[i - 1].ops : NULL;
+	*ops = i ? nxsim__registry_at(&registry, (unsigned int)i - 1) : NULL;
 	return 0;
 }
 
-/* Why @ops cannot be registered, or NULL; *@err receives the errno. */
-static const char *ops_problem(const struct nxsim_nx_recovery_ops *ops,
-			       int *err)
+/* Why @p cannot be registered, or NULL; *@err receives the errno. */
+static const char *ops_problem(const void *p, int *err)
 {
+	const struct nxsim_nx_recovery_ops *ops = p;
 	const struct nxsim_nx_recovery_ops *found;
 	const char *problem;
 
@@ -65,8 +74,8 @@ static const char *ops_problem(const struct nxsim_nx_recovery_ops *ops,
 	problem = nxsim__name_problem(ops->name, NXSIM_NX_RECOVERY_NAME_MAX);
 	if (problem)
 		return problem;
-	if (!ops->pick)
-		return "no pick hook";
+	if (!ops->pick && !ops->period_ms)
+		return "no pick or period_ms hook";
 	*err = -EEXIST;
 	if (!nxsim__nx_recovery_find(ops->name, &found))
 		return "recovery rule name already taken";
@@ -89,39 +98,7 @@ int nxsim__nx_recovery_register_all(
 	const struct nxsim_nx_recovery_ops *const *ops, unsigned int n,
 	const char **why)
 {
-	const char *problem = NULL;
-	unsigned int i, j, base;
-	int err = 0;
-
-	pthread_mutex_lock(&register_lock);
-	base = nr_registered;
-	for (i = 0; !problem && i < n; i++) {
-		problem = ops_problem(ops[i], &err);
-		for (j = 0; !problem && j < i; j++) {
-			if (!strcmp(ops[j]->name, ops[i]->name)) {
-				err = -EEXIST;
-				problem = "recovery rule name given twice";
-			}
-		}
-	}
-	if (!problem && n > NXSIM_NX_RECOVERY_MAX - base) {
-		err = -ENOSPC;
-		problem = "NXSIM_NX_RECOVERY_MAX rules registered";
-	}
-	for (i = 0; !problem && i < n; i++) {
-		struct registered_rule *r = &registered[base + i];
-
-		r->ops = *ops[i];
-		r->ops.size = sizeof(r->ops);
-		strcpy(r->name, ops[i]->name);
-		r->ops.name = r->name;
-	}
-	if (!problem)
-		__atomic_store_n(&nr_registered, base + n, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&register_lock);
-	if (problem && why)
-		*why = problem;
-	return problem ? err : 0;
+	return nxsim__registry_add(&registry, (const void *const *)ops, n, why);
 }
 
 int nxsim_nx_recovery_register(const struct nxsim_nx_recovery_ops *ops,

@@ -5,8 +5,8 @@
  * kvm_mmu_reset_all_pte_masks() set them (EPT with A/D bits and
  * exec-only support; NPT), make_spte(), make_nonleaf_spte(),
  * make_huge_page_split_spte() and the predicates; the SPTE accessors of
- * tdp_iter.h (kvm_tdp_mmu_read_spte(), __kvm_tdp_mmu_write_spte(), the
- * try_cmpxchg64() of __tdp_mmu_set_spte_atomic() and the xchg of
+ * arch/x86/kvm/mmu/tdp_iter.h (kvm_tdp_mmu_read_spte(),
+ * __kvm_tdp_mmu_write_spte(), the try_cmpxchg64() of __tdp_mmu_set_spte_atomic() and the xchg of
  * kvm_tdp_mmu_write_spte_atomic()) as C11 atomics, and the frozen SPTE
  * (REMOVED_SPTE in 6.1, renamed FROZEN_SPTE later: same value); MMIO
  * SPTEs (make_mmio_spte(), is_mmio_spte(), the MMIO generation) with the

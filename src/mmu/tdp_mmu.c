@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * TDP MMU page tables (arch/x86/kvm/mmu/tdp_mmu.c, tdp_iter.c): roots
- * (their pages come from mmu_pages.c), SPTE changes with their stat
- * and teardown side effects (handle_changed_spte(), handle_removed_pt(),
- * tdp_mmu_unlink_sp()), zapping an SP through its parent SPTE (the walks
+ * TDP MMU page tables (arch/x86/kvm/mmu/tdp_mmu.c,
+ * arch/x86/kvm/mmu/tdp_iter.c): roots (their pages come from
+ * mmu_pages.c), SPTE changes with their stat and teardown side effects
+ * (handle_changed_spte(), handle_removed_pt(), tdp_mmu_unlink_sp()),
+ * zapping an SP through its parent SPTE (the walks
  * over gfn ranges are tdp_mmu_walk.c's), and the map of a fault
  * (make_spte() logging a writable 4K leaf of a dirty-logged slot):
  * kvm_tdp_mmu_map() with tdp_mmu_map_handle_target_level(), the in-place

@@ -20,6 +20,7 @@
 
 #include "core/compiler.h"
 #include "mmu/mmu.h"
+#include "tlb/tlb.h"
 #include "xpfo/xpfo.h"
 
 /* What the plug-in being loaded registered so far (under load_lock). */
@@ -28,31 +29,27 @@ static const struct nxsim_xpfo_policy_ops *staged[NXSIM_XPFO_MAX_POLICIES];
 static unsigned int nr_staged;
 static const struct nxsim_nx_recovery_ops *staged_nx[NXSIM_NX_RECOVERY_MAX];
 static unsigned int nr_staged_nx;
+static const struct nxsim_tlb_repl_ops *staged_repl[NXSIM_TLB_REPL_MAX];
+static unsigned int nr_staged_repl;
 static const char *staged_why;
 /* The objects loaded, so that a second load of one is a no-op. */
 static void *loaded[NXSIM_XPFO_MAX_POLICIES];
 static unsigned int nr_loaded;
 
-/* nxsim_xpfo_policy_register() as a loading plug-in sees it. */
-static int stage_xpfo_policy(const struct nxsim_xpfo_policy_ops *ops,
-			     const char **why)
+/*
+ * Append @ops to a stage of room @max, or record why not: @rc and @problem
+ * are the registry's check of it.  A name given twice is found when the
+ * stage is committed (nxsim__registry_add()).
+ */
+static int stage(const void **arr, unsigned int *nr, unsigned int max,
+		 const void *ops, int rc, const char *problem, const char **why)
 {
-	const char *problem = NULL;
-	int rc = nxsim__xpfo_policy_check(ops, &problem);
-	unsigned int i;
-
-	for (i = 0; !rc && i < nr_staged; i++) {
-		if (!strcmp(staged[i]->name, ops->name)) {
-			rc = -EEXIST;
-			problem = "policy name given twice";
-		}
-	}
-	if (!rc && nr_staged == ARRAY_SIZE(staged)) {
+	if (!rc && *nr == max) {
 		rc = -ENOSPC;
-		problem = "NXSIM_XPFO_MAX_POLICIES policies known";
+		problem = "the table of registered names is full";
 	}
 	if (!rc) {
-		staged[nr_staged++] = ops;
+		arr[(*nr)++] = ops;
 		return 0;
 	}
 	if (!staged_why)
@@ -60,6 +57,17 @@ static int stage_xpfo_policy(const struct nxsim_xpfo_policy_ops *ops,
 	if (why)
 		*why = problem;
 	return rc;
+}
+
+/* nxsim_xpfo_policy_register() as a loading plug-in sees it. */
+static int stage_xpfo_policy(const struct nxsim_xpfo_policy_ops *ops,
+			     const char **why)
+{
+	const char *problem = NULL;
+	int rc = nxsim__xpfo_policy_check(ops, &problem);
+
+	return stage((const void **)staged, &nr_staged, ARRAY_SIZE(staged), ops,
+		     rc, problem, why);
 }
 
 /* nxsim_nx_recovery_register() as a loading plug-in sees it. */
@@ -68,30 +76,23 @@ static int stage_nx_recovery(const struct nxsim_nx_recovery_ops *ops,
 {
 	const char *problem = NULL;
 	int rc = nxsim__nx_recovery_check(ops, &problem);
-	unsigned int i;
 
-	for (i = 0; !rc && i < nr_staged_nx; i++) {
-		if (!strcmp(staged_nx[i]->name, ops->name)) {
-			rc = -EEXIST;
-			problem = "recovery rule name given twice";
-		}
-	}
-	if (!rc && nr_staged_nx == ARRAY_SIZE(staged_nx)) {
-		rc = -ENOSPC;
-		problem = "NXSIM_NX_RECOVERY_MAX rules registered";
-	}
-	if (!rc) {
-		staged_nx[nr_staged_nx++] = ops;
-		return 0;
-	}
-	if (!staged_why)
-		staged_why = problem;
-	if (why)
-		*why = problem;
-	return rc;
+	return stage((const void **)staged_nx, &nr_staged_nx,
+		     ARRAY_SIZE(staged_nx), ops, rc, problem, why);
 }
 
-#define API_TABLE(xpfo_register, nx_register)                        \
+/* nxsim_tlb_repl_register() as a loading plug-in sees it. */
+static int stage_tlb_repl(const struct nxsim_tlb_repl_ops *ops,
+			  const char **why)
+{
+	const char *problem = NULL;
+	int rc = nxsim__tlb_repl_check(ops, &problem);
+
+	return stage((const void **)staged_repl, &nr_staged_repl,
+		     ARRAY_SIZE(staged_repl), ops, rc, problem, why);
+}
+
+#define API_TABLE(xpfo_register, nx_register, repl_register)         \
 	{                                                            \
 		.size = sizeof(struct nxsim_plugin_api),             \
 		.version = NXSIM_PLUGIN_API_VERSION,                 \
@@ -111,15 +112,17 @@ static int stage_nx_recovery(const struct nxsim_nx_recovery_ops *ops,
 		.xpfo_cpumask = nxsim_xpfo_policy_cpumask,           \
 		.xpfo_data = nxsim_xpfo_policy_data,                 \
 		.nx_recovery_register = nx_register,                 \
+		.tlb_repl_register = repl_register,                  \
 	}
 
 /* The table a program hands to an entry it calls itself. */
 static const struct nxsim_plugin_api direct_api =
-	API_TABLE(nxsim_xpfo_policy_register, nxsim_nx_recovery_register);
+	API_TABLE(nxsim_xpfo_policy_register, nxsim_nx_recovery_register,
+		  nxsim_tlb_repl_register);
 
 /* The table nxsim_plugin_load() hands to the entry it found. */
 static const struct nxsim_plugin_api staging_api =
-	API_TABLE(stage_xpfo_policy, stage_nx_recovery);
+	API_TABLE(stage_xpfo_policy, stage_nx_recovery, stage_tlb_repl);
 
 const struct nxsim_plugin_api *nxsim_plugin_api(void)
 {
@@ -148,6 +151,7 @@ static int run_init(nxsim_plugin_init_fn init, const char **why)
 
 	nr_staged = 0;
 	nr_staged_nx = 0;
+	nr_staged_repl = 0;
 	staged_why = NULL;
 	rc = init(&staging_api);
 	if (rc > 0 || rc < -4095)
@@ -159,17 +163,22 @@ static int run_init(nxsim_plugin_init_fn init, const char **why)
 	if (rc)
 		return load_fail(rc, why, NXSIM_PLUGIN_INIT "() failed",
 				 staged_why);
-	/* Both kinds checked again before either is committed. */
+	/* Every kind checked again before any is committed. */
 	for (i = 0; !rc && i < nr_staged; i++)
 		rc = nxsim__xpfo_policy_check(staged[i], &reg_why);
 	for (i = 0; !rc && i < nr_staged_nx; i++)
 		rc = nxsim__nx_recovery_check(staged_nx[i], &reg_why);
+	for (i = 0; !rc && i < nr_staged_repl; i++)
+		rc = nxsim__tlb_repl_check(staged_repl[i], &reg_why);
 	if (!rc)
 		rc = nxsim__xpfo_policy_register_all(staged, nr_staged,
 						     &reg_why);
 	if (!rc)
 		rc = nxsim__nx_recovery_register_all(staged_nx, nr_staged_nx,
 						     &reg_why);
+	if (!rc)
+		rc = nxsim__tlb_repl_register_all(staged_repl, nr_staged_repl,
+						  &reg_why);
 	if (rc)
 		return load_fail(rc, why, "registering what it gave failed",
 				 reg_why);

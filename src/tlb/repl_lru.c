@@ -7,7 +7,9 @@
  */
 #include "tlb/tlb.h"
 
-const struct nxsim__tlb_repl_ops nxsim__tlb_repl_lru = {
+const struct nxsim_tlb_repl_ops nxsim__tlb_repl_lru = {
+	.size = sizeof(struct nxsim_tlb_repl_ops),
+	.version = NXSIM_TLB_REPL_OPS_VERSION,
 	.name = "lru",
 	/* .victim NULL: the fill finds the oldest way inline. */
 };

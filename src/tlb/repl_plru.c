@@ -42,7 +42,9 @@ static unsigned int plru_victim(const uint64_t *age, uint32_t *state,
 	return lo;
 }
 
-const struct nxsim__tlb_repl_ops nxsim__tlb_repl_plru = {
+const struct nxsim_tlb_repl_ops nxsim__tlb_repl_plru = {
+	.size = sizeof(struct nxsim_tlb_repl_ops),
+	.version = NXSIM_TLB_REPL_OPS_VERSION,
 	.name = "plru",
 	.pow2_ways = true,
 	.touch = plru_touch,

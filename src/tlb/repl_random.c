@@ -10,7 +10,9 @@ static unsigned int random_victim(const uint64_t *age, uint32_t *state,
 	return (unsigned int)nxsim_rng_below(rng, ways);
 }
 
-const struct nxsim__tlb_repl_ops nxsim__tlb_repl_random = {
+const struct nxsim_tlb_repl_ops nxsim__tlb_repl_random = {
+	.size = sizeof(struct nxsim_tlb_repl_ops),
+	.version = NXSIM_TLB_REPL_OPS_VERSION,
 	.name = "random",
 	.victim = random_victim,
 };

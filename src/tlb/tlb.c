@@ -70,10 +70,14 @@ insert_way(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
 		}
 	}
 	*empty = false;
-	return !lru && tlb->victim ?
-		       tlb->victim(a->age + base, &a->state[set], a->ways,
-				   &c->rng) :
-		       nxsim__tlb_oldest_isa(isa, a->age + base, a->stride);
+	if (!lru && tlb->victim) {
+		unsigned int w = tlb->victim(a->age + base, &a->state[set],
+					     a->ways, &c->rng);
+
+		/* A policy from outside may answer anything. */
+		return w < a->ways ? w : 0;
+	}
+	return nxsim__tlb_oldest_isa(isa, a->age + base, a->stride);
 }
 
 /*
@@ -517,7 +521,7 @@ static int alloc_array(struct nxsim__tlb_array *a,
 int nxsim_tlb_create(const struct nxsim_tlb_config *cfg,
 		     struct nxsim_tlb **tlbp)
 {
-	const struct nxsim__tlb_repl_ops *repl;
+	const struct nxsim_tlb_repl_ops *repl;
 	struct nxsim_tlb *tlb;
 	unsigned int i, l;
 	uint64_t entries;

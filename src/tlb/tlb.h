@@ -2,7 +2,8 @@
 /*
  * TLB internals: the per-CPU arrays, the replacement-policy interface and
  * the unlocked primitives that a machine which already serialises its CPUs
- * (the XPFO machine, later the MMU) calls directly.  The public nxsim_tlb_*
+ * (the XPFO machine, and the vCPU TLBs of src/kvm/vcpu_tlb.c) calls
+ * directly.  The public nxsim_tlb_*
  * calls are these with argument and (debug builds) ownership checks.
  */
 #ifndef NXSIM_TLB_TLB_H
@@ -60,29 +61,19 @@
 	 (n) == 16 ? fn(16, __VA_ARGS__) : \
 		     fn(n, __VA_ARGS__))
 
-/**
- * struct nxsim__tlb_repl_ops - a replacement policy
- * @name: what nxsim_tlb_config.replacement names it by
- * @pow2_ways: the policy needs a power-of-two way count
- * @touch: a way was used (hit or fill); NULL if the ages suffice
- * @victim: pick the way to evict from a full set.  @age holds, per way,
- *	the tick of its last use (larger is more recent); @state is the
- *	policy's own 32 bits for the set.  NULL: true LRU, the first way of
- *	least age, which the fill finds inline (nxsim__tlb_oldest()).
- *
- * A new policy is one file defining one of these plus its extern and a
- * line in tlb_repl_table[] (src/tlb/repl.c).
+/*
+ * The replacement policies (repl.c): struct nxsim_tlb_repl_ops of
+ * <nxsim/tlb.h>.  A new built-in is one file src/tlb/repl_<name>.c
+ * defining one, plus its extern and a line in tlb_repl_table[].
  */
-struct nxsim__tlb_repl_ops {
-	const char *name;
-	bool pow2_ways;
-	void (*touch)(uint32_t *state, unsigned int way, unsigned int ways);
-	unsigned int (*victim)(const uint64_t *age, uint32_t *state,
-			       unsigned int ways, struct nxsim_rng *rng);
-};
-
 /* The policy called @name, or NULL. */
-const struct nxsim__tlb_repl_ops *nxsim__tlb_repl_find(const char *name);
+const struct nxsim_tlb_repl_ops *nxsim__tlb_repl_find(const char *name);
+/* Register @n policies at once, all or none (a plug-in's, at its load). */
+int nxsim__tlb_repl_register_all(const struct nxsim_tlb_repl_ops *const *ops,
+				 unsigned int n, const char **why);
+/* Whether nxsim_tlb_repl_register() would take @ops now. */
+int nxsim__tlb_repl_check(const struct nxsim_tlb_repl_ops *ops,
+			  const char **why);
 
 /**
  * struct nxsim__tlb_array - one level of one CPU
@@ -214,7 +205,7 @@ struct nxsim_tlb {
 	unsigned int nr_cpus;
 	unsigned int ceiling;
 	bool broadcast;
-	const struct nxsim__tlb_repl_ops *repl;
+	const struct nxsim_tlb_repl_ops *repl;
 	unsigned int (*victim)(const uint64_t *age, uint32_t *state,
 			       unsigned int ways, struct nxsim_rng *rng);
 	struct nxsim_tlb_geometry geo[NXSIM_TLB_NR_LEVELS];

@@ -6,10 +6,9 @@
  * nxsim_xpfo_create() accepts any of their names; an unknown name is
  * -ENOENT.  Models no kernel code.
  *
- * The registered table only grows: an entry is written in full under the
- * registration lock, then published by a release store of the count, so
- * that readers (every machine creation) take no lock.  Left out:
- * unregistering (a machine may still run the hooks of a policy).
+ * The registered ones are a core/registry.h table, read without a lock by
+ * every machine creation.  Left out: unregistering (a machine may still
+ * run the hooks of a policy).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -18,6 +17,7 @@
 
 #include "core/compiler.h"
 #include "core/names.h"
+#include "core/registry.h"
 #include "xpfo/xpfo.h"
 
 extern const struct nxsim_xpfo_policy_ops nxsim__xpfo_policy_eager;
@@ -46,24 +46,28 @@ static const struct nxsim_xpfo_policy_ops *const xpfo_policy_table[] = {
 
 #define NR_REGISTERED (NXSIM_XPFO_MAX_POLICIES - ARRAY_SIZE(xpfo_policy_table))
 
-/* A registered policy: the caller's ops with the name copied in. */
-struct registered_policy {
-	struct nxsim_xpfo_policy_ops ops;
-	char name[NXSIM_XPFO_POLICY_NAME_MAX + 1];
-};
+static const char *ops_problem(const void *ops, int *err);
 
-static pthread_mutex_t register_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct registered_policy registered[NR_REGISTERED];
-static unsigned int nr_registered; /* published with release */
+static struct nxsim_xpfo_policy_ops registered[NR_REGISTERED];
+static char registered_names[NR_REGISTERED][NXSIM__REGISTRY_NAME_MAX + 1];
+static struct nxsim__registry registry = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.max = NR_REGISTERED,
+	.ops = registered,
+	.ops_size = sizeof(registered[0]),
+	.name_field = offsetof(struct nxsim_xpfo_policy_ops, name),
+	.names = registered_names,
+	.problem = ops_problem,
+};
+_Static_assert(NXSIM_XPFO_POLICY_NAME_MAX == NXSIM__REGISTRY_NAME_MAX,
+	       "a policy name fits the registry");
 
 static const struct nxsim_xpfo_policy_ops *policy_at(unsigned int idx)
 {
 	if (idx < ARRAY_SIZE(xpfo_policy_table))
 		return xpfo_policy_table[idx];
-	idx -= ARRAY_SIZE(xpfo_policy_table);
-	if (idx < __atomic_load_n(&nr_registered, __ATOMIC_ACQUIRE))
-		return &registered[idx].ops;
-	return NULL;
+	return nxsim__registry_at(&registry,
+				  idx - ARRAY_SIZE(xpfo_policy_table));
 }
 
 const char *nxsim_xpfo_policy_name(unsigned int idx)
@@ -80,10 +84,10 @@ const struct nxsim_xpfo_policy_ops *nxsim__xpfo_policy_find(const char *name)
 	return i < 0 ? NULL : policy_at((unsigned int)i);
 }
 
-/* Why @ops cannot be registered, or NULL; *@err receives the errno. */
-static const char *ops_problem(const struct nxsim_xpfo_policy_ops *ops,
-			       int *err)
+/* Why @p cannot be registered, or NULL; *@err receives the errno. */
+static const char *ops_problem(const void *p, int *err)
 {
+	const struct nxsim_xpfo_policy_ops *ops = p;
 	const char *problem;
 
 	*err = -EINVAL;
@@ -120,52 +124,11 @@ int nxsim__xpfo_policy_check(const struct nxsim_xpfo_policy_ops *ops,
 	return problem ? err : 0;
 }
 
-/* The problem of @ops[@n - 1] among @ops[0 .. @n - 1], or NULL. */
-static const char *batch_problem(const struct nxsim_xpfo_policy_ops *const *ops,
-				 unsigned int n, int *err)
-{
-	const char *problem = ops_problem(ops[n - 1], err);
-	unsigned int i;
-
-	for (i = 0; !problem && i + 1 < n; i++) {
-		if (!strcmp(ops[i]->name, ops[n - 1]->name)) {
-			*err = -EEXIST;
-			problem = "policy name given twice";
-		}
-	}
-	return problem;
-}
-
 int nxsim__xpfo_policy_register_all(
 	const struct nxsim_xpfo_policy_ops *const *ops, unsigned int n,
 	const char **why)
 {
-	const char *problem = NULL;
-	unsigned int i, base;
-	int err = 0;
-
-	pthread_mutex_lock(&register_lock);
-	base = nr_registered;
-	for (i = 0; !problem && i < n; i++)
-		problem = batch_problem(ops, i + 1, &err);
-	if (!problem && n > NR_REGISTERED - base) {
-		err = -ENOSPC;
-		problem = "NXSIM_XPFO_MAX_POLICIES policies known";
-	}
-	for (i = 0; !problem && i < n; i++) {
-		struct registered_policy *r = &registered[base + i];
-
-		r->ops = *ops[i];
-		r->ops.size = sizeof(r->ops);
-		strcpy(r->name, ops[i]->name);
-		r->ops.name = r->name;
-	}
-	if (!problem)
-		__atomic_store_n(&nr_registered, base + n, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&register_lock);
-	if (problem && why)
-		*why = problem;
-	return problem ? err : 0;
+	return nxsim__registry_add(&registry, (const void *const *)ops, n, why);
 }
 
 int nxsim_xpfo_policy_register(const struct nxsim_xpfo_policy_ops *ops,

@@ -20,7 +20,7 @@ BEGIN {
 	allowed["xpfo"] = "core tlb"
 	allowed["trace"] = "core tlb xpfo"
 	allowed["workload"] = "core"
-	allowed["plugin"] = "core mmu xpfo"
+	allowed["plugin"] = "core mmu tlb xpfo"
 	bad = 0
 }
 {

@@ -4,20 +4,35 @@
  * bytes a call, into calls across two hosts, four VMs with a vCPU each,
  * memslots, accesses, host mapping sizes, clock advances, parameter
  * writes, the per-VM opt-out, an XPFO machine and its frames, a bare TLB,
- * and one-shot allocation failures.  After every call the MMU checker
- * runs on every VM and must find nothing (no bug switch is on), and no
- * host may count an oops.  The whole sequence runs twice from scratch
- * and every return code and counter must repeat (determinism); at the
- * end everything is torn down and the allocator must hold what it held
- * before.
+ * and one-shot allocation failures; hosts with TDP off (shadow paging);
+ * guest page tables built in a VM's memory (nxsim_workload_map_guest()),
+ * loaded in a vCPU and walked by gva accesses and guest PTE writes; and
+ * a second thread that runs a vCPU's accesses while the first changes
+ * the same VM's memslots, mappings or parameters.  After every call the
+ * MMU checker runs on every VM and must find nothing (no bug switch is
+ * on), and no host may count an oops.  The whole sequence runs twice from
+ * scratch and every return code and counter must repeat (determinism),
+ * unless it used the second thread; at the end everything is torn down
+ * and the allocator must hold what it held before.
  *
- * Left out: real clocks (threads) and the bug switches.
+ * Left out: real clocks (worker threads) and the bug switches.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <nxsim/nxsim.h>
+
+#include "core/compiler.h"
+
+/* What the fuzz build must keep: pool poisoning under clang, fatal WARNs */
+#ifndef NXSIM_ASAN
+#error "ASan not seen: the MMU's page-pool poisoning would be compiled away"
+#endif
+#ifndef NXSIM_WARN_FATAL
+#error "a WARN must fail a fuzz run (NXSIM_WARN_FATAL)"
+#endif
 
 #define HOSTS 2
 #define VMS 4
@@ -39,7 +54,12 @@ struct state {
 	struct nxsim_xpfo *m;
 	struct nxsim_tlb *tlb;
 	uint64_t hash;
+	bool threaded; /* a second thread ran: the results may differ */
 };
+
+/* The guest's tables: gvas from GVA map gpas from 4 GiB, tables after. */
+#define GVA 0x7f0000000000ull
+#define TABLES (4 * GIB + 8 * MIB2)
 
 static uint8_t get8(struct input *in)
 {
@@ -118,6 +138,7 @@ static int host_op(struct state *s, struct input *in)
 	cfg.profile = nxsim_profile_name(b % nprof);
 	cfg.cpu.itlb_multihit = b & 0x80;
 	cfg.cpu.la57 = b & 0x40;
+	cfg.cpu.no_tdp = b & 0x20;
 	b = get8(in);
 	cfg.cpu.phys_bits = phys_bits[b % 6];
 	cfg.cmdline = cmdlines[(b >> 3) % 5];
@@ -319,6 +340,122 @@ static int tlb_op(struct state *s, struct input *in)
 	}
 }
 
+/*
+ * Guest page tables in VM @v: build them over the memslots (16 MiB from
+ * 4 GiB, pages of 4K, 2M or 1G), load them in its vCPU, then walk a gva,
+ * or store a guest PTE through the vCPU (write-protected tables on
+ * shadow paging), or INVLPG.
+ */
+static int guest_op(struct state *s, struct input *in)
+{
+	unsigned int v = get8(in) % VMS;
+	uint8_t b = get8(in), c = get8(in);
+	struct nxsim_guest_paging p = {
+		.cr0_pg = true,
+		.cr0_wp = true,
+		.cr4_pae = true,
+		.efer_lma = true,
+		.efer_nxe = true,
+		.cr3 = TABLES,
+	};
+	uint64_t gva = GVA + (uint64_t)c * 64 * 1024, bytes;
+	int level = 1 + b % 2, rc;
+
+	if (!s->vcpu[v])
+		return -ENOENT;
+	switch (b >> 5) {
+	case 0:
+		rc = nxsim_workload_map_guest(s->vm[v], GVA, 4 * GIB, 8 * MIB2,
+					      level, TABLES, &bytes);
+		return rc ? rc : nxsim_guest_set_paging(s->vcpu[v], &p);
+	case 1:
+		return nxsim_guest_write_pte(
+			s->vcpu[v], TABLES + 4096 * (c % 8) + 8 * (b & 7),
+			get64(in), 8);
+	case 2:
+		return nxsim_guest_invlpg(s->vcpu[v], gva);
+	default:
+		return nxsim_vcpu_access_guest(s->vcpu[v], b % 3, gva,
+					       NXSIM_GUEST_LEVEL_WALK, NULL);
+	}
+}
+
+struct racer {
+	struct nxsim_vcpu *vcpu;
+	uint8_t seed;
+};
+
+/* The second thread: 64 accesses of the vCPU, gpa or gva. */
+static void *race_accesses(void *arg)
+{
+	struct racer *r = arg;
+	unsigned int i;
+
+	for (i = 0; i < 64; i++) {
+		uint64_t off =
+			(uint64_t)((r->seed + i * 37) & 0xff) * 64 * 1024;
+
+		if (r->seed & 1)
+			nxsim_vcpu_access_guest(r->vcpu, i % 3, GVA + off,
+						NXSIM_GUEST_LEVEL_WALK, NULL);
+		else
+			nxsim_vcpu_access(r->vcpu, i % 3, 4 * GIB + off, NULL);
+	}
+	return NULL;
+}
+
+/*
+ * VM @v's vCPU runs accesses on a second thread while this one changes
+ * the VM (a host mapping size, a memslot's flags, the per-VM opt-out) or
+ * its host's nx_huge_pages: the locks must hold.  The checker runs after
+ * the join.
+ */
+static int thread_op(struct state *s, struct input *in)
+{
+	unsigned int v = get8(in) % VMS, i;
+	struct racer r = { .seed = get8(in) };
+	uint8_t b = get8(in);
+	struct nxsim_memory_region mr = {
+		.slot = 0,
+		.guest_phys_addr = 4 * GIB,
+		.memory_size = 4 * MIB2,
+		.userspace_addr = HVA_BASE,
+		.host_level = 2,
+	};
+	pthread_t t;
+	int rc = 0;
+
+	if (!s->vcpu[v] || s->vm_dead[v])
+		return -ENOENT;
+	r.vcpu = s->vcpu[v];
+	if (pthread_create(&t, NULL, race_accesses, &r))
+		return -EAGAIN;
+	s->threaded = true;
+	for (i = 0; i < 8; i++) {
+		switch ((b + i) % 4) {
+		case 0:
+			nxsim_vm_set_host_level(s->vm[v], 0, (i % 2) * MIB2,
+						MIB2, 1 + i % 2);
+			break;
+		case 1:
+			mr.flags = i & 1; /* dirty logging on and off */
+			nxsim_vm_set_memory_region(s->vm[v], &mr);
+			break;
+		case 2:
+			nxsim_vm_enable_cap(s->vm[v],
+					    NXSIM_CAP_VM_DISABLE_NX_HUGE_PAGES,
+					    0, NULL, i & 1);
+			break;
+		default:
+			nxsim_param_set(s->host[s->vm_host[v]], "nx_huge_pages",
+					i & 1 ? "off" : "force");
+			break;
+		}
+	}
+	pthread_join(t, NULL);
+	return rc;
+}
+
 /* Every checker, after every call. */
 static void check_all(struct state *s)
 {
@@ -366,7 +503,7 @@ static void teardown(struct state *s)
 	nxsim_tlb_destroy(s->tlb);
 }
 
-static uint64_t run(const uint8_t *data, size_t size)
+static uint64_t run(const uint8_t *data, size_t size, bool *threaded)
 {
 	struct input in = { data, size };
 	struct state s = { .hash = 0xcbf29ce484222325ull };
@@ -375,7 +512,7 @@ static uint64_t run(const uint8_t *data, size_t size)
 	while (in.left) {
 		uint8_t op = get8(&in);
 
-		switch (op % 10) {
+		switch (op % 12) {
 		case 0:
 			rc = host_op(&s, &in);
 			break;
@@ -403,19 +540,26 @@ static uint64_t run(const uint8_t *data, size_t size)
 		case 8:
 			rc = tlb_op(&s, &in);
 			break;
+		case 10:
+			rc = guest_op(&s, &in);
+			break;
+		case 11:
+			rc = thread_op(&s, &in);
+			break;
 		default:
 			/* the next call's allocations: one fails */
-			nxsim_alloc_fail_nth(1 + op / 10 % 8);
+			nxsim_alloc_fail_nth(1 + op / 12 % 8);
 			rc = 0;
 			break;
 		}
-		if (op % 10 != 9)
+		if (op % 12 != 9)
 			nxsim_alloc_fail_nth(0);
 		fold(&s, (uint64_t)rc);
 		check_all(&s);
 	}
 	nxsim_alloc_fail_nth(0);
 	teardown(&s);
+	*threaded = s.threaded;
 	return s.hash;
 }
 
@@ -424,14 +568,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct nxsim_alloc_stats before, after;
+	bool threaded;
 	uint64_t first;
 
 	nxsim_alloc_stats(&before);
-	first = run(data, size);
+	first = run(data, size, &threaded);
 	nxsim_alloc_stats(&after);
 	if (after.live != before.live)
 		abort();
-	if (run(data, size) != first)
+	if (run(data, size, &threaded) != first && !threaded)
 		abort();
 	return 0;
 }

@@ -10,7 +10,9 @@
  * in a private temporary directory: the fuzzer chdir()s into it, and an
  * input that could spell a '/' (the byte itself, or a \x2f / \057 escape)
  * is skipped, so every path stays inside.  So is an input that advances
- * a clock by more than about a day (long_advance()).
+ * a clock by more than about a day (long_advance()).  The directory holds
+ * two small traces for the trace verbs: kmem.txt (ftrace kmem events) and
+ * lackey.txt (200 lines of a lackey log), copied from tests/fixtures/.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,26 @@ static FILE *out;
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The first @lines lines of fixture @name as @to in the current folder. */
+static void fixture(const char *name, const char *to, int lines)
+{
+	char path[4096], *line = NULL;
+	FILE *src, *dst;
+	size_t cap = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", NXSIM_FUZZ_FIXTURES, name);
+	src = fopen(path, "r");
+	dst = fopen(to, "w");
+	if (!src || !dst)
+		abort();
+	while (lines-- && getline(&line, &cap, src) > 0)
+		fputs(line, dst);
+	free(line);
+	fclose(src);
+	if (fclose(dst))
+		abort();
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	char dir[] = "/tmp/nxsim-fuzz-driver.XXXXXX";
@@ -32,6 +54,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	if (!mkdtemp(dir) || chdir(dir))
 		abort();
+	fixture("ftrace-decimal-handwritten.txt", "kmem.txt", -1);
+	fixture("lackey-true.txt", "lackey.txt", 200);
 	out = fopen("/dev/null", "w");
 	if (!out)
 		abort();

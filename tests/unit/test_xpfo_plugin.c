@@ -392,7 +392,7 @@ static void test_register_full(void **state)
 		rc = nxsim_xpfo_policy_register(&ops[i], &why);
 	} while (!rc && ++i < NXSIM_XPFO_MAX_POLICIES);
 	assert_rc(rc, -ENOSPC);
-	assert_non_null(strstr(why, "NXSIM_XPFO_MAX_POLICIES"));
+	assert_non_null(strstr(why, "full"));
 	assert_int_equal(nr_policies(), NXSIM_XPFO_MAX_POLICIES);
 	assert_string_equal(nxsim_xpfo_policy_name(0), "eager");
 }
