@@ -90,7 +90,7 @@ for f in libnxsim.a libnxsim.so cmake/nxsim/nxsim-static-targets.cmake \
 		exit 1
 	fi
 done
-for man in nxsim nxsim-sweep nxsim-bench; do
+for man in nxsim nxsim-sweep nxsim-bench nxsim-kvm; do
 	if [ ! -s "$root/usr/share/man/man1/$man.1.gz" ]; then
 		echo "FAIL: no man page $man(1)"
 		exit 1
@@ -112,7 +112,8 @@ for kind in shared static; do
 		-DCMAKE_PREFIX_PATH="$root/usr" -DCMAKE_C_COMPILER="$cc" \
 		-DNXSIM_COMPONENT="$kind" \
 		-DEXAMPLE="$srcdir/examples/quickstart.c" \
-		-DSCRIPT="$srcdir/examples/selftest.nxs" >"$b.log" 2>&1 ||
+		-DSCRIPT="$srcdir/examples/selftest.nxs" \
+		-DPLUGINS="$srcdir/examples/plugins" >"$b.log" 2>&1 ||
 		{ cat "$b.log"; echo "FAIL: configure ($kind)"; exit 1; }
 	cmake --build "$b" >>"$b.log" 2>&1 ||
 		{ cat "$b.log"; echo "FAIL: build ($kind)"; exit 1; }
