@@ -62,7 +62,11 @@ struct nxsim_nx_candidate {
  *	the indexes of the pages to take, in the order to take them, to
  *	@pick (room for @nr) and return how many, or a negative errno to
  *	take none.  An index not below @nr, one given twice or a count
- *	above @nr fails the pass with -EINVAL and a checker report.
+ *	above @nr fails the pass with -EINVAL and a checker report.  NULL:
+ *	the kernel's pick
+ * @period_ms: the recovery worker's period, given the kernel's
+ *	(nx_huge_pages_recovery_period_ms, or the profile's rule when it is
+ *	0); an answer of 0 is taken as 1.  NULL: the kernel's
  *
  * The indexes are the only output: the pages themselves cannot be
  * reached, so that a rule cannot corrupt the list.
@@ -73,6 +77,7 @@ struct nxsim_nx_recovery_ops {
 	const char *name;
 	int64_t (*pick)(const struct nxsim_nx_candidate *cand, size_t nr,
 			uint64_t kernel_nr, size_t *pick);
+	unsigned int (*period_ms)(unsigned int kernel_ms);
 };
 
 /**
@@ -80,7 +85,7 @@ struct nxsim_nx_recovery_ops {
  * @ops: the rule; the library keeps a copy of it and of its name
  * @why: on failure, receives a static text naming the problem (may be NULL)
  *
- * Return: 0; -EINVAL for NULL, a size too small for the version, no pick
+ * Return: 0; -EINVAL for NULL, a size too small for the version, neither
  * hook, an empty, too long or badly spelled name; -EOPNOTSUPP for an
  * unknown version; -EEXIST for a name taken ("kernel" is the profile's
  * own rule); -ENOSPC past NXSIM_NX_RECOVERY_MAX.  Nothing is registered on

@@ -246,14 +246,17 @@ bool nxsim__calc_nx_huge_pages_recovery_period(struct nxsim_host *host,
 	if (!host->prof->period_param) {
 		/* v5.4 to 5.15: start_time + 60 * HZ */
 		*period = 60 * 1000;
-		return true;
+	} else {
+		*period = READ_ONCE(host->nx.recovery_period_ms);
 	}
-	*period = READ_ONCE(host->nx.recovery_period_ms);
 	if (!*period) {
 		/* A halving time of one hour, and never below one second. */
 		ratio = MIN(ratio, 3600u);
 		*period = 60 * 60 * 1000 / ratio;
 	}
+	/* A host's recovery rule may have its own (<nxsim/nx_recovery.h>). */
+	if (host->nx_recovery && host->nx_recovery->period_ms)
+		*period = MAX(host->nx_recovery->period_ms(*period), 1u);
 	return true;
 }
 

@@ -40,11 +40,15 @@ static const struct nxsim__profile profiles[] = {
 		.tree = "v5.4: the original mitigation and kthread recovery",
 		.worker = NXSIM__WORKER_KTHREAD_AT_CREATE,
 		.mmu.nx_account_any_level = true,
+		.mmu.rmap_collapse_4k_only = true,
 	},
 	{
 		.name = "5.10",
 		.tree = "v5.10: the TDP MMU arrives (off by default)",
 		.worker = NXSIM__WORKER_KTHREAD_AT_CREATE,
+		.mmu.notifier_zaps_tables = true,
+		.mmu.tdp_collapse_tests_table_pfn = true,
+		.mmu.rmap_collapse_4k_only = true,
 		.mmu.tdp_mmu = true,
 	},
 	{

@@ -53,6 +53,20 @@
  *	mitigation is on is accounted (v5.4 __direct_map() and FNAME(fetch)
  *	test lpage_disallowed only); 5bcaf3e1715f (5.10) accounts a page only
  *	where a huge page was requested (req_level >= its level)
+ * @notifier_zaps_tables: the MMU notifier's zap on the TDP MMU also
+ *	clears a non-leaf SPTE whose range lies inside the zapped one,
+ *	freeing its table and the table's NX accounting (5.10
+ *	kvm_tdp_mmu_zap_hva_range() -> zap_gfn_range()); later trees zap
+ *	leaves only (6.1 kvm_tdp_mmu_unmap_gfn_range() ->
+ *	kvm_tdp_mmu_zap_leafs())
+ * @tdp_collapse_tests_table_pfn: the TDP MMU's zap of collapsible SPTEs
+ *	tests PageTransCompoundMap() on a non-leaf SPTE's pfn, a page-table
+ *	page, so disabling dirty logging zaps nothing (5.10
+ *	zap_collapsible_spte_range(); fixed in 5.12 by "KVM: x86/mmu: Fix
+ *	TDP MMU zap collapsible SPTEs")
+ * @rmap_collapse_4k_only: the shadow MMU's zap of collapsible SPTEs walks
+ *	the 4K rmaps only (slot_handle_leaf() in kvm_mmu_zap_collapsible_sptes()
+ *	of 5.4 and 5.10); 6.1 walks the 4K and 2M ones
  * @clear_dirty_log_end_inclusive: kvm_arch_mmu_enable_log_dirty_pt_masked()
  *	passes the last set gfn + 1 to kvm_mmu_try_split_huge_pages()
  *	(1aa4bb916808, 6.8); before, the last set gfn, an exclusive end
@@ -71,6 +85,9 @@ struct nxsim__mmu_profile {
 	bool recovery_read_lock;
 	bool spte_update_wp_flush_only;
 	bool nx_account_any_level;
+	bool notifier_zaps_tables;
+	bool tdp_collapse_tests_table_pfn;
+	bool rmap_collapse_4k_only;
 	bool clear_dirty_log_end_inclusive;
 };
 

@@ -378,6 +378,7 @@ static int kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 {
 	const struct nxsim__mmu_profile *prof = mmu->prof;
 	struct nxsim__possible_nx *l = nxsim__nx_list(mmu, type);
+	bool rule = mmu->nx_recovery && mmu->nx_recovery->pick;
 	struct recovery r = {
 		.mmu = mmu,
 		.type = type,
@@ -399,9 +400,9 @@ static int kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 	to_zap = ratio ? DIV_ROUND_UP(nr, ratio) : 0;
 	MMU_COUNT(mmu, recovery_passes);
 	nxsim__rcu_batch_begin(&r.batch, mmu);
-	if (mmu->nx_recovery)
+	if (rule)
 		rc = recover_by_rule(&r, l, to_zap, &done);
-	for (; !mmu->nx_recovery && to_zap; to_zap--) {
+	for (; !rule && to_zap; to_zap--) {
 		nx_list_lock(mmu, shared);
 		sp = TAILQ_FIRST(&l->pages);
 		if (!sp) {

@@ -74,8 +74,8 @@ static const char *ops_problem(const void *p, int *err)
 	problem = nxsim__name_problem(ops->name, NXSIM_NX_RECOVERY_NAME_MAX);
 	if (problem)
 		return problem;
-	if (!ops->pick)
-		return "no pick hook";
+	if (!ops->pick && !ops->period_ms)
+		return "no pick or period_ms hook";
 	*err = -EEXIST;
 	if (!nxsim__nx_recovery_find(ops->name, &found))
 		return "recovery rule name already taken";

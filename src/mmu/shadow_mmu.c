@@ -890,18 +890,21 @@ void nxsim__shadow_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
 }
 
 /*
- * kvm_mmu_zap_collapsible_spte() over the 4K and 2M rmaps of the slot:
- * a leaf in a direct page that could be mapped at a larger level is
- * zapped (the page table itself stays), to be refaulted huge.
+ * kvm_mmu_zap_collapsible_spte() over the 4K and 2M rmaps of the slot
+ * (the 4K ones only before 6.1: slot_handle_leaf()): a leaf in a direct
+ * page that could be mapped at a larger level is zapped (the page table
+ * itself stays), to be refaulted huge.
  */
 void nxsim__kvm_rmap_zap_collapsible_sptes(struct nxsim__vm_mmu *mmu,
 					   const struct nxsim__memslot *slot)
 {
+	int top = mmu->prof->rmap_collapse_4k_only ? NXSIM_PG_LEVEL_2M :
+						     NXSIM_PG_LEVEL_1G;
 	bool flush = false;
 	uint64_t i, n;
 	int level;
 
-	for (level = NXSIM_PG_LEVEL_4K; level < NXSIM_PG_LEVEL_1G; level++) {
+	for (level = NXSIM_PG_LEVEL_4K; level < top; level++) {
 		n = level == NXSIM_PG_LEVEL_4K ? slot->npages :
 						 slot->lpages[level - 2];
 		for (i = 0; i < n; i++) {

@@ -74,24 +74,36 @@ static void walk_roots(struct nxsim__vm_mmu *mmu, int as_id, uint64_t start,
 	nxsim__rcu_read_unlock();
 }
 
+struct zap_range {
+	uint64_t start, end;
+	bool flush;
+};
+
+/*
+ * A leaf is zapped; on 5.10 (zap_gfn_range()) so is a non-leaf SPTE
+ * whose range lies inside the zapped one, with its table.
+ */
 static bool zap_leaf(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
 		     uint64_t *sptep, uint64_t spte, uint64_t gfn, void *ctx)
 {
-	(void)gfn;
-	if (!is_last_spte(spte, sp->level))
+	struct zap_range *z = ctx;
+
+	if (!is_last_spte(spte, sp->level) &&
+	    (!mmu->prof->notifier_zaps_tables || gfn < z->start ||
+	     gfn + KVM_PAGES_PER_HPAGE(sp->level) > z->end))
 		return false;
 	nxsim__tdp_mmu_set_spte(mmu, sp, sptep, SHADOW_NONPRESENT_VALUE);
-	*(bool *)ctx = true;
+	z->flush = true;
 	return true;
 }
 
 bool nxsim__kvm_tdp_mmu_zap_leafs(struct nxsim__vm_mmu *mmu, int as_id,
 				  uint64_t start, uint64_t end)
 {
-	bool flush = false;
+	struct zap_range z = { start, end, false };
 
-	walk_roots(mmu, as_id, start, end, zap_leaf, &flush);
-	return flush;
+	walk_roots(mmu, as_id, start, end, zap_leaf, &z);
+	return z.flush;
 }
 
 /*
@@ -328,6 +340,9 @@ void nxsim__kvm_tdp_mmu_zap_collapsible_sptes(struct nxsim__vm_mmu *mmu,
 {
 	struct collapse_ctx c = { .slot = slot };
 
+	/* 5.10: PageTransCompoundMap() of a page-table page is false */
+	if (mmu->prof->tdp_collapse_tests_table_pfn)
+		return;
 	walk_roots(mmu, slot->as_id, slot->base_gfn,
 		   slot->base_gfn + slot->npages, collapse, &c);
 	/* recover_huge_pages_range(): one kvm_flush_remote_tlbs_memslot() */

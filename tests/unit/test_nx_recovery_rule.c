@@ -8,6 +8,7 @@
  * pass, a checker report, the list whole) and a rule's own error; and the
  * example plug-in lru-accessed.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include "mmu_unit.h"
@@ -87,7 +88,7 @@ static void test_register_bad_input(void **state)
 		{ sizeof(rule), 1, "", false, -EINVAL, "empty" },
 		{ sizeof(rule), 1, NULL, false, -EINVAL, "empty" },
 		{ sizeof(rule), 1, "a b", false, -EINVAL, "character" },
-		{ sizeof(rule), 1, "x", true, -EINVAL, "pick" },
+		{ sizeof(rule), 1, "x", true, -EINVAL, "no pick or period_ms" },
 		{ sizeof(rule), 1, "kernel", false, -EEXIST, "taken" },
 	};
 	const char *why = NULL;
@@ -253,6 +254,63 @@ static void test_example_lru(void **state)
 	nx_env_destroy(&e);
 }
 
+static unsigned int tenth(unsigned int kernel_ms)
+{
+	return kernel_ms / 10;
+}
+
+static unsigned int zero(unsigned int kernel_ms)
+{
+	return 0;
+}
+
+/*
+ * A rule with a period hook alone: the kernel's pick, at a tenth of the
+ * kernel's period (1000 ms here); one that answers 0 gets 1 ms.
+ */
+static void test_period(void **state)
+{
+	static const struct nxsim_nx_recovery_ops fast = {
+		OPS_INIT,
+		.name = "tenth-period",
+		.period_ms = tenth,
+	};
+	static const struct nxsim_nx_recovery_ops busy = {
+		OPS_INIT,
+		.name = "zero-period",
+		.period_ms = zero,
+	};
+	const struct {
+		const char *name;
+		uint64_t advance_ms, passes;
+	} rows[] = {
+		{ "kernel", 150, 0 },
+		{ "tenth-period", 150, 1 },
+		/* 1 ms is one jiffy at HZ 250: a pass each 4 ms */
+		{ "zero-period", 10, 2 },
+	};
+
+	assert_rc(nxsim_nx_recovery_register(&fast, NULL), 0);
+	assert_rc(nxsim_nx_recovery_register(&busy, NULL), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct nx_env e = rule_env_named(rows[i].name);
+		struct nxsim_worker_info w;
+
+		assert_rc(nxsim_param_set(e.host,
+					  "nx_huge_pages_recovery_period_ms",
+					  "1000"),
+			  0);
+		assert_rc(nxsim_vcpu_run(e.vcpu), 0);
+		nxsim_clock_advance(nxsim_host_clock(e.host),
+				    rows[i].advance_ms * 1000000ull);
+		assert_rc(nxsim_vm_worker_info(e.vm, &w), 0);
+		if (w.passes != rows[i].passes)
+			fail_msg("%s: %" PRIu64 " passes, want %" PRIu64,
+				 rows[i].name, w.passes, rows[i].passes);
+		nx_env_destroy(&e);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_bad_picks),
 		cmocka_unit_test(test_rule_error),
 		cmocka_unit_test(test_example_lru),
+		cmocka_unit_test(test_period),
 	};
 
 	return cmocka_run_group_tests_name("nx_recovery_rule", tests, NULL,

@@ -1433,10 +1433,14 @@ int main(int argc, char **argv)
 		argv++;
 		argc--;
 	}
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		printf("nxsim-kvm %s\n", nxsim_version());
+		return 0;
+	}
 	if (argc > 2 || (argc == 2 && (!strcmp(argv[1], "--help") ||
 				       !strcmp(argv[1], "-h")))) {
 		fprintf(argc > 2 ? stderr : stdout,
-			"usage: nxsim-kvm [--check] [SCRIPT|-]\n"
+			"usage: nxsim-kvm [--check] [SCRIPT|-] | --version\n"
 			"runs an nxsim script on /dev/kvm (docs/kcheck.md); "
 			"--check answers\n"
 			"each line OK, or the error of a line a real kernel "
