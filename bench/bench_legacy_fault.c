@@ -65,21 +65,9 @@ static int env_create(struct nx_env *e, bool legacy, uint64_t bytes,
 					  .memory_size = bytes,
 					  .userspace_addr = NX_HVA_BASE,
 					  .host_level = host_level };
-	int rc;
+	struct nx_env_spec spec = { .host = &cfg, .slot = &mr, .run = true };
 
-	*e = (struct nx_env){ 0 };
-	rc = nxsim_host_create(&cfg, &e->host);
-	if (!rc)
-		rc = nxsim_vm_create(e->host, &e->vm);
-	if (!rc)
-		rc = nxsim_vm_set_memory_region(e->vm, &mr);
-	if (!rc)
-		rc = nxsim_vcpu_create(e->vm, 0, &e->vcpu);
-	if (!rc)
-		rc = nxsim_vcpu_run(e->vcpu);
-	if (rc)
-		nx_env_destroy(e);
-	return rc;
+	return nx_env_open(e, &spec);
 }
 
 static int stream(const struct nx_env *e, const struct kind *k, unsigned int n)
@@ -118,7 +106,7 @@ static int side_rep(void *arg, double *value, struct bench_samples *lat)
 		rc = -EPROTO;
 	if (!rc)
 		*value = (double)s->n * 1e9 / (double)(t1 - t0);
-	nx_env_destroy(&e);
+	nx_env_close(&e);
 	return rc;
 }
 
@@ -190,7 +178,7 @@ static int mem_rep(void *arg, double *value, struct bench_samples *lat)
 	if (!rc)
 		*value = (double)(after.live_bytes - before.live_bytes) /
 			 (double)(p1 - p0);
-	nx_env_destroy(&e);
+	nx_env_close(&e);
 	return rc;
 }
 

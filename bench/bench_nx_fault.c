@@ -96,7 +96,7 @@ static int side_rep(void *arg, double *value, struct bench_samples *lat)
 			rc = -EPROTO;
 		*value = (double)s->n * 1e9 / (double)(t1 - t0);
 	}
-	nx_env_destroy(&e);
+	nx_env_close(&e);
 	return rc;
 }
 

@@ -112,7 +112,7 @@ static int run_ratio(const struct shape *sh, unsigned int ratio, uint64_t seed,
 		rc = nxsim_vm_worker_info(e.vm, &wi);
 	if (!rc)
 		*passes = wi.passes;
-	nx_env_destroy(&e);
+	nx_env_close(&e);
 	return rc;
 }
 

@@ -73,7 +73,7 @@ static int rec_rep(void *arg, double *value, struct bench_samples *lat)
 		rc = nxsim_param_set(e.host, "nx_huge_pages_recovery_period_ms",
 				     "1000");
 	if (rc) {
-		nx_env_destroy(&e);
+		nx_env_close(&e);
 		return rc;
 	}
 	rc = nx_env_touch(&e, NXSIM_ACCESS_READ, bytes, NX_2M);
@@ -94,7 +94,7 @@ static int rec_rep(void *arg, double *value, struct bench_samples *lat)
 			rc = -EPROTO;
 		*value = (double)s->k * 1e9 / (double)(t1 - t0);
 	}
-	nx_env_destroy(&e);
+	nx_env_close(&e);
 	return rc;
 }
 
@@ -199,7 +199,7 @@ static int mem_at(int level, uint64_t bytes, double *per_gib,
 	*per_gib =
 		(double)(after.live_bytes - before.live_bytes) * NX_1G / bytes;
 	*pt_per_gib = (double)(pages1 - pages0) * 4096 * NX_1G / bytes;
-	nx_env_destroy(&e);
+	nx_env_close(&e);
 	return rc;
 }
 

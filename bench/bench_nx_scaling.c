@@ -141,7 +141,7 @@ static int variant_rep(void *arg, double *value, struct bench_samples *lat)
 		*value =
 			(double)v->pages * v->threads * 1e9 / (double)(t1 - t0);
 out:
-	nx_env_destroy(&e);
+	nx_env_close(&e);
 	return rc;
 }
 

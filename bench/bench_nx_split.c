@@ -84,7 +84,7 @@ static int exec_rep(void *arg, double *value, struct bench_samples *lat)
 		s->splits = c1.splits - c0.splits;
 		*value = (double)(t1 - t0) / s->n;
 	}
-	nx_env_destroy(&e);
+	nx_env_close(&e);
 	return rc;
 }
 

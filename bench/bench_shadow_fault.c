@@ -143,18 +143,9 @@ static int make_env(struct nx_env *e, const struct side *s)
 					  .memory_size = s->n * 4096ull,
 					  .userspace_addr = NX_HVA_BASE,
 					  .host_level = NXSIM_PG_LEVEL_4K };
-	int rc;
+	struct nx_env_spec spec = { .host = &cfg, .slot = &mr, .run = true };
+	int rc = nx_env_open(e, &spec);
 
-	*e = (struct nx_env){ 0 };
-	rc = nxsim_host_create(&cfg, &e->host);
-	if (!rc)
-		rc = nxsim_vm_create(e->host, &e->vm);
-	if (!rc)
-		rc = nxsim_vm_set_memory_region(e->vm, &mr);
-	if (!rc)
-		rc = nxsim_vcpu_create(e->vm, 0, &e->vcpu);
-	if (!rc)
-		rc = nxsim_vcpu_run(e->vcpu);
 	/* the guest's tables, gpa 0 up */
 	if (!rc && s->shadow)
 		rc = nxsim_vm_set_memory_region(e->vm, &tables);
@@ -197,7 +188,7 @@ static int side_rep(void *arg, double *value, struct bench_samples *lat)
 		s->bytes_per_table =
 			(double)(a1.live_bytes - a0.live_bytes) / (double)pages;
 	}
-	nx_env_destroy(&e);
+	nx_env_close(&e);
 	return rc;
 }
 

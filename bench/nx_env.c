@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The NX benchmarks' guest (nx_env.h): KVM_CREATE_VM, KVM_CREATE_VCPU,
- * KVM_SET_USER_MEMORY_REGION and the first KVM_RUN through the public
- * API, on a host booted with the mitigation on.
+ * The NX benchmarks' guest (nx_env.h): the shared fixture
+ * (tests/common/nx_env.c) on a host booted with the mitigation on, with
+ * one slot and after the first KVM_RUN.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,38 +19,14 @@ int nx_env_create(struct nx_env *e, const char *profile, int ratio,
 					  .memory_size = bytes,
 					  .userspace_addr = NX_HVA_BASE,
 					  .host_level = host_level };
+	struct nx_env_spec spec = { .host = &cfg, .slot = &mr, .run = true };
 	char buf[16];
-	int rc;
 
-	*e = (struct nx_env){ 0 };
-	rc = nxsim_host_create(&cfg, &e->host);
-	if (rc)
-		return rc;
 	if (ratio >= 0) {
 		snprintf(buf, sizeof(buf), "%d", ratio);
-		rc = nxsim_param_set(e->host, "nx_huge_pages_recovery_ratio",
-				     buf);
+		spec.ratio = buf;
 	}
-	if (!rc)
-		rc = nxsim_vm_create(e->host, &e->vm);
-	if (!rc)
-		rc = nxsim_vm_set_memory_region(e->vm, &mr);
-	if (!rc)
-		rc = nxsim_vcpu_create(e->vm, 0, &e->vcpu);
-	if (!rc)
-		rc = nxsim_vcpu_run(e->vcpu);
-	if (rc)
-		nx_env_destroy(e);
-	return rc;
-}
-
-void nx_env_destroy(struct nx_env *e)
-{
-	if (e->vm)
-		nxsim_vm_destroy(e->vm);
-	if (e->host)
-		nxsim_host_destroy(e->host);
-	*e = (struct nx_env){ 0 };
+	return nx_env_open(e, &spec);
 }
 
 int nx_env_touch(const struct nx_env *e, enum nxsim_access_kind kind,

@@ -4,7 +4,8 @@
  * profile with the mitigation on (itlb_multihit, nx_huge_pages=auto), one
  * VM with one vCPU after its first KVM_RUN, and one memory slot of guest
  * memory at NX_GPA_BASE backed by host pages of a chosen size; and the
- * teardown of a burst of VMs (bench_vm_*.c).
+ * teardown of a burst of VMs (bench_vm_*.c).  The guest itself is the
+ * tests' fixture (tests/common/nx_env.h; nx_env_close() tears it down).
  * Nothing here is timed.
  */
 #ifndef NXSIM_BENCH_NX_ENV_H
@@ -19,16 +20,12 @@
 #include <nxsim/vcpu.h>
 #include <nxsim/vm.h>
 
+#include "common/nx_env.h"
+
 #define NX_GPA_BASE (4ull << 30)
 #define NX_HVA_BASE 0x7f0000000000ull /* 1 GiB aligned */
 #define NX_2M (2ull << 20)
 #define NX_1G (1ull << 30)
-
-struct nx_env {
-	struct nxsim_host *host;
-	struct nxsim_vm *vm;
-	struct nxsim_vcpu *vcpu;
-};
 
 /**
  * nx_env_create() - host, VM, vCPU (after KVM_RUN) and one slot
@@ -42,7 +39,6 @@ struct nx_env {
  */
 int nx_env_create(struct nx_env *e, const char *profile, int ratio,
 		  uint64_t bytes, int host_level);
-void nx_env_destroy(struct nx_env *e);
 
 /* Read every @stride bytes of the slot's first @bytes: maps them. */
 int nx_env_touch(const struct nx_env *e, enum nxsim_access_kind kind,

@@ -403,43 +403,47 @@ static void check_guest_mapping(struct checker *c, struct nxsim__mmu_page *sp)
 	}
 }
 
+struct rmap_count {
+	struct checker *c;
+	uint64_t total;
+};
+
+/* Every entry of @head is a present leaf of its gfn and level. */
+static bool check_rmap(struct nxsim__vm_mmu *mmu,
+		       struct nxsim__kvm_rmap_head *head,
+		       const struct nxsim__memslot *slot, int level, void *ctx)
+{
+	struct rmap_count *rc = ctx;
+	uint64_t i = (uint64_t)(head - slot->rmap[level - 1]);
+	struct nxsim__rmap_iterator iter;
+	uintptr_t ref;
+
+	for_each_rmap_spte(head, &iter, ref)
+	{
+		struct nxsim__mmu_page *sp = ref_to_sp(mmu, ref);
+		uint64_t gfn = nxsim__kvm_mmu_page_get_gfn(sp, ref_index(ref));
+
+		rc->total++;
+		if (sp->level != level ||
+		    !is_shadow_present_pte(sp->spt[ref_index(ref)]) ||
+		    nxsim__gfn_to_index(gfn, slot->base_gfn, level) != i)
+			violation(rc->c,
+				  "rmap of gfn index 0x%" PRIx64
+				  " level %d holds a stale SPTE",
+				  i, level);
+	}
+	return false;
+}
+
 /* Every rmap entry of @slot is a present leaf of its gfn and level. */
 static uint64_t check_slot_rmaps(struct checker *c,
 				 const struct nxsim__memslot *slot)
 {
-	struct nxsim__vm_mmu *mmu = c->mmu;
-	struct nxsim__rmap_iterator iter;
-	uint64_t i, n, total = 0;
-	uintptr_t ref;
-	int level;
+	struct rmap_count rc = { c, 0 };
 
-	for (level = NXSIM_PG_LEVEL_4K; level <= NXSIM_PG_LEVEL_1G; level++) {
-		n = level == NXSIM_PG_LEVEL_4K ? slot->npages :
-						 slot->lpages[level - 2];
-		for (i = 0; i < n; i++) {
-			for_each_rmap_spte(&slot->rmap[level - 1][i], &iter,
-					   ref)
-			{
-				struct nxsim__mmu_page *sp =
-					ref_to_sp(mmu, ref);
-				uint64_t gfn = nxsim__kvm_mmu_page_get_gfn(
-					sp, ref_index(ref));
-
-				total++;
-				if (sp->level != level ||
-				    !is_shadow_present_pte(
-					    sp->spt[ref_index(ref)]) ||
-				    nxsim__gfn_to_index(gfn, slot->base_gfn,
-							level) != i)
-					violation(c,
-						  "rmap of gfn index 0x%" PRIx64
-						  " level %d holds a stale "
-						  "SPTE",
-						  i, level);
-			}
-		}
-	}
-	return total;
+	nxsim__slot_handle_level(c->mmu, slot, check_rmap, NXSIM_PG_LEVEL_4K,
+				 NXSIM_PG_LEVEL_1G, &rc);
+	return rc.total;
 }
 
 /*

@@ -853,6 +853,66 @@ bool nxsim__rmap_protect_4k(struct nxsim__vm_mmu *mmu,
 	return flush;
 }
 
+/**
+ * nxsim__slot_handle_level() - call @fn on every rmap head of a slot
+ * @mmu: the VM's MMU
+ * @slot: the memslot, with rmaps
+ * @fn: called once a head, empty or not
+ * @start_level: the first level (NXSIM_PG_LEVEL_4K up)
+ * @end_level: the last level
+ * @ctx: passed to @fn
+ *
+ * Models slot_handle_level() (6.1; walk_slot_rmaps() from 6.3): the
+ * levels from @start_level up and, at each, the heads of the slot's gfns
+ * in order.  The kernel may yield mmu_lock between heads; the model never
+ * does.
+ *
+ * Return: true if any call of @fn returned true.
+ */
+bool nxsim__slot_handle_level(struct nxsim__vm_mmu *mmu,
+			      const struct nxsim__memslot *slot,
+			      nxsim__slot_level_handler fn, int start_level,
+			      int end_level, void *ctx)
+{
+	bool flush = false;
+	uint64_t i, n;
+	int level;
+
+	for (level = start_level; level <= end_level; level++) {
+		n = level == NXSIM_PG_LEVEL_4K ? slot->npages :
+						 slot->lpages[level - 2];
+		for (i = 0; i < n; i++)
+			flush |= fn(mmu, &slot->rmap[level - 1][i], slot, level,
+				    ctx);
+	}
+	return flush;
+}
+
+/*
+ * slot_rmap_write_protect(), or __rmap_clear_dirty() on a 4K head with
+ * PML (@ctx non-NULL).
+ */
+static bool slot_rmap_write_protect(struct nxsim__vm_mmu *mmu,
+				    struct nxsim__kvm_rmap_head *head,
+				    const struct nxsim__memslot *slot,
+				    int level, void *ctx)
+{
+	struct nxsim__rmap_iterator iter;
+	uintptr_t ref;
+
+	(void)slot;
+	for_each_rmap_spte(head, &iter, ref)
+	{
+		uint64_t *sptep = ref_to_sptep(mmu, ref);
+
+		if (ctx && level == NXSIM_PG_LEVEL_4K)
+			spte_clear_dirty(mmu, sptep);
+		else
+			spte_write_protect(mmu, sptep, false);
+	}
+	return false;
+}
+
 /*
  * Dirty logging on, kvm_mmu_slot_apply_flags(): with PML (EPT),
  * kvm_mmu_slot_leaf_clear_dirty() clears D on the 4K leaves (the legacy
@@ -864,74 +924,58 @@ void nxsim__shadow_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
 				   const struct nxsim__memslot *slot)
 {
 	bool pml = mmu->fmt == NXSIM_SPTE_EPT;
-	struct nxsim__rmap_iterator iter;
-	uint64_t i, n;
-	uintptr_t ref;
-	int level;
 
-	for (level = NXSIM_PG_LEVEL_4K; level <= NXSIM_PG_LEVEL_1G; level++) {
-		n = level == NXSIM_PG_LEVEL_4K ? slot->npages :
-						 slot->lpages[level - 2];
-		for (i = 0; i < n; i++) {
-			for_each_rmap_spte(&slot->rmap[level - 1][i], &iter,
-					   ref)
-			{
-				uint64_t *sptep = ref_to_sptep(mmu, ref);
-
-				if (pml && level == NXSIM_PG_LEVEL_4K)
-					spte_clear_dirty(mmu, sptep);
-				else
-					spte_write_protect(mmu, sptep, false);
-			}
-		}
-	}
+	nxsim__slot_handle_level(mmu, slot, slot_rmap_write_protect,
+				 NXSIM_PG_LEVEL_4K, NXSIM_PG_LEVEL_1G,
+				 pml ? mmu : NULL);
 	/* kvm_arch_flush_remote_tlbs_memslot() */
 	nxsim__kvm_flush_remote_tlbs(mmu);
 }
 
+/* kvm_mmu_zap_collapsible_spte() */
+static bool kvm_mmu_zap_collapsible_spte(struct nxsim__vm_mmu *mmu,
+					 struct nxsim__kvm_rmap_head *head,
+					 const struct nxsim__memslot *slot,
+					 int level, void *ctx)
+{
+	struct nxsim__rmap_iterator iter;
+	bool flush = false;
+	uintptr_t ref;
+
+	(void)level;
+	(void)ctx;
+restart:
+	for_each_rmap_spte(head, &iter, ref)
+	{
+		struct nxsim__mmu_page *sp = ref_to_sp(mmu, ref);
+
+		if (sp->role.direct && sp->gfn >= slot->base_gfn &&
+		    sp->gfn < slot->base_gfn + slot->npages &&
+		    sp->role.level <
+			    nxsim__kvm_mmu_max_mapping_level(
+				    mmu, slot, sp->gfn, NXSIM_PG_LEVEL_1G)) {
+			drop_spte(mmu, sp, ref_index(ref));
+			flush = true;
+			goto restart;
+		}
+	}
+	return flush;
+}
+
 /*
- * kvm_mmu_zap_collapsible_spte() over the 4K and 2M rmaps of the slot
- * (the 4K ones only before 6.1: slot_handle_leaf()): a leaf in a direct
- * page that could be mapped at a larger level is zapped (the page table
- * itself stays), to be refaulted huge.
+ * kvm_rmap_zap_collapsible_sptes(): kvm_mmu_zap_collapsible_spte() over
+ * the 4K and 2M rmaps of the slot (the 4K ones only before 6.1:
+ * slot_handle_leaf()): a leaf in a direct page that could be mapped at a
+ * larger level is zapped (the page table itself stays), to be refaulted
+ * huge.
  */
 void nxsim__kvm_rmap_zap_collapsible_sptes(struct nxsim__vm_mmu *mmu,
 					   const struct nxsim__memslot *slot)
 {
-	int top = mmu->prof->rmap_collapse_4k_only ? NXSIM_PG_LEVEL_2M :
-						     NXSIM_PG_LEVEL_1G;
-	bool flush = false;
-	uint64_t i, n;
-	int level;
+	int top = mmu->prof->rmap_collapse_4k_only ? NXSIM_PG_LEVEL_4K :
+						     NXSIM_PG_LEVEL_2M;
 
-	for (level = NXSIM_PG_LEVEL_4K; level < top; level++) {
-		n = level == NXSIM_PG_LEVEL_4K ? slot->npages :
-						 slot->lpages[level - 2];
-		for (i = 0; i < n; i++) {
-			struct nxsim__kvm_rmap_head *head =
-				&slot->rmap[level - 1][i];
-			struct nxsim__rmap_iterator iter;
-			uintptr_t ref;
-restart:
-			for_each_rmap_spte(head, &iter, ref)
-			{
-				struct nxsim__mmu_page *sp =
-					ref_to_sp(mmu, ref);
-
-				if (sp->role.direct &&
-				    sp->gfn >= slot->base_gfn &&
-				    sp->gfn < slot->base_gfn + slot->npages &&
-				    sp->role.level <
-					    nxsim__kvm_mmu_max_mapping_level(
-						    mmu, slot, sp->gfn,
-						    NXSIM_PG_LEVEL_1G)) {
-					drop_spte(mmu, sp, ref_index(ref));
-					flush = true;
-					goto restart;
-				}
-			}
-		}
-	}
-	if (flush)
+	if (nxsim__slot_handle_level(mmu, slot, kvm_mmu_zap_collapsible_spte,
+				     NXSIM_PG_LEVEL_4K, top, NULL))
 		nxsim__kvm_flush_remote_tlbs(mmu);
 }

@@ -258,6 +258,16 @@ void nxsim__mmu_free_root_page(struct nxsim__vm_mmu *mmu, int as_id);
 void nxsim__kvm_rmap_zap_gfn_range(struct nxsim__vm_mmu *mmu,
 				   const struct nxsim__memslot *slot,
 				   uint64_t start, uint64_t end);
+/* A slot_handle_level() handler: true if the TLBs need a flush. */
+typedef bool (*nxsim__slot_level_handler)(struct nxsim__vm_mmu *mmu,
+					  struct nxsim__kvm_rmap_head *head,
+					  const struct nxsim__memslot *slot,
+					  int level, void *ctx);
+/* slot_handle_level(): @fn on every rmap head of @slot's levels. */
+bool nxsim__slot_handle_level(struct nxsim__vm_mmu *mmu,
+			      const struct nxsim__memslot *slot,
+			      nxsim__slot_level_handler fn, int start_level,
+			      int end_level, void *ctx);
 /* Dirty logging on: kvm_mmu_slot_remove_write_access() and friends. */
 void nxsim__shadow_mmu_wrprot_slot(struct nxsim__vm_mmu *mmu,
 				   const struct nxsim__memslot *slot);

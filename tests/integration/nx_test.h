@@ -10,17 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/nx_env.h"
 #include "common/test_util.h"
 
 #define GIB (1ull << 30)
 #define MIB2 (2ull << 20)
 #define HVA_BASE 0x7f0000000000ull /* 1 GiB aligned */
-
-struct nx_env {
-	struct nxsim_host *host;
-	struct nxsim_vm *vm;
-	struct nxsim_vcpu *vcpu;
-};
 
 static inline void nx_print_violation(void *ctx, const char *text)
 {
@@ -37,32 +32,32 @@ static inline void nx_check_ok(struct nxsim_vm *vm)
 /* A host made from @cfg, one VM + vCPU. */
 static inline struct nx_env nx_env_config(const struct nxsim_host_config *cfg)
 {
+	struct nx_env_spec spec = { .host = cfg };
 	struct nx_env e;
 
-	assert_rc(nxsim_host_create(cfg, &e.host), 0);
-	assert_rc(nxsim_vm_create(e.host, &e.vm), 0);
-	assert_rc(nxsim_vcpu_create(e.vm, 0, &e.vcpu), 0);
+	assert_rc(nx_env_open(&e, &spec), 0);
 	return e;
 }
 
 /* A host of @profile with the mitigation on, ratio 1, one VM + vCPU. */
 static inline struct nx_env nx_env(const char *profile, uint64_t bugs)
 {
+	struct nxsim_host_config cfg = {
+		.cpu.itlb_multihit = true,
+		.profile = profile,
+		.bugs = bugs,
+	};
+	struct nx_env_spec spec = { .host = &cfg, .ratio = "1" };
 	struct nx_env e;
 
-	e.host = test_host(profile, true, NULL, bugs);
-	assert_rc(nxsim_param_set(e.host, "nx_huge_pages_recovery_ratio", "1"),
-		  0);
-	assert_rc(nxsim_vm_create(e.host, &e.vm), 0);
-	assert_rc(nxsim_vcpu_create(e.vm, 0, &e.vcpu), 0);
+	assert_rc(nx_env_open(&e, &spec), 0);
 	return e;
 }
 
 static inline void nx_env_destroy(struct nx_env *e)
 {
 	nx_check_ok(e->vm);
-	assert_rc(nxsim_vm_destroy(e->vm), 0);
-	assert_rc(nxsim_host_destroy(e->host), 0);
+	assert_rc(nx_env_close(e), 0);
 }
 
 static inline void nx_slot(struct nxsim_vm *vm, uint32_t id, uint64_t gpa,

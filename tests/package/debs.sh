@@ -90,7 +90,7 @@ for f in libnxsim.a libnxsim.so cmake/nxsim/nxsim-static-targets.cmake \
 		exit 1
 	fi
 done
-for man in nxsim nxsim-sweep nxsim-bench; do
+for man in nxsim nxsim-sweep nxsim-bench nxsim-kvm; do
 	if [ ! -s "$root/usr/share/man/man1/$man.1.gz" ]; then
 		echo "FAIL: no man page $man(1)"
 		exit 1
