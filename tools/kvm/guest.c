@@ -46,6 +46,7 @@
 #define SN_PTE8_64 0x040
 #define SN_PTE8_32 0x050
 #define SN_INVLPG 0x060
+#define SN_MOVCR3 0x070
 #define SN_HANDLER 0x100
 #define IDT32 0x800
 #define IDT64 0x900
@@ -67,6 +68,7 @@ static const struct {
 	  { 0x8b, 0x3e, 0x0f, 0xc7, 0x0e, 0xf4 },
 	  6 },					      /* cmpxchg8b */
 	{ SN_INVLPG, { 0x0f, 0x01, 0x3e, 0xf4 }, 4 }, /* invlpg */
+	{ SN_MOVCR3, { 0x0f, 0x22, 0xd8, 0xf4 }, 4 }, /* mov cr3,rax */
 	{ SN_HANDLER, { 0xf4 }, 1 },
 };
 
@@ -609,6 +611,41 @@ static int link_code(struct kt_vcpu *c, const struct kt_paging *p,
 	return 0;
 }
 
+static bool same_mode(const struct kt_paging *a, const struct kt_paging *b)
+{
+	return a->pg == b->pg && a->wp == b->wp && a->pae == b->pae &&
+	       a->pse == b->pse && a->lma == b->lma && a->nxe == b->nxe &&
+	       a->user == b->user;
+}
+
+static void paging_answer(const struct kt_paging *p, struct kt_out *o);
+
+/*
+ * A load of CR3 alone, with paging on, is the guest's own MOV to CR3, so
+ * that KVM sees what the model's verb does (kvm_set_cr3(): a new root, or
+ * for the same CR3 the sync of unsync pages, KVM_REQ_MMU_SYNC): KVM_SET_SREGS
+ * with an unchanged CR3 would not sync.  The HLT after it is fetched
+ * through the new tables, on the model too.
+ */
+static int mov_cr3(struct kt_vcpu *c, const struct kt_paging *p,
+		   struct kt_out *o)
+{
+	struct kvm_regs regs = { .rax = p->cr3 };
+	bool faulted = false;
+	int rc;
+
+	model_access(c, "exec", code_lin(c) + SN_MOVCR3, true, o);
+	rc = run_to_hlt(c, code_lin(c) + SN_MOVCR3, &regs, &faulted, o);
+	if (rc)
+		return rc;
+	if (faulted)
+		return kt_fail(o, -EINVAL, "the guest's MOV to CR3 faulted");
+	c->p = *p;
+	model_access(c, "exec", code_lin(c) + SN_MOVCR3 + 3, false, o);
+	paging_answer(p, o);
+	return 0;
+}
+
 static const char *const mode_names[] = { "nonpaging", "32bit", "pae",
 					  "64bit" };
 
@@ -629,6 +666,7 @@ int kt_paging(struct kt_vcpu *c, int argc, struct nxsim__drv_tok *argv,
 	};
 	struct kt_paging p = c->p, saved = c->p;
 	struct kvm_sregs s;
+	bool cr3_given = false;
 	unsigned int i, k;
 	int rc;
 
@@ -639,6 +677,7 @@ int kt_paging(struct kt_vcpu *c, int argc, struct nxsim__drv_tok *argv,
 		if (!strncmp(t, "cr3=", 4)) {
 			char *end;
 
+			cr3_given = true;
 			p.cr3 = strtoull(t + 4, &end, 0);
 			if (*end || !t[4])
 				return kt_fail(o, -EINVAL,
@@ -662,6 +701,8 @@ int kt_paging(struct kt_vcpu *c, int argc, struct nxsim__drv_tok *argv,
 	rc = link_code(c, &p, o);
 	if (rc)
 		return rc;
+	if (same_mode(&saved, &p) && p.pg && cr3_given)
+		return mov_cr3(c, &p, o);
 	if (ioctl(c->fd, KVM_GET_SREGS, &s))
 		return -errno;
 	c->p = p;
@@ -674,10 +715,15 @@ int kt_paging(struct kt_vcpu *c, int argc, struct nxsim__drv_tok *argv,
 		c->p = saved;
 		return -errno;
 	}
+	paging_answer(&p, o);
+	return 0;
+}
+
+static void paging_answer(const struct kt_paging *p, struct kt_out *o)
+{
 	kt_add(o,
 	       " mode=%s pg=%d wp=%d pae=%d pse=%d lma=%d nxe=%d user=%d "
 	       "cr3=0x%" PRIx64,
-	       mode_names[mode_of(&p)], p.pg, p.wp, p.pae, p.pse, p.lma, p.nxe,
-	       p.user, p.cr3);
-	return 0;
+	       mode_names[mode_of(p)], p->pg, p->wp, p->pae, p->pse, p->lma,
+	       p->nxe, p->user, p->cr3);
 }
