@@ -18,7 +18,8 @@
 static struct nxsim_nx_exec_fault seen;
 static int seen_kernel, calls;
 
-static int never_huge(const struct nxsim_nx_exec_fault *f, int kernel)
+/* never-huge's exec_huge and always-zap's exec_split: always 0 */
+static int record_no(const struct nxsim_nx_exec_fault *f, int kernel)
 {
 	seen = *f;
 	seen_kernel = kernel;
@@ -29,14 +30,6 @@ static int never_huge(const struct nxsim_nx_exec_fault *f, int kernel)
 static int always_huge(const struct nxsim_nx_exec_fault *f, int kernel)
 {
 	return 1;
-}
-
-static int always_zap(const struct nxsim_nx_exec_fault *f, int kernel)
-{
-	seen = *f;
-	seen_kernel = kernel;
-	calls++;
-	return 0;
 }
 
 static int two(const struct nxsim_nx_exec_fault *f, int kernel)
@@ -57,9 +50,9 @@ static int minus_one(const struct nxsim_nx_exec_fault *f, int kernel)
 	}
 
 static const struct nxsim_nx_recovery_ops rules[] = {
-	RULE("never-huge", exec_huge, never_huge),
+	RULE("never-huge", exec_huge, record_no),
 	RULE("always-huge", exec_huge, always_huge),
-	RULE("always-zap", exec_split, always_zap),
+	RULE("always-zap", exec_split, record_no),
 	RULE("huge-two", exec_huge, two),
 	RULE("split-minus-one", exec_split, minus_one),
 };
@@ -241,7 +234,7 @@ static void test_version_1(void **state)
 		.version = 1,
 		.name = "v1-rule",
 		.period_ms = same,
-		.exec_huge = never_huge,
+		.exec_huge = record_no,
 	};
 	struct nxsim_nx_recovery_ops hook_only = v1;
 	const char *why = NULL;
