@@ -83,6 +83,22 @@ NXSIM_API void nxsim_bringup_costs_default(struct nxsim_bringup_costs *c);
 NXSIM_API int nxsim_bringup_cost_info(unsigned int idx, const char **name,
 				      double *value, const char **source);
 
+/**
+ * nxsim_bringup_costs_set() - set the entry named @name in @c to @value
+ * @c: a cost table (nxsim_bringup_costs_default() fills one)
+ * @name: an entry name, as nxsim_bringup_cost_info() answers it
+ * @value: its new value
+ * @why: receives a static description of what is wrong, on error (may be
+ *	NULL)
+ *
+ * Return: 0; -EINVAL for a NULL @c or @name; -ENOENT for an unknown name;
+ * -ERANGE for a value outside the entry's range (@why names the range).
+ * On error @c is unchanged.
+ */
+NXSIM_API int nxsim_bringup_costs_set(struct nxsim_bringup_costs *c,
+				      const char *name, double value,
+				      const char **why);
+
 /* What separates the "name=value" pairs of nxsim_bringup_costs_parse(). */
 #define NXSIM_BRINGUP_COSTS_SEPS ", \t\n"
 

@@ -130,8 +130,10 @@ NXSIM_API int nxsim_vcpu_access(struct nxsim_vcpu *vcpu,
 /**
  * struct nxsim_guest_costs - cycles the guest-side outputs are charged
  *
- * Every row has its source in nxsim_guest_cost_source() and
- * docs/guest-tlb.md.
+ * Every row has its source in nxsim_guest_cost_info() and
+ * docs/guest-tlb.md.  The three cost tables (this one, struct
+ * nxsim_xpfo_costs, struct nxsim_bringup_costs) answer the same calls:
+ * _default(), _info(idx) and _set(name).
  * @access: guest work per memory access (the baseline the ratios divide)
  * @stlb_hit: an L1 miss that hits the second-level TLB
  * @walk_ref: one memory reference of a two-dimensional walk
@@ -156,7 +158,36 @@ struct nxsim_guest_costs {
 NXSIM_API void nxsim_guest_costs_default(struct nxsim_guest_costs *c);
 
 /**
+ * nxsim_guest_cost_info() - the @idx-th row of the table
+ * @idx: index from 0
+ * @name: receives its name (the field's), or NULL
+ * @cycles: receives its default, or NULL
+ * @source: receives where the default comes from, or NULL
+ *
+ * Return: 0, or -ENOENT past the last.
+ */
+NXSIM_API int nxsim_guest_cost_info(unsigned int idx, const char **name,
+				    uint32_t *cycles, const char **source);
+
+/**
+ * nxsim_guest_costs_set() - set the row named @name in @c to @cycles
+ * @c: a cost table (nxsim_guest_costs_default() fills one)
+ * @name: a row name, as nxsim_guest_cost_info() answers it ("fault")
+ * @cycles: its new value
+ * @why: receives a static description of what is wrong, on error (may be
+ *	NULL)
+ *
+ * Return: 0; -EINVAL for a NULL @c or @name; -ENOENT for a name the
+ * table does not have.  On error @c is unchanged.
+ */
+NXSIM_API int nxsim_guest_costs_set(struct nxsim_guest_costs *c,
+				    const char *name, uint32_t cycles,
+				    const char **why);
+
+/**
  * nxsim_guest_cost_source() - where the default of row @name comes from
+ *
+ * The source nxsim_guest_cost_info() answers, looked up by name.
  *
  * Return: the text, or NULL for an unknown @name.
  */

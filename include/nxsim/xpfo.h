@@ -494,9 +494,10 @@ NXSIM_API void nxsim_xpfo_costs_default(struct nxsim_xpfo_costs *c);
 
 /**
  * nxsim_xpfo_cost_info() - the @idx-th cost of the table
- * @name: receives the field name
- * @cycles: receives its default
- * @source: receives where the default comes from
+ * @idx: index from 0
+ * @name: receives the field name, or NULL
+ * @cycles: receives its default, or NULL
+ * @source: receives where the default comes from, or NULL
  *
  * Return: 0, or -ENOENT past the last.
  */
@@ -508,11 +509,14 @@ NXSIM_API int nxsim_xpfo_cost_info(unsigned int idx, const char **name,
  * @c: a cost table (nxsim_xpfo_costs_default() fills one)
  * @name: a field name, as nxsim_xpfo_cost_info() answers it ("invlpg")
  * @cycles: its new value
+ * @why: receives a static description of what is wrong, on error (may be
+ *	NULL)
  *
- * Return: 0, or -ENOENT for a name the table does not have (@c unchanged).
+ * Return: 0; -EINVAL for a NULL @c or @name; -ENOENT for a name the table
+ * does not have.  On error @c is unchanged.
  */
 NXSIM_API int nxsim_xpfo_costs_set(struct nxsim_xpfo_costs *c, const char *name,
-				   uint32_t cycles);
+				   uint32_t cycles, const char **why);
 
 /**
  * nxsim_xpfo_policy_name() - the @idx-th policy, NULL past the last: the

@@ -17,14 +17,7 @@
 #include <nxsim/bringup.h>
 
 #include "core/compiler.h"
-
-struct cost_row {
-	const char *name;
-	size_t off;
-	double def, min, max;
-	const char *range; /* the error text of a value outside it */
-	const char *source;
-};
+#include "core/cost_table.h"
 
 /* ROW_ stringizes the range after ROW expanded US_MAX. */
 #define ROW_(f, d, lo, hi, s)                                           \
@@ -35,7 +28,7 @@ struct cost_row {
 #define ROW(f, d, lo, hi, s) ROW_(f, d, lo, hi, s)
 #define US_MAX 1e7 /* ten seconds */
 
-static const struct cost_row cost_table[] = {
+static const struct nxsim__cost_row cost_rows[] = {
 	ROW(create_vm_us, 500, 0, US_MAX,
 	    "calibrated: KVM_CREATE_VM under nx_huge_pages=never took "
 	    "0.495-0.518 ms (Capitulino, kvmtool, strace -T); the reference "
@@ -87,43 +80,36 @@ static const struct cost_row cost_table[] = {
 	    "the histogram's 131-524 us share"),
 };
 
-_Static_assert(ARRAY_SIZE(cost_table) ==
+_Static_assert(ARRAY_SIZE(cost_rows) ==
 		       sizeof(struct nxsim_bringup_costs) / sizeof(double),
 	       "every cost has a row");
 
-static double *cost_field(struct nxsim_bringup_costs *c,
-			  const struct cost_row *row)
-{
-	return (double *)((char *)c + row->off);
-}
+static const struct nxsim__cost_table bringup_costs = {
+	cost_rows, ARRAY_SIZE(cost_rows), NXSIM__COST_DOUBLE
+};
 
 void nxsim_bringup_costs_default(struct nxsim_bringup_costs *c)
 {
-	for (size_t i = 0; c && i < ARRAY_SIZE(cost_table); i++)
-		*cost_field(c, &cost_table[i]) = cost_table[i].def;
+	nxsim__cost_default(&bringup_costs, c);
 }
 
 int nxsim_bringup_cost_info(unsigned int idx, const char **name, double *value,
 			    const char **source)
 {
-	if (idx >= ARRAY_SIZE(cost_table))
+	const struct nxsim__cost_row *row =
+		nxsim__cost_info(&bringup_costs, idx, name, source);
+
+	if (!row)
 		return -ENOENT;
-	if (name)
-		*name = cost_table[idx].name;
 	if (value)
-		*value = cost_table[idx].def;
-	if (source)
-		*source = cost_table[idx].source;
+		*value = row->def;
 	return 0;
 }
 
-static const struct cost_row *find_row(const char *name, size_t len)
+int nxsim_bringup_costs_set(struct nxsim_bringup_costs *c, const char *name,
+			    double value, const char **why)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(cost_table); i++)
-		if (strlen(cost_table[i].name) == len &&
-		    !strncmp(cost_table[i].name, name, len))
-			return &cost_table[i];
-	return NULL;
+	return nxsim__cost_set(&bringup_costs, c, name, value, why);
 }
 
 /*
@@ -134,7 +120,7 @@ static int parse_pair(struct nxsim_bringup_costs *c, const char *pair,
 		      size_t len, const char **why)
 {
 	const char *eq = memchr(pair, '=', len);
-	const struct cost_row *row;
+	const struct nxsim__cost_row *row;
 	char num[64], *end = NULL;
 	size_t nlen;
 	double v = NAN;
@@ -143,7 +129,7 @@ static int parse_pair(struct nxsim_bringup_costs *c, const char *pair,
 		*why = "expected name=value";
 		return -EINVAL;
 	}
-	row = find_row(pair, (size_t)(eq - pair));
+	row = nxsim__cost_find(&bringup_costs, pair, (size_t)(eq - pair));
 	if (!row) {
 		*why = "no such cost entry";
 		return -ENOENT;
@@ -158,12 +144,7 @@ static int parse_pair(struct nxsim_bringup_costs *c, const char *pair,
 		*why = "value is not a number";
 		return -EINVAL;
 	}
-	if (v < row->min || v > row->max) {
-		*why = row->range;
-		return -ERANGE;
-	}
-	*cost_field(c, row) = v;
-	return 0;
+	return nxsim__cost_set_row(&bringup_costs, c, row, v, why);
 }
 
 int nxsim_bringup_costs_parse(struct nxsim_bringup_costs *c, const char *text,

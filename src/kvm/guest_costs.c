@@ -9,26 +9,20 @@
  * Left out: cache effects on the walk (every reference costs the same)
  * and lock contention between vCPUs faulting at once.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
 #include <nxsim/vcpu.h>
 
 #include "core/compiler.h"
+#include "core/cost_table.h"
 
-struct cost_row {
-	const char *name;
-	size_t off;
-	uint32_t cycles;
-	const char *source;
-};
+#define ROW(f, c, s)                                                  \
+	{ #f, offsetof(struct nxsim_guest_costs, f), c, 0, UINT32_MAX, \
+	  "value outside [0, UINT32_MAX]", s }
 
-#define ROW(f, c, s)                                            \
-	{                                                       \
-#f, offsetof(struct nxsim_guest_costs, f), c, s \
-	}
-
-static const struct cost_row cost_table[] = {
+static const struct nxsim__cost_row cost_rows[] = {
 	ROW(access, 1,
 	    "assumption: one cycle of guest work per memory access, the "
 	    "baseline every ratio divides by"),
@@ -52,26 +46,43 @@ static const struct cost_row cost_table[] = {
 	    "acknowledgement costs >= 1000 cycles [S63]"),
 };
 
+_Static_assert(ARRAY_SIZE(cost_rows) ==
+		       sizeof(struct nxsim_guest_costs) / sizeof(uint32_t),
+	       "every cost has a row");
+
+static const struct nxsim__cost_table guest_costs = {
+	cost_rows, ARRAY_SIZE(cost_rows), NXSIM__COST_U32
+};
+
 void nxsim_guest_costs_default(struct nxsim_guest_costs *c)
 {
-	size_t i;
+	nxsim__cost_default(&guest_costs, c);
+}
 
-	if (!c)
-		return;
-	memset(c, 0, sizeof(*c));
-	for (i = 0; i < ARRAY_SIZE(cost_table); i++)
-		*(uint32_t *)((char *)c + cost_table[i].off) =
-			cost_table[i].cycles;
+int nxsim_guest_cost_info(unsigned int idx, const char **name,
+			  uint32_t *cycles, const char **source)
+{
+	const struct nxsim__cost_row *row =
+		nxsim__cost_info(&guest_costs, idx, name, source);
+
+	if (!row)
+		return -ENOENT;
+	if (cycles)
+		*cycles = (uint32_t)row->def;
+	return 0;
+}
+
+int nxsim_guest_costs_set(struct nxsim_guest_costs *c, const char *name,
+			  uint32_t cycles, const char **why)
+{
+	return nxsim__cost_set(&guest_costs, c, name, cycles, why);
 }
 
 const char *nxsim_guest_cost_source(const char *name)
 {
-	size_t i;
+	const struct nxsim__cost_row *row =
+		name ? nxsim__cost_find(&guest_costs, name, strlen(name)) :
+		       NULL;
 
-	if (!name)
-		return NULL;
-	for (i = 0; i < ARRAY_SIZE(cost_table); i++)
-		if (!strcmp(cost_table[i].name, name))
-			return cost_table[i].source;
-	return NULL;
+	return row ? row->source : NULL;
 }

@@ -14,20 +14,13 @@
 #include <nxsim/xpfo.h>
 
 #include "core/compiler.h"
+#include "core/cost_table.h"
 
-struct cost_row {
-	const char *name;
-	size_t off;
-	uint32_t cycles;
-	const char *source;
-};
+#define ROW(f, c, s)                                                 \
+	{ #f, offsetof(struct nxsim_xpfo_costs, f), c, 0, UINT32_MAX, \
+	  "value outside [0, UINT32_MAX]", s }
 
-#define ROW(f, c, s)                                           \
-	{                                                      \
-#f, offsetof(struct nxsim_xpfo_costs, f), c, s \
-	}
-
-static const struct cost_row cost_table[] = {
+static const struct nxsim__cost_row cost_rows[] = {
 	ROW(stlb_hit, 10, "STLB hit ~12 cycles on Haswell [S61]"),
 	ROW(walk, 20,
 	    "page walk with cached paging structures, 10-20 "
@@ -80,45 +73,34 @@ static const struct cost_row cost_table[] = {
 	    "exit (calibrated with ipi_recv)"),
 };
 
-_Static_assert(ARRAY_SIZE(cost_table) ==
+_Static_assert(ARRAY_SIZE(cost_rows) ==
 		       sizeof(struct nxsim_xpfo_costs) / sizeof(uint32_t),
 	       "every cost has a row");
 
+static const struct nxsim__cost_table xpfo_costs = {
+	cost_rows, ARRAY_SIZE(cost_rows), NXSIM__COST_U32
+};
+
 void nxsim_xpfo_costs_default(struct nxsim_xpfo_costs *c)
 {
-	size_t i;
-
-	for (i = 0; c && i < ARRAY_SIZE(cost_table); i++)
-		*(uint32_t *)((char *)c + cost_table[i].off) =
-			cost_table[i].cycles;
+	nxsim__cost_default(&xpfo_costs, c);
 }
 
 int nxsim_xpfo_cost_info(unsigned int idx, const char **name, uint32_t *cycles,
 			 const char **source)
 {
-	if (idx >= ARRAY_SIZE(cost_table))
+	const struct nxsim__cost_row *row =
+		nxsim__cost_info(&xpfo_costs, idx, name, source);
+
+	if (!row)
 		return -ENOENT;
-	if (name)
-		*name = cost_table[idx].name;
 	if (cycles)
-		*cycles = cost_table[idx].cycles;
-	if (source)
-		*source = cost_table[idx].source;
+		*cycles = (uint32_t)row->def;
 	return 0;
 }
 
 int nxsim_xpfo_costs_set(struct nxsim_xpfo_costs *c, const char *name,
-			 uint32_t cycles)
+			 uint32_t cycles, const char **why)
 {
-	size_t i;
-
-	if (!c || !name)
-		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(cost_table); i++) {
-		if (strcmp(cost_table[i].name, name))
-			continue;
-		*(uint32_t *)((char *)c + cost_table[i].off) = cycles;
-		return 0;
-	}
-	return -ENOENT;
+	return nxsim__cost_set(&xpfo_costs, c, name, cycles, why);
 }

@@ -56,6 +56,7 @@ struct api_call {
 static const char *const null_ok[][2] = {
 	{ "nxsim_bringup_cost_info", "every result pointer may be NULL" },
 	{ "nxsim_xpfo_cost_info", "every result pointer may be NULL" },
+	{ "nxsim_guest_cost_info", "every result pointer may be NULL" },
 	{ "nxsim_errno_parse", "NULL names no errno: 0" },
 };
 
@@ -192,8 +193,8 @@ static void test_null_named(void **state)
 	assert_rc(nxsim_trace_write_binary(fx.trace, NULL), -EINVAL);
 	assert_rc(nxsim_host_vulnerability(NULL, buf, sizeof(buf)), -EINVAL);
 	nxsim_xpfo_costs_default(&c);
-	assert_rc(nxsim_xpfo_costs_set(NULL, "walk", 1), -EINVAL);
-	assert_rc(nxsim_xpfo_costs_set(&c, NULL, 1), -EINVAL);
+	assert_rc(nxsim_xpfo_costs_set(NULL, "walk", 1, NULL), -EINVAL);
+	assert_rc(nxsim_xpfo_costs_set(&c, NULL, 1, NULL), -EINVAL);
 	assert_rc(nxsim_stat_format(NULL, &v, buf, sizeof(buf)), -EINVAL);
 	assert_rc(nxsim_stat_format(&d, NULL, buf, sizeof(buf)), -EINVAL);
 	fixture_free(&fx);

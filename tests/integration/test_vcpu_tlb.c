@@ -109,6 +109,39 @@ static void test_costs_sourced(void **state)
 }
 
 /*
+ * The guest table answers the calls of the other two: _info(idx) lists
+ * the rows in field order with the source _source() gives, _set(name)
+ * writes that field only, and refuses an unknown name, changing nothing.
+ */
+static void test_guest_cost_info_set(void **state)
+{
+	struct nxsim_guest_costs def, c;
+	const char *name, *source, *why;
+	unsigned int i;
+	uint32_t cycles;
+
+	(void)state;
+	nxsim_guest_costs_default(&def);
+	for (i = 0; !nxsim_guest_cost_info(i, &name, &cycles, &source); i++) {
+		assert_int_equal(cycles, ((uint32_t *)&def)[i]);
+		assert_ptr_equal(source, nxsim_guest_cost_source(name));
+		c = def;
+		assert_rc(nxsim_guest_costs_set(&c, name, 777, &why), 0);
+		assert_int_equal(((uint32_t *)&c)[i], 777);
+		((uint32_t *)&c)[i] = cycles;
+		assert_memory_equal(&c, &def, sizeof(c));
+	}
+	assert_int_equal(i, sizeof(def) / sizeof(uint32_t));
+	assert_rc(nxsim_guest_cost_info(i, NULL, NULL, NULL), -ENOENT);
+	c = def;
+	assert_rc(nxsim_guest_costs_set(&c, "bogus", 1, &why), -ENOENT);
+	assert_string_equal(why, "no such cost entry");
+	assert_rc(nxsim_guest_costs_set(&c, NULL, 1, &why), -EINVAL);
+	assert_rc(nxsim_guest_costs_set(NULL, "fault", 1, NULL), -EINVAL);
+	assert_memory_equal(&c, &def, sizeof(c));
+}
+
+/*
  * Entry size per (guest level, host level) pair on data reads (the SPTE
  * is as huge as the host allows): min of the two; a second access in the
  * same entry hits, one a 4 KiB page further walks iff the entry is 4K.
@@ -477,6 +510,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walk_refs),
 		cmocka_unit_test(test_costs_sourced),
+		cmocka_unit_test(test_guest_cost_info_set),
 		cmocka_unit_test(test_entry_size),
 		cmocka_unit_test(test_rights),
 		cmocka_unit_test(test_flush_exec_fault),

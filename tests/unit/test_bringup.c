@@ -41,6 +41,49 @@ static void test_costs_default_table(void **state)
 	assert_true(c.create_vm_us == 500 && c.gp_jiffies == 11);
 }
 
+/*
+ * nxsim_bringup_costs_set() is one pair of nxsim_bringup_costs_parse():
+ * the same names, ranges and reasons, and @c unchanged on error.
+ */
+static void test_costs_set(void **state)
+{
+	static const struct {
+		const char *name;
+		double v;
+		int rc;
+		const char *why;
+	} cases[] = {
+		{ "kvm_run_us", 12.5, 0, NULL },
+		{ "gp_sigma", 3, 0, NULL },
+		{ "gp_sigma", 3.5, -ERANGE, "value outside [0, 3]" },
+		{ "kvm_run_us", -1, -ERANGE, "value outside [0, 1e7]" },
+		{ "kvm_run", 1, -ENOENT, "no such cost entry" },
+		{ NULL, 1, -EINVAL, "no table or no name" },
+	};
+	struct nxsim_bringup_costs c, def;
+	const char *why;
+
+	(void)state;
+	nxsim_bringup_costs_default(&def);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		c = def;
+		why = NULL;
+		assert_rc(nxsim_bringup_costs_set(&c, cases[i].name, cases[i].v,
+						  &why),
+			  cases[i].rc);
+		if (cases[i].rc) {
+			assert_string_equal(why, cases[i].why);
+			assert_memory_equal(&c, &def, sizeof(c));
+		}
+	}
+	c = def;
+	assert_rc(nxsim_bringup_costs_set(&c, "kvm_run_us", 12.5, NULL), 0);
+	assert_true(c.kvm_run_us == 12.5);
+	c.kvm_run_us = def.kvm_run_us;
+	assert_memory_equal(&c, &def, sizeof(c));
+	assert_rc(nxsim_bringup_costs_set(NULL, "gp_sigma", 1, NULL), -EINVAL);
+}
+
 static void test_costs_parse_override(void **state)
 {
 	struct nxsim_bringup_costs c, def;
@@ -902,6 +945,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_costs_default_table),
+		cmocka_unit_test(test_costs_set),
 		cmocka_unit_test(test_costs_parse_override),
 		cmocka_unit_test(test_costs_parse_errors),
 		cmocka_unit_test(test_costs_descriptors),

@@ -412,7 +412,7 @@ static void test_xpfo_costs_set(void **state)
 	nxsim_xpfo_costs_default(&def);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		c = def;
-		assert_rc(nxsim_xpfo_costs_set(&c, cases[i].name, 12345),
+		assert_rc(nxsim_xpfo_costs_set(&c, cases[i].name, 12345, NULL),
 			  cases[i].rc);
 		if (cases[i].rc) {
 			assert_memory_equal(&c, &def, sizeof(c));

@@ -725,7 +725,7 @@ static int cost_option(const struct nxsim__drv_tok *t,
 			return nxsim__drv_fail(
 				r, -ERANGE, "cost out of range: \"%s\"", t->s);
 	}
-	return rc ? rc : nxsim_xpfo_costs_set(c, key, (uint32_t)n);
+	return rc ? rc : nxsim_xpfo_costs_set(c, key, (uint32_t)n, NULL);
 }
 
 static int xpfo_workload(struct nxsim__drv *d, int argc,
