@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/compiler.h"
 #include "core/registry.h"
 
 static const char *name_of(const struct nxsim__registry *r, const void *ops)
@@ -56,8 +57,11 @@ int nxsim__registry_add(struct nxsim__registry *r, const void *const *ops,
 	for (i = 0; !problem && i < n; i++) {
 		char *e = (char *)r->ops + (base + i) * r->ops_size;
 		const char *name = r->names[base + i];
+		uint32_t size = *(const uint32_t *)ops[i];
 
-		memcpy(e, ops[i], r->ops_size);
+		/* An older, smaller struct: the fields it lacks are NULL. */
+		memset(e, 0, r->ops_size);
+		memcpy(e, ops[i], MIN(size, (uint32_t)r->ops_size));
 		*(uint32_t *)e = (uint32_t)r->ops_size;
 		strcpy(r->names[base + i], name_of(r, ops[i]));
 		memcpy(e + r->name_field, &name, sizeof(name));

@@ -329,6 +329,8 @@ void nxsim__kvm_mmu_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 				    struct nxsim__kvm_page_fault *f)
 {
 	f->huge_page_disallowed = f->exec && f->nx_huge_page_workaround_enabled;
+	if (unlikely(f->rule_huge))
+		f->huge_page_disallowed = f->rule_huge == NXSIM__RULE_NOT_HUGE;
 	/* is_error_noslot_pfn(): MMIO maps at 4K. */
 	if (!f->slot || nxsim__slot_dirty_logging(f->slot))
 		return;
@@ -553,6 +555,59 @@ static bool mmu_invalidate_retry_gfn(struct nxsim__vm_mmu *mmu,
  * nonpaging MMU up to 2M (nonpaging_page_fault()).  Return: a RET_PF_*
  * code.
  */
+/* A rule's answer @a of hook @hook at @gfn is not 0 or 1. */
+static int bad_answer(struct nxsim__vm_mmu *mmu, const char *hook, uint64_t gfn,
+		      int a)
+{
+	nxsim__mmu_event(mmu,
+			 "recovery rule %s: %s answered %d (not 0 or 1) at "
+			 "gfn 0x%" PRIx64,
+			 mmu->nx_recovery->name, hook, a, gfn);
+	return nxsim__fail(-EINVAL, "NX rule %s: %s answered %d, not 0 or 1",
+			   mmu->nx_recovery->name, hook, a);
+}
+
+/*
+ * The host rule's exec decisions (<nxsim/nx_recovery.h>) for the exec
+ * fault @f, whose leaf (@sptep NULL: none) is @spte at @level: into
+ * @f->rule_huge and @f->tdp_split.  Return: 0, or -EINVAL (and a checker
+ * report) for an answer other than 0 or 1, before anything changed.
+ */
+static int exec_rule(struct nxsim__vm_mmu *mmu, struct nxsim__kvm_page_fault *f,
+		     const uint64_t *sptep, uint64_t spte, int level)
+{
+	const struct nxsim_nx_recovery_ops *ops = mmu->nx_recovery;
+	struct nxsim_nx_exec_fault v = {
+		.gfn = f->gfn,
+		.req_level = NXSIM_PG_LEVEL_4K,
+		.nx_huge_pages = f->nx_huge_page_workaround_enabled,
+		.tdp_mmu = mmu->tdp_mmu_enabled,
+	};
+	int a;
+
+	if (ops->version < 2 || (!ops->exec_huge && !ops->exec_split))
+		return 0;
+	if (sptep && level > NXSIM_PG_LEVEL_4K && is_shadow_present_pte(spte) &&
+	    is_large_pte(spte))
+		v.huge_level = level;
+	if (!nxsim__slot_dirty_logging(f->slot))
+		v.req_level = nxsim__kvm_mmu_max_mapping_level(
+			mmu, f->slot, f->gfn, f->max_level);
+	if (ops->exec_huge) {
+		a = ops->exec_huge(&v, !v.nx_huge_pages);
+		if (a != 0 && a != 1)
+			return bad_answer(mmu, "exec_huge", f->gfn, a);
+		f->rule_huge = a ? NXSIM__RULE_HUGE : NXSIM__RULE_NOT_HUGE;
+	}
+	if (ops->exec_split && v.huge_level && v.tdp_mmu) {
+		a = ops->exec_split(&v, f->tdp_split);
+		if (a != 0 && a != 1)
+			return bad_answer(mmu, "exec_split", f->gfn, a);
+		f->tdp_split = a;
+	}
+	return 0;
+}
+
 static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 			     struct nxsim__vcpu_mmu *vcpu,
 			     enum nxsim_access_kind kind, uint64_t gfn,
@@ -569,6 +624,7 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 		.req_level = NXSIM_PG_LEVEL_4K,
 		.goal_level = NXSIM_PG_LEVEL_4K,
 		.as_id = kvm_arch_vcpu_memslots_id(vcpu),
+		.tdp_split = mmu->prof->tdp_split_on_fault,
 	};
 	int r;
 
@@ -628,6 +684,12 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 	f.pfn = nxsim__gfn_to_pfn(f.slot, gfn);
 	f.map_writable = !(f.slot->flags & NXSIM_MEM_READONLY);
 	f.is_tdp = is_tdp;
+	/* A host's own exec decisions (<nxsim/nx_recovery.h>). */
+	if (unlikely(mmu->nx_recovery) && f.exec && is_tdp) {
+		r = exec_rule(mmu, &f, sptep, spte, level);
+		if (r)
+			return r;
+	}
 	if (mmu->tdp_mmu_enabled) {
 		r = nxsim__kvm_tdp_mmu_map(mmu, mc, &f, info);
 	} else {
@@ -799,6 +861,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 			sptep = find_leaf(mmu, as_id, gfn, &level, &spte);
 		nxsim__rcu_read_unlock();
 		nxsim__rw_unlock(&mmu->mmu_lock);
+		if (r < 0)
+			return r; /* a host rule's bad answer: nothing changed */
 		if (r != RET_PF_RETRY)
 			break;
 		__atomic_fetch_add(&mmu->fault_retries, 1, __ATOMIC_RELAXED);

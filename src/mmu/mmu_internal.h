@@ -285,6 +285,10 @@ void nxsim__untrack_possible_nx_huge_page(struct nxsim__vm_mmu *mmu,
  * @slot: the memslot holding @gfn; NULL for MMIO (KVM_PFN_NOSLOT)
  * @is_tdp: the fault comes from the TDP fault path (kvm_tdp_page_fault())
  * @mmio_gen: for MMIO, the vCPU's memslots generation at the fault
+ * @rule_huge: a host rule's exec_huge answer (<nxsim/nx_recovery.h>),
+ *	NXSIM__RULE_KERNEL (0) when none answered
+ * @tdp_split: the TDP MMU splits a huge SPTE in place (from 6.2, or the
+ *	host rule's exec_split answer), else zaps it and maps anew
  */
 struct nxsim__kvm_page_fault {
 	uint64_t gfn;
@@ -301,6 +305,15 @@ struct nxsim__kvm_page_fault {
 	const struct nxsim__memslot *slot;
 	bool is_tdp;
 	uint64_t mmio_gen;
+	int rule_huge;
+	bool tdp_split;
+};
+
+/* nxsim__kvm_page_fault.rule_huge */
+enum {
+	NXSIM__RULE_KERNEL = 0, /* kvm_mmu_hugepage_adjust()'s own answer */
+	NXSIM__RULE_HUGE,	/* the rule lets the exec fault map huge */
+	NXSIM__RULE_NOT_HUGE,	/* the rule keeps it below huge */
 };
 
 /*

@@ -17,6 +17,11 @@
 
 static const char *ops_problem(const void *ops, int *err);
 
+/* A version 1 rule ends at period_ms. */
+#define V1_SIZE                                              \
+	(offsetof(struct nxsim_nx_recovery_ops, period_ms) + \
+	 sizeof(((struct nxsim_nx_recovery_ops *)0)->period_ms))
+
 static struct nxsim_nx_recovery_ops registered[NXSIM_NX_RECOVERY_MAX];
 static char registered_names[NXSIM_NX_RECOVERY_MAX]
 			    [NXSIM__REGISTRY_NAME_MAX + 1];
@@ -63,19 +68,23 @@ static const char *ops_problem(const void *p, int *err)
 	*err = -EINVAL;
 	if (!ops)
 		return "no ops (NULL)";
-	if (ops->version != NXSIM_NX_RECOVERY_OPS_VERSION) {
+	if (ops->version != 1 && ops->version != 2) {
 		*err = -EOPNOTSUPP;
 		return "unknown ops version (this library knows "
-		       "NXSIM_NX_RECOVERY_OPS_VERSION 1)";
+		       "NXSIM_NX_RECOVERY_OPS_VERSION 1 and 2)";
 	}
-	if (ops->size < sizeof(*ops))
+	if (ops->size < V1_SIZE)
 		return "ops size smaller than version 1's "
+		       "struct nxsim_nx_recovery_ops";
+	if (ops->version == 2 && ops->size < sizeof(*ops))
+		return "ops size smaller than version 2's "
 		       "struct nxsim_nx_recovery_ops";
 	problem = nxsim__name_problem(ops->name, NXSIM_NX_RECOVERY_NAME_MAX);
 	if (problem)
 		return problem;
-	if (!ops->pick && !ops->period_ms)
-		return "no pick or period_ms hook";
+	if (!ops->pick && !ops->period_ms &&
+	    (ops->version == 1 || (!ops->exec_huge && !ops->exec_split)))
+		return "no pick, period_ms, exec_huge or exec_split hook";
 	*err = -EEXIST;
 	if (!nxsim__nx_recovery_find(ops->name, &found))
 		return "recovery rule name already taken";

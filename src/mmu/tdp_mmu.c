@@ -524,7 +524,7 @@ int nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 			level--;
 			continue;
 		}
-		if (is_shadow_present_pte(old) && !prof->tdp_split_on_fault) {
+		if (is_shadow_present_pte(old) && !f->tdp_split) {
 			/* the huge SPTE is zapped (6.1), then replaced */
 			if (nxsim__tdp_mmu_zap_spte_atomic(mmu, sp, sptep, &old,
 							   shared))

@@ -34,6 +34,7 @@ static inline struct nxsim__kvm_page_fault unit_fault(struct nxsim__vm_mmu *mmu,
 		.max_level = NXSIM_PG_LEVEL_1G,
 		.req_level = NXSIM_PG_LEVEL_4K,
 		.goal_level = NXSIM_PG_LEVEL_4K,
+		.tdp_split = mmu->prof->tdp_split_on_fault,
 	};
 
 	f.slot = nxsim__gfn_to_memslot(mmu, 0, f.gfn);

@@ -88,7 +88,7 @@ static void test_register_bad_input(void **state)
 		{ sizeof(rule), 1, "", false, -EINVAL, "empty" },
 		{ sizeof(rule), 1, NULL, false, -EINVAL, "empty" },
 		{ sizeof(rule), 1, "a b", false, -EINVAL, "character" },
-		{ sizeof(rule), 1, "x", true, -EINVAL, "no pick or period_ms" },
+		{ sizeof(rule), 1, "x", true, -EINVAL, "no pick, period_ms" },
 		{ sizeof(rule), 1, "kernel", false, -EEXIST, "taken" },
 	};
 	const char *why = NULL;
