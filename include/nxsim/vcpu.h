@@ -97,8 +97,8 @@ NXSIM_API struct nxsim_vm *nxsim_vcpu_vm(const struct nxsim_vcpu *vcpu);
  *
  * Return: the number of stats (all of them); -EINVAL; -EBADF.
  */
-NXSIM_API int nxsim_vcpu_kstats(struct nxsim_vcpu *vcpu,
-				struct nxsim_kstat *st, unsigned int n);
+NXSIM_API int nxsim_vcpu_kstats(struct nxsim_vcpu *vcpu, struct nxsim_kstat *st,
+				unsigned int n);
 
 /**
  * nxsim_vcpu_access() - a guest access at a guest physical address

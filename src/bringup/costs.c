@@ -20,10 +20,11 @@
 #include "core/cost_table.h"
 
 /* ROW_ stringizes the range after ROW expanded US_MAX. */
-#define ROW_(f, d, lo, hi, s)                                           \
-	{                                                               \
-#f, offsetof(struct nxsim_bringup_costs, f), d, lo, hi, \
-			"value outside [" #lo ", " #hi "]", s           \
+#define ROW_(f, d, lo, hi, s)                                               \
+	{                                                                   \
+		.name = #f, .off = offsetof(struct nxsim_bringup_costs, f), \
+		.def = d, .min = lo, .max = hi,                             \
+		.range = "value outside [" #lo ", " #hi "]", .source = s,   \
 	}
 #define ROW(f, d, lo, hi, s) ROW_(f, d, lo, hi, s)
 #define US_MAX 1e7 /* ten seconds */
@@ -85,7 +86,9 @@ _Static_assert(ARRAY_SIZE(cost_rows) ==
 	       "every cost has a row");
 
 static const struct nxsim__cost_table bringup_costs = {
-	cost_rows, ARRAY_SIZE(cost_rows), NXSIM__COST_DOUBLE
+	.rows = cost_rows,
+	.nr = ARRAY_SIZE(cost_rows),
+	.kind = NXSIM__COST_DOUBLE,
 };
 
 void nxsim_bringup_costs_default(struct nxsim_bringup_costs *c)

@@ -18,9 +18,12 @@
 #include "core/compiler.h"
 #include "core/cost_table.h"
 
-#define ROW(f, c, s)                                                  \
-	{ #f, offsetof(struct nxsim_guest_costs, f), c, 0, UINT32_MAX, \
-	  "value outside [0, UINT32_MAX]", s }
+#define ROW(f, c, s)                                                      \
+	{                                                                 \
+		.name = #f, .off = offsetof(struct nxsim_guest_costs, f), \
+		.def = c, .min = 0, .max = UINT32_MAX,                    \
+		.range = "value outside [0, UINT32_MAX]", .source = s,    \
+	}
 
 static const struct nxsim__cost_row cost_rows[] = {
 	ROW(access, 1,
@@ -51,7 +54,9 @@ _Static_assert(ARRAY_SIZE(cost_rows) ==
 	       "every cost has a row");
 
 static const struct nxsim__cost_table guest_costs = {
-	cost_rows, ARRAY_SIZE(cost_rows), NXSIM__COST_U32
+	.rows = cost_rows,
+	.nr = ARRAY_SIZE(cost_rows),
+	.kind = NXSIM__COST_U32,
 };
 
 void nxsim_guest_costs_default(struct nxsim_guest_costs *c)
@@ -59,8 +64,8 @@ void nxsim_guest_costs_default(struct nxsim_guest_costs *c)
 	nxsim__cost_default(&guest_costs, c);
 }
 
-int nxsim_guest_cost_info(unsigned int idx, const char **name,
-			  uint32_t *cycles, const char **source)
+int nxsim_guest_cost_info(unsigned int idx, const char **name, uint32_t *cycles,
+			  const char **source)
 {
 	const struct nxsim__cost_row *row =
 		nxsim__cost_info(&guest_costs, idx, name, source);

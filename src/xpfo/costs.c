@@ -16,9 +16,12 @@
 #include "core/compiler.h"
 #include "core/cost_table.h"
 
-#define ROW(f, c, s)                                                 \
-	{ #f, offsetof(struct nxsim_xpfo_costs, f), c, 0, UINT32_MAX, \
-	  "value outside [0, UINT32_MAX]", s }
+#define ROW(f, c, s)                                                     \
+	{                                                                \
+		.name = #f, .off = offsetof(struct nxsim_xpfo_costs, f), \
+		.def = c, .min = 0, .max = UINT32_MAX,                   \
+		.range = "value outside [0, UINT32_MAX]", .source = s,   \
+	}
 
 static const struct nxsim__cost_row cost_rows[] = {
 	ROW(stlb_hit, 10, "STLB hit ~12 cycles on Haswell [S61]"),
@@ -78,7 +81,9 @@ _Static_assert(ARRAY_SIZE(cost_rows) ==
 	       "every cost has a row");
 
 static const struct nxsim__cost_table xpfo_costs = {
-	cost_rows, ARRAY_SIZE(cost_rows), NXSIM__COST_U32
+	.rows = cost_rows,
+	.nr = ARRAY_SIZE(cost_rows),
+	.kind = NXSIM__COST_U32,
 };
 
 void nxsim_xpfo_costs_default(struct nxsim_xpfo_costs *c)

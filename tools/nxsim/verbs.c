@@ -23,14 +23,9 @@ void nxsim__drv_add_stats(struct nxsim__drv_reply *r, enum nxsim_stats_set set,
 }
 
 const struct nxsim__drv_verb *const nxsim__drv_tables[] = {
-	nxsim__drv_host_verbs,
-	nxsim__drv_vm_verbs,
-	nxsim__drv_mmu_verbs,
-	nxsim__drv_guest_verbs,
-	nxsim__drv_xpfo_verbs,
-	nxsim__drv_bringup_verbs,
-	nxsim__drv_workload_verbs,
-	nxsim__drv_plugin_verbs,
-	nxsim__drv_misc_verbs,
-	NULL,
+	nxsim__drv_host_verbs,	   nxsim__drv_vm_verbs,
+	nxsim__drv_mmu_verbs,	   nxsim__drv_guest_verbs,
+	nxsim__drv_xpfo_verbs,	   nxsim__drv_bringup_verbs,
+	nxsim__drv_workload_verbs, nxsim__drv_plugin_verbs,
+	nxsim__drv_misc_verbs,	   NULL,
 };
