@@ -39,6 +39,17 @@ static const char *batch_problem(const struct nxsim__registry *r,
 	return problem;
 }
 
+int nxsim__registry_check(const struct nxsim__registry *r, const void *ops,
+			  const char **why)
+{
+	int err;
+	const char *problem = r->problem(ops, &err);
+
+	if (problem && why)
+		*why = problem;
+	return problem ? err : 0;
+}
+
 int nxsim__registry_add(struct nxsim__registry *r, const void *const *ops,
 			unsigned int n, const char **why)
 {

@@ -42,6 +42,14 @@ struct nxsim__registry {
 const void *nxsim__registry_at(struct nxsim__registry *r, unsigned int i);
 
 /**
+ * nxsim__registry_check() - whether @ops could be registered now
+ * @why: on failure, receives the problem (may be NULL)
+ * Return: 0, or the errno of @r's problem() with @ops.
+ */
+int nxsim__registry_check(const struct nxsim__registry *r, const void *ops,
+			  const char **why);
+
+/**
  * nxsim__registry_add() - add @n ops structs, all or none
  * @why: on failure, receives the problem (may be NULL)
  *

@@ -94,13 +94,7 @@ static const char *ops_problem(const void *p, int *err)
 int nxsim__nx_recovery_check(const struct nxsim_nx_recovery_ops *ops,
 			     const char **why)
 {
-	const char *problem;
-	int err;
-
-	problem = ops_problem(ops, &err);
-	if (problem && why)
-		*why = problem;
-	return problem ? err : 0;
+	return nxsim__registry_check(&registry, ops, why);
 }
 
 int nxsim__nx_recovery_register_all(

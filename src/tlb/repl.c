@@ -91,13 +91,7 @@ static const char *ops_problem(const void *p, int *err)
 int nxsim__tlb_repl_check(const struct nxsim_tlb_repl_ops *ops,
 			  const char **why)
 {
-	const char *problem;
-	int err;
-
-	problem = ops_problem(ops, &err);
-	if (problem && why)
-		*why = problem;
-	return problem ? err : 0;
+	return nxsim__registry_check(&registry, ops, why);
 }
 
 int nxsim__tlb_repl_register_all(const struct nxsim_tlb_repl_ops *const *ops,
