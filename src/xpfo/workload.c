@@ -407,7 +407,8 @@ static int run_once(const struct nxsim_xpfo_run *run, const struct workload *w,
 		for (i = 0; i < run->nr_cpus; i++)
 			if (r.cpu[i].left &&
 			    (best == UINT32_MAX ||
-			     r.m->cpu[i].cycles < r.m->cpu[best].cycles))
+			     nxsim__xpfo_cycles_key(r.m, i) <
+				     nxsim__xpfo_cycles_key(r.m, best)))
 				best = i;
 		if (best == UINT32_MAX)
 			break;

@@ -46,6 +46,12 @@ _Static_assert(sizeof(struct nxsim__frame) == 16, "16 bytes per frame");
 
 #define NR_DYN_ASIDS 6 /* TLB_NR_DYN_ASIDS */
 
+/*
+ * One CPU.  @cycles, @kcycles and @flush_cycles are the CPU's own share:
+ * each figure is that plus the machine's @all_cycles, charged to every CPU
+ * at once (nxsim__xpfo_cycles()); the shares of two CPUs compare, as
+ * int64_t, as their figures do.
+ */
 struct nxsim__xpfo_cpu {
 	uint16_t domain;
 	bool user_mode;
@@ -79,7 +85,9 @@ struct nxsim_xpfo {
 	struct nxsim_xpfo_costs cost;
 	struct nxsim_clock *clock;
 	uint32_t cpu_mhz;
-	uint64_t now_cycles; /* largest CPU timeline */
+	uint64_t all_cycles; /* charged to every CPU (struct nxsim__xpfo_cpu) */
+	int64_t *top;	     /* max tree of the CPUs' @cycles shares */
+	unsigned int leaves; /* @top's first leaf: CPU 0's */
 	struct nxsim_tlb *tlb;
 	struct nxsim__frame *frame;
 	bitstr_t *split_1g; /* 1G region split into 2M */
@@ -126,6 +134,20 @@ int nxsim__xpfo_policy_register_all(
 
 /* The TLB work of the primitives; each charges the CPUs involved. */
 
+/* @cpu's timeline: its cycles. */
+static inline uint64_t nxsim__xpfo_cycles(const struct nxsim_xpfo *m,
+					  unsigned int cpu)
+{
+	return m->cpu[cpu].cycles + m->all_cycles;
+}
+
+/* Orders the CPUs' timelines as nxsim__xpfo_cycles() does. */
+static inline int64_t nxsim__xpfo_cycles_key(const struct nxsim_xpfo *m,
+					     unsigned int cpu)
+{
+	return (int64_t)m->cpu[cpu].cycles;
+}
+
 /* Charge @cycles of kernel time to @cpu. */
 void nxsim__xpfo_charge(struct nxsim_xpfo *m, unsigned int cpu,
 			uint64_t cycles);
@@ -143,6 +165,9 @@ void nxsim__xpfo_flush_local(struct nxsim_xpfo *m, unsigned int cpu,
  */
 void nxsim__xpfo_flush_cpus(struct nxsim_xpfo *m, unsigned int cpu,
 			    const uint64_t *mask, uint64_t va, uint64_t pages);
+/* Charge @cycles of flush overhead to every CPU but @cpu. */
+void nxsim__xpfo_charge_others(struct nxsim_xpfo *m, unsigned int cpu,
+			       uint64_t cycles);
 /* Queue a full flush on the CPUs of @mask (NULL: all) but @cpu. */
 void nxsim__xpfo_defer_others(struct nxsim_xpfo *m, unsigned int cpu,
 			      const uint64_t *mask);
