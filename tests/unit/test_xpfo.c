@@ -680,9 +680,12 @@ static void test_xpfo_alloc_failures(void **state)
 	 */
 	assert_int_equal(test_alloc_failures(create_op, create_undo, NULL, &m),
 			 1 + 26 + 6);
-	/* two machines, each with its run state and per-CPU free lists */
+	/*
+	 * two machines, each with its run state, CPU heap and per-CPU free
+	 * lists
+	 */
 	assert_int_equal(test_alloc_failures(run_op, NULL, NULL, &r),
-			 2 * (33 + 1 + 2));
+			 2 * (33 + 1 + 1 + 2));
 }
 
 static void test_xpfo_run_bad_input(void **state)
