@@ -158,15 +158,18 @@ void nxsim__tlb_flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
 		nxsim__tlb_invlpg(tlb, cpu, start + (i << NXSIM_TLB_SHIFT_4K));
 }
 
-unsigned int nxsim__flush_tlb_kernel_range(struct nxsim_tlb *tlb,
-					   unsigned int cpu,
-					   const uint64_t *mask, uint64_t start,
-					   uint64_t end)
+/*
+ * flush_tlb_kernel_range() from @cpu to the CPUs of @mask (NULL: all); with
+ * @held (and @mask NULL), a range flush reaches only the CPUs of @held.
+ */
+static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
+				 const uint64_t *mask, const uint64_t *held,
+				 uint64_t start, uint64_t end)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	uint64_t pages;
 	unsigned int i, targets = 0;
-	bool full;
+	bool full, lazy;
 
 	start &= ~((1ull << NXSIM_TLB_SHIFT_4K) - 1);
 	pages = ((end - start) >> NXSIM_TLB_SHIFT_4K) +
@@ -176,13 +179,31 @@ unsigned int nxsim__flush_tlb_kernel_range(struct nxsim_tlb *tlb,
 		c->st.full_flushes++;
 	else
 		c->st.range_flushes++;
+	lazy = held && !full;
+	if (lazy) {
+		/*
+		 * Every CPU's INVLPGs and every other CPU's IPI, counted at
+		 * once (@all); those of @held then run theirs for real.
+		 */
+		targets = tlb->nr_cpus - 1;
+		tlb->all.invlpg += pages;
+		if (!tlb->broadcast) {
+			tlb->all.ipis_received++;
+			c->st.ipis_received--;
+		}
+		mask = held;
+	}
 	/* on_each_cpu(): the IPIs go out, then the local CPU flushes. */
 	for (i = 0; i < tlb->nr_cpus; i++) {
 		if (i == cpu || (mask && !(mask[i / 64] >> (i % 64) & 1)))
 			continue;
-		targets++;
-		if (!tlb->broadcast)
-			tlb->cpu[i].st.ipis_received++;
+		if (lazy) {
+			tlb->cpu[i].st.invlpg -= pages;
+		} else {
+			targets++;
+			if (!tlb->broadcast)
+				tlb->cpu[i].st.ipis_received++;
+		}
 		nxsim__tlb_flush_one_cpu(tlb, i, start, pages, full);
 	}
 	if (tlb->broadcast) {
@@ -191,8 +212,29 @@ unsigned int nxsim__flush_tlb_kernel_range(struct nxsim_tlb *tlb,
 		c->st.ipis_sent++;
 		c->st.ipi_targets += targets;
 	}
+	if (lazy) {
+		if (!(held[cpu / 64] >> (cpu % 64) & 1))
+			return targets;
+		c->st.invlpg -= pages;
+	}
 	nxsim__tlb_flush_one_cpu(tlb, cpu, start, pages, full);
 	return targets;
+}
+
+unsigned int nxsim__flush_tlb_kernel_range(struct nxsim_tlb *tlb,
+					   unsigned int cpu,
+					   const uint64_t *mask, uint64_t start,
+					   uint64_t end)
+{
+	return kernel_range(tlb, cpu, mask, NULL, start, end);
+}
+
+unsigned int nxsim__flush_tlb_kernel_range_held(struct nxsim_tlb *tlb,
+						unsigned int cpu,
+						const uint64_t *held,
+						uint64_t start, uint64_t end)
+{
+	return kernel_range(tlb, cpu, NULL, held, start, end);
 }
 
 bool nxsim__tlb_watch(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va,

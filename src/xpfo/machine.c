@@ -136,10 +136,33 @@ static bool in_mask(const uint64_t *mask, unsigned int cpu)
 	return !mask || (mask[cpu / 64] >> (cpu % 64) & 1);
 }
 
+/*
+ * The frames [*@pfn, *@pfn + *@nr) whose physmap pages a kernel range
+ * flush of [@start, @end) INVLPGs, if they are all frames of @m.
+ */
+static bool physmap_frames(const struct nxsim_xpfo *m, uint64_t start,
+			   uint64_t end, uint64_t *pfn, uint64_t *nr)
+{
+	uint64_t base = NXSIM_XPFO_PAGE_OFFSET;
+
+	if (start < base || end <= start ||
+	    (end - base - 1) >> NXSIM_TLB_SHIFT_4K >= m->nr_frames)
+		return false;
+	*pfn = (start - base) >> NXSIM_TLB_SHIFT_4K;
+	*nr = ((end - base - 1) >> NXSIM_TLB_SHIFT_4K) - *pfn + 1;
+	return true;
+}
+
+/*
+ * flush_tlb_kernel_range().  A range to every CPU inside the physmap goes
+ * only to the CPUs the reverse index says may hold it (alias.c): the others
+ * would find nothing, and their INVLPGs, IPIs and cycles are counted all the
+ * same (nxsim__flush_tlb_kernel_range_held(), nxsim__xpfo_charge_others()).
+ */
 void nxsim__xpfo_flush_cpus(struct nxsim_xpfo *m, unsigned int cpu,
 			    const uint64_t *mask, uint64_t va, uint64_t pages)
 {
-	uint64_t per_cpu = flush_cost(m, pages), start = va, end;
+	uint64_t per_cpu = flush_cost(m, pages), start = va, end, pfn, nr;
 	unsigned int i, targets;
 
 	if (pages && nxsim__tlb_ranged(m->tlb, pages)) {
@@ -148,7 +171,17 @@ void nxsim__xpfo_flush_cpus(struct nxsim_xpfo *m, unsigned int cpu,
 		start = 0;
 		end = UINT64_MAX;
 	}
-	targets = nxsim__flush_tlb_kernel_range(m->tlb, cpu, mask, start, end);
+	if (!mask && physmap_frames(m, start, end, &pfn, &nr) &&
+	    nxsim__tlb_ranged(m->tlb, nr)) {
+		nxsim__alias_gather(m, pfn, nr);
+		targets = nxsim__flush_tlb_kernel_range_held(
+			m->tlb, cpu, m->alias.seen, start, end);
+		nxsim__alias_forget(m, pfn, false);
+		nxsim__alias_flushed(m, pfn, nr);
+	} else {
+		targets = nxsim__flush_tlb_kernel_range(m->tlb, cpu, mask,
+							start, end);
+	}
 	if (m->tlb->broadcast) {
 		nxsim__xpfo_charge_flush(
 			m, cpu, per_cpu + m->cost.invlpgb + m->cost.tlbsync);
@@ -210,6 +243,7 @@ static size_t split_2m_bytes(uint64_t nr_frames)
 static void free_machine(struct nxsim_xpfo *m)
 {
 	nxsim_tlb_destroy(m->tlb);
+	nxsim__alias_free(m);
 	nxsim__free(m->top, 2 * m->leaves * sizeof(*m->top));
 	nxsim__frame_exp_free(m);
 	nxsim__free(m->frame, m->nr_frames * sizeof(*m->frame));
@@ -293,7 +327,7 @@ int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 		;
 	m->top = nxsim__calloc(2 * m->leaves, sizeof(*m->top));
 	if (!m->frame || !m->split_1g || !m->split_2m || !m->cpu || !m->mask ||
-	    !m->top) {
+	    !m->top || nxsim__alias_init(m)) {
 		free_machine(m);
 		return -ENOMEM;
 	}

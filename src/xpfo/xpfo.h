@@ -70,6 +70,45 @@ struct nxsim__xpfo_cpu {
 	uint64_t exposure_sum;
 };
 
+/*
+ * The CPUs that may cache each physmap mapping (alias.c): units (one per
+ * mapping listed) in hash buckets, each with a list of nodes (one per
+ * CPU); both pools indexed by uint32_t, free entries chained.
+ */
+struct nxsim__alias_unit {
+	uint64_t key; /* 0: free */
+	uint32_t next;
+	uint32_t cpus;
+};
+
+struct nxsim__alias_node {
+	uint32_t next;
+	uint32_t cpu;
+};
+
+/**
+ * struct nxsim__alias - the reverse index of physmap translations
+ * @bucket: @nr_buckets heads of unit chains
+ * @unit, @node: the pools, @nr_nodes entries each
+ * @free_unit, @free_node: their free lists
+ * @live: nodes in use
+ * @seen: scratch bitmap of nr_cpus bits, all clear between calls
+ * @off: none kept (a machine without XPFO), or given up (a sweep left the
+ *	pools nearly full): callers visit every CPU
+ */
+struct nxsim__alias {
+	uint32_t *bucket;
+	uint32_t nr_buckets;
+	struct nxsim__alias_unit *unit;
+	struct nxsim__alias_node *node;
+	uint32_t nr_nodes;
+	uint32_t free_unit;
+	uint32_t free_node;
+	uint32_t live;
+	uint64_t *seen;
+	bool off;
+};
+
 /* Per-frame exposure statistics (frame_exposure.c), by pfn. */
 RB_HEAD(nxsim__frame_exp_tree, nxsim__frame_exp);
 
@@ -97,6 +136,7 @@ struct nxsim_xpfo {
 	struct nxsim_xpfo_stats st;
 	struct nxsim_xpfo_oracle orc;		/* means computed on read */
 	struct nxsim__frame_exp_tree frame_exp; /* frames ever exposed */
+	struct nxsim__alias alias;		/* who caches which mapping */
 	uint64_t events;
 };
 
@@ -208,6 +248,34 @@ void nxsim__frame_exp_free(struct nxsim_xpfo *m);
 void nxsim__oracle_fill(const struct nxsim_xpfo *m,
 			struct nxsim_xpfo_oracle *out);
 uint64_t nxsim__xpfo_now_ns(const struct nxsim_xpfo *m);
+
+/* The reverse index of physmap translations (alias.c). */
+int nxsim__alias_init(struct nxsim_xpfo *m);
+void nxsim__alias_free(struct nxsim_xpfo *m);
+void nxsim__alias_add(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
+		      unsigned int shift);
+void nxsim__alias_gather(struct nxsim_xpfo *m, uint64_t pfn, uint64_t nr);
+void nxsim__alias_forget(struct nxsim_xpfo *m, uint64_t pfn, bool drop);
+void nxsim__alias_flushed(struct nxsim_xpfo *m, uint64_t pfn, uint64_t nr);
+
+/* The first CPU from @cpu on marked by nxsim__alias_gather(), or nr_cpus. */
+static inline unsigned int nxsim__alias_next(const struct nxsim_xpfo *m,
+					     unsigned int cpu)
+{
+	const uint64_t *seen = m->alias.seen;
+	unsigned int w = cpu / 64, nw = (m->nr_cpus + 63) / 64;
+	uint64_t bits;
+
+	if (cpu >= m->nr_cpus)
+		return m->nr_cpus;
+	bits = seen[w] & (~0ull << (cpu % 64));
+	while (!bits) {
+		if (++w == nw)
+			return m->nr_cpus;
+		bits = seen[w];
+	}
+	return w * 64 + (unsigned int)__builtin_ctzll(bits);
+}
 
 /* Event entry points without the machine lock (xpfo.c, cpu.c). */
 int nxsim__xpfo_alloc_pages_kernel(struct nxsim_xpfo *m, unsigned int cpu,
