@@ -28,9 +28,7 @@
 #include "core/compiler.h"
 #include "xpfo/xpfo.h"
 
-#define NIL UINT32_MAX
-#define PFN_SHIFT_2M (NXSIM_TLB_SHIFT_2M - NXSIM_TLB_SHIFT_4K)
-#define PFN_SHIFT_1G (NXSIM_TLB_SHIFT_1G - NXSIM_TLB_SHIFT_4K)
+#define NIL 0 /* entry 0 of each pool is never used */
 
 /* A mapping's key: its first frame and its size code (0 4K, 1 2M, 2 1G). */
 static uint64_t unit_key(uint64_t pfn, unsigned int sz)
@@ -44,12 +42,17 @@ static uint32_t bucket_of(const struct nxsim__alias *a, uint64_t key)
 	       (a->nr_buckets - 1);
 }
 
-/* The three mappings that can translate frame @pfn: 4K, 2M and 1G. */
-static void keys_of(uint64_t pfn, uint64_t key[3])
+/*
+ * The key of the one mapping that can translate frame @pfn: the one that
+ * maps it now.  Splits are permanent and each flushes every CPU's TLB
+ * (physmap.c), so no CPU holds a larger mapping of a split region, and
+ * none a smaller one of a region never split.
+ */
+static uint64_t key_of(const struct nxsim_xpfo *m, uint64_t pfn)
 {
-	key[0] = unit_key(pfn, 0);
-	key[1] = unit_key(pfn >> PFN_SHIFT_2M << PFN_SHIFT_2M, 1);
-	key[2] = unit_key(pfn >> PFN_SHIFT_1G << PFN_SHIFT_1G, 2);
+	unsigned int d = nxsim__physmap_shift(m, pfn) - NXSIM_TLB_SHIFT_4K;
+
+	return unit_key(pfn >> d << d, d / 9);
 }
 
 /* Where the unit of @key is linked from (its bucket or a predecessor). */
@@ -123,16 +126,48 @@ static void unit_prune(struct nxsim_xpfo *m, uint32_t *p, const uint64_t *drop)
 		unit_delete(a, p);
 }
 
+/* Whether one more unit and node can be taken. */
+static bool room(const struct nxsim__alias *a)
+{
+	return (a->free_unit != NIL || a->fresh_unit <= a->nr_nodes) &&
+	       (a->free_node != NIL || a->fresh_node <= a->nr_nodes);
+}
+
 /*
- * Room for one more unit and node: from the free lists, else by a sweep
- * of the CPUs holding nothing any more, if it leaves a quarter free.
+ * A unit, and a node, of the pools (room() said there is one): a freed
+ * one, else one never used, so that the pools' pages are touched only as
+ * the index grows into them.
+ */
+static uint32_t take_unit(struct nxsim__alias *a)
+{
+	uint32_t u = a->free_unit;
+
+	if (u == NIL)
+		return a->fresh_unit++;
+	a->free_unit = a->unit[u].next;
+	return u;
+}
+
+static uint32_t take_node(struct nxsim__alias *a)
+{
+	uint32_t n = a->free_node;
+
+	if (n == NIL)
+		return a->fresh_node++;
+	a->free_node = a->node[n].next;
+	return n;
+}
+
+/*
+ * Room for one more unit and node: in the pools, else by a sweep of the
+ * CPUs holding nothing any more, if it leaves a quarter free.
  */
 static bool make_room(struct nxsim_xpfo *m)
 {
 	struct nxsim__alias *a = &m->alias;
 	uint32_t b;
 
-	if (a->free_node != NIL && a->free_unit != NIL)
+	if (room(a))
 		return true;
 	for (b = 0; b < a->nr_buckets; b++) {
 		uint32_t *p = &a->bucket[b];
@@ -173,8 +208,7 @@ void nxsim__alias_add(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
 	}
 	p = find(a, key); /* the sweep may have dropped it */
 	if (*p == NIL) {
-		u = a->free_unit;
-		a->free_unit = a->unit[u].next;
+		u = take_unit(a);
 		a->unit[u] = (struct nxsim__alias_unit){
 			.key = key,
 			.next = NIL,
@@ -183,8 +217,7 @@ void nxsim__alias_add(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
 		*p = u;
 	}
 	u = *p;
-	n = a->free_node;
-	a->free_node = a->node[n].next;
+	n = take_node(a);
 	a->node[n] = (struct nxsim__alias_node){ .next = a->unit[u].cpus,
 						 .cpu = cpu };
 	a->unit[u].cpus = n;
@@ -200,26 +233,22 @@ void nxsim__alias_add(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
 void nxsim__alias_gather(struct nxsim_xpfo *m, uint64_t pfn, uint64_t nr)
 {
 	struct nxsim__alias *a = &m->alias;
-	uint64_t key[3], i;
-	unsigned int k;
+	uint64_t i;
+	uint32_t n;
 
 	if (a->off) {
-		for (k = 0; k < m->nr_cpus; k++)
-			a->seen[k / 64] |= 1ull << (k % 64);
+		for (n = 0; n < m->nr_cpus; n++)
+			a->seen[n / 64] |= 1ull << (n % 64);
 		return;
 	}
 	for (i = 0; i < nr; i++) {
-		keys_of(pfn + i, key);
-		for (k = 0; k < 3; k++) {
-			uint32_t *p = find(a, key[k]), n;
+		uint32_t *p = find(a, key_of(m, pfn + i));
 
-			if (*p == NIL)
-				continue;
-			for (n = a->unit[*p].cpus; n != NIL;
-			     n = a->node[n].next)
-				a->seen[a->node[n].cpu / 64] |=
-					1ull << (a->node[n].cpu % 64);
-		}
+		if (*p == NIL)
+			continue;
+		for (n = a->unit[*p].cpus; n != NIL; n = a->node[n].next)
+			a->seen[a->node[n].cpu / 64] |=
+				1ull << (a->node[n].cpu % 64);
 	}
 }
 
@@ -231,41 +260,32 @@ void nxsim__alias_gather(struct nxsim_xpfo *m, uint64_t pfn, uint64_t nr)
 void nxsim__alias_forget(struct nxsim_xpfo *m, uint64_t pfn, bool drop)
 {
 	struct nxsim__alias *a = &m->alias;
-	uint64_t key[3];
-	unsigned int k;
 
 	if (drop && !a->off) {
-		keys_of(pfn, key);
-		for (k = 0; k < 3; k++) {
-			uint32_t *p = find(a, key[k]);
+		uint32_t *p = find(a, key_of(m, pfn));
 
-			if (*p != NIL)
-				unit_prune(m, p, a->seen);
-		}
+		if (*p != NIL)
+			unit_prune(m, p, a->seen);
 	}
 	memset(a->seen, 0, DIV_ROUND_UP(m->nr_cpus, 64) * sizeof(*a->seen));
 }
 
 /**
  * nxsim__alias_flushed() - every CPU INVLPG'd frames [@pfn, @pfn + @nr):
- * none holds a translation of them, nor a 2M or 1G one covering them
+ * none holds a translation of them
  */
 void nxsim__alias_flushed(struct nxsim_xpfo *m, uint64_t pfn, uint64_t nr)
 {
 	struct nxsim__alias *a = &m->alias;
-	uint64_t key[3], i;
-	unsigned int k;
+	uint64_t i;
 
 	if (a->off)
 		return;
 	for (i = 0; i < nr; i++) {
-		keys_of(pfn + i, key);
-		for (k = 0; k < 3; k++) {
-			uint32_t *p = find(a, key[k]);
+		uint32_t *p = find(a, key_of(m, pfn + i));
 
-			if (*p != NIL)
-				unit_delete(a, p);
-		}
+		if (*p != NIL)
+			unit_delete(a, p);
 	}
 }
 
@@ -278,9 +298,9 @@ int nxsim__alias_init(struct nxsim_xpfo *m)
 {
 	const struct nxsim_tlb_geometry *g = m->tlb->geo;
 	struct nxsim__alias *a = &m->alias;
-	uint32_t i, nr = m->nr_cpus *
-			 (g[NXSIM_TLB_L1D].sets * g[NXSIM_TLB_L1D].ways +
-			  g[NXSIM_TLB_L2].sets * g[NXSIM_TLB_L2].ways);
+	uint32_t nr =
+		m->nr_cpus * (g[NXSIM_TLB_L1D].sets * g[NXSIM_TLB_L1D].ways +
+			      g[NXSIM_TLB_L2].sets * g[NXSIM_TLB_L2].ways);
 
 	a->seen = nxsim__calloc(DIV_ROUND_UP(m->nr_cpus, 64), sizeof(*a->seen));
 	/* Without XPFO nothing is unmapped or flushed: no index. */
@@ -290,20 +310,13 @@ int nxsim__alias_init(struct nxsim_xpfo *m)
 	for (a->nr_buckets = 1; a->nr_buckets < nr; a->nr_buckets *= 2)
 		;
 	a->nr_nodes = nr;
-	a->bucket = nxsim__alloc(a->nr_buckets * sizeof(*a->bucket));
-	a->unit = nxsim__alloc(nr * sizeof(*a->unit));
-	a->node = nxsim__alloc(nr * sizeof(*a->node));
+	a->bucket = nxsim__calloc(a->nr_buckets, sizeof(*a->bucket));
+	a->unit = nxsim__alloc((nr + 1) * sizeof(*a->unit));
+	a->node = nxsim__alloc((nr + 1) * sizeof(*a->node));
 	if (!a->seen || !a->bucket || !a->unit || !a->node)
 		return -ENOMEM;
-	memset(a->bucket, 0xff, a->nr_buckets * sizeof(*a->bucket));
-	a->free_unit = NIL;
-	a->free_node = NIL;
-	for (i = nr; i--;) {
-		a->unit[i] = (struct nxsim__alias_unit){ .next = a->free_unit };
-		a->free_unit = i;
-		a->node[i].next = a->free_node;
-		a->free_node = i;
-	}
+	a->fresh_unit = 1;
+	a->fresh_node = 1;
 	return 0;
 }
 
@@ -313,6 +326,6 @@ void nxsim__alias_free(struct nxsim_xpfo *m)
 
 	nxsim__free(a->seen, DIV_ROUND_UP(m->nr_cpus, 64) * sizeof(*a->seen));
 	nxsim__free(a->bucket, a->nr_buckets * sizeof(*a->bucket));
-	nxsim__free(a->unit, a->nr_nodes * sizeof(*a->unit));
-	nxsim__free(a->node, a->nr_nodes * sizeof(*a->node));
+	nxsim__free(a->unit, (a->nr_nodes + 1) * sizeof(*a->unit));
+	nxsim__free(a->node, (a->nr_nodes + 1) * sizeof(*a->node));
 }

@@ -89,8 +89,10 @@ struct nxsim__alias_node {
 /**
  * struct nxsim__alias - the reverse index of physmap translations
  * @bucket: @nr_buckets heads of unit chains
- * @unit, @node: the pools, @nr_nodes entries each
+ * @unit, @node: the pools, @nr_nodes entries each after an unused entry 0
+ *	(0 ends every chain and list)
  * @free_unit, @free_node: their free lists
+ * @fresh_unit, @fresh_node: their first entries never used
  * @live: nodes in use
  * @seen: scratch bitmap of nr_cpus bits, all clear between calls
  * @off: none kept (a machine without XPFO), or given up (a sweep left the
@@ -104,6 +106,8 @@ struct nxsim__alias {
 	uint32_t nr_nodes;
 	uint32_t free_unit;
 	uint32_t free_node;
+	uint32_t fresh_unit;
+	uint32_t fresh_node;
 	uint32_t live;
 	uint64_t *seen;
 	bool off;
