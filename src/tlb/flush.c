@@ -167,8 +167,8 @@ static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 				 uint64_t start, uint64_t end)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
-	uint64_t pages;
-	unsigned int i, targets = 0;
+	uint64_t pages, bits;
+	unsigned int i, w, targets = 0;
 	bool full, lazy;
 
 	start &= ~((1ull << NXSIM_TLB_SHIFT_4K) - 1);
@@ -191,20 +191,25 @@ static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 			tlb->all.ipis_received++;
 			c->st.ipis_received--;
 		}
-		mask = held;
 	}
 	/* on_each_cpu(): the IPIs go out, then the local CPU flushes. */
-	for (i = 0; i < tlb->nr_cpus; i++) {
+	for (i = 0; i < tlb->nr_cpus && !lazy; i++) {
 		if (i == cpu || (mask && !(mask[i / 64] >> (i % 64) & 1)))
 			continue;
-		if (lazy) {
-			tlb->cpu[i].st.invlpg -= pages;
-		} else {
-			targets++;
-			if (!tlb->broadcast)
-				tlb->cpu[i].st.ipis_received++;
-		}
+		targets++;
+		if (!tlb->broadcast)
+			tlb->cpu[i].st.ipis_received++;
 		nxsim__tlb_flush_one_cpu(tlb, i, start, pages, full);
+	}
+	/* Those of @held, a word of the bitmap at a time. */
+	for (w = 0; lazy && w < (tlb->nr_cpus + 63) / 64; w++) {
+		for (bits = held[w]; bits; bits &= bits - 1) {
+			i = w * 64 + (unsigned int)__builtin_ctzll(bits);
+			if (i == cpu)
+				continue;
+			tlb->cpu[i].st.invlpg -= pages;
+			nxsim__tlb_flush_one_cpu(tlb, i, start, pages, false);
+		}
 	}
 	if (tlb->broadcast) {
 		c->st.broadcasts++;
