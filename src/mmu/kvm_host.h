@@ -114,7 +114,8 @@ struct nxsim__possible_nx {
  * @pages_alloc_lock: the page allocator's lock (the kernel's slab and
  *	buddy allocator): @frame_chunk, @nr_frames, @free_frame, @reserve,
  *	@nr_reserve
- * @frame_chunk: frame index -> page-table page, or the next free index,
+ * @frame_chunk: frame index -> page-table page and its table, or the next
+ *	free index,
  *	NXSIM__FRAME_CHUNK frames per chunk; the table of NXSIM__FRAME_CHUNKS
  *	chunks is made with the first frame (an idle VM has none)
  * @nr_frames: entries handed out so far

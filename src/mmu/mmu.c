@@ -346,13 +346,15 @@ void nxsim__disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 				       struct nxsim__kvm_page_fault *f,
 				       uint64_t spte, int cur_level)
 {
-	bool check_flag =
-		mmu->prof->nx_adjust_checks_flag &&
-		!nxsim__mmu_has_bug(mmu, NXSIM_BUG_ADJUST_ANY_NONLEAF);
+	bool check_flag;
 
-	if (cur_level > NXSIM_PG_LEVEL_4K && cur_level == f->goal_level &&
-	    is_shadow_present_pte(spte) && !is_large_pte(spte) &&
-	    (!check_flag || sp_nx_disallowed(spte_to_child_sp(mmu, spte)))) {
+	/* the walk calls this at every level: the common case first */
+	if (cur_level != f->goal_level || cur_level == NXSIM_PG_LEVEL_4K ||
+	    !is_shadow_present_pte(spte) || is_large_pte(spte))
+		return;
+	check_flag = mmu->prof->nx_adjust_checks_flag &&
+		     !nxsim__mmu_has_bug(mmu, NXSIM_BUG_ADJUST_ANY_NONLEAF);
+	if (!check_flag || sp_nx_disallowed(spte_to_child_sp(mmu, spte))) {
 		f->pfn |= f->gfn & (KVM_PAGES_PER_HPAGE(cur_level) -
 				    KVM_PAGES_PER_HPAGE(cur_level - 1));
 		f->goal_level--;
@@ -405,50 +407,49 @@ fail:
 }
 
 /*
- * The hardware walk from the root of @as_id: the leaf mapping @gfn, or
- * NULL; *level and *spte receive its level and value.
+ * The hardware walk from the root of @as_id towards @gfn: the leaf mapping
+ * @gfn, or NULL.  *@level and *@spte receive the last SPTE read and its
+ * level: the leaf, or the non-present entry the walk stopped at (an MMIO
+ * SPTE there raises the misconfiguration exit), or 0 and the root level
+ * when there is no root.  One dependent load per level beyond the SPTE:
+ * the child's table, from its frame.
  */
 static uint64_t *find_leaf(struct nxsim__vm_mmu *mmu, int as_id, uint64_t gfn,
 			   int *level, uint64_t *spte)
 {
-	struct nxsim__mmu_page *sp =
+	struct nxsim__mmu_page *root =
 		__atomic_load_n(&mmu->root[as_id], __ATOMIC_ACQUIRE);
 	int l = mmu->root_level;
+	uint64_t *spt, *sptep, v;
 
-	for (; sp; l--) {
-		uint64_t *sptep = &sp->spt[spte_index(gfn, l)];
-		uint64_t v = nxsim__read_spte(sptep);
-
-		if (!is_shadow_present_pte(v))
-			return NULL;
-		if (is_last_spte(v, l)) {
-			*level = l;
-			*spte = v;
-			return sptep;
-		}
-		sp = spte_to_child_sp(mmu, v);
+	*level = l;
+	*spte = 0;
+	if (!root)
+		return NULL;
+	for (spt = root->spt;; l--) {
+		sptep = &spt[spte_index(gfn, l)];
+		v = nxsim__read_spte(sptep);
+		if (!is_shadow_present_pte(v) || is_last_spte(v, l))
+			break;
+		spt = spte_to_child_spt(mmu, v);
 	}
-	return NULL;
+	*level = l;
+	*spte = v;
+	return is_shadow_present_pte(v) ? sptep : NULL;
 }
 
 /*
  * get_mmio_spte(): the last SPTE of the walk to @gfn (0 if there is no
- * root), where the hardware stopped.
+ * root), where the hardware stopped; the kernel's walk after an EPT
+ * misconfiguration (or a RSVD #PF).
  */
 static uint64_t get_mmio_spte(struct nxsim__vm_mmu *mmu, int as_id,
 			      uint64_t gfn)
 {
-	struct nxsim__mmu_page *sp =
-		__atomic_load_n(&mmu->root[as_id], __ATOMIC_ACQUIRE);
-	uint64_t spte = 0;
-	int l = mmu->root_level;
+	uint64_t spte;
+	int level;
 
-	for (; sp; l--) {
-		spte = nxsim__read_spte(&sp->spt[spte_index(gfn, l)]);
-		if (!is_shadow_present_pte(spte) || is_last_spte(spte, l))
-			break;
-		sp = spte_to_child_sp(mmu, spte);
-	}
+	find_leaf(mmu, as_id, gfn, &level, &spte);
 	return spte;
 }
 
@@ -791,8 +792,13 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		}
 		nxsim__rcu_read_lock();
 		sptep = find_leaf(mmu, as_id, gfn, &level, &spte);
-		/* An MMIO SPTE: EPT misconfiguration, or #PF with PFERR_RSVD. */
-		mmio = sptep ? 0 : get_mmio_spte(mmu, as_id, gfn);
+		/*
+		 * An MMIO SPTE: EPT misconfiguration, or #PF with PFERR_RSVD,
+		 * and the kernel's own walk for it.
+		 */
+		mmio = !sptep && is_mmio_spte(&mmu->mmio, spte) ?
+			       get_mmio_spte(mmu, as_id, gfn) :
+			       0;
 		nxsim__rcu_read_unlock();
 		if (sptep && permits(mmu->fmt, spte, kind)) {
 			info->outcome = NXSIM_ACCESS_HIT;

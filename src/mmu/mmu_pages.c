@@ -166,6 +166,7 @@ struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu)
 	if (sp) {
 		sp->id = id;
 		nxsim__frame(mmu, id)->sp = sp;
+		nxsim__frame(mmu, id)->spt = sp->spt;
 		__atomic_fetch_add(&mmu->nr_sps, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&mmu->nr_cached, 1, __ATOMIC_RELAXED);
 	}

@@ -14,10 +14,18 @@
 
 #include "mmu/mmu_internal.h"
 
-/* One frame of page-table memory: its page, or (free) the next free one. */
+/*
+ * One frame of page-table memory: its page and the page's table (@spt,
+ * sp->spt, so that a walk goes from an SPTE to the next table with one
+ * load, as the hardware goes from an SPTE to the next table's address);
+ * or, free (@sp NULL), the next free frame.
+ */
 struct nxsim__frame {
 	struct nxsim__mmu_page *sp;
-	uint32_t next_free;
+	union {
+		uint64_t *spt;
+		uint32_t next_free;
+	};
 };
 
 #define NXSIM__NO_FRAME UINT32_MAX
@@ -61,6 +69,22 @@ spte_to_child_sp(struct nxsim__vm_mmu *mmu, uint64_t spte)
 	sp = nxsim__frame(mmu, (uint32_t)idx)->sp;
 	assert(sp);
 	return sp;
+}
+
+/*
+ * The table of the SP a present non-leaf SPTE points to
+ * (spte_to_child_sp(mmu, spte)->spt), without touching the SP's header.
+ */
+static inline uint64_t *spte_to_child_spt(struct nxsim__vm_mmu *mmu,
+					  uint64_t spte)
+{
+	uint64_t idx = spte_to_pfn(spte) - NXSIM__SP_PFN_BASE;
+	const struct nxsim__frame *fr;
+
+	assert(idx < NXSIM__FRAME_CHUNK * NXSIM__FRAME_CHUNKS);
+	fr = nxsim__frame(mmu, (uint32_t)idx);
+	assert(fr->sp);
+	return fr->spt;
 }
 /*
  * tdp_mmu_alloc_sp(), taking a page from @reserve first, with its frame,
