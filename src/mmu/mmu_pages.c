@@ -104,7 +104,7 @@ static void sp_poison(struct nxsim__mmu_page *sp, bool poison)
 static void sp_release(struct nxsim__mmu_page *sp)
 {
 	nxsim__free(sp->spt, SPTE_ENT_PER_PAGE * sizeof(uint64_t));
-	nxsim__free(sp, sizeof(*sp));
+	nxsim__free_aligned(sp, sizeof(*sp), _Alignof(struct nxsim__mmu_page));
 }
 
 /* The newest reserved page, off the reserve and unpoisoned. */
@@ -130,12 +130,14 @@ static struct nxsim__mmu_page *sp_get(struct nxsim__vm_mmu *mmu)
 		*sp = (struct nxsim__mmu_page){ .spt = spt };
 		return sp;
 	}
-	sp = nxsim__zalloc(sizeof(*sp));
+	sp = nxsim__zalloc_aligned(sizeof(*sp),
+				   _Alignof(struct nxsim__mmu_page));
 	if (!sp)
 		return NULL;
 	sp->spt = nxsim__alloc(SPTE_ENT_PER_PAGE * sizeof(uint64_t));
 	if (!sp->spt) {
-		nxsim__free(sp, sizeof(*sp));
+		nxsim__free_aligned(sp, sizeof(*sp),
+				    _Alignof(struct nxsim__mmu_page));
 		return NULL;
 	}
 	return sp;
