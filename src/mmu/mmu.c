@@ -87,6 +87,19 @@ void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 	}
 }
 
+__thread unsigned int nxsim__page_stat_shard_id
+	__attribute__((tls_model("initial-exec")));
+
+unsigned int nxsim__page_stat_shard_take(void)
+{
+	static unsigned int next;
+	unsigned int i = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED) %
+			 NXSIM__PAGE_STAT_SHARDS;
+
+	nxsim__page_stat_shard_id = i + 1;
+	return i;
+}
+
 void nxsim__mmu_set_sched_hook(struct nxsim__vm_mmu *mmu, nxsim__sched_fn fn,
 			       void *ctx)
 {
