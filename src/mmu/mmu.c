@@ -404,6 +404,7 @@ int nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
 		if (!sp)
 			goto fail;
 		mc->objs[mc->nobjs++] = sp;
+		nxsim__sp_prefetch(sp);
 	}
 	if (mmu->tdp_mmu_enabled || !nxsim__mmu_topup_desc_cache(mmu))
 		return 0;
