@@ -563,13 +563,6 @@ static bool mmu_invalidate_retry_gfn(struct nxsim__vm_mmu *mmu,
 	       mmu_seq;
 }
 
-/*
- * direct_page_fault(): the access the walk could not complete; @sptep is
- * the leaf it found (NULL if none), holding @spte, at @level.  A TDP
- * fault (kvm_tdp_page_fault(), @is_tdp) may map up to 1G; one of the
- * nonpaging MMU up to 2M (nonpaging_page_fault()).  Return: a RET_PF_*
- * code.
- */
 /* A rule's answer @a of hook @hook at @gfn is not 0 or 1. */
 static int bad_answer(struct nxsim__vm_mmu *mmu, const char *hook, uint64_t gfn,
 		      int a)
@@ -623,11 +616,41 @@ static int exec_rule(struct nxsim__vm_mmu *mmu, struct nxsim__kvm_page_fault *f,
 	return 0;
 }
 
+/*
+ * The leaf a fault's walk finds for its gfn (@sptep NULL if none, holding
+ * @spte, at @level), walked from the root of @as_id when first asked for
+ * (@walked): fast_page_fault(), the emulation exit and a host rule read
+ * it, most faults never do.
+ */
+struct fault_leaf {
+	uint64_t *sptep;
+	uint64_t spte;
+	int level;
+	int as_id;
+	bool walked;
+};
+
+static uint64_t *fault_leaf(struct nxsim__vm_mmu *mmu, uint64_t gfn,
+			    struct fault_leaf *l)
+{
+	if (!l->walked) {
+		l->sptep = find_leaf(mmu, l->as_id, gfn, &l->level, &l->spte);
+		l->walked = true;
+	}
+	return l->sptep;
+}
+
+/*
+ * direct_page_fault(): the access the walk could not complete; @leaf is
+ * the leaf the walk finds (under mmu_lock, with the lock the caller
+ * holds).  A TDP fault (kvm_tdp_page_fault(), @is_tdp) may map up to 1G;
+ * one of the nonpaging MMU up to 2M (nonpaging_page_fault()).  Return: a
+ * RET_PF_* code.
+ */
 static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 			     struct nxsim__vcpu_mmu *vcpu,
 			     enum nxsim_access_kind kind, uint64_t gfn,
-			     uint64_t *sptep, uint64_t spte, int level,
-			     unsigned long mmu_seq,
+			     struct fault_leaf *leaf, unsigned long mmu_seq,
 			     struct nxsim_access_info *info, bool is_tdp)
 {
 	struct nxsim__mmu_memory_cache *mc = &vcpu->mmu_cache;
@@ -666,20 +689,20 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 		}
 	}
 	/* fast_page_fault(): restore W on an MMU-writable SPTE. */
-	if (f.slot && sptep && f.write &&
-	    nxsim__is_mmu_writable_spte(mmu->fmt, spte) &&
-	    (level == NXSIM_PG_LEVEL_4K ||
+	if (f.slot && f.write && fault_leaf(mmu, gfn, leaf) &&
+	    nxsim__is_mmu_writable_spte(mmu->fmt, leaf->spte) &&
+	    (leaf->level == NXSIM_PG_LEVEL_4K ||
 	     !nxsim__slot_dirty_logging(f.slot))) {
 		uint64_t d = nxsim__spte_masks(mmu->fmt)->dirty;
 
 		/* fast_pf_fix_direct_spte(): lost a race, fault again */
-		if (!nxsim__cmpxchg_spte(sptep, &spte,
-					 spte | PT_WRITABLE_MASK | d))
+		if (!nxsim__cmpxchg_spte(leaf->sptep, &leaf->spte,
+					 leaf->spte | PT_WRITABLE_MASK | d))
 			return RET_PF_RETRY;
 		/* W restored: mark_page_dirty_in_slot() */
 		nxsim__mark_page_dirty_in_slot(f.slot, gfn);
 		info->outcome = NXSIM_ACCESS_FAST;
-		info->level = level;
+		info->level = leaf->level;
 		return RET_PF_FIXED;
 	}
 	/* kvm_faultin_pfn(): the slot is being deleted or moved */
@@ -689,7 +712,7 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 		/* RET_PF_EMULATE: uncached MMIO, or KVM_PFN_ERR_RO_FAULT */
 		VCPU_COUNT(vcpu, emulated);
 		info->outcome = NXSIM_ACCESS_EMULATE;
-		info->level = sptep ? level : 0;
+		info->level = fault_leaf(mmu, gfn, leaf) ? leaf->level : 0;
 		return RET_PF_EMULATE;
 	}
 	/* is_page_fault_stale() */
@@ -701,7 +724,8 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 	f.is_tdp = is_tdp;
 	/* A host's own exec decisions (<nxsim/nx_recovery.h>). */
 	if (unlikely(mmu->nx_recovery) && f.exec && is_tdp) {
-		r = exec_rule(mmu, &f, sptep, spte, level);
+		fault_leaf(mmu, gfn, leaf);
+		r = exec_rule(mmu, &f, leaf->sptep, leaf->spte, leaf->level);
 		if (r)
 			return r;
 	}
@@ -873,8 +897,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 			}
 		}
 		nxsim__rcu_read_lock();
-		sptep = find_leaf(mmu, as_id, gfn, &level, &spte);
-		r = direct_page_fault(mmu, vcpu, kind, gfn, sptep, spte, level,
+		r = direct_page_fault(mmu, vcpu, kind, gfn,
+				      &(struct fault_leaf){ .as_id = as_id },
 				      mmu_seq, info, true);
 		/* what the leaf allows now */
 		if (r != RET_PF_RETRY && rights)
@@ -933,9 +957,10 @@ int nxsim__nonpaging_page_fault(struct nxsim__vm_mmu *mmu,
 	if (!mmu->root[0])
 		nxsim__mmu_alloc_direct_roots(mmu, mc, 0);
 	/* under the write lock: no invalidation can be in progress */
-	if (direct_page_fault(mmu, vcpu, kind, gfn, sptep, spte, level,
-			      mmu->mmu_invalidate_seq, info,
-			      false) == RET_PF_RETRY)
+	if (direct_page_fault(
+		    mmu, vcpu, kind, gfn,
+		    &(struct fault_leaf){ sptep, spte, level, 0, true },
+		    mmu->mmu_invalidate_seq, info, false) == RET_PF_RETRY)
 		return RET_PF_RETRY;
 	return 0;
 }
