@@ -390,21 +390,14 @@ int nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
 	unsigned int want =
 		mmu->root_level +
 		!__atomic_load_n(&mmu->root[as_id], __ATOMIC_RELAXED);
-	unsigned int had = mc->nobjs, reserved = 0;
+	unsigned int had = mc->nobjs, reserved = 0, i;
 
 	/* A full cache takes nothing, and no lock (nobjs >= min). */
 	if (had < want) {
-		pthread_mutex_lock(&mmu->pages_alloc_lock);
-		reserved = mmu->nr_reserve;
-		pthread_mutex_unlock(&mmu->pages_alloc_lock);
-	}
-	while (mc->nobjs < want) {
-		struct nxsim__mmu_page *sp = nxsim__tdp_mmu_alloc_sp(mmu);
-
-		if (!sp)
+		if (nxsim__tdp_mmu_topup_sps(mmu, mc, want, &reserved))
 			goto fail;
-		mc->objs[mc->nobjs++] = sp;
-		nxsim__sp_prefetch(sp);
+		for (i = had; i < want; i++)
+			nxsim__sp_prefetch(mc->objs[i]);
 	}
 	if (mmu->tdp_mmu_enabled || !nxsim__mmu_topup_desc_cache(mmu))
 		return 0;

@@ -113,6 +113,16 @@ static inline void nxsim__sp_prefetch(const struct nxsim__mmu_page *sp)
 		__builtin_prefetch(p + i, 1);
 }
 
+/*
+ * The page allocations of mmu_topup_memory_caches(): tdp_mmu_alloc_sp()
+ * into @mc until it holds @want pages, under one hold of
+ * pages_alloc_lock, which also reads into *@reserved how many pages the
+ * reserve held before.  Return: 0, or -ENOMEM with the pages taken so far
+ * left in @mc (the caller gives them back).
+ */
+int nxsim__tdp_mmu_topup_sps(struct nxsim__vm_mmu *mmu,
+			     struct nxsim__mmu_memory_cache *mc,
+			     unsigned int want, unsigned int *reserved);
 /* Fill @sp with SHADOW_NONPRESENT_VALUE. */
 void nxsim__sp_clear(struct nxsim__mmu_page *sp);
 /*
