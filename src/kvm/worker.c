@@ -165,7 +165,7 @@ static int worker_create_task(struct nxsim_vm *vm)
 	if (!w)
 		return -ENOMEM;
 	w->vm = vm;
-	pthread_mutex_init(&w->lock, NULL);
+	w->lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	nxsim__timer_init(&w->timer, worker_timer_fn);
 	w->state = NXSIM_WORKER_RUNNING;
 	w->created_ns = nxsim_clock_now(worker_clock(w));
