@@ -342,11 +342,23 @@ static inline uint32_t nxsim__tlb_match_sse2(const uint64_t *t, unsigned int n,
  * the LRU search out of line, a call per search, without it.
  */
 #define TLB_AVX2_INSTANCE TLB_AVX2 __attribute__((noinline, flatten))
+/*
+ * The AVX2 forms themselves: never merged with an identical function
+ * elsewhere in the link.  Under link-time optimisation GCC folded
+ * nxsim__tlb_oldest_avx2() into the benchmark's copy of the same search
+ * (bench/bench_tlb_lookup.c's fast probe), which the flattened instances
+ * then called, once per LRU search, instead of inlining it.
+ */
+#if __has_attribute(no_icf)
+#define TLB_AVX2_FORM TLB_AVX2 __attribute__((no_icf))
+#else
+#define TLB_AVX2_FORM TLB_AVX2
+#endif
 
-static inline TLB_AVX2 uint32_t nxsim__tlb_match_avx2(const uint64_t *t,
-						      unsigned int n,
-						      uint64_t key,
-						      uint64_t gkey)
+static inline TLB_AVX2_FORM uint32_t nxsim__tlb_match_avx2(const uint64_t *t,
+							   unsigned int n,
+							   uint64_t key,
+							   uint64_t gkey)
 {
 	const __m256i k = _mm256_set1_epi64x((long long)key);
 	const __m256i g = _mm256_set1_epi64x((long long)gkey);
@@ -371,8 +383,8 @@ static inline TLB_AVX2 uint32_t nxsim__tlb_match_avx2(const uint64_t *t,
  * signed compare orders them), spread to every lane; then the first way
  * holding it.
  */
-static inline TLB_AVX2 unsigned int nxsim__tlb_oldest_avx2(const uint64_t *age,
-							   unsigned int n)
+static inline TLB_AVX2_FORM unsigned int
+nxsim__tlb_oldest_avx2(const uint64_t *age, unsigned int n)
 {
 	__m256i m = _mm256_loadu_si256((const __m256i *)age), s;
 	uint32_t least = 0;
