@@ -25,7 +25,6 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include <nxsim/alloc.h>
 #include <nxsim/host.h>
@@ -84,19 +83,6 @@ static int sim_rep(void *arg, double *value, struct bench_samples *lat)
 	return rc ? rc : err;
 }
 
-static long rss_bytes(void)
-{
-	long size, resident = -1;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld %ld", &size, &resident) != 2)
-		resident = -1;
-	fclose(f);
-	return resident < 0 ? -1 : resident * sysconf(_SC_PAGESIZE);
-}
-
 static void *parked_thread(void *arg)
 {
 	struct thread_side *t = arg;
@@ -114,7 +100,7 @@ static void *parked_thread(void *arg)
 static int thread_rep(void *arg, double *value, struct bench_samples *lat)
 {
 	struct thread_side *t = arg;
-	long before = rss_bytes(), after;
+	long before = nx_rss_bytes(), after;
 	unsigned int i;
 	int rc = 0;
 
@@ -129,7 +115,7 @@ static int thread_rep(void *arg, double *value, struct bench_samples *lat)
 	while (!rc && t->parked < t->n)
 		pthread_cond_wait(&t->all_parked, &t->lock);
 	pthread_mutex_unlock(&t->lock);
-	after = rss_bytes();
+	after = nx_rss_bytes();
 	pthread_mutex_lock(&t->lock);
 	t->release = true;
 	pthread_cond_broadcast(&t->cond);

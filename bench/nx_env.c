@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "nx_env.h"
 
@@ -50,4 +51,17 @@ int nx_vms_destroy(struct nxsim_host *host, struct nxsim_vm **vms,
 	if (nxsim_host_destroy(host) && !rc)
 		rc = -EBUSY;
 	return rc;
+}
+
+long nx_rss_bytes(void)
+{
+	long size, resident = -1;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld %ld", &size, &resident) != 2)
+		resident = -1;
+	fclose(f);
+	return resident < 0 ? -1 : resident * sysconf(_SC_PAGESIZE);
 }

@@ -3,9 +3,10 @@
  * What the NX benchmarks (bench_nx_*.c) share: a host of a given kernel
  * profile with the mitigation on (itlb_multihit, nx_huge_pages=auto), one
  * VM with one vCPU after its first KVM_RUN, and one memory slot of guest
- * memory at NX_GPA_BASE backed by host pages of a chosen size; and the
- * teardown of a burst of VMs (bench_vm_*.c).  The guest itself is the
- * tests' fixture (tests/common/nx_env.h; nx_env_close() tears it down).
+ * memory at NX_GPA_BASE backed by host pages of a chosen size; the
+ * teardown of a burst of VMs and the resident set (bench_vm_*.c).  The
+ * guest itself is the tests' fixture (tests/common/nx_env.h;
+ * nx_env_close() tears it down).
  * Nothing here is timed.
  */
 #ifndef NXSIM_BENCH_NX_ENV_H
@@ -54,5 +55,8 @@ int nx_env_touch(const struct nx_env *e, enum nxsim_access_kind kind,
  */
 int nx_vms_destroy(struct nxsim_host *host, struct nxsim_vm **vms,
 		   unsigned int n);
+
+/* The process's resident set (/proc/self/statm), bytes; -1 if unread. */
+long nx_rss_bytes(void);
 
 #endif /* NXSIM_BENCH_NX_ENV_H */

@@ -12,7 +12,6 @@
 
 #include <assert.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -49,19 +48,34 @@ struct nxsim__pte_list_desc;
 
 /*
  * stat.pages[] is one atomic64_t per level in the kernel
- * (kvm_update_page_stats()).  Here each CPU adds to a shard of its own
- * (sched_getcpu() modulo the number of shards, a cache line each), as a
- * percpu_counter would, and readers add the shards up (under the write
- * lock, so the sum is exact): faults of two vCPUs on two CPUs no longer
- * move one line between them at every leaf they map.  Callers see the
- * kernel's values; an add stays atomic, as a thread may move to another
- * CPU between sched_getcpu() and the add.
+ * (kvm_update_page_stats()).  Here each thread adds to a shard of its own
+ * (taken round-robin at its first update and kept, a cache line each), as
+ * a percpu_counter's CPUs would, and readers add the shards up (under the
+ * write lock, so the sum is exact): faults of two vCPUs no longer move
+ * one line between them at every leaf they map.  Callers see the kernel's
+ * values; an add stays atomic, as threads beyond NXSIM__PAGE_STAT_SHARDS
+ * share shards.
  */
 #define NXSIM__PAGE_STAT_SHARDS 8
 
 struct nxsim__page_stat_shard {
 	uint64_t pages[3];
 } ____cacheline_aligned;
+
+/* The calling thread's shard + 1, 0 until its first update (mmu.c). */
+extern __thread unsigned int nxsim__page_stat_shard_id
+	__attribute__((tls_model("initial-exec")));
+
+/* Give the calling thread its shard; returns its index. */
+unsigned int nxsim__page_stat_shard_take(void);
+
+/* The calling thread's shard. */
+static inline unsigned int nxsim__page_stat_shard(void)
+{
+	unsigned int id = nxsim__page_stat_shard_id;
+
+	return likely(id) ? id - 1 : nxsim__page_stat_shard_take();
+}
 
 /**
  * struct nxsim__possible_nx - kvm->arch.possible_nx_huge_pages[type]
@@ -106,7 +120,7 @@ struct nxsim__possible_nx {
  *	while they are loaded (shadow paging keeps to address space 0)
  * @nx: possible_nx_huge_pages; one list ([0]) before per-type lists
  * @tdp_mmu_pages_lock: protects @nx and the flags of TDP SPs
- * @page_stats: stat.pages[level - 1], in per-CPU shards
+ * @page_stats: stat.pages[level - 1], in per-thread shards
  *	(nxsim__page_stat() adds them up)
  * @nx_lpage_splits: stat.nx_lpage_splits
  * @slots: memory slots per address space, by base gfn
@@ -114,7 +128,8 @@ struct nxsim__possible_nx {
  * @pages_alloc_lock: the page allocator's lock (the kernel's slab and
  *	buddy allocator): @frame_chunk, @nr_frames, @free_frame, @reserve,
  *	@nr_reserve
- * @frame_chunk: frame index -> page-table page, or the next free index,
+ * @frame_chunk: frame index -> page-table page and its table, or the next
+ *	free index,
  *	NXSIM__FRAME_CHUNK frames per chunk; the table of NXSIM__FRAME_CHUNKS
  *	chunks is made with the first frame (an idle VM has none)
  * @nr_frames: entries handed out so far
@@ -241,19 +256,16 @@ struct nxsim__vm_mmu {
 
 /*
  * kvm_update_page_stats(): stat.pages[level - 1] += @delta, in the shard
- * of the CPU this thread runs on (shard 0 if sched_getcpu() fails).
+ * of the calling thread.
  */
 static inline void nxsim__kvm_update_page_stats(struct nxsim__vm_mmu *mmu,
 						int level, int64_t delta)
 {
-	int cpu = sched_getcpu();
-	unsigned int i =
-		cpu >= 0 ? (unsigned int)cpu % NXSIM__PAGE_STAT_SHARDS : 0;
-
 	/* leaves are 4K, 2M or 1G: a root's table never counts here */
 	assert(level >= NXSIM_PG_LEVEL_4K && level <= NXSIM_PG_LEVEL_1G);
-	__atomic_fetch_add(&mmu->page_stats[i].pages[level - 1],
-			   (uint64_t)delta, __ATOMIC_RELAXED);
+	__atomic_fetch_add(
+		&mmu->page_stats[nxsim__page_stat_shard()].pages[level - 1],
+		(uint64_t)delta, __ATOMIC_RELAXED);
 }
 
 /*

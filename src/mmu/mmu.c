@@ -87,6 +87,19 @@ void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 	}
 }
 
+__thread unsigned int nxsim__page_stat_shard_id
+	__attribute__((tls_model("initial-exec")));
+
+unsigned int nxsim__page_stat_shard_take(void)
+{
+	static unsigned int next;
+	unsigned int i = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED) %
+			 NXSIM__PAGE_STAT_SHARDS;
+
+	nxsim__page_stat_shard_id = i + 1;
+	return i;
+}
+
 void nxsim__mmu_set_sched_hook(struct nxsim__vm_mmu *mmu, nxsim__sched_fn fn,
 			       void *ctx)
 {
@@ -346,13 +359,15 @@ void nxsim__disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 				       struct nxsim__kvm_page_fault *f,
 				       uint64_t spte, int cur_level)
 {
-	bool check_flag =
-		mmu->prof->nx_adjust_checks_flag &&
-		!nxsim__mmu_has_bug(mmu, NXSIM_BUG_ADJUST_ANY_NONLEAF);
+	bool check_flag;
 
-	if (cur_level > NXSIM_PG_LEVEL_4K && cur_level == f->goal_level &&
-	    is_shadow_present_pte(spte) && !is_large_pte(spte) &&
-	    (!check_flag || sp_nx_disallowed(spte_to_child_sp(mmu, spte)))) {
+	/* the walk calls this at every level: the common case first */
+	if (cur_level != f->goal_level || cur_level == NXSIM_PG_LEVEL_4K ||
+	    !is_shadow_present_pte(spte) || is_large_pte(spte))
+		return;
+	check_flag = mmu->prof->nx_adjust_checks_flag &&
+		     !nxsim__mmu_has_bug(mmu, NXSIM_BUG_ADJUST_ANY_NONLEAF);
+	if (!check_flag || sp_nx_disallowed(spte_to_child_sp(mmu, spte))) {
 		f->pfn |= f->gfn & (KVM_PAGES_PER_HPAGE(cur_level) -
 				    KVM_PAGES_PER_HPAGE(cur_level - 1));
 		f->goal_level--;
@@ -375,20 +390,14 @@ int nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
 	unsigned int want =
 		mmu->root_level +
 		!__atomic_load_n(&mmu->root[as_id], __ATOMIC_RELAXED);
-	unsigned int had = mc->nobjs, reserved = 0;
+	unsigned int had = mc->nobjs, reserved = 0, i;
 
 	/* A full cache takes nothing, and no lock (nobjs >= min). */
 	if (had < want) {
-		pthread_mutex_lock(&mmu->pages_alloc_lock);
-		reserved = mmu->nr_reserve;
-		pthread_mutex_unlock(&mmu->pages_alloc_lock);
-	}
-	while (mc->nobjs < want) {
-		struct nxsim__mmu_page *sp = nxsim__tdp_mmu_alloc_sp(mmu);
-
-		if (!sp)
+		if (nxsim__tdp_mmu_topup_sps(mmu, mc, want, &reserved))
 			goto fail;
-		mc->objs[mc->nobjs++] = sp;
+		for (i = had; i < want; i++)
+			nxsim__sp_prefetch(mc->objs[i]);
 	}
 	if (mmu->tdp_mmu_enabled || !nxsim__mmu_topup_desc_cache(mmu))
 		return 0;
@@ -405,50 +414,49 @@ fail:
 }
 
 /*
- * The hardware walk from the root of @as_id: the leaf mapping @gfn, or
- * NULL; *level and *spte receive its level and value.
+ * The hardware walk from the root of @as_id towards @gfn: the leaf mapping
+ * @gfn, or NULL.  *@level and *@spte receive the last SPTE read and its
+ * level: the leaf, or the non-present entry the walk stopped at (an MMIO
+ * SPTE there raises the misconfiguration exit), or 0 and the root level
+ * when there is no root.  One dependent load per level beyond the SPTE:
+ * the child's table, from its frame.
  */
 static uint64_t *find_leaf(struct nxsim__vm_mmu *mmu, int as_id, uint64_t gfn,
 			   int *level, uint64_t *spte)
 {
-	struct nxsim__mmu_page *sp =
+	struct nxsim__mmu_page *root =
 		__atomic_load_n(&mmu->root[as_id], __ATOMIC_ACQUIRE);
 	int l = mmu->root_level;
+	uint64_t *spt, *sptep, v;
 
-	for (; sp; l--) {
-		uint64_t *sptep = &sp->spt[spte_index(gfn, l)];
-		uint64_t v = nxsim__read_spte(sptep);
-
-		if (!is_shadow_present_pte(v))
-			return NULL;
-		if (is_last_spte(v, l)) {
-			*level = l;
-			*spte = v;
-			return sptep;
-		}
-		sp = spte_to_child_sp(mmu, v);
+	*level = l;
+	*spte = 0;
+	if (!root)
+		return NULL;
+	for (spt = root->spt;; l--) {
+		sptep = &spt[spte_index(gfn, l)];
+		v = nxsim__read_spte(sptep);
+		if (!is_shadow_present_pte(v) || is_last_spte(v, l))
+			break;
+		spt = spte_to_child_spt(mmu, v);
 	}
-	return NULL;
+	*level = l;
+	*spte = v;
+	return is_shadow_present_pte(v) ? sptep : NULL;
 }
 
 /*
  * get_mmio_spte(): the last SPTE of the walk to @gfn (0 if there is no
- * root), where the hardware stopped.
+ * root), where the hardware stopped; the kernel's walk after an EPT
+ * misconfiguration (or a RSVD #PF).
  */
 static uint64_t get_mmio_spte(struct nxsim__vm_mmu *mmu, int as_id,
 			      uint64_t gfn)
 {
-	struct nxsim__mmu_page *sp =
-		__atomic_load_n(&mmu->root[as_id], __ATOMIC_ACQUIRE);
-	uint64_t spte = 0;
-	int l = mmu->root_level;
+	uint64_t spte;
+	int level;
 
-	for (; sp; l--) {
-		spte = nxsim__read_spte(&sp->spt[spte_index(gfn, l)]);
-		if (!is_shadow_present_pte(spte) || is_last_spte(spte, l))
-			break;
-		sp = spte_to_child_sp(mmu, spte);
-	}
+	find_leaf(mmu, as_id, gfn, &level, &spte);
 	return spte;
 }
 
@@ -548,13 +556,6 @@ static bool mmu_invalidate_retry_gfn(struct nxsim__vm_mmu *mmu,
 	       mmu_seq;
 }
 
-/*
- * direct_page_fault(): the access the walk could not complete; @sptep is
- * the leaf it found (NULL if none), holding @spte, at @level.  A TDP
- * fault (kvm_tdp_page_fault(), @is_tdp) may map up to 1G; one of the
- * nonpaging MMU up to 2M (nonpaging_page_fault()).  Return: a RET_PF_*
- * code.
- */
 /* A rule's answer @a of hook @hook at @gfn is not 0 or 1. */
 static int bad_answer(struct nxsim__vm_mmu *mmu, const char *hook, uint64_t gfn,
 		      int a)
@@ -608,11 +609,41 @@ static int exec_rule(struct nxsim__vm_mmu *mmu, struct nxsim__kvm_page_fault *f,
 	return 0;
 }
 
+/*
+ * The leaf a fault's walk finds for its gfn (@sptep NULL if none, holding
+ * @spte, at @level), walked from the root of @as_id when first asked for
+ * (@walked): fast_page_fault(), the emulation exit and a host rule read
+ * it, most faults never do.
+ */
+struct fault_leaf {
+	uint64_t *sptep;
+	uint64_t spte;
+	int level;
+	int as_id;
+	bool walked;
+};
+
+static uint64_t *fault_leaf(struct nxsim__vm_mmu *mmu, uint64_t gfn,
+			    struct fault_leaf *l)
+{
+	if (!l->walked) {
+		l->sptep = find_leaf(mmu, l->as_id, gfn, &l->level, &l->spte);
+		l->walked = true;
+	}
+	return l->sptep;
+}
+
+/*
+ * direct_page_fault(): the access the walk could not complete; @leaf is
+ * the leaf the walk finds (under mmu_lock, with the lock the caller
+ * holds).  A TDP fault (kvm_tdp_page_fault(), @is_tdp) may map up to 1G;
+ * one of the nonpaging MMU up to 2M (nonpaging_page_fault()).  Return: a
+ * RET_PF_* code.
+ */
 static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 			     struct nxsim__vcpu_mmu *vcpu,
 			     enum nxsim_access_kind kind, uint64_t gfn,
-			     uint64_t *sptep, uint64_t spte, int level,
-			     unsigned long mmu_seq,
+			     struct fault_leaf *leaf, unsigned long mmu_seq,
 			     struct nxsim_access_info *info, bool is_tdp)
 {
 	struct nxsim__mmu_memory_cache *mc = &vcpu->mmu_cache;
@@ -651,20 +682,20 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 		}
 	}
 	/* fast_page_fault(): restore W on an MMU-writable SPTE. */
-	if (f.slot && sptep && f.write &&
-	    nxsim__is_mmu_writable_spte(mmu->fmt, spte) &&
-	    (level == NXSIM_PG_LEVEL_4K ||
+	if (f.slot && f.write && fault_leaf(mmu, gfn, leaf) &&
+	    nxsim__is_mmu_writable_spte(mmu->fmt, leaf->spte) &&
+	    (leaf->level == NXSIM_PG_LEVEL_4K ||
 	     !nxsim__slot_dirty_logging(f.slot))) {
 		uint64_t d = nxsim__spte_masks(mmu->fmt)->dirty;
 
 		/* fast_pf_fix_direct_spte(): lost a race, fault again */
-		if (!nxsim__cmpxchg_spte(sptep, &spte,
-					 spte | PT_WRITABLE_MASK | d))
+		if (!nxsim__cmpxchg_spte(leaf->sptep, &leaf->spte,
+					 leaf->spte | PT_WRITABLE_MASK | d))
 			return RET_PF_RETRY;
 		/* W restored: mark_page_dirty_in_slot() */
 		nxsim__mark_page_dirty_in_slot(f.slot, gfn);
 		info->outcome = NXSIM_ACCESS_FAST;
-		info->level = level;
+		info->level = leaf->level;
 		return RET_PF_FIXED;
 	}
 	/* kvm_faultin_pfn(): the slot is being deleted or moved */
@@ -674,7 +705,7 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 		/* RET_PF_EMULATE: uncached MMIO, or KVM_PFN_ERR_RO_FAULT */
 		VCPU_COUNT(vcpu, emulated);
 		info->outcome = NXSIM_ACCESS_EMULATE;
-		info->level = sptep ? level : 0;
+		info->level = fault_leaf(mmu, gfn, leaf) ? leaf->level : 0;
 		return RET_PF_EMULATE;
 	}
 	/* is_page_fault_stale() */
@@ -686,7 +717,8 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 	f.is_tdp = is_tdp;
 	/* A host's own exec decisions (<nxsim/nx_recovery.h>). */
 	if (unlikely(mmu->nx_recovery) && f.exec && is_tdp) {
-		r = exec_rule(mmu, &f, sptep, spte, level);
+		fault_leaf(mmu, gfn, leaf);
+		r = exec_rule(mmu, &f, leaf->sptep, leaf->spte, leaf->level);
 		if (r)
 			return r;
 	}
@@ -791,8 +823,13 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		}
 		nxsim__rcu_read_lock();
 		sptep = find_leaf(mmu, as_id, gfn, &level, &spte);
-		/* An MMIO SPTE: EPT misconfiguration, or #PF with PFERR_RSVD. */
-		mmio = sptep ? 0 : get_mmio_spte(mmu, as_id, gfn);
+		/*
+		 * An MMIO SPTE: EPT misconfiguration, or #PF with PFERR_RSVD,
+		 * and the kernel's own walk for it.
+		 */
+		mmio = !sptep && is_mmio_spte(&mmu->mmio, spte) ?
+			       get_mmio_spte(mmu, as_id, gfn) :
+			       0;
 		nxsim__rcu_read_unlock();
 		if (sptep && permits(mmu->fmt, spte, kind)) {
 			info->outcome = NXSIM_ACCESS_HIT;
@@ -853,8 +890,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 			}
 		}
 		nxsim__rcu_read_lock();
-		sptep = find_leaf(mmu, as_id, gfn, &level, &spte);
-		r = direct_page_fault(mmu, vcpu, kind, gfn, sptep, spte, level,
+		r = direct_page_fault(mmu, vcpu, kind, gfn,
+				      &(struct fault_leaf){ .as_id = as_id },
 				      mmu_seq, info, true);
 		/* what the leaf allows now */
 		if (r != RET_PF_RETRY && rights)
@@ -913,9 +950,10 @@ int nxsim__nonpaging_page_fault(struct nxsim__vm_mmu *mmu,
 	if (!mmu->root[0])
 		nxsim__mmu_alloc_direct_roots(mmu, mc, 0);
 	/* under the write lock: no invalidation can be in progress */
-	if (direct_page_fault(mmu, vcpu, kind, gfn, sptep, spte, level,
-			      mmu->mmu_invalidate_seq, info,
-			      false) == RET_PF_RETRY)
+	if (direct_page_fault(
+		    mmu, vcpu, kind, gfn,
+		    &(struct fault_leaf){ sptep, spte, level, 0, true },
+		    mmu->mmu_invalidate_seq, info, false) == RET_PF_RETRY)
 		return RET_PF_RETRY;
 	return 0;
 }

@@ -17,6 +17,7 @@
  * mmu_shadow_page_cache) and their GFP flags; pages come from the
  * project's allocator, which a test can make fail.
  */
+#include <errno.h>
 #include <stddef.h>
 
 #include "core/alloc.h"
@@ -104,7 +105,7 @@ static void sp_poison(struct nxsim__mmu_page *sp, bool poison)
 static void sp_release(struct nxsim__mmu_page *sp)
 {
 	nxsim__free(sp->spt, SPTE_ENT_PER_PAGE * sizeof(uint64_t));
-	nxsim__free(sp, sizeof(*sp));
+	nxsim__free_aligned(sp, sizeof(*sp), _Alignof(struct nxsim__mmu_page));
 }
 
 /* The newest reserved page, off the reserve and unpoisoned. */
@@ -130,12 +131,14 @@ static struct nxsim__mmu_page *sp_get(struct nxsim__vm_mmu *mmu)
 		*sp = (struct nxsim__mmu_page){ .spt = spt };
 		return sp;
 	}
-	sp = nxsim__zalloc(sizeof(*sp));
+	sp = nxsim__zalloc_aligned(sizeof(*sp),
+				   _Alignof(struct nxsim__mmu_page));
 	if (!sp)
 		return NULL;
 	sp->spt = nxsim__alloc(SPTE_ENT_PER_PAGE * sizeof(uint64_t));
 	if (!sp->spt) {
-		nxsim__free(sp, sizeof(*sp));
+		nxsim__free_aligned(sp, sizeof(*sp),
+				    _Alignof(struct nxsim__mmu_page));
 		return NULL;
 	}
 	return sp;
@@ -152,30 +155,51 @@ static void sp_put(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp)
 	}
 }
 
-struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu)
+/* tdp_mmu_alloc_sp() with pages_alloc_lock held. */
+static struct nxsim__mmu_page *alloc_sp_locked(struct nxsim__vm_mmu *mmu)
 {
-	struct nxsim__mmu_page *sp;
+	struct nxsim__mmu_page *sp = sp_get(mmu);
 	uint32_t id;
 
-	pthread_mutex_lock(&mmu->pages_alloc_lock);
-	sp = sp_get(mmu);
-	if (sp && !frame_get(mmu, &id)) {
-		sp_put(mmu, sp);
-		sp = NULL;
-	}
-	if (sp) {
-		sp->id = id;
-		nxsim__frame(mmu, id)->sp = sp;
-		__atomic_fetch_add(&mmu->nr_sps, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&mmu->nr_cached, 1, __ATOMIC_RELAXED);
-	}
-	pthread_mutex_unlock(&mmu->pages_alloc_lock);
 	if (!sp)
 		return NULL;
+	if (!frame_get(mmu, &id)) {
+		sp_put(mmu, sp);
+		return NULL;
+	}
+	sp->id = id;
+	nxsim__frame(mmu, id)->sp = sp;
+	nxsim__frame(mmu, id)->spt = sp->spt;
+	__atomic_fetch_add(&mmu->nr_sps, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&mmu->nr_cached, 1, __ATOMIC_RELAXED);
 	sp->mmu = mmu;
 	sp->direct = true;
 	sp->tdp_mmu_page = true;
 	return sp;
+}
+
+struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu)
+{
+	struct nxsim__mmu_page *sp;
+
+	pthread_mutex_lock(&mmu->pages_alloc_lock);
+	sp = alloc_sp_locked(mmu);
+	pthread_mutex_unlock(&mmu->pages_alloc_lock);
+	return sp;
+}
+
+int nxsim__tdp_mmu_topup_sps(struct nxsim__vm_mmu *mmu,
+			     struct nxsim__mmu_memory_cache *mc,
+			     unsigned int want, unsigned int *reserved)
+{
+	struct nxsim__mmu_page *sp = NULL;
+
+	pthread_mutex_lock(&mmu->pages_alloc_lock);
+	*reserved = mmu->nr_reserve;
+	while (mc->nobjs < want && (sp = alloc_sp_locked(mmu)))
+		mc->objs[mc->nobjs++] = sp;
+	pthread_mutex_unlock(&mmu->pages_alloc_lock);
+	return mc->nobjs < want ? -ENOMEM : 0;
 }
 
 void nxsim__sp_clear(struct nxsim__mmu_page *sp)

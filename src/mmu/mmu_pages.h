@@ -14,10 +14,18 @@
 
 #include "mmu/mmu_internal.h"
 
-/* One frame of page-table memory: its page, or (free) the next free one. */
+/*
+ * One frame of page-table memory: its page and the page's table (@spt,
+ * sp->spt, so that a walk goes from an SPTE to the next table with one
+ * load, as the hardware goes from an SPTE to the next table's address);
+ * or, free (@sp NULL), the next free frame.
+ */
 struct nxsim__frame {
 	struct nxsim__mmu_page *sp;
-	uint32_t next_free;
+	union {
+		uint64_t *spt;
+		uint32_t next_free;
+	};
 };
 
 #define NXSIM__NO_FRAME UINT32_MAX
@@ -62,6 +70,22 @@ spte_to_child_sp(struct nxsim__vm_mmu *mmu, uint64_t spte)
 	assert(sp);
 	return sp;
 }
+
+/*
+ * The table of the SP a present non-leaf SPTE points to
+ * (spte_to_child_sp(mmu, spte)->spt), without touching the SP's header.
+ */
+static inline uint64_t *spte_to_child_spt(struct nxsim__vm_mmu *mmu,
+					  uint64_t spte)
+{
+	uint64_t idx = spte_to_pfn(spte) - NXSIM__SP_PFN_BASE;
+	const struct nxsim__frame *fr;
+
+	assert(idx < NXSIM__FRAME_CHUNK * NXSIM__FRAME_CHUNKS);
+	fr = nxsim__frame(mmu, (uint32_t)idx);
+	assert(fr->sp);
+	return fr->spt;
+}
 /*
  * tdp_mmu_alloc_sp(), taking a page from @reserve first, with its frame,
  * counted in nr_cached (the caller puts it in a vCPU's cache); NULL on
@@ -72,6 +96,33 @@ spte_to_child_sp(struct nxsim__vm_mmu *mmu, uint64_t spte)
  * value.
  */
 struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu);
+/*
+ * Start bringing @sp's table into the cache for writing: the next fault
+ * takes the newest page of its cache and fills all 512 entries (a split,
+ * or nxsim__sp_clear()), and a page off the reserve or the allocator is
+ * rarely still cached.
+ */
+static inline void nxsim__sp_prefetch(const struct nxsim__mmu_page *sp)
+{
+	const char *p = (const char *)sp->spt;
+	unsigned int i;
+
+	/* unrolled: one instruction per line, not four */
+#pragma GCC unroll 64
+	for (i = 0; i < SPTE_ENT_PER_PAGE * sizeof(uint64_t); i += 64)
+		__builtin_prefetch(p + i, 1);
+}
+
+/*
+ * The page allocations of mmu_topup_memory_caches(): tdp_mmu_alloc_sp()
+ * into @mc until it holds @want pages, under one hold of
+ * pages_alloc_lock, which also reads into *@reserved how many pages the
+ * reserve held before.  Return: 0, or -ENOMEM with the pages taken so far
+ * left in @mc (the caller gives them back).
+ */
+int nxsim__tdp_mmu_topup_sps(struct nxsim__vm_mmu *mmu,
+			     struct nxsim__mmu_memory_cache *mc,
+			     unsigned int want, unsigned int *reserved);
 /* Fill @sp with SHADOW_NONPRESENT_VALUE. */
 void nxsim__sp_clear(struct nxsim__mmu_page *sp);
 /*

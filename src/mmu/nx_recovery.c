@@ -409,6 +409,14 @@ static int kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 			nx_list_unlock(mmu, shared);
 			break;
 		}
+		/*
+		 * The next page's header, while this one is zapped: its
+		 * first line is all the pass touches of it (prefetchw();
+		 * harmless if another thread frees it meanwhile)
+		 */
+		if (to_zap > 1)
+			__builtin_prefetch(
+				TAILQ_NEXT(sp, possible_nx_huge_page_link), 1);
 		take_sp(&r, sp);
 		nx_list_unlock(mmu, shared);
 		done++;

@@ -6,9 +6,11 @@
  * in-place split of 6.2 on (tdp_mmu_split_huge_page(): every child SPTE),
  * the zap-and-rebuild of 6.1, the NX flag and tracking of the new table,
  * and kvm_tdp_mmu_zap_sp() undoing it; stat.pages[] summed over its
- * per-CPU shards when leaves come and go on different CPUs; a root made
+ * per-thread shards when leaves come and go on different threads; a root made
  * from a page a lost race gave back.
  */
+#include <pthread.h>
+
 #include "mmu_unit.h"
 
 #define REGION(n) (GIB + (n)*MIB2)
@@ -194,67 +196,102 @@ static void test_map_zaps_huge_page_before_6_2(void **state)
 	destroy(&e);
 }
 
-/* Run this thread on @cpu only (the kernel migrates it before returning). */
-static void run_on(int cpu)
-{
-	cpu_set_t set;
+/* The zap of a split table, on a thread of its own. */
+struct zap_job {
+	struct nxsim__vm_mmu *mmu;
+	struct nxsim__mmu_page *sp;
+	unsigned int shard;
+	bool zapped;
+};
 
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	assert_int_equal(sched_setaffinity(0, sizeof(set), &set), 0);
-	assert_int_equal(sched_getcpu(), cpu);
+static void *zap_thread(void *arg)
+{
+	struct zap_job *j = arg;
+
+	nxsim__write_lock(&j->mmu->mmu_lock);
+	j->zapped = nxsim__kvm_tdp_mmu_zap_sp(j->mmu, j->sp, false);
+	nxsim__rw_unlock(&j->mmu->mmu_lock);
+	j->shard = nxsim__page_stat_shard();
+	return NULL;
+}
+
+/* Updates of stat.pages[] from a thread: +1 then -1, @n times each level. */
+struct stat_job {
+	struct nxsim__vm_mmu *mmu;
+	unsigned int n;
+};
+
+static void *stat_thread(void *arg)
+{
+	struct stat_job *j = arg;
+	unsigned int i;
+	int level;
+
+	for (i = 0; i < j->n; i++)
+		for (level = NXSIM_PG_LEVEL_4K; level <= NXSIM_PG_LEVEL_1G;
+		     level++)
+			nxsim__kvm_update_page_stats(j->mmu, level,
+						     i % 2 ? -1 : 2);
+	return NULL;
 }
 
 /*
- * kvm_update_page_stats() adds in the shard of the CPU the thread runs
- * on: 512 leaves a split makes on one CPU and a zap takes away on
- * another leave one shard at +512 and the other at -512, and every read
- * of stat.pages[] still gives the kernel's count.
+ * kvm_update_page_stats() adds in the shard of the calling thread: 512
+ * leaves a split makes on one thread and a zap takes away on another
+ * leave one shard at +512 and the other at -512, and every read of
+ * stat.pages[] still gives the kernel's count; the updates of many
+ * threads at once sum exactly.
  */
-static void test_page_stats_across_cpus(void **state)
+static void test_page_stats_across_threads(void **state)
 {
 	struct nx_env e = nx_env("6.6", 0);
 	struct nxsim__vm_mmu *mmu = unit_mmu(&e);
+	struct stat_job sj = { mmu, 1000 };
 	struct nxsim_access_info info;
-	struct nxsim__mmu_page *child;
+	struct zap_job zj = { mmu };
 	struct nxsim_vm_stats st;
-	cpu_set_t saved;
-	int cpu[2], n = 0, i;
+	pthread_t t[2 * NXSIM__PAGE_STAT_SHARDS];
+	unsigned int mine, i;
 	uint64_t huge;
 
 	(void)state;
-	assert_int_equal(sched_getaffinity(0, sizeof(saved), &saved), 0);
-	for (i = 0; i < CPU_SETSIZE && n < 2; i++)
-		if (CPU_ISSET(i, &saved))
-			cpu[n++] = i;
-	if (n < 2 || cpu[0] % NXSIM__PAGE_STAT_SHARDS ==
-			     cpu[1] % NXSIM__PAGE_STAT_SHARDS) {
-		destroy(&e);
-		skip();
-	}
-	run_on(cpu[0]);
-	child = exec_over_huge(&e, &huge, &info);
+	zj.sp = exec_over_huge(&e, &huge, &info);
+	mine = nxsim__page_stat_shard();
 	assert_int_equal(info.splits, 1);
-	assert_int_equal(
-		mmu->page_stats[cpu[0] % NXSIM__PAGE_STAT_SHARDS].pages[0],
-		SPTE_ENT_PER_PAGE);
+	assert_int_equal(mmu->page_stats[mine].pages[0], SPTE_ENT_PER_PAGE);
 	assert_int_equal(nxsim__page_stat(mmu, NXSIM_PG_LEVEL_4K),
 			 SPTE_ENT_PER_PAGE);
 
-	run_on(cpu[1]);
-	nxsim__write_lock(&mmu->mmu_lock);
-	assert_true(nxsim__kvm_tdp_mmu_zap_sp(mmu, child, false));
-	nxsim__rw_unlock(&mmu->mmu_lock);
-	assert_int_equal(
-		mmu->page_stats[cpu[1] % NXSIM__PAGE_STAT_SHARDS].pages[0],
-		(uint64_t)-SPTE_ENT_PER_PAGE);
+	assert_int_equal(pthread_create(&t[0], NULL, zap_thread, &zj), 0);
+	assert_int_equal(pthread_join(t[0], NULL), 0);
+	assert_true(zj.zapped);
+	/* shards go round-robin: the same one only after 8 other threads */
+	if (zj.shard != mine) {
+		assert_int_equal(mmu->page_stats[zj.shard].pages[0],
+				 (uint64_t)-SPTE_ENT_PER_PAGE);
+		assert_int_equal(mmu->page_stats[mine].pages[0],
+				 SPTE_ENT_PER_PAGE);
+	}
 	assert_int_equal(nxsim__page_stat(mmu, NXSIM_PG_LEVEL_4K), 0);
 	nxsim__mmu_stats(mmu, &st);
 	assert_int_equal(st.pages_4k, 0);
 	assert_int_equal(st.pages_2m, 0);
 	/* the checker's invariant 6 reads the same sums */
 	assert_int_equal(nxsim_vm_check(e.vm, NULL, NULL), 0);
-	assert_int_equal(sched_setaffinity(0, sizeof(saved), &saved), 0);
+
+	/* more threads than shards, all at once: +1000 each per level */
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		assert_int_equal(pthread_create(&t[i], NULL, stat_thread, &sj),
+				 0);
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+	for (i = NXSIM_PG_LEVEL_4K; i <= NXSIM_PG_LEVEL_1G; i++)
+		assert_int_equal(nxsim__page_stat(mmu, (int)i),
+				 ARRAY_SIZE(t) * sj.n / 2);
+	for (i = NXSIM_PG_LEVEL_4K; i <= NXSIM_PG_LEVEL_1G; i++)
+		nxsim__kvm_update_page_stats(
+			mmu, (int)i, -(int64_t)(ARRAY_SIZE(t) * sj.n / 2));
+	assert_int_equal(nxsim_vm_check(e.vm, NULL, NULL), 0);
 	destroy(&e);
 }
 
@@ -299,7 +336,7 @@ int main(void)
 		cmocka_unit_test(test_map_huge_leaf),
 		cmocka_unit_test(test_map_splits_huge_page),
 		cmocka_unit_test(test_map_zaps_huge_page_before_6_2),
-		cmocka_unit_test(test_page_stats_across_cpus),
+		cmocka_unit_test(test_page_stats_across_threads),
 		cmocka_unit_test(test_root_from_given_back_page),
 	};
 
