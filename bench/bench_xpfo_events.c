@@ -14,6 +14,15 @@
  * frees, kmap/kunmap pairs and context switches.  Every record counts as
  * one event.
  *
+ * The scaling rows: the simulator's time per event of one
+ * nxsim_xpfo_run_workload() call (the XPFO run and its no-XPFO baseline,
+ * the same events each) at 4, 64, 256 and 512 modelled CPUs, beside the
+ * same call at 16 CPUs (the reference, interleaved), for the compile-like
+ * workload under v7's default policy and the I/O-heavy one under eager
+ * shootdowns.  Target: 512 CPUs within 2x of 16 per event (the work of
+ * an event grows with the CPUs that hold what it flushes, not with all
+ * CPUs).
+ *
  * Left out: B5's replay of a whole kernel build's page-allocation trace
  * (the tree has short captures only, docs/traces.md).
  */
@@ -247,6 +256,97 @@ static int run_config(struct bench_ctx *ctx, const struct stream *s,
 	return rc;
 }
 
+struct scale_side {
+	const char *workload;
+	const char *policy;
+	unsigned int cpus;
+	uint64_t steps;
+	uint64_t seed;
+};
+
+/* value = ns per event of one nxsim_xpfo_run_workload() call. */
+static int scale_rep(void *arg, double *value, struct bench_samples *lat)
+{
+	const struct scale_side *p = arg;
+	struct nxsim_xpfo_run run = {
+		.workload = p->workload,
+		.policy = p->policy,
+		.version = NXSIM_XPFO_V7,
+		.nr_cpus = p->cpus,
+		.events = p->steps,
+		.seed = p->seed,
+	};
+	struct nxsim_xpfo_result res;
+	uint64_t t0, t1;
+	int rc;
+
+	t0 = bench_now_ns();
+	rc = nxsim_xpfo_run_workload(&run, &res);
+	t1 = bench_now_ns();
+	if (rc)
+		return rc;
+	*value = (double)(t1 - t0) / (2.0 * (double)res.events);
+	return 0;
+}
+
+static int run_scaling(struct bench_ctx *ctx, const char *workload,
+		       const char *policy, unsigned int cpus, uint64_t steps)
+{
+	struct scale_side big = { workload, policy, cpus, steps, ctx->seed };
+	struct scale_side ref = { workload, policy, 16, steps, ctx->seed };
+	struct bench_side sides[2] = {
+		{ "N CPUs", scale_rep, &big },
+		{ "16 CPUs", scale_rep, &ref },
+	};
+	struct bench_pair p = { 0 };
+	char fig[64], params[256];
+	int rc;
+
+	snprintf(fig, sizeof(fig), "scaling.%s.c%u.ns_per_event", workload,
+		 cpus);
+	rc = bench_interleave(ctx, fig, bench_reps(ctx), sides, &p);
+	if (!rc) {
+		snprintf(params, sizeof(params),
+			 "{\"workload\":\"%s\",\"policy\":\"%s\","
+			 "\"version\":\"v7\",\"cpus\":%u,"
+			 "\"steps_per_cpu\":%" PRIu64 "}",
+			 workload, policy ? policy : "default", cpus, steps);
+		rc = bench_report_pair(
+			ctx, &p,
+			&(struct bench_figure){
+				.figure = fig,
+				.unit = "ns",
+				.ref_name =
+					"the same nxsim_xpfo_run_workload() "
+					"at 16 CPUs (ns per event)",
+				.target = { cpus == 512 ?
+						    BENCH_TARGET_RATIO_MAX :
+						    BENCH_TARGET_NONE,
+					    2 },
+				.params = params });
+	}
+	bench_pair_free(&p);
+	return rc;
+}
+
+static int xpfo_scaling_run(struct bench_ctx *ctx)
+{
+	static const unsigned int cpus[] = { 4, 64, 256, 512 };
+	static const struct {
+		const char *workload, *policy;
+	} rows[] = { { "compile", NULL }, { "io", "eager" } };
+	uint64_t steps = ctx->mode == BENCH_TINY  ? 10 :
+			 ctx->mode == BENCH_QUICK ? 500 :
+						    2000;
+	int rc = 0;
+
+	for (size_t r = 0; r < ARRAY_SIZE(rows) && !rc; r++)
+		for (size_t c = 0; c < ARRAY_SIZE(cpus) && !rc; c++)
+			rc = run_scaling(ctx, rows[r].workload, rows[r].policy,
+					 cpus[c], steps);
+	return rc;
+}
+
 static int xpfo_events_run(struct bench_ctx *ctx)
 {
 	size_t n = ctx->mode == BENCH_TINY  ? 20000 :
@@ -266,12 +366,12 @@ static int xpfo_events_run(struct bench_ctx *ctx)
 	if (!rc)
 		rc = run_config(ctx, &s, "no_xpfo", NXSIM_XPFO_V8, NULL, true);
 	free(s.ev);
-	return rc;
+	return rc ? rc : xpfo_scaling_run(ctx);
 }
 
 const struct bench bench_xpfo_events = {
 	.name = "xpfo_events",
 	.title = "B5 speed: XPFO ownership events/s vs decode + no-op "
-		 "dispatch",
+		 "dispatch; ns per event at N CPUs vs 16",
 	.run = xpfo_events_run,
 };

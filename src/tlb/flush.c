@@ -158,15 +158,18 @@ void nxsim__tlb_flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
 		nxsim__tlb_invlpg(tlb, cpu, start + (i << NXSIM_TLB_SHIFT_4K));
 }
 
-unsigned int nxsim__flush_tlb_kernel_range(struct nxsim_tlb *tlb,
-					   unsigned int cpu,
-					   const uint64_t *mask, uint64_t start,
-					   uint64_t end)
+/*
+ * flush_tlb_kernel_range() from @cpu to the CPUs of @mask (NULL: all); with
+ * @held (and @mask NULL), a range flush reaches only the CPUs of @held.
+ */
+static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
+				 const uint64_t *mask, const uint64_t *held,
+				 uint64_t start, uint64_t end)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
-	uint64_t pages;
-	unsigned int i, targets = 0;
-	bool full;
+	uint64_t pages, bits;
+	unsigned int i, w, targets = 0;
+	bool full, lazy;
 
 	start &= ~((1ull << NXSIM_TLB_SHIFT_4K) - 1);
 	pages = ((end - start) >> NXSIM_TLB_SHIFT_4K) +
@@ -176,8 +179,21 @@ unsigned int nxsim__flush_tlb_kernel_range(struct nxsim_tlb *tlb,
 		c->st.full_flushes++;
 	else
 		c->st.range_flushes++;
+	lazy = held && !full;
+	if (lazy) {
+		/*
+		 * Every CPU's INVLPGs and every other CPU's IPI, counted at
+		 * once (@all); those of @held then run theirs for real.
+		 */
+		targets = tlb->nr_cpus - 1;
+		tlb->all.invlpg += pages;
+		if (!tlb->broadcast) {
+			tlb->all.ipis_received++;
+			c->st.ipis_received--;
+		}
+	}
 	/* on_each_cpu(): the IPIs go out, then the local CPU flushes. */
-	for (i = 0; i < tlb->nr_cpus; i++) {
+	for (i = 0; i < tlb->nr_cpus && !lazy; i++) {
 		if (i == cpu || (mask && !(mask[i / 64] >> (i % 64) & 1)))
 			continue;
 		targets++;
@@ -185,14 +201,45 @@ unsigned int nxsim__flush_tlb_kernel_range(struct nxsim_tlb *tlb,
 			tlb->cpu[i].st.ipis_received++;
 		nxsim__tlb_flush_one_cpu(tlb, i, start, pages, full);
 	}
+	/* Those of @held, a word of the bitmap at a time. */
+	for (w = 0; lazy && w < (tlb->nr_cpus + 63) / 64; w++) {
+		for (bits = held[w]; bits; bits &= bits - 1) {
+			i = w * 64 + (unsigned int)__builtin_ctzll(bits);
+			if (i == cpu)
+				continue;
+			tlb->cpu[i].st.invlpg -= pages;
+			nxsim__tlb_flush_one_cpu(tlb, i, start, pages, false);
+		}
+	}
 	if (tlb->broadcast) {
 		c->st.broadcasts++;
 	} else if (targets) {
 		c->st.ipis_sent++;
 		c->st.ipi_targets += targets;
 	}
+	if (lazy) {
+		if (!(held[cpu / 64] >> (cpu % 64) & 1))
+			return targets;
+		c->st.invlpg -= pages;
+	}
 	nxsim__tlb_flush_one_cpu(tlb, cpu, start, pages, full);
 	return targets;
+}
+
+unsigned int nxsim__flush_tlb_kernel_range(struct nxsim_tlb *tlb,
+					   unsigned int cpu,
+					   const uint64_t *mask, uint64_t start,
+					   uint64_t end)
+{
+	return kernel_range(tlb, cpu, mask, NULL, start, end);
+}
+
+unsigned int nxsim__flush_tlb_kernel_range_held(struct nxsim_tlb *tlb,
+						unsigned int cpu,
+						const uint64_t *held,
+						uint64_t start, uint64_t end)
+{
+	return kernel_range(tlb, cpu, NULL, held, start, end);
 }
 
 bool nxsim__tlb_watch(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va,

@@ -813,6 +813,7 @@ int nxsim_tlb_pcid(struct nxsim_tlb *tlb, unsigned int cpu)
 void nxsim__tlb_stats_sum(const struct nxsim_tlb *tlb,
 			  struct nxsim_tlb_stats *st)
 {
+	const uint64_t *all = (const uint64_t *)&tlb->all;
 	uint64_t *dst = (uint64_t *)st;
 	unsigned int i, k;
 
@@ -821,7 +822,7 @@ void nxsim__tlb_stats_sum(const struct nxsim_tlb *tlb,
 		const uint64_t *src = (const uint64_t *)&tlb->cpu[i].st;
 
 		for (k = 0; k < sizeof(*st) / sizeof(uint64_t); k++)
-			dst[k] += src[k];
+			dst[k] += src[k] + all[k];
 	}
 }
 
@@ -831,8 +832,14 @@ int nxsim_tlb_stats(struct nxsim_tlb *tlb, int cpu, struct nxsim_tlb_stats *st)
 	    (cpu >= 0 && bad_cpu(tlb, (unsigned)cpu)))
 		return -EINVAL;
 	if (cpu >= 0) {
+		const uint64_t *all = (const uint64_t *)&tlb->all;
+		uint64_t *dst = (uint64_t *)st;
+
 		claim_cpu(tlb, (unsigned int)cpu);
 		*st = tlb->cpu[cpu].st;
+		for (unsigned int k = 0; k < sizeof(*st) / sizeof(uint64_t);
+		     k++)
+			dst[k] += all[k];
 		release_cpu(tlb, (unsigned int)cpu);
 	} else {
 		claim_all(tlb);

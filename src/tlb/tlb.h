@@ -198,6 +198,9 @@ typedef void (*nxsim__tlb_drop_fn)(void *ctx, unsigned int cpu, uint64_t va,
  * @touch: the policy has a @touch hook (@repl->touch, read once here so
  * that a hit under LRU loads one byte to learn it has none)
  * @victim: @repl->victim, read once here (NULL: LRU, found inline)
+ * @all: counts of every CPU at once, on top of each CPU's own @st (which
+ *	may go below zero, modulo 2^64, to leave one out): a CPU's counters
+ *	are the sum of the two
  */
 struct nxsim_tlb {
 	bool avx2;
@@ -210,6 +213,7 @@ struct nxsim_tlb {
 			       unsigned int ways, struct nxsim_rng *rng);
 	struct nxsim_tlb_geometry geo[NXSIM_TLB_NR_LEVELS];
 	struct nxsim__tlb_cpu *cpu;
+	struct nxsim_tlb_stats all;
 	nxsim__tlb_drop_fn drop;
 	void *drop_ctx;
 };
@@ -740,6 +744,18 @@ unsigned int nxsim__flush_tlb_kernel_range(struct nxsim_tlb *tlb,
 					   unsigned int cpu,
 					   const uint64_t *mask, uint64_t start,
 					   uint64_t end);
+
+/*
+ * nxsim__flush_tlb_kernel_range() to every CPU, when only the CPUs set in
+ * @held (a bitmap of nr_cpus bits) may hold a translation of the range:
+ * a range flush runs on those alone, and every other CPU counts its IPI
+ * and INVLPGs without probing (they would find nothing).  A full flush
+ * reaches every CPU.  Returns the number of other CPUs reached.
+ */
+unsigned int nxsim__flush_tlb_kernel_range_held(struct nxsim_tlb *tlb,
+						unsigned int cpu,
+						const uint64_t *held,
+						uint64_t start, uint64_t end);
 
 /* Whether a range of @pages is flushed page by page (not in full). */
 static inline bool nxsim__tlb_ranged(const struct nxsim_tlb *tlb,

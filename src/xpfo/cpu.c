@@ -65,6 +65,8 @@ int nxsim__xpfo_kernel_access(struct nxsim_xpfo *m, unsigned int cpu,
 				.global = true,
 			};
 			nxsim__tlb_fill(m->tlb, cpu, acc, &e);
+			if (!m->disabled)
+				nxsim__alias_add(m, cpu, e.pfn, shift);
 			res = NXSIM_XPFO_ACCESS_WALK;
 		}
 	}

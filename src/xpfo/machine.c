@@ -8,7 +8,10 @@
  * Time: each CPU has a timeline in cycles; an event adds its cost to the
  * timeline of the CPU it runs on, and an IPI adds the handler's cost to
  * each target's timeline.  "Now" is the machine's clock if it was given
- * one, else the largest timeline.
+ * one, else the largest timeline.  An IPI to every CPU is charged to all
+ * at once, into a share of cycles every CPU has (struct nxsim__xpfo_cpu),
+ * and a max tree of the CPUs' own shares keeps the largest timeline, so
+ * that neither costs the simulator a visit of every CPU.
  *
  * Left out: real parallelism between CPUs (calls are serialised by the
  * machine lock; the per-frame xpfo_lock bit is taken around every map and
@@ -34,14 +37,37 @@ static const char *const default_policy[] = {
 	[NXSIM_XPFO_V9] = "batched",
 };
 
+/*
+ * @cpu's share of cycles grew: raise its leaf of the max tree, and each
+ * node above while it stays the largest there.
+ */
+static void top_raise(struct nxsim_xpfo *m, unsigned int cpu)
+{
+	int64_t v = nxsim__xpfo_cycles_key(m, cpu);
+	unsigned int i = m->leaves + cpu;
+
+	m->top[i] = v;
+	for (i /= 2; i && m->top[i] < v; i /= 2)
+		m->top[i] = v;
+}
+
+/* @cpu's share shrank: recompute each node above its leaf. */
+static void top_lower(struct nxsim_xpfo *m, unsigned int cpu)
+{
+	unsigned int i = m->leaves + cpu;
+
+	m->top[i] = nxsim__xpfo_cycles_key(m, cpu);
+	for (i /= 2; i; i /= 2)
+		m->top[i] = MAX(m->top[2 * i], m->top[2 * i + 1]);
+}
+
 void nxsim__xpfo_charge(struct nxsim_xpfo *m, unsigned int cpu, uint64_t cycles)
 {
 	struct nxsim__xpfo_cpu *c = &m->cpu[cpu];
 
 	c->cycles += cycles;
 	c->kcycles += cycles;
-	if (c->cycles > m->now_cycles)
-		m->now_cycles = c->cycles;
+	top_raise(m, cpu);
 }
 
 void nxsim__xpfo_charge_flush(struct nxsim_xpfo *m, unsigned int cpu,
@@ -51,21 +77,43 @@ void nxsim__xpfo_charge_flush(struct nxsim_xpfo *m, unsigned int cpu,
 	nxsim__xpfo_charge(m, cpu, cycles);
 }
 
-void nxsim__xpfo_user_work(struct nxsim_xpfo *m, unsigned int cpu,
-			   uint64_t cycles)
+/*
+ * nxsim__xpfo_charge_flush() of @cycles to every CPU but @cpu, at once:
+ * into the machine's share, and out of @cpu's (modulo 2^64; every figure
+ * is a sum of the two).
+ */
+void nxsim__xpfo_charge_others(struct nxsim_xpfo *m, unsigned int cpu,
+			       uint64_t cycles)
 {
 	struct nxsim__xpfo_cpu *c = &m->cpu[cpu];
 
-	c->cycles += cycles;
-	if (c->cycles > m->now_cycles)
-		m->now_cycles = c->cycles;
+	if (m->nr_cpus == 1)
+		return;
+	m->all_cycles += cycles;
+	c->cycles -= cycles;
+	c->kcycles -= cycles;
+	c->flush_cycles -= cycles;
+	top_lower(m, cpu);
+}
+
+void nxsim__xpfo_user_work(struct nxsim_xpfo *m, unsigned int cpu,
+			   uint64_t cycles)
+{
+	m->cpu[cpu].cycles += cycles;
+	top_raise(m, cpu);
+}
+
+/* The largest timeline. */
+static uint64_t now_cycles(const struct nxsim_xpfo *m)
+{
+	return (uint64_t)m->top[1] + m->all_cycles;
 }
 
 uint64_t nxsim__xpfo_now_ns(const struct nxsim_xpfo *m)
 {
 	if (m->clock)
 		return nxsim_clock_now(m->clock);
-	return m->now_cycles * 1000 / m->cpu_mhz;
+	return now_cycles(m) * 1000 / m->cpu_mhz;
 }
 
 static uint64_t flush_cost(const struct nxsim_xpfo *m, uint64_t pages)
@@ -88,10 +136,33 @@ static bool in_mask(const uint64_t *mask, unsigned int cpu)
 	return !mask || (mask[cpu / 64] >> (cpu % 64) & 1);
 }
 
+/*
+ * The frames [*@pfn, *@pfn + *@nr) whose physmap pages a kernel range
+ * flush of [@start, @end) INVLPGs, if they are all frames of @m.
+ */
+static bool physmap_frames(const struct nxsim_xpfo *m, uint64_t start,
+			   uint64_t end, uint64_t *pfn, uint64_t *nr)
+{
+	uint64_t base = NXSIM_XPFO_PAGE_OFFSET;
+
+	if (start < base || end <= start ||
+	    (end - base - 1) >> NXSIM_TLB_SHIFT_4K >= m->nr_frames)
+		return false;
+	*pfn = (start - base) >> NXSIM_TLB_SHIFT_4K;
+	*nr = ((end - base - 1) >> NXSIM_TLB_SHIFT_4K) - *pfn + 1;
+	return true;
+}
+
+/*
+ * flush_tlb_kernel_range().  A range to every CPU inside the physmap goes
+ * only to the CPUs the reverse index says may hold it (alias.c): the others
+ * would find nothing, and their INVLPGs, IPIs and cycles are counted all the
+ * same (nxsim__flush_tlb_kernel_range_held(), nxsim__xpfo_charge_others()).
+ */
 void nxsim__xpfo_flush_cpus(struct nxsim_xpfo *m, unsigned int cpu,
 			    const uint64_t *mask, uint64_t va, uint64_t pages)
 {
-	uint64_t per_cpu = flush_cost(m, pages), start = va, end;
+	uint64_t per_cpu = flush_cost(m, pages), start = va, end, pfn, nr;
 	unsigned int i, targets;
 
 	if (pages && nxsim__tlb_ranged(m->tlb, pages)) {
@@ -100,16 +171,29 @@ void nxsim__xpfo_flush_cpus(struct nxsim_xpfo *m, unsigned int cpu,
 		start = 0;
 		end = UINT64_MAX;
 	}
-	targets = nxsim__flush_tlb_kernel_range(m->tlb, cpu, mask, start, end);
+	if (!mask && physmap_frames(m, start, end, &pfn, &nr) &&
+	    nxsim__tlb_ranged(m->tlb, nr)) {
+		nxsim__alias_gather(m, pfn, nr);
+		targets = nxsim__flush_tlb_kernel_range_held(
+			m->tlb, cpu, m->alias.seen, start, end);
+		nxsim__alias_forget(m, pfn, false);
+		nxsim__alias_flushed(m, pfn, nr);
+	} else {
+		targets = nxsim__flush_tlb_kernel_range(m->tlb, cpu, mask,
+							start, end);
+	}
 	if (m->tlb->broadcast) {
 		nxsim__xpfo_charge_flush(
 			m, cpu, per_cpu + m->cost.invlpgb + m->cost.tlbsync);
 		return;
 	}
-	for (i = 0; i < m->nr_cpus; i++)
-		if (i != cpu && in_mask(mask, i))
-			nxsim__xpfo_charge_flush(m, i,
-						 m->cost.ipi_recv + per_cpu);
+	if (!mask)
+		nxsim__xpfo_charge_others(m, cpu, m->cost.ipi_recv + per_cpu);
+	else
+		for (i = 0; i < m->nr_cpus; i++)
+			if (i != cpu && in_mask(mask, i))
+				nxsim__xpfo_charge_flush(
+					m, i, m->cost.ipi_recv + per_cpu);
 	nxsim__xpfo_charge_flush(
 		m, cpu,
 		per_cpu + (targets ? m->cost.ipi_first +
@@ -159,6 +243,8 @@ static size_t split_2m_bytes(uint64_t nr_frames)
 static void free_machine(struct nxsim_xpfo *m)
 {
 	nxsim_tlb_destroy(m->tlb);
+	nxsim__alias_free(m);
+	nxsim__free(m->top, 2 * m->leaves * sizeof(*m->top));
 	nxsim__frame_exp_free(m);
 	nxsim__free(m->frame, m->nr_frames * sizeof(*m->frame));
 	nxsim__free(m->split_1g, split_1g_bytes(m->nr_frames));
@@ -174,6 +260,7 @@ int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 	const struct nxsim_xpfo_policy_ops *policy;
 	struct nxsim_tlb_config tcfg;
 	struct nxsim_xpfo *m;
+	unsigned int i;
 	int rc;
 
 	if (!cfg || !mp)
@@ -236,10 +323,19 @@ int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 	m->split_2m = nxsim__zalloc(split_2m_bytes(m->nr_frames));
 	m->cpu = nxsim__calloc(m->nr_cpus, sizeof(*m->cpu));
 	m->mask = nxsim__calloc(DIV_ROUND_UP(m->nr_cpus, 64), sizeof(uint64_t));
-	if (!m->frame || !m->split_1g || !m->split_2m || !m->cpu || !m->mask) {
+	for (m->leaves = 1; m->leaves < m->nr_cpus; m->leaves *= 2)
+		;
+	m->top = nxsim__calloc(2 * m->leaves, sizeof(*m->top));
+	if (!m->frame || !m->split_1g || !m->split_2m || !m->cpu || !m->mask ||
+	    !m->top || nxsim__alias_init(m)) {
 		free_machine(m);
 		return -ENOMEM;
 	}
+	/* Leaves past the last CPU never win; every share starts at 0. */
+	for (i = m->nr_cpus; i < m->leaves; i++)
+		m->top[m->leaves + i] = INT64_MIN;
+	for (i = m->leaves - 1; i; i--)
+		m->top[i] = MAX(m->top[2 * i], m->top[2 * i + 1]);
 	rc = policy->init ? policy->init(m, &m->policy_data) : 0;
 	if (rc) {
 		free_machine(m);
@@ -309,11 +405,11 @@ void nxsim__xpfo_result(struct nxsim_xpfo *m, struct nxsim_xpfo_result *res)
 	for (i = 0; i < m->nr_cpus; i++) {
 		const struct nxsim__xpfo_cpu *c = &m->cpu[i];
 
-		res->kernel_cycles += c->kcycles;
+		res->kernel_cycles += c->kcycles + m->all_cycles;
 		res->user_cycles += c->cycles - c->kcycles;
-		res->flush_cycles += c->flush_cycles;
-		res->makespan_cycles = MAX(res->makespan_cycles, c->cycles);
+		res->flush_cycles += c->flush_cycles + m->all_cycles;
 	}
+	res->makespan_cycles = now_cycles(m);
 }
 
 int nxsim_xpfo_result(struct nxsim_xpfo *m, struct nxsim_xpfo_result *res)
@@ -395,8 +491,8 @@ int nxsim_xpfo_cpu(struct nxsim_xpfo *m, unsigned int cpu,
 		.kernel_entries = c->kernel_entries,
 		.pending_set = c->pending_set,
 		.pending_done = c->pending_done,
-		.cycles = c->cycles,
-		.kernel_cycles = c->kcycles,
+		.cycles = c->cycles + m->all_cycles,
+		.kernel_cycles = c->kcycles + m->all_cycles,
 		.exposures = c->exposures,
 		.exposure_max_ns = c->exposure_max,
 		.exposure_sum_ns = c->exposure_sum,

@@ -42,6 +42,9 @@ static void window(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
 /**
  * nxsim__oracle_unmapped() - frame @pfn is unmapped and flushed as the
  * policy does; open a window on every CPU still holding its alias.
+ *
+ * Only the CPUs the reverse index lists (alias.c) can hold it; those
+ * found without it leave the index.
  */
 void nxsim__oracle_unmapped(struct nxsim_xpfo *m, uint64_t pfn)
 {
@@ -50,12 +53,16 @@ void nxsim__oracle_unmapped(struct nxsim_xpfo *m, uint64_t pfn)
 
 	if (f->holders)
 		return; /* already watched since its unmap */
-	for (i = 0; i < m->nr_cpus; i++) {
+	nxsim__alias_gather(m, pfn, 1);
+	for (i = nxsim__alias_next(m, 0); i < m->nr_cpus;
+	     i = nxsim__alias_next(m, i + 1)) {
 		if (nxsim__tlb_watch(m->tlb, i, nxsim__physmap_va(pfn), true)) {
 			f->holders++;
 			m->orc.exposures_open++;
+			m->alias.seen[i / 64] &= ~(1ull << (i % 64));
 		}
 	}
+	nxsim__alias_forget(m, pfn, true);
 	if (f->holders) {
 		f->stamp = nxsim__xpfo_now_ns(m);
 		nxsim__frame_exp_open(m, pfn);
@@ -68,13 +75,18 @@ void nxsim__oracle_remapped(struct nxsim_xpfo *m, uint64_t pfn)
 	struct nxsim__frame *f = &m->frame[pfn];
 	unsigned int i;
 
-	for (i = 0; i < m->nr_cpus && f->holders; i++) {
+	if (!f->holders)
+		return;
+	nxsim__alias_gather(m, pfn, 1);
+	for (i = nxsim__alias_next(m, 0); i < m->nr_cpus && f->holders;
+	     i = nxsim__alias_next(m, i + 1)) {
 		if (nxsim__tlb_watch(m->tlb, i, nxsim__physmap_va(pfn),
 				     false)) {
 			f->holders--;
 			window(m, i, pfn, f->stamp);
 		}
 	}
+	nxsim__alias_forget(m, pfn, false);
 }
 
 /* TLB callback: a watched alias left every level of @cpu. */

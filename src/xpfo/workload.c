@@ -367,6 +367,74 @@ static int setup_cpu(struct wl_run *r, unsigned int cpu, uint64_t seed,
 	return 0;
 }
 
+/*
+ * The CPUs with steps to go, earliest timeline first (ties: lowest id): a
+ * binary min-heap of their nxsim__xpfo_cycles_key() as last seen.  A CPU's
+ * key only grows while another runs (an IPI's cycles), so an entry's key
+ * is never above the CPU's own; the top is the earliest CPU once its key
+ * is its own again.
+ */
+struct wl_next {
+	int64_t key;
+	unsigned int cpu;
+};
+
+static bool next_before(const struct wl_next *a, const struct wl_next *b)
+{
+	return a->key < b->key || (a->key == b->key && a->cpu < b->cpu);
+}
+
+/* Entry @i of @h's @n took a new key: move it down to its place. */
+static void next_down(struct wl_next *h, unsigned int n, unsigned int i)
+{
+	for (;;) {
+		unsigned int l = 2 * i + 1, best = i;
+		struct wl_next t;
+
+		if (l < n && next_before(&h[l], &h[best]))
+			best = l;
+		if (l + 1 < n && next_before(&h[l + 1], &h[best]))
+			best = l + 1;
+		if (best == i)
+			return;
+		t = h[i];
+		h[i] = h[best];
+		h[best] = t;
+		i = best;
+	}
+}
+
+/* Run every CPU's steps, earliest timeline first. */
+static int run_steps(struct wl_run *r, struct wl_next *h)
+{
+	unsigned int i, n = r->nr_cpus;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		h[i] = (struct wl_next){ nxsim__xpfo_cycles_key(r->m, i), i };
+	for (i = n / 2; i--;)
+		next_down(h, n, i);
+	while (n) {
+		unsigned int cpu = h[0].cpu;
+		int64_t key = nxsim__xpfo_cycles_key(r->m, cpu);
+
+		if (key == h[0].key) {
+			if (!r->cpu[cpu].left) {
+				h[0] = h[--n];
+				next_down(h, n, 0);
+				continue;
+			}
+			rc = step(r, cpu);
+			if (rc)
+				return rc;
+			key = nxsim__xpfo_cycles_key(r->m, cpu);
+		}
+		h[0].key = key;
+		next_down(h, n, 0);
+	}
+	return 0;
+}
+
 static int run_once(const struct nxsim_xpfo_run *run, const struct workload *w,
 		    bool disabled, struct nxsim_xpfo_result *res)
 {
@@ -378,6 +446,7 @@ static int run_once(const struct nxsim_xpfo_run *run, const struct workload *w,
 		.costs = run->costs,
 	};
 	struct wl_run r = { .w = w, .nr_cpus = run->nr_cpus };
+	struct wl_next *next = NULL;
 	unsigned int i;
 	int rc;
 
@@ -392,7 +461,8 @@ static int run_once(const struct nxsim_xpfo_run *run, const struct workload *w,
 	if (r.m->version >= NXSIM_XPFO_V8)
 		r.batch = MIN(r.m->policy->refill_batch, 64u);
 	r.cpu = nxsim__calloc(run->nr_cpus, sizeof(*r.cpu));
-	if (!r.cpu) {
+	next = nxsim__calloc(run->nr_cpus, sizeof(*next));
+	if (!r.cpu || !next) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -401,27 +471,16 @@ static int run_once(const struct nxsim_xpfo_run *run, const struct workload *w,
 		if (rc)
 			goto out;
 	}
-	for (;;) {
-		unsigned int best = UINT32_MAX;
-
-		for (i = 0; i < run->nr_cpus; i++)
-			if (r.cpu[i].left &&
-			    (best == UINT32_MAX ||
-			     r.m->cpu[i].cycles < r.m->cpu[best].cycles))
-				best = i;
-		if (best == UINT32_MAX)
-			break;
-		rc = step(&r, best);
-		if (rc)
-			goto out;
-	}
-	nxsim__xpfo_result(r.m, res);
+	rc = run_steps(&r, next);
+	if (!rc)
+		nxsim__xpfo_result(r.m, res);
 out:
 	if (r.cpu)
 		for (i = 0; i < run->nr_cpus; i++)
 			nxsim__free(r.cpu[i].free,
 				    r.per_cpu * sizeof(uint64_t));
 	nxsim__free(r.cpu, run->nr_cpus * sizeof(*r.cpu));
+	nxsim__free(next, run->nr_cpus * sizeof(*next));
 	nxsim_xpfo_destroy(r.m);
 	return rc;
 }

@@ -46,6 +46,12 @@ _Static_assert(sizeof(struct nxsim__frame) == 16, "16 bytes per frame");
 
 #define NR_DYN_ASIDS 6 /* TLB_NR_DYN_ASIDS */
 
+/*
+ * One CPU.  @cycles, @kcycles and @flush_cycles are the CPU's own share:
+ * each figure is that plus the machine's @all_cycles, charged to every CPU
+ * at once (nxsim__xpfo_cycles()); the shares of two CPUs compare, as
+ * int64_t, as their figures do.
+ */
 struct nxsim__xpfo_cpu {
 	uint16_t domain;
 	bool user_mode;
@@ -64,6 +70,49 @@ struct nxsim__xpfo_cpu {
 	uint64_t exposure_sum;
 };
 
+/*
+ * The CPUs that may cache each physmap mapping (alias.c): units (one per
+ * mapping listed) in hash buckets, each with a list of nodes (one per
+ * CPU); both pools indexed by uint32_t, free entries chained.
+ */
+struct nxsim__alias_unit {
+	uint64_t key; /* 0: free */
+	uint32_t next;
+	uint32_t cpus;
+};
+
+struct nxsim__alias_node {
+	uint32_t next;
+	uint32_t cpu;
+};
+
+/**
+ * struct nxsim__alias - the reverse index of physmap translations
+ * @bucket: @nr_buckets heads of unit chains
+ * @unit, @node: the pools, @nr_nodes entries each after an unused entry 0
+ *	(0 ends every chain and list)
+ * @free_unit, @free_node: their free lists
+ * @fresh_unit, @fresh_node: their first entries never used
+ * @live: nodes in use
+ * @seen: scratch bitmap of nr_cpus bits, all clear between calls
+ * @off: none kept (a machine without XPFO), or given up (a sweep left the
+ *	pools nearly full): callers visit every CPU
+ */
+struct nxsim__alias {
+	uint32_t *bucket;
+	uint32_t nr_buckets;
+	struct nxsim__alias_unit *unit;
+	struct nxsim__alias_node *node;
+	uint32_t nr_nodes;
+	uint32_t free_unit;
+	uint32_t free_node;
+	uint32_t fresh_unit;
+	uint32_t fresh_node;
+	uint32_t live;
+	uint64_t *seen;
+	bool off;
+};
+
 /* Per-frame exposure statistics (frame_exposure.c), by pfn. */
 RB_HEAD(nxsim__frame_exp_tree, nxsim__frame_exp);
 
@@ -79,7 +128,9 @@ struct nxsim_xpfo {
 	struct nxsim_xpfo_costs cost;
 	struct nxsim_clock *clock;
 	uint32_t cpu_mhz;
-	uint64_t now_cycles; /* largest CPU timeline */
+	uint64_t all_cycles; /* charged to every CPU (struct nxsim__xpfo_cpu) */
+	int64_t *top;	     /* max tree of the CPUs' @cycles shares */
+	unsigned int leaves; /* @top's first leaf: CPU 0's */
 	struct nxsim_tlb *tlb;
 	struct nxsim__frame *frame;
 	bitstr_t *split_1g; /* 1G region split into 2M */
@@ -89,6 +140,7 @@ struct nxsim_xpfo {
 	struct nxsim_xpfo_stats st;
 	struct nxsim_xpfo_oracle orc;		/* means computed on read */
 	struct nxsim__frame_exp_tree frame_exp; /* frames ever exposed */
+	struct nxsim__alias alias;		/* who caches which mapping */
 	uint64_t events;
 };
 
@@ -126,6 +178,20 @@ int nxsim__xpfo_policy_register_all(
 
 /* The TLB work of the primitives; each charges the CPUs involved. */
 
+/* @cpu's timeline: its cycles. */
+static inline uint64_t nxsim__xpfo_cycles(const struct nxsim_xpfo *m,
+					  unsigned int cpu)
+{
+	return m->cpu[cpu].cycles + m->all_cycles;
+}
+
+/* Orders the CPUs' timelines as nxsim__xpfo_cycles() does. */
+static inline int64_t nxsim__xpfo_cycles_key(const struct nxsim_xpfo *m,
+					     unsigned int cpu)
+{
+	return (int64_t)m->cpu[cpu].cycles;
+}
+
 /* Charge @cycles of kernel time to @cpu. */
 void nxsim__xpfo_charge(struct nxsim_xpfo *m, unsigned int cpu,
 			uint64_t cycles);
@@ -143,6 +209,9 @@ void nxsim__xpfo_flush_local(struct nxsim_xpfo *m, unsigned int cpu,
  */
 void nxsim__xpfo_flush_cpus(struct nxsim_xpfo *m, unsigned int cpu,
 			    const uint64_t *mask, uint64_t va, uint64_t pages);
+/* Charge @cycles of flush overhead to every CPU but @cpu. */
+void nxsim__xpfo_charge_others(struct nxsim_xpfo *m, unsigned int cpu,
+			       uint64_t cycles);
 /* Queue a full flush on the CPUs of @mask (NULL: all) but @cpu. */
 void nxsim__xpfo_defer_others(struct nxsim_xpfo *m, unsigned int cpu,
 			      const uint64_t *mask);
@@ -183,6 +252,34 @@ void nxsim__frame_exp_free(struct nxsim_xpfo *m);
 void nxsim__oracle_fill(const struct nxsim_xpfo *m,
 			struct nxsim_xpfo_oracle *out);
 uint64_t nxsim__xpfo_now_ns(const struct nxsim_xpfo *m);
+
+/* The reverse index of physmap translations (alias.c). */
+int nxsim__alias_init(struct nxsim_xpfo *m);
+void nxsim__alias_free(struct nxsim_xpfo *m);
+void nxsim__alias_add(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
+		      unsigned int shift);
+void nxsim__alias_gather(struct nxsim_xpfo *m, uint64_t pfn, uint64_t nr);
+void nxsim__alias_forget(struct nxsim_xpfo *m, uint64_t pfn, bool drop);
+void nxsim__alias_flushed(struct nxsim_xpfo *m, uint64_t pfn, uint64_t nr);
+
+/* The first CPU from @cpu on marked by nxsim__alias_gather(), or nr_cpus. */
+static inline unsigned int nxsim__alias_next(const struct nxsim_xpfo *m,
+					     unsigned int cpu)
+{
+	const uint64_t *seen = m->alias.seen;
+	unsigned int w = cpu / 64, nw = (m->nr_cpus + 63) / 64;
+	uint64_t bits;
+
+	if (cpu >= m->nr_cpus)
+		return m->nr_cpus;
+	bits = seen[w] & (~0ull << (cpu % 64));
+	while (!bits) {
+		if (++w == nw)
+			return m->nr_cpus;
+		bits = seen[w];
+	}
+	return w * 64 + (unsigned int)__builtin_ctzll(bits);
+}
 
 /* Event entry points without the machine lock (xpfo.c, cpu.c). */
 int nxsim__xpfo_alloc_pages_kernel(struct nxsim_xpfo *m, unsigned int cpu,
