@@ -158,9 +158,18 @@ void nxsim__tlb_flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
 		nxsim__tlb_invlpg(tlb, cpu, start + (i << NXSIM_TLB_SHIFT_4K));
 }
 
+/* Take back from @c the flush @all counted, before it runs its own. */
+static void uncount(struct nxsim__tlb_cpu *c, uint64_t pages, bool full)
+{
+	if (full)
+		c->st.global_flush--;
+	else
+		c->st.invlpg -= pages;
+}
+
 /*
  * flush_tlb_kernel_range() from @cpu to the CPUs of @mask (NULL: all); with
- * @held (and @mask NULL), a range flush reaches only the CPUs of @held.
+ * @held (and @mask NULL), the flush runs on the CPUs of @held only.
  */
 static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 				 const uint64_t *mask, const uint64_t *held,
@@ -169,7 +178,8 @@ static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	uint64_t pages, bits;
 	unsigned int i, w, targets = 0;
-	bool full, lazy;
+	bool full;
+	const bool lazy = held;
 
 	start &= ~((1ull << NXSIM_TLB_SHIFT_4K) - 1);
 	pages = ((end - start) >> NXSIM_TLB_SHIFT_4K) +
@@ -179,14 +189,16 @@ static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 		c->st.full_flushes++;
 	else
 		c->st.range_flushes++;
-	lazy = held && !full;
 	if (lazy) {
 		/*
-		 * Every CPU's INVLPGs and every other CPU's IPI, counted at
-		 * once (@all); those of @held then run theirs for real.
+		 * Every CPU's flush and every other CPU's IPI, counted at once
+		 * (@all); those of @held then run theirs for real.
 		 */
 		targets = tlb->nr_cpus - 1;
-		tlb->all.invlpg += pages;
+		if (full)
+			tlb->all.global_flush++;
+		else
+			tlb->all.invlpg += pages;
 		if (!tlb->broadcast) {
 			tlb->all.ipis_received++;
 			c->st.ipis_received--;
@@ -207,8 +219,8 @@ static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 			i = w * 64 + (unsigned int)__builtin_ctzll(bits);
 			if (i == cpu)
 				continue;
-			tlb->cpu[i].st.invlpg -= pages;
-			nxsim__tlb_flush_one_cpu(tlb, i, start, pages, false);
+			uncount(&tlb->cpu[i], pages, full);
+			nxsim__tlb_flush_one_cpu(tlb, i, start, pages, full);
 		}
 	}
 	if (tlb->broadcast) {
@@ -220,7 +232,7 @@ static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 	if (lazy) {
 		if (!(held[cpu / 64] >> (cpu % 64) & 1))
 			return targets;
-		c->st.invlpg -= pages;
+		uncount(c, pages, full);
 	}
 	nxsim__tlb_flush_one_cpu(tlb, cpu, start, pages, full);
 	return targets;

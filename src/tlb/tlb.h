@@ -747,10 +747,11 @@ unsigned int nxsim__flush_tlb_kernel_range(struct nxsim_tlb *tlb,
 
 /*
  * nxsim__flush_tlb_kernel_range() to every CPU, when only the CPUs set in
- * @held (a bitmap of nr_cpus bits) may hold a translation of the range:
- * a range flush runs on those alone, and every other CPU counts its IPI
- * and INVLPGs without probing (they would find nothing).  A full flush
- * reaches every CPU.  Returns the number of other CPUs reached.
+ * @held (a bitmap of nr_cpus bits) may hold a translation it drops (of the
+ * range, or any, for a full flush): the flush runs on those alone, and
+ * every other CPU counts its IPI and its INVLPGs or full flush without
+ * probing (it would find nothing).  Returns the number of other CPUs
+ * reached.
  */
 unsigned int nxsim__flush_tlb_kernel_range_held(struct nxsim_tlb *tlb,
 						unsigned int cpu,
