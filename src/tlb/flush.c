@@ -138,10 +138,40 @@ void nxsim__tlb_write_cr3(struct nxsim_tlb *tlb, unsigned int cpu,
 	flush_where(tlb, cpu, keep_global_or_other_pcid, pcid);
 }
 
+/*
+ * Drop every entry of @cpu, whose fill log holds every fill since its
+ * last full flush: the sets the log maps to, level by level as
+ * flush_where() goes.
+ */
+static void flush_logged(struct nxsim_tlb *tlb, unsigned int cpu)
+{
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	unsigned int l, k, w;
+
+	for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
+		struct nxsim__tlb_array *a = &c->lv[l];
+
+		for (k = 0; k < c->log.n && a->used; k++) {
+			size_t base =
+				((c->log.at[k] >> 2) & a->set_mask) * a->stride;
+
+			for (w = 0; w < a->ways; w++)
+				if (a->tag[base + w])
+					nxsim__tlb_drop(tlb, cpu, a, base + w);
+		}
+	}
+}
+
 void nxsim__tlb_flush_global(struct nxsim_tlb *tlb, unsigned int cpu)
 {
-	tlb->cpu[cpu].st.global_flush++;
-	flush_where(tlb, cpu, keep_none, 0);
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+
+	c->st.global_flush++;
+	if (tlb->fill_log && c->log.n <= TLB_FILL_LOG)
+		flush_logged(tlb, cpu);
+	else
+		flush_where(tlb, cpu, keep_none, 0);
+	c->log.n = 0;
 }
 
 void nxsim__tlb_flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,

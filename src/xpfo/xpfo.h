@@ -200,10 +200,15 @@ void nxsim__xpfo_charge(struct nxsim_xpfo *m, unsigned int cpu,
 void nxsim__xpfo_charge_flush(struct nxsim_xpfo *m, unsigned int cpu,
 			      uint64_t cycles);
 
-/* @cpu's TLB was filled: it may hold something (@filled). */
-static inline void nxsim__xpfo_filled(struct nxsim_xpfo *m, unsigned int cpu)
+/*
+ * @cpu's TLB was filled with @e: it may hold something (@filled), and the
+ * TLB's fill log learns where.
+ */
+static inline void nxsim__xpfo_filled(struct nxsim_xpfo *m, unsigned int cpu,
+				      const struct nxsim_tlb_entry *e)
 {
 	m->filled[cpu / 64] |= 1ull << (cpu % 64);
+	nxsim__tlb_log_fill(m->tlb, cpu, e->va, e->page_shift);
 }
 
 /* INVLPG each of @pages pages, or for @pages 0 a full flush, on @cpu only. */
