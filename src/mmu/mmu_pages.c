@@ -262,12 +262,18 @@ static void tdp_mmu_free_sp_rcu_callback(struct rcu_head *head)
 	pthread_mutex_unlock(&mmu->pages_alloc_lock);
 }
 
-/* One call_rcu() for the batch's pages; the batch is then empty. */
+/*
+ * One call_rcu() for the batch's pages, which join nr_rcu_pending then
+ * (one atomic add for the batch); the batch is then empty.
+ */
 static void rcu_batch_queue(struct nxsim__rcu_batch *b)
 {
-	if (b->first)
+	if (b->first) {
+		__atomic_fetch_add(&b->mmu->nr_rcu_pending, b->nr,
+				   __ATOMIC_RELAXED);
 		nxsim__call_rcu(&b->first->rcu_head,
 				tdp_mmu_free_sp_rcu_callback);
+	}
 	b->first = b->last = NULL;
 	b->nr = 0;
 }
@@ -277,9 +283,9 @@ void nxsim__mmu_free_sp_after_grace_period(struct nxsim__vm_mmu *mmu,
 {
 	struct nxsim__rcu_batch *b = open_batch;
 
-	__atomic_fetch_add(&mmu->nr_rcu_pending, 1, __ATOMIC_RELAXED);
 	sp->rcu_next = NULL;
 	if (!b || b->mmu != mmu) {
+		__atomic_fetch_add(&mmu->nr_rcu_pending, 1, __ATOMIC_RELAXED);
 		nxsim__call_rcu(&sp->rcu_head, tdp_mmu_free_sp_rcu_callback);
 		return;
 	}

@@ -159,8 +159,12 @@ void nxsim__mmu_free_sp_after_grace_period(struct nxsim__vm_mmu *mmu,
  * page's grace period then starts later than the kernel's own call_rcu()
  * per page (tdp_mmu_free_sp_rcu_callback()) would start it, never
  * earlier, so no page is freed while a walker that could see it runs.
- * End a batch before dropping mmu_lock, so that other threads see what
- * they would see without it.
+ * The pages join nr_rcu_pending when the batch is queued, not one by
+ * one: the counts' readers (nxsim__mmu_nr_pages_allocated(), the
+ * checker) hold mmu_lock for write, which the batch's holder holds too
+ * (a fault's check of the backlog, without the lock, may see the pages
+ * of one open batch less).  End a batch before dropping mmu_lock, so
+ * that other threads see what they would see without it.
  */
 struct nxsim__rcu_batch {
 	struct nxsim__vm_mmu *mmu;

@@ -122,22 +122,51 @@ static bool kvm_mmu_sp_dirty_logging_enabled(struct nxsim__vm_mmu *mmu,
 }
 
 /*
+ * What one pass over one list carries from page to page.  @zapped counts
+ * the SPs zapped since the pass last added them to counters.recovery_zapped
+ * (recovery_count()), which it does before every lock break and at its
+ * end: the readers of the counters take mmu_lock for write, so they see
+ * the count of every SP zapped, as with one atomic add per SP.
+ */
+struct recovery {
+	struct nxsim__vm_mmu *mmu;
+	enum nxsim__mmu_type type;
+	bool shared;
+	bool skip_dirty;
+	bool no_commit;
+	bool flush;
+	bool broke; /* the lock was broken */
+	uint64_t zapped;
+	struct nxsim__rcu_batch batch;
+};
+
+static void recovery_count(struct recovery *r)
+{
+	if (!r->zapped)
+		return;
+	__atomic_fetch_add(&r->mmu->counters.recovery_zapped, r->zapped,
+			   __ATOMIC_RELAXED);
+	r->zapped = 0;
+}
+
+/*
  * Zap one SP taken off the list: a TDP MMU page at once
- * (kvm_tdp_mmu_zap_sp()), a shadow MMU page onto @invalid_list
+ * (kvm_tdp_mmu_zap_sp()), a shadow MMU page onto vm_mmu->invalid_list
  * (kvm_mmu_prepare_zap_page()).  Return: true if a TDP zap needs a flush.
  */
-static bool recovery_zap(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
-			 struct nxsim__sp_list *invalid_list, bool shared)
+static bool recovery_zap(struct recovery *r, struct nxsim__mmu_page *sp)
 {
+	struct nxsim__vm_mmu *mmu = r->mmu;
+
 	if (sp->tdp_mmu_page) {
-		if (!nxsim__kvm_tdp_mmu_zap_sp(mmu, sp, shared))
+		if (!nxsim__kvm_tdp_mmu_zap_sp(mmu, sp, r->shared))
 			return false;
-		MMU_COUNT(mmu, recovery_zapped);
+		r->zapped++;
 		return true;
 	}
-	nxsim__kvm_mmu_prepare_zap_page(mmu, sp, invalid_list);
+	nxsim__kvm_mmu_prepare_zap_page(mmu, sp, &mmu->invalid_list);
 	WARN_ON(sp->nx_tracked);
-	MMU_COUNT(mmu, recovery_zapped);
+	r->zapped++;
 	return false;
 }
 
@@ -148,18 +177,20 @@ static bool recovery_zap(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_page *sp,
  * waited), take them again.  Before e89505698c9f the same commit was also
  * the one of the last SP (!--to_zap); see kvm_recover_nx_huge_pages().
  */
-static void recovery_resched(struct nxsim__vm_mmu *mmu, bool shared, bool flush,
-			     struct nxsim__rcu_batch *batch)
+static void recovery_resched(struct recovery *r)
 {
-	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &mmu->invalid_list, flush);
+	struct nxsim__vm_mmu *mmu = r->mmu;
+
+	nxsim__kvm_mmu_remote_flush_or_zap(mmu, &mmu->invalid_list, r->flush);
 	mmu->resched_pending = false;
-	nxsim__rcu_batch_end(batch);
+	recovery_count(r);
+	nxsim__rcu_batch_end(&r->batch);
 	nxsim__rcu_read_unlock();
 	nxsim__rw_unlock(&mmu->mmu_lock);
 	nxsim__sched_point(mmu, NXSIM__SCHED_RESCHED, 0, 0);
-	nxsim__mmu_lock(mmu, shared);
+	nxsim__mmu_lock(mmu, r->shared);
 	nxsim__rcu_read_lock();
-	nxsim__rcu_batch_begin(batch, mmu);
+	nxsim__rcu_batch_begin(&r->batch, mmu);
 }
 
 /*
@@ -180,18 +211,6 @@ static void nx_list_unlock(struct nxsim__vm_mmu *mmu, bool shared)
 		nxsim__mutex_unlock(&mmu->tdp_mmu_pages_lock,
 				    NXSIM__LOCK_TDP_MMU_PAGES);
 }
-
-/* What one pass over one list carries from page to page. */
-struct recovery {
-	struct nxsim__vm_mmu *mmu;
-	enum nxsim__mmu_type type;
-	bool shared;
-	bool skip_dirty;
-	bool no_commit;
-	bool flush;
-	bool broke; /* the lock was broken */
-	struct nxsim__rcu_batch batch;
-};
 
 /*
  * The SP @sp, taken off the list by the caller: unaccounted (dirty-logged,
@@ -223,15 +242,14 @@ static void recover_sp(struct recovery *r, struct nxsim__mmu_page *sp,
 					 "0x%" PRIx64
 					 " level %d in a dirty-logged slot",
 					 sp->gfn, sp->level);
-		r->flush |=
-			recovery_zap(mmu, sp, &mmu->invalid_list, r->shared);
+		r->flush |= recovery_zap(r, sp);
 	}
 	if (r->no_commit && last) {
 		nxsim__kvm_mmu_remote_flush_or_zap(mmu, &mmu->invalid_list,
 						   r->flush);
 		r->flush = false;
 	} else if (mmu->sched && (r->shared || mmu->resched_pending)) {
-		recovery_resched(mmu, r->shared, r->flush, &r->batch);
+		recovery_resched(r);
 		r->flush = false;
 		r->broke = true;
 	}
@@ -430,6 +448,7 @@ static int kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 	if (!r.no_commit)
 		nxsim__kvm_mmu_remote_flush_or_zap(mmu, &mmu->invalid_list,
 						   r.flush);
+	recovery_count(&r);
 	nxsim__rcu_batch_end(&r.batch);
 	return rc;
 }

@@ -170,7 +170,9 @@ target(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, struct nxsim__tlb_cpu *c,
 
 /*
  * An L2 hit in way @w of the set at @base, after an L1 miss: count it,
- * report it, refill the L1.
+ * report it, refill the L1.  Inline in lookup_l2(): the L1's hits no
+ * longer share that frame (nxsim__tlb_lookup_l1() is inline in the
+ * caller), so the refill needs no call of its own.
  */
 static __attribute__((always_inline)) inline int
 l2_hit(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
@@ -188,26 +190,6 @@ l2_hit(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 	       true);
 	return 0;
 }
-
-/*
- * Each instance out of line, so that under LRU the frame of the L1 probe
- * and lookup_l2() (lookup_probe()) makes no call on an L1 hit or a miss.
- */
-static __attribute__((noinline)) int
-l2_hit_base(struct nxsim_tlb *tlb, unsigned int cpu, enum nxsim_tlb_level l1,
-	    size_t base, unsigned int w, struct nxsim_tlb_entry *e)
-{
-	return l2_hit(TLB_ISA_BASE, tlb, cpu, l1, base, w, e);
-}
-
-#if TLB_HAVE_AVX2
-static TLB_AVX2_INSTANCE int
-l2_hit_avx2(struct nxsim_tlb *tlb, unsigned int cpu, enum nxsim_tlb_level l1,
-	    size_t base, unsigned int w, struct nxsim_tlb_entry *e)
-{
-	return l2_hit(TLB_ISA_AVX2, tlb, cpu, l1, base, w, e);
-}
-#endif
 
 /*
  * The miss path: what follows an L1 miss (lookup_l2()) and a page walk's
@@ -244,11 +226,7 @@ lookup_l2(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 		}
 		return -ENOENT;
 	}
-#if TLB_HAVE_AVX2
-	if (isa == TLB_ISA_AVX2)
-		return l2_hit_avx2(tlb, cpu, l1, base, w, e);
-#endif
-	return l2_hit_base(tlb, cpu, l1, base, w, e);
+	return l2_hit(isa, tlb, cpu, l1, base, w, e);
 }
 
 /* The tag of the entry @e, of page size code @sz. */
@@ -643,61 +621,14 @@ static bool bad_access(enum nxsim_tlb_access access)
 }
 
 /*
- * A lookup the memo did not answer, in one frame: the L1's 4K probe, then
- * the L2's (lookup_l2()).  An L1 holding other page sizes goes on out of
- * line.
- */
-static __attribute__((always_inline)) inline int
-lookup_probe(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
-	     enum nxsim_tlb_access access, uint64_t va,
-	     struct nxsim_tlb_entry *e)
-{
-	enum nxsim_tlb_level l1 = nxsim__tlb_l1(access);
-	uint32_t sizes;
-
-	if (!nxsim__tlb_lookup_l1_isa(isa, tlb, cpu, access, va, e, &sizes))
-		return 0;
-	if (unlikely(sizes)) {
-#if TLB_HAVE_AVX2
-		if (isa == TLB_ISA_AVX2)
-			return lookup_big_avx2(tlb, cpu, l1, va, sizes, e);
-#endif
-		return nxsim__tlb_lookup_big(tlb, cpu, l1, va, sizes, e);
-	}
-	return lookup_l2(isa, tlb, cpu, l1, va, e);
-}
-
-/*
- * Each instance out of line, so that the public call is its checks, the
- * memo and a call.
- */
-static __attribute__((noinline)) int lookup_base(struct nxsim_tlb *tlb,
-						 unsigned int cpu,
-						 enum nxsim_tlb_access access,
-						 uint64_t va,
-						 struct nxsim_tlb_entry *e)
-{
-	return lookup_probe(TLB_ISA_BASE, tlb, cpu, access, va, e);
-}
-
-#if TLB_HAVE_AVX2
-/* AVX2: one compare per four ways, an L1 set in one or two. */
-static TLB_AVX2_INSTANCE int lookup_avx2(struct nxsim_tlb *tlb,
-					 unsigned int cpu,
-					 enum nxsim_tlb_access access,
-					 uint64_t va, struct nxsim_tlb_entry *e)
-{
-	return lookup_probe(TLB_ISA_AVX2, tlb, cpu, access, va, e);
-}
-#endif
-
-/*
  * The two calls of every simulated access are declared inline (their
  * definitions stay external: the header declares them without it), so
  * that under link-time optimisation (NXSIM_LTO, NXSIM_LTO_TLB) GCC
  * inlines them into a caller's loop as it would a static inline: its
  * limits for functions not declared inline keep even the checks, the
- * memo and a tail call out of a loop that calls them at two sites.
+ * memo and a tail call out of a loop that calls them at two sites.  A
+ * lookup is its checks and nxsim__tlb_lookup(): the memo and the L1's
+ * 4K probe and hit inline, the rest a call.
  */
 inline int nxsim_tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
 			    enum nxsim_tlb_access access, uint64_t va,
@@ -708,14 +639,7 @@ inline int nxsim_tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
 	if (bad_cpu(tlb, cpu) || bad_access(access))
 		return -EINVAL;
 	claim_cpu(tlb, cpu);
-	if (nxsim__tlb_lookup_memo(tlb, cpu, access, va, e))
-		rc = 0;
-#if TLB_HAVE_AVX2
-	else if (tlb->avx2)
-		rc = lookup_avx2(tlb, cpu, access, va, e);
-#endif
-	else
-		rc = lookup_base(tlb, cpu, access, va, e);
+	rc = nxsim__tlb_lookup(tlb, cpu, access, va, e);
 	release_cpu(tlb, cpu);
 	return rc;
 }

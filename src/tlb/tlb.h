@@ -47,7 +47,10 @@
  * which no LRU search picks.
  */
 #define TLB_WAY_ALIGN 4
-/* The widest set the AVX2 lookup compares without a loop. */
+/*
+ * The widest set the lookup's inline L1 probe takes (nxsim__tlb_lookup_l1())
+ * and the AVX2 forms compare without a loop.
+ */
 #define TLB_NARROW (2 * TLB_WAY_ALIGN)
 
 /*
@@ -370,11 +373,23 @@ static inline uint32_t nxsim__tlb_match_sse2(const uint64_t *t, unsigned int n,
  * the LRU search out of line, a call per search, without it.
  */
 #define TLB_AVX2_INSTANCE TLB_AVX2 __attribute__((noinline, flatten))
+/*
+ * The AVX2 forms themselves: never merged with an identical function
+ * elsewhere in the link.  Under link-time optimisation GCC folded
+ * nxsim__tlb_oldest_avx2() into the benchmark's copy of the same search
+ * (bench/bench_tlb_lookup.c's fast probe), which the flattened instances
+ * then called, once per LRU search, instead of inlining it.
+ */
+#if __has_attribute(no_icf)
+#define TLB_AVX2_FORM TLB_AVX2 __attribute__((no_icf))
+#else
+#define TLB_AVX2_FORM TLB_AVX2
+#endif
 
-static inline TLB_AVX2 uint32_t nxsim__tlb_match_avx2(const uint64_t *t,
-						      unsigned int n,
-						      uint64_t key,
-						      uint64_t gkey)
+static inline TLB_AVX2_FORM uint32_t nxsim__tlb_match_avx2(const uint64_t *t,
+							   unsigned int n,
+							   uint64_t key,
+							   uint64_t gkey)
 {
 	const __m256i k = _mm256_set1_epi64x((long long)key);
 	const __m256i g = _mm256_set1_epi64x((long long)gkey);
@@ -399,8 +414,8 @@ static inline TLB_AVX2 uint32_t nxsim__tlb_match_avx2(const uint64_t *t,
  * signed compare orders them), spread to every lane; then the first way
  * holding it.
  */
-static inline TLB_AVX2 unsigned int nxsim__tlb_oldest_avx2(const uint64_t *age,
-							   unsigned int n)
+static inline TLB_AVX2_FORM unsigned int
+nxsim__tlb_oldest_avx2(const uint64_t *age, unsigned int n)
 {
 	__m256i m = _mm256_loadu_si256((const __m256i *)age), s;
 	uint32_t least = 0;
@@ -680,15 +695,16 @@ int nxsim__tlb_lookup_big(struct nxsim_tlb *tlb, unsigned int cpu,
 
 /*
  * The L1 half of a lookup the memo did not answer: the hit on a 4K page
- * is all inline (4K first, with its shifts constant; with AVX2, in sets
- * of at most TLB_NARROW ways).  Returns 0 on that hit, reported; else 1,
- * with *@sizes the L1's page sizes left to probe.
+ * in a set of at most TLB_NARROW ways is all inline, in the caller, in
+ * the baseline forms unrolled for the two widths such a set has (4K
+ * first, with its shifts constant).  Returns 0 on that hit, reported;
+ * else 1, with *@sizes the L1's page sizes left to probe (4K still among
+ * them if the set is wider: the out-of-line rest probes it).
  */
 static __attribute__((always_inline)) inline int
-nxsim__tlb_lookup_l1_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
-			 unsigned int cpu, enum nxsim_tlb_access access,
-			 uint64_t va, struct nxsim_tlb_entry *e,
-			 uint32_t *sizes)
+nxsim__tlb_lookup_l1(struct nxsim_tlb *tlb, unsigned int cpu,
+		     enum nxsim_tlb_access access, uint64_t va,
+		     struct nxsim_tlb_entry *e, uint32_t *sizes)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	enum nxsim_tlb_level l1 = nxsim__tlb_l1(access);
@@ -696,13 +712,17 @@ nxsim__tlb_lookup_l1_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
 
 	*sizes = a->sizes;
 	if (__builtin_expect(*sizes & 1, 1) &&
-	    (isa != TLB_ISA_AVX2 ||
-	     __builtin_expect(a->stride <= TLB_NARROW, 1))) {
+	    __builtin_expect(a->stride <= TLB_NARROW, 1)) {
 		uint64_t key = tlb_tag_key(va, 0, c->pcid);
 		uint64_t gkey = tlb_tag_key(va, 0, 0) | TLB_TAG_GLOBAL;
 		size_t base;
 		uint64_t *t = nxsim__tlb_set_of(a, va, 0, &base);
-		uint32_t hit = nxsim__tlb_match_set(isa, a, t, key, gkey);
+		uint32_t hit =
+			a->stride == TLB_WAY_ALIGN ?
+				nxsim__tlb_match_n(TLB_ISA_BASE, t,
+						   TLB_WAY_ALIGN, key, gkey) :
+				nxsim__tlb_match_n(TLB_ISA_BASE, t, TLB_NARROW,
+						   key, gkey);
 
 		if (__builtin_expect(hit != 0, 1)) {
 			unsigned int w = (unsigned int)__builtin_ctz(hit);
@@ -720,7 +740,10 @@ nxsim__tlb_lookup_l1_isa(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
  *
  * Inline: the L1 hit is the hot path of every simulated access.  The memo,
  * then the L1's 4K probe in the baseline forms; the rest out of line, in
- * the instance @tlb uses, by a tail call.
+ * the instance @tlb uses, by a tail call.  The memo is marked likely, so
+ * that GCC gives its path the registers of a caller's loop (without the
+ * mark, a lackey replay's memo hits, 95% of its lookups, ran behind
+ * spills of the loop's values).
  */
 static inline int nxsim__tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
 				    enum nxsim_tlb_access access, uint64_t va,
@@ -729,9 +752,9 @@ static inline int nxsim__tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
 	enum nxsim_tlb_level l1 = nxsim__tlb_l1(access);
 	uint32_t sizes;
 
-	if (nxsim__tlb_lookup_memo(tlb, cpu, access, va, e) ||
-	    !nxsim__tlb_lookup_l1_isa(TLB_ISA_BASE, tlb, cpu, access, va, e,
-				      &sizes))
+	if (__builtin_expect(nxsim__tlb_lookup_memo(tlb, cpu, access, va, e),
+			     1) ||
+	    !nxsim__tlb_lookup_l1(tlb, cpu, access, va, e, &sizes))
 		return 0;
 	return sizes ? nxsim__tlb_lookup_big(tlb, cpu, l1, va, sizes, e) :
 		       nxsim__tlb_lookup_l2(tlb, cpu, l1, va, e);

@@ -2,7 +2,9 @@
 /*
  * The text-trace line parsers, table-driven: ftrace and perf script lines
  * of kmem page events in both pfn eras, every header variant, every class
- * of bad input; lackey records; GFP flags and XPFO's user test.
+ * of bad input; lackey records; GFP flags and XPFO's user test; the
+ * number parser under them (src/trace/text.c) at the widths where 64 bits
+ * end, and against a digit-by-digit oracle on random strings.
  *
  * Good lines come from the committed captures (tests/fixtures) or, where
  * labelled "hand-written", from the formats of docs/traces.md and
@@ -13,6 +15,7 @@
 #include <nxsim/rng.h>
 
 #include "common/test_util.h"
+#include "trace/text.h"
 
 #define HDR "            bash-8601    [000] .....  1211.423192: "
 #define PAGE "page=0000000073deadfd "
@@ -29,6 +32,7 @@ struct line_case {
 	uint8_t order;
 	int8_t mt;
 	bool user;
+	const char *why; /* NULL: any reason */
 };
 
 static const struct line_case kmem_cases[] = {
@@ -243,6 +247,32 @@ static const struct line_case lackey_cases[] = {
 	{ "\xff\xfe\x01 garbage", .len = 0, .rc = -EINVAL },
 	{ " L 10000000000000,8", .len = 0, .rc = -ERANGE },
 	{ "I  ffffffffffffffffff,3", .len = 0, .rc = -ERANGE },
+	/* leading zeros count for nothing, however many */
+	{ " L 0000fffffffffffff,8", 0, NXSIM_TRACE_LINE_EVENT, NXSIM_TRACE_LOAD,
+	  0xfffffffffffffull, .order = 8 },
+	{ "I  000000000000000000000401ab70,3", 0, NXSIM_TRACE_LINE_EVENT,
+	  NXSIM_TRACE_IFETCH, 0x401ab70, .order = 3 },
+	{ " S 00000000000000000000,1", 0, NXSIM_TRACE_LINE_EVENT,
+	  NXSIM_TRACE_STORE, 0, .order = 1 },
+	/* 16 digits fit 64 bits, 17 do not: above the limit either way */
+	{ " L ffffffffffffffff,8", .len = 0, .rc = -ERANGE,
+	  .why = "address out of range" },
+	{ " L 0ffffffffffffffff,8", .len = 0, .rc = -ERANGE,
+	  .why = "address out of range" },
+	{ " L 1ffffffffffffffff,8", .len = 0, .rc = -ERANGE,
+	  .why = "address out of range" },
+	/* a bad digit after an overflow is still a malformed address */
+	{ " L 1ffffffffffffffffg,8", .len = 0, .rc = -EINVAL,
+	  .why = "malformed address" },
+	{ " L 00000000000000000000g,8", .len = 0, .rc = -EINVAL,
+	  .why = "malformed address" },
+	{ " L 0x401ab70,8", .len = 0, .rc = -EINVAL,
+	  .why = "malformed address" },
+	{ " L 401ab70,00000000000000000000008", 0, NXSIM_TRACE_LINE_EVENT,
+	  NXSIM_TRACE_LOAD, 0x401ab70, .order = 8 },
+	{ " L 401ab70,99999999999999999999", .len = 0, .rc = -ERANGE,
+	  .why = "size out of range" },
+	{ " L 401ab70,1a", .len = 0, .rc = -EINVAL, .why = "malformed size" },
 	{ " L 1,0", .len = 0, .rc = -ERANGE },
 	{ " L 1,1025", .len = 0, .rc = -ERANGE },
 };
@@ -262,6 +292,9 @@ static void check_case(const struct line_case *c, bool lackey)
 	if (rc < 0) {
 		assert_non_null(why);
 		assert_true(strlen(why) > 0);
+		if (c->why && strcmp(why, c->why))
+			fail_msg("\"%s\": \"%s\", want \"%s\"", c->line, why,
+				 c->why);
 		return;
 	}
 	if (rc == NXSIM_TRACE_LINE_LOST)
@@ -458,6 +491,167 @@ static void mutate(struct nxsim_rng *rng, char *line, size_t *len, size_t cap)
 	}
 }
 
+static const struct number_case {
+	const char *text;
+	unsigned int base;
+	uint64_t max;
+	int rc;
+	uint64_t v;
+} number_cases[] = {
+	{ "0", 16, UINT64_MAX, 0, 0 },
+	{ "F", 16, UINT64_MAX, 0, 15 },
+	{ "fffffffffffffff", 16, UINT64_MAX, 0, 0xfffffffffffffffull },
+	/* 16 digits: the widest that fits */
+	{ "ffffffffffffffff", 16, UINT64_MAX, 0, UINT64_MAX },
+	{ "8000000000000000", 16, UINT64_MAX, 0, 1ull << 63 },
+	/* 17 digits, one a leading zero; many leading zeros */
+	{ "0ffffffffffffffff", 16, UINT64_MAX, 0, UINT64_MAX },
+	{ "000000000000000000000000000001", 16, UINT64_MAX, 0, 1 },
+	{ "00000000000000000000", 16, UINT64_MAX, 0, 0 },
+	/* 17 significant digits */
+	{ "10000000000000000", 16, UINT64_MAX, -ERANGE },
+	{ "0010000000000000000", 16, UINT64_MAX, -ERANGE },
+	{ "fffffffffffffffffffffffff", 16, UINT64_MAX, -ERANGE },
+	/* every digit is read: a bad one wins over an overflow */
+	{ "10000000000000000x", 16, UINT64_MAX, -EINVAL },
+	{ "0000000000000000000-", 16, UINT64_MAX, -EINVAL },
+	{ "", 16, UINT64_MAX, -EINVAL },
+	{ "0x10", 16, UINT64_MAX, -EINVAL },
+	{ " 1", 16, UINT64_MAX, -EINVAL },
+	/* the limit */
+	{ "f", 16, 15, 0, 15 },
+	{ "10", 16, 15, -ERANGE },
+	{ "000f", 16, 15, 0, 15 },
+	{ "fffffffffffff", 16, (1ull << 52) - 1, 0, (1ull << 52) - 1 },
+	{ "10000000000000", 16, (1ull << 52) - 1, -ERANGE },
+	/* base 0: "0x" is base 16 */
+	{ "0x0ffffffffffffffff", 0, UINT64_MAX, 0, UINT64_MAX },
+	{ "0X10000000000000000", 0, UINT64_MAX, -ERANGE },
+	{ "0x", 0, UINT64_MAX, -EINVAL },
+	{ "0x1g", 0, UINT64_MAX, -EINVAL },
+	{ "0xf", 0, 15, 0, 15 },
+	/* base 10 */
+	{ "18446744073709551615", 10, UINT64_MAX, 0, UINT64_MAX },
+	{ "000000000000018446744073709551615", 10, UINT64_MAX, 0, UINT64_MAX },
+	{ "18446744073709551616", 10, UINT64_MAX, -ERANGE },
+	{ "99999999999999999999a", 10, UINT64_MAX, -EINVAL },
+	{ "1f", 10, UINT64_MAX, -EINVAL },
+	{ "1024", 0, 1024, 0, 1024 },
+	{ "1025", 10, 1024, -ERANGE },
+};
+
+static void test_numbers(void **state)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(number_cases); i++) {
+		const struct number_case *c = &number_cases[i];
+		uint64_t v = 0xdead;
+		int rc = nxsim__trace_number(c->text, strlen(c->text), c->base,
+					     c->max, &v);
+
+		if (rc != c->rc)
+			fail_msg("\"%s\" base %u: got %d, want %d", c->text,
+				 c->base, rc, c->rc);
+		assert_int_equal(v, rc ? 0xdead : c->v);
+	}
+}
+
+/*
+ * nxsim__trace_number() as its contract states it, digit by digit with a
+ * checked multiply in every base: the oracle for the random strings.
+ */
+static int number_oracle(const char *s, size_t len, unsigned int base,
+			 uint64_t max, uint64_t *v)
+{
+	uint64_t val = 0;
+	bool range = false;
+	size_t i;
+
+	if (base == 0) {
+		base = 10;
+		if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+			base = 16;
+			s += 2;
+			len -= 2;
+		}
+	}
+	if (len == 0)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		unsigned int d;
+
+		if (s[i] >= '0' && s[i] <= '9')
+			d = s[i] - '0';
+		else if (s[i] >= 'a' && s[i] <= 'f')
+			d = s[i] - 'a' + 10;
+		else if (s[i] >= 'A' && s[i] <= 'F')
+			d = s[i] - 'A' + 10;
+		else
+			return -EINVAL;
+		if (d >= base)
+			return -EINVAL;
+		if (__builtin_mul_overflow(val, base, &val) ||
+		    __builtin_add_overflow(val, d, &val))
+			range = true;
+	}
+	if (range || val > max)
+		return -ERANGE;
+	*v = val;
+	return 0;
+}
+
+/*
+ * Random strings around the widths that matter (leading zeros, 15 to 21
+ * significant digits, a stray byte now and then) in bases 16, 10 and 0
+ * under several limits: the same answer and value as the oracle.
+ */
+static void test_number_oracle(void **state)
+{
+	static const char digits[] = "0123456789abcdefABCDEF";
+	static const char stray[] = "xXg -+,\0\xff";
+	static const unsigned int bases[] = { 16, 10, 0 };
+	static const uint64_t maxes[] = { UINT64_MAX, (1ull << 52) - 1, 1024,
+					  0 };
+	struct nxsim_rng rng;
+	char s[48];
+	unsigned int i;
+
+	nxsim_rng_seed(&rng, test_seed());
+	for (i = 0; i < 200000; i++) {
+		unsigned int base = bases[nxsim_rng_below(&rng, 3)];
+		uint64_t max = maxes[nxsim_rng_below(&rng, 4)];
+		size_t zeros = nxsim_rng_below(&rng, 4) ?
+				       0 :
+				       nxsim_rng_below(&rng, 20);
+		size_t sig = nxsim_rng_below(&rng, 23), len = 0, k;
+		uint64_t got = 0xdead, want = 0xdead;
+		int rc, wrc;
+
+		if (base == 0 && nxsim_rng_below(&rng, 2)) {
+			s[len++] = '0';
+			s[len++] = nxsim_rng_below(&rng, 2) ? 'x' : 'X';
+		}
+		for (k = 0; k < zeros; k++)
+			s[len++] = '0';
+		for (k = 0; k < sig; k++)
+			s[len++] = digits[nxsim_rng_below(
+				&rng, base == 10 ? 10 : sizeof(digits) - 1)];
+		if (len && !nxsim_rng_below(&rng, 8))
+			s[nxsim_rng_below(&rng, len)] =
+				stray[nxsim_rng_below(&rng, sizeof(stray) - 1)];
+		assert_true(len <= sizeof(s));
+		rc = nxsim__trace_number(s, len, base, max, &got);
+		wrc = number_oracle(s, len, base, max, &want);
+		if (rc != wrc || got != want)
+			fail_msg("\"%.*s\" base %u max %llu: got %d %llu, "
+				 "want %d %llu",
+				 (int)len, s, base, (unsigned long long)max, rc,
+				 (unsigned long long)got, wrc,
+				 (unsigned long long)want);
+	}
+}
+
 #define MUTATIONS_PER_ROW 4000
 
 /*
@@ -540,6 +734,8 @@ int main(void)
 		cmocka_unit_test(test_lackey_lines),
 		cmocka_unit_test(test_prefixes),
 		cmocka_unit_test(test_gfp),
+		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_number_oracle),
 		cmocka_unit_test(test_mutations),
 		cmocka_unit_test(test_gfp_mutations),
 	};
