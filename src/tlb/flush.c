@@ -138,10 +138,40 @@ void nxsim__tlb_write_cr3(struct nxsim_tlb *tlb, unsigned int cpu,
 	flush_where(tlb, cpu, keep_global_or_other_pcid, pcid);
 }
 
+/*
+ * Drop every entry of @cpu, whose fill log holds every fill since its
+ * last full flush: the sets the log maps to, level by level as
+ * flush_where() goes.
+ */
+static void flush_logged(struct nxsim_tlb *tlb, unsigned int cpu)
+{
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	unsigned int l, k, w;
+
+	for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
+		struct nxsim__tlb_array *a = &c->lv[l];
+
+		for (k = 0; k < c->log.n && a->used; k++) {
+			size_t base =
+				((c->log.at[k] >> 2) & a->set_mask) * a->stride;
+
+			for (w = 0; w < a->ways; w++)
+				if (a->tag[base + w])
+					nxsim__tlb_drop(tlb, cpu, a, base + w);
+		}
+	}
+}
+
 void nxsim__tlb_flush_global(struct nxsim_tlb *tlb, unsigned int cpu)
 {
-	tlb->cpu[cpu].st.global_flush++;
-	flush_where(tlb, cpu, keep_none, 0);
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+
+	c->st.global_flush++;
+	if (tlb->fill_log && c->log.n <= TLB_FILL_LOG)
+		flush_logged(tlb, cpu);
+	else
+		flush_where(tlb, cpu, keep_none, 0);
+	c->log.n = 0;
 }
 
 void nxsim__tlb_flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
@@ -158,9 +188,18 @@ void nxsim__tlb_flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
 		nxsim__tlb_invlpg(tlb, cpu, start + (i << NXSIM_TLB_SHIFT_4K));
 }
 
+/* Take back from @c the flush @all counted, before it runs its own. */
+static void uncount(struct nxsim__tlb_cpu *c, uint64_t pages, bool full)
+{
+	if (full)
+		c->st.global_flush--;
+	else
+		c->st.invlpg -= pages;
+}
+
 /*
  * flush_tlb_kernel_range() from @cpu to the CPUs of @mask (NULL: all); with
- * @held (and @mask NULL), a range flush reaches only the CPUs of @held.
+ * @held (and @mask NULL), the flush runs on the CPUs of @held only.
  */
 static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 				 const uint64_t *mask, const uint64_t *held,
@@ -169,7 +208,8 @@ static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	uint64_t pages, bits;
 	unsigned int i, w, targets = 0;
-	bool full, lazy;
+	bool full;
+	const bool lazy = held;
 
 	start &= ~((1ull << NXSIM_TLB_SHIFT_4K) - 1);
 	pages = ((end - start) >> NXSIM_TLB_SHIFT_4K) +
@@ -179,14 +219,16 @@ static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 		c->st.full_flushes++;
 	else
 		c->st.range_flushes++;
-	lazy = held && !full;
 	if (lazy) {
 		/*
-		 * Every CPU's INVLPGs and every other CPU's IPI, counted at
-		 * once (@all); those of @held then run theirs for real.
+		 * Every CPU's flush and every other CPU's IPI, counted at once
+		 * (@all); those of @held then run theirs for real.
 		 */
 		targets = tlb->nr_cpus - 1;
-		tlb->all.invlpg += pages;
+		if (full)
+			tlb->all.global_flush++;
+		else
+			tlb->all.invlpg += pages;
 		if (!tlb->broadcast) {
 			tlb->all.ipis_received++;
 			c->st.ipis_received--;
@@ -207,8 +249,8 @@ static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 			i = w * 64 + (unsigned int)__builtin_ctzll(bits);
 			if (i == cpu)
 				continue;
-			tlb->cpu[i].st.invlpg -= pages;
-			nxsim__tlb_flush_one_cpu(tlb, i, start, pages, false);
+			uncount(&tlb->cpu[i], pages, full);
+			nxsim__tlb_flush_one_cpu(tlb, i, start, pages, full);
 		}
 	}
 	if (tlb->broadcast) {
@@ -220,7 +262,7 @@ static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 	if (lazy) {
 		if (!(held[cpu / 64] >> (cpu % 64) & 1))
 			return targets;
-		c->st.invlpg -= pages;
+		uncount(c, pages, full);
 	}
 	nxsim__tlb_flush_one_cpu(tlb, cpu, start, pages, full);
 	return targets;
