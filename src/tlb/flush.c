@@ -90,22 +90,44 @@ void nxsim__tlb_invlpg(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va)
 	}
 }
 
-/* Drop the entries of @cpu that @keep does not want kept. */
+/* Drop the entries of the @n ways at @i of @a that @keep does not keep. */
+static void flush_ways(struct nxsim_tlb *tlb, unsigned int cpu,
+		       struct nxsim__tlb_array *a, size_t i, size_t n,
+		       bool (*keep)(uint64_t t, uint16_t pcid), uint16_t pcid)
+{
+	for (n += i; i < n; i++)
+		if (a->tag[i] && !keep(a->tag[i], pcid))
+			nxsim__tlb_drop(tlb, cpu, a, i);
+}
+
+/*
+ * Drop the entries of @cpu that @keep does not want kept, level by level:
+ * in the sets its fill log maps to while the log holds every fill since
+ * the last full flush (struct nxsim__tlb_fill_log), else in every set.
+ */
 static void flush_where(struct nxsim_tlb *tlb, unsigned int cpu,
 			bool (*keep)(uint64_t t, uint16_t pcid), uint16_t pcid)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
-	unsigned int l;
+	bool logged = tlb->fill_log && c->log.n <= TLB_FILL_LOG;
+	unsigned int l, k;
 
 	for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
 		struct nxsim__tlb_array *a = &c->lv[l];
-		size_t i, n = (size_t)(a->set_mask + 1) * a->stride;
 
-		if (!a->used)
+		if (!logged) {
+			if (a->used)
+				flush_ways(tlb, cpu, a, 0,
+					   (size_t)(a->set_mask + 1) *
+						   a->stride,
+					   keep, pcid);
 			continue;
-		for (i = 0; i < n; i++)
-			if (a->tag[i] && !keep(a->tag[i], pcid))
-				nxsim__tlb_drop(tlb, cpu, a, i);
+		}
+		for (k = 0; k < c->log.n && a->used; k++)
+			flush_ways(tlb, cpu, a,
+				   ((c->log.at[k] >> 2) & a->set_mask) *
+					   a->stride,
+				   a->ways, keep, pcid);
 	}
 }
 
@@ -138,40 +160,13 @@ void nxsim__tlb_write_cr3(struct nxsim_tlb *tlb, unsigned int cpu,
 	flush_where(tlb, cpu, keep_global_or_other_pcid, pcid);
 }
 
-/*
- * Drop every entry of @cpu, whose fill log holds every fill since its
- * last full flush: the sets the log maps to, level by level as
- * flush_where() goes.
- */
-static void flush_logged(struct nxsim_tlb *tlb, unsigned int cpu)
-{
-	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
-	unsigned int l, k, w;
-
-	for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
-		struct nxsim__tlb_array *a = &c->lv[l];
-
-		for (k = 0; k < c->log.n && a->used; k++) {
-			size_t base =
-				((c->log.at[k] >> 2) & a->set_mask) * a->stride;
-
-			for (w = 0; w < a->ways; w++)
-				if (a->tag[base + w])
-					nxsim__tlb_drop(tlb, cpu, a, base + w);
-		}
-	}
-}
-
 void nxsim__tlb_flush_global(struct nxsim_tlb *tlb, unsigned int cpu)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 
 	c->st.global_flush++;
-	if (tlb->fill_log && c->log.n <= TLB_FILL_LOG)
-		flush_logged(tlb, cpu);
-	else
-		flush_where(tlb, cpu, keep_none, 0);
-	c->log.n = 0;
+	flush_where(tlb, cpu, keep_none, 0);
+	c->log.n = 0; /* empty: nothing filled since */
 }
 
 void nxsim__tlb_flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
