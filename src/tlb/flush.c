@@ -90,22 +90,44 @@ void nxsim__tlb_invlpg(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va)
 	}
 }
 
-/* Drop the entries of @cpu that @keep does not want kept. */
+/* Drop the entries of the @n ways at @i of @a that @keep does not keep. */
+static void flush_ways(struct nxsim_tlb *tlb, unsigned int cpu,
+		       struct nxsim__tlb_array *a, size_t i, size_t n,
+		       bool (*keep)(uint64_t t, uint16_t pcid), uint16_t pcid)
+{
+	for (n += i; i < n; i++)
+		if (a->tag[i] && !keep(a->tag[i], pcid))
+			nxsim__tlb_drop(tlb, cpu, a, i);
+}
+
+/*
+ * Drop the entries of @cpu that @keep does not want kept, level by level:
+ * in the sets its fill log maps to while the log holds every fill since
+ * the last full flush (struct nxsim__tlb_fill_log), else in every set.
+ */
 static void flush_where(struct nxsim_tlb *tlb, unsigned int cpu,
 			bool (*keep)(uint64_t t, uint16_t pcid), uint16_t pcid)
 {
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
-	unsigned int l;
+	bool logged = tlb->fill_log && c->log.n <= TLB_FILL_LOG;
+	unsigned int l, k;
 
 	for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
 		struct nxsim__tlb_array *a = &c->lv[l];
-		size_t i, n = (size_t)(a->set_mask + 1) * a->stride;
 
-		if (!a->used)
+		if (!logged) {
+			if (a->used)
+				flush_ways(tlb, cpu, a, 0,
+					   (size_t)(a->set_mask + 1) *
+						   a->stride,
+					   keep, pcid);
 			continue;
-		for (i = 0; i < n; i++)
-			if (a->tag[i] && !keep(a->tag[i], pcid))
-				nxsim__tlb_drop(tlb, cpu, a, i);
+		}
+		for (k = 0; k < c->log.n && a->used; k++)
+			flush_ways(tlb, cpu, a,
+				   ((c->log.at[k] >> 2) & a->set_mask) *
+					   a->stride,
+				   a->ways, keep, pcid);
 	}
 }
 
@@ -140,8 +162,11 @@ void nxsim__tlb_write_cr3(struct nxsim_tlb *tlb, unsigned int cpu,
 
 void nxsim__tlb_flush_global(struct nxsim_tlb *tlb, unsigned int cpu)
 {
-	tlb->cpu[cpu].st.global_flush++;
+	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+
+	c->st.global_flush++;
 	flush_where(tlb, cpu, keep_none, 0);
+	c->log.n = 0; /* empty: nothing filled since */
 }
 
 void nxsim__tlb_flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
@@ -158,9 +183,18 @@ void nxsim__tlb_flush_one_cpu(struct nxsim_tlb *tlb, unsigned int cpu,
 		nxsim__tlb_invlpg(tlb, cpu, start + (i << NXSIM_TLB_SHIFT_4K));
 }
 
+/* Take back from @c the flush @all counted, before it runs its own. */
+static void uncount(struct nxsim__tlb_cpu *c, uint64_t pages, bool full)
+{
+	if (full)
+		c->st.global_flush--;
+	else
+		c->st.invlpg -= pages;
+}
+
 /*
  * flush_tlb_kernel_range() from @cpu to the CPUs of @mask (NULL: all); with
- * @held (and @mask NULL), a range flush reaches only the CPUs of @held.
+ * @held (and @mask NULL), the flush runs on the CPUs of @held only.
  */
 static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 				 const uint64_t *mask, const uint64_t *held,
@@ -169,7 +203,8 @@ static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	uint64_t pages, bits;
 	unsigned int i, w, targets = 0;
-	bool full, lazy;
+	bool full;
+	const bool lazy = held;
 
 	start &= ~((1ull << NXSIM_TLB_SHIFT_4K) - 1);
 	pages = ((end - start) >> NXSIM_TLB_SHIFT_4K) +
@@ -179,14 +214,16 @@ static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 		c->st.full_flushes++;
 	else
 		c->st.range_flushes++;
-	lazy = held && !full;
 	if (lazy) {
 		/*
-		 * Every CPU's INVLPGs and every other CPU's IPI, counted at
-		 * once (@all); those of @held then run theirs for real.
+		 * Every CPU's flush and every other CPU's IPI, counted at once
+		 * (@all); those of @held then run theirs for real.
 		 */
 		targets = tlb->nr_cpus - 1;
-		tlb->all.invlpg += pages;
+		if (full)
+			tlb->all.global_flush++;
+		else
+			tlb->all.invlpg += pages;
 		if (!tlb->broadcast) {
 			tlb->all.ipis_received++;
 			c->st.ipis_received--;
@@ -207,8 +244,8 @@ static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 			i = w * 64 + (unsigned int)__builtin_ctzll(bits);
 			if (i == cpu)
 				continue;
-			tlb->cpu[i].st.invlpg -= pages;
-			nxsim__tlb_flush_one_cpu(tlb, i, start, pages, false);
+			uncount(&tlb->cpu[i], pages, full);
+			nxsim__tlb_flush_one_cpu(tlb, i, start, pages, full);
 		}
 	}
 	if (tlb->broadcast) {
@@ -220,7 +257,7 @@ static unsigned int kernel_range(struct nxsim_tlb *tlb, unsigned int cpu,
 	if (lazy) {
 		if (!(held[cpu / 64] >> (cpu % 64) & 1))
 			return targets;
-		c->st.invlpg -= pages;
+		uncount(c, pages, full);
 	}
 	nxsim__tlb_flush_one_cpu(tlb, cpu, start, pages, full);
 	return targets;

@@ -161,6 +161,24 @@ struct nxsim__tlb_target {
 	uint64_t tick;
 };
 
+/* Fills a TLB_FILL_LOG log keeps before it is lost. */
+#define TLB_FILL_LOG 32
+
+/**
+ * struct nxsim__tlb_fill_log - the fills of one CPU since its last full
+ * flush, for a TLB whose owner reports each (struct nxsim_tlb's
+ * @fill_log, nxsim__tlb_log_fill()): every entry the CPU holds lies in a
+ * set one of them maps to, so a full flush empties those sets alone
+ * @n: fills logged; past TLB_FILL_LOG the log is lost (a full flush looks
+ *	at every set)
+ * @at: each fill's virtual page number at its page size, times 4, plus
+ *	the size code
+ */
+struct nxsim__tlb_fill_log {
+	uint32_t n;
+	uint64_t at[TLB_FILL_LOG];
+};
+
 /**
  * struct nxsim__tlb_cpu - the TLB of one CPU
  * @busy: debug builds only: a public call is running on this CPU (the
@@ -177,6 +195,8 @@ struct nxsim__tlb_target {
  *	empty way, else the least recent one)
  * @rng: seeds "random" replacement (CPU 0 from the configured seed)
  * @st: counters
+ * @log: with struct nxsim_tlb's @fill_log, the fills since the last full
+ *	flush
  */
 struct nxsim__tlb_cpu {
 	int busy;
@@ -189,6 +209,7 @@ struct nxsim__tlb_cpu {
 	struct nxsim__tlb_target target[2];
 	struct nxsim_rng rng;
 	struct nxsim_tlb_stats st;
+	struct nxsim__tlb_fill_log log;
 };
 
 /* Called when a watched translation has left every level of @cpu. */
@@ -201,6 +222,8 @@ typedef void (*nxsim__tlb_drop_fn)(void *ctx, unsigned int cpu, uint64_t va,
  * @touch: the policy has a @touch hook (@repl->touch, read once here so
  * that a hit under LRU loads one byte to learn it has none)
  * @victim: @repl->victim, read once here (NULL: LRU, found inline)
+ * @fill_log: the owner reports every fill (nxsim__tlb_log_fill()), so a
+ *	full flush can look only where the CPU's entries are
  * @all: counts of every CPU at once, on top of each CPU's own @st (which
  *	may go below zero, modulo 2^64, to leave one out): a CPU's counters
  *	are the sum of the two
@@ -211,6 +234,7 @@ struct nxsim_tlb {
 	unsigned int nr_cpus;
 	unsigned int ceiling;
 	bool broadcast;
+	bool fill_log;
 	const struct nxsim_tlb_repl_ops *repl;
 	unsigned int (*victim)(const uint64_t *age, uint32_t *state,
 			       unsigned int ways, struct nxsim_rng *rng);
@@ -739,6 +763,22 @@ static inline int nxsim__tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
 void nxsim__tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
 		     enum nxsim_tlb_access access,
 		     const struct nxsim_tlb_entry *e);
+
+/*
+ * The owner of a TLB with @fill_log reports nxsim__tlb_fill() of the page
+ * of @va, of page shift @shift, on @cpu.
+ */
+static inline void nxsim__tlb_log_fill(struct nxsim_tlb *tlb, unsigned int cpu,
+				       uint64_t va, unsigned int shift)
+{
+	struct nxsim__tlb_fill_log *l = &tlb->cpu[cpu].log;
+	unsigned int sz = (shift - NXSIM_TLB_SHIFT_4K) / 9;
+
+	if (l->n < TLB_FILL_LOG)
+		l->at[l->n] = (va >> TLB_SIZE_SHIFT(sz)) << 2 | sz;
+	if (l->n <= TLB_FILL_LOG)
+		l->n++;
+}
 /*
  * Empty way @i of @a on @cpu, telling the owner if a watched entry left
  * the CPU (flush.c).
@@ -770,10 +810,11 @@ unsigned int nxsim__flush_tlb_kernel_range(struct nxsim_tlb *tlb,
 
 /*
  * nxsim__flush_tlb_kernel_range() to every CPU, when only the CPUs set in
- * @held (a bitmap of nr_cpus bits) may hold a translation of the range:
- * a range flush runs on those alone, and every other CPU counts its IPI
- * and INVLPGs without probing (they would find nothing).  A full flush
- * reaches every CPU.  Returns the number of other CPUs reached.
+ * @held (a bitmap of nr_cpus bits) may hold a translation it drops (of the
+ * range, or any, for a full flush): the flush runs on those alone, and
+ * every other CPU counts its IPI and its INVLPGs or full flush without
+ * probing (it would find nothing).  Returns the number of other CPUs
+ * reached.
  */
 unsigned int nxsim__flush_tlb_kernel_range_held(struct nxsim_tlb *tlb,
 						unsigned int cpu,

@@ -65,6 +65,7 @@ int nxsim__xpfo_kernel_access(struct nxsim_xpfo *m, unsigned int cpu,
 				.global = true,
 			};
 			nxsim__tlb_fill(m->tlb, cpu, acc, &e);
+			nxsim__xpfo_filled(m, cpu, &e);
 			if (!m->disabled)
 				nxsim__alias_add(m, cpu, e.pfn, shift);
 			res = NXSIM_XPFO_ACCESS_WALK;
@@ -98,6 +99,7 @@ int nxsim__xpfo_user_access(struct nxsim_xpfo *m, unsigned int cpu,
 			.pcid = m->tlb->cpu[cpu].pcid,
 		};
 		nxsim__tlb_fill(m->tlb, cpu, acc, &e);
+		nxsim__xpfo_filled(m, cpu, &e);
 		cost += m->cost.walk;
 	} else if (e.level == NXSIM_TLB_L2) {
 		cost += m->cost.stlb_hit;

@@ -127,6 +127,8 @@ void nxsim__xpfo_flush_local(struct nxsim_xpfo *m, unsigned int cpu,
 			     uint64_t va, uint64_t pages)
 {
 	nxsim__tlb_flush_one_cpu(m->tlb, cpu, va, pages, !pages);
+	if (!pages)
+		m->filled[cpu / 64] &= ~(1ull << (cpu % 64)); /* empty now */
 	nxsim__xpfo_charge_flush(
 		m, cpu, pages ? pages * m->cost.invlpg : m->cost.global_flush);
 }
@@ -154,25 +156,33 @@ static bool physmap_frames(const struct nxsim_xpfo *m, uint64_t start,
 }
 
 /*
- * flush_tlb_kernel_range().  A range to every CPU inside the physmap goes
- * only to the CPUs the reverse index says may hold it (alias.c): the others
- * would find nothing, and their INVLPGs, IPIs and cycles are counted all the
- * same (nxsim__flush_tlb_kernel_range_held(), nxsim__xpfo_charge_others()).
+ * flush_tlb_kernel_range().  A flush to every CPU runs only where it can
+ * find something: a range inside the physmap on the CPUs the reverse index
+ * says may hold it (alias.c), a full flush on the CPUs filled since the
+ * last one (@filled); the others' INVLPGs or full flushes, IPIs and cycles
+ * are counted all the same (nxsim__flush_tlb_kernel_range_held(),
+ * nxsim__xpfo_charge_others()).
  */
 void nxsim__xpfo_flush_cpus(struct nxsim_xpfo *m, unsigned int cpu,
 			    const uint64_t *mask, uint64_t va, uint64_t pages)
 {
 	uint64_t per_cpu = flush_cost(m, pages), start = va, end, pfn, nr;
+	bool full = !pages || !nxsim__tlb_ranged(m->tlb, pages);
 	unsigned int i, targets;
 
-	if (pages && nxsim__tlb_ranged(m->tlb, pages)) {
+	if (!full) {
 		end = va + (pages << NXSIM_TLB_SHIFT_4K);
 	} else {
 		start = 0;
 		end = UINT64_MAX;
 	}
-	if (!mask && physmap_frames(m, start, end, &pfn, &nr) &&
-	    nxsim__tlb_ranged(m->tlb, nr)) {
+	if (!mask && full) {
+		targets = nxsim__flush_tlb_kernel_range_held(
+			m->tlb, cpu, m->filled, start, end);
+		memset(m->filled, 0,
+		       DIV_ROUND_UP(m->nr_cpus, 64) * sizeof(*m->filled));
+	} else if (!mask && physmap_frames(m, start, end, &pfn, &nr) &&
+		   nxsim__tlb_ranged(m->tlb, nr)) {
 		nxsim__alias_gather(m, pfn, nr);
 		targets = nxsim__flush_tlb_kernel_range_held(
 			m->tlb, cpu, m->alias.seen, start, end);
@@ -251,6 +261,7 @@ static void free_machine(struct nxsim_xpfo *m)
 	nxsim__free(m->split_2m, split_2m_bytes(m->nr_frames));
 	nxsim__free(m->cpu, m->nr_cpus * sizeof(*m->cpu));
 	nxsim__free(m->mask, DIV_ROUND_UP(m->nr_cpus, 64) * sizeof(uint64_t));
+	nxsim__free(m->filled, DIV_ROUND_UP(m->nr_cpus, 64) * sizeof(uint64_t));
 	nxsim__free(m, sizeof(*m));
 }
 
@@ -317,17 +328,20 @@ int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 	}
 	m->tlb->drop = nxsim__oracle_drop;
 	m->tlb->drop_ctx = m;
+	m->tlb->fill_log = true; /* every fill is the machine's (cpu.c) */
 	RB_INIT(&m->frame_exp);
 	m->frame = nxsim__calloc(m->nr_frames, sizeof(*m->frame));
 	m->split_1g = nxsim__zalloc(split_1g_bytes(m->nr_frames));
 	m->split_2m = nxsim__zalloc(split_2m_bytes(m->nr_frames));
 	m->cpu = nxsim__calloc(m->nr_cpus, sizeof(*m->cpu));
 	m->mask = nxsim__calloc(DIV_ROUND_UP(m->nr_cpus, 64), sizeof(uint64_t));
+	m->filled =
+		nxsim__calloc(DIV_ROUND_UP(m->nr_cpus, 64), sizeof(uint64_t));
 	for (m->leaves = 1; m->leaves < m->nr_cpus; m->leaves *= 2)
 		;
 	m->top = nxsim__calloc(2 * m->leaves, sizeof(*m->top));
 	if (!m->frame || !m->split_1g || !m->split_2m || !m->cpu || !m->mask ||
-	    !m->top || nxsim__alias_init(m)) {
+	    !m->filled || !m->top || nxsim__alias_init(m)) {
 		free_machine(m);
 		return -ENOMEM;
 	}

@@ -93,21 +93,22 @@ static const struct workload workloads[] = {
 	    [S_PROBE] = 5 } },
 };
 
+/* Each struct with what every step reads first, in one cache line. */
 struct wl_domain {
-	uint64_t page[DOMAIN_PAGES];
 	unsigned int n;
+	uint64_t page[DOMAIN_PAGES];
 };
 
 struct wl_cpu {
 	struct nxsim_rng rng;
 	uint64_t *free; /* LIFO of free frames */
 	uint64_t nfree;
-	uint64_t batch[64]; /* refilled, unmapped frames (P4c) */
+	uint64_t left; /* steps to go */
+	unsigned int cur;
 	unsigned int nbatch;
+	uint64_t batch[64]; /* refilled, unmapped frames (P4c) */
 	uint64_t kframe[KFRAMES];
 	struct wl_domain dom[DOMAINS];
-	unsigned int cur;
-	uint64_t left; /* steps to go */
 };
 
 struct wl_run {

@@ -136,7 +136,8 @@ struct nxsim_xpfo {
 	bitstr_t *split_1g; /* 1G region split into 2M */
 	bitstr_t *split_2m; /* 2M region split into 4K */
 	struct nxsim__xpfo_cpu *cpu;
-	uint64_t *mask; /* scratch cpumask for policies */
+	uint64_t *mask;	  /* scratch cpumask for policies */
+	uint64_t *filled; /* CPUs filled since every CPU's last full flush */
 	struct nxsim_xpfo_stats st;
 	struct nxsim_xpfo_oracle orc;		/* means computed on read */
 	struct nxsim__frame_exp_tree frame_exp; /* frames ever exposed */
@@ -198,6 +199,17 @@ void nxsim__xpfo_charge(struct nxsim_xpfo *m, unsigned int cpu,
 /* Same, and count them as flush overhead. */
 void nxsim__xpfo_charge_flush(struct nxsim_xpfo *m, unsigned int cpu,
 			      uint64_t cycles);
+
+/*
+ * @cpu's TLB was filled with @e: it may hold something (@filled), and the
+ * TLB's fill log learns where.
+ */
+static inline void nxsim__xpfo_filled(struct nxsim_xpfo *m, unsigned int cpu,
+				      const struct nxsim_tlb_entry *e)
+{
+	m->filled[cpu / 64] |= 1ull << (cpu % 64);
+	nxsim__tlb_log_fill(m->tlb, cpu, e->va, e->page_shift);
+}
 
 /* INVLPG each of @pages pages, or for @pages 0 a full flush, on @cpu only. */
 void nxsim__xpfo_flush_local(struct nxsim_xpfo *m, unsigned int cpu,
