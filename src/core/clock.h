@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include <bsd/sys/queue.h>
 #include <bsd/sys/tree.h>
 
 #include <nxsim/clock.h>
@@ -21,16 +22,22 @@
 /**
  * struct nxsim__timer - an event on a virtual clock
  * @node: link in the clock's deadline tree
+ * @fifo: link in the clock's queue of timers armed in deadline order
  * @expires: deadline, ns
  * @seq: arming order, breaks ties between equal deadlines
- * @armed: on the tree
+ * @armed: on the tree or the queue
+ * @queued: on the queue (not the tree)
  * @fn: what to run; called without clock locks, in the advancing thread
  */
 struct nxsim__timer {
-	RB_ENTRY(nxsim__timer) node;
+	union {
+		RB_ENTRY(nxsim__timer) node;
+		TAILQ_ENTRY(nxsim__timer) fifo;
+	};
 	uint64_t expires;
 	uint64_t seq;
 	bool armed;
+	bool queued;
 	void (*fn)(struct nxsim__timer *t);
 };
 

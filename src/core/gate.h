@@ -12,10 +12,9 @@
 #include <stdbool.h>
 
 struct nxsim__gate {
-	pthread_mutex_t lock;	/* users, closed */
-	pthread_cond_t drained; /* users reached 0 */
-	unsigned int users;	/* calls inside */
-	bool closed;		/* no more calls */
+	pthread_mutex_t lock;	/* the closer's sleep */
+	pthread_cond_t drained; /* the count reached 0 after closing */
+	unsigned int state;	/* calls inside, and the closed bit (atomic) */
 	int err;		/* what late calls get */
 };
 

@@ -47,24 +47,28 @@ static unsigned int slots(void)
 	return n;
 }
 
+size_t nxsim__rwlock_slots_size(bool sharded)
+{
+	return (sharded ? slots() : 1) *
+	       sizeof(((struct nxsim__rwlock *)0)->slot[0]);
+}
+
 void nxsim__rwlock_init(struct nxsim__rwlock *l, bool sharded)
 {
-	pthread_rwlockattr_t attr;
 	unsigned int i;
 
+	l->mask = sharded ? slots() - 1 : 0;
+	l->write_held = false;
 	/*
 	 * The qrwlock makes new readers wait behind a waiting writer;
 	 * glibc's default would let faults retrying under the read lock
-	 * starve an MMU-notifier invalidation's write lock.
+	 * starve an MMU-notifier invalidation's write lock.  (The
+	 * initializer is pthread_rwlock_init() with that kind, without an
+	 * attribute object to make and destroy at each VM.)
 	 */
-	pthread_rwlockattr_init(&attr);
-	pthread_rwlockattr_setkind_np(
-		&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-	l->mask = sharded ? slots() - 1 : 0;
-	l->write_held = false;
 	for (i = 0; i <= l->mask; i++)
-		pthread_rwlock_init(&l->slot[i].lock, &attr);
-	pthread_rwlockattr_destroy(&attr);
+		l->slot[i].lock = (pthread_rwlock_t)
+			PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 }
 
 void nxsim__rwlock_destroy(struct nxsim__rwlock *l)

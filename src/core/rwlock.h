@@ -27,6 +27,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "core/compiler.h"
 #include "core/lockdep.h"
@@ -39,20 +40,35 @@
  *	of online CPUs and NXSIM__RWLOCK_MAX_SLOTS, or 1
  * @write_held: a writer holds every slot (written only by that writer;
  *	read by the holder at unlock)
- * @slot: the pthread rwlocks, writer-preferring
+ * @slot: the pthread rwlocks, writer-preferring; as many as there are
+ *	slots (nxsim__rwlock_slots_size()), so the lock is the last member
+ *	of whatever holds it
  */
 struct nxsim__rwlock {
 	unsigned int mask;
 	bool write_held;
 	struct {
 		pthread_rwlock_t lock;
-	} ____cacheline_aligned slot[NXSIM__RWLOCK_MAX_SLOTS];
+	} ____cacheline_aligned slot[];
 };
 
 /*
- * Set @l up, unlocked: with @sharded, as many slots as the CPUs allow (up
- * to the cap), else one (a plain rwlock, for a lock mostly taken for
- * write, where every slot would cost each writer a lock).
+ * The bytes of the slots that follow a lock set up with @sharded: with
+ * @sharded, as many slots as the CPUs allow (up to the cap), else one (a
+ * plain rwlock, for a lock mostly taken for write, where every slot would
+ * cost each writer a lock).
+ */
+size_t nxsim__rwlock_slots_size(bool sharded);
+
+/* The same for @l, once set up. */
+static inline size_t nxsim__rwlock_size_of(const struct nxsim__rwlock *l)
+{
+	return (l->mask + 1) * sizeof(l->slot[0]);
+}
+
+/*
+ * Set @l up, unlocked, with the slots of nxsim__rwlock_slots_size(@sharded)
+ * after it.
  */
 void nxsim__rwlock_init(struct nxsim__rwlock *l, bool sharded);
 void nxsim__rwlock_destroy(struct nxsim__rwlock *l);

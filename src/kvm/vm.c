@@ -206,9 +206,9 @@ int nxsim_vm_create(struct nxsim_host *host, struct nxsim_vm **vmp)
 	}
 	vm->host = host;
 	nxsim__gate_init(&vm->gate, -EBADF);
-	pthread_mutex_init(&vm->lock, NULL);
-	pthread_mutex_init(&vm->slots_lock, NULL);
-	pthread_mutex_init(&vm->nx_once.lock, NULL);
+	vm->lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	vm->slots_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	vm->nx_once.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	TAILQ_INIT(&vm->vcpus);
 	vm->magic = NXSIM_VM_MAGIC;
 	mmu_cfg.flush_ctx = vm;
@@ -479,7 +479,7 @@ int nxsim_vcpu_create(struct nxsim_vm *vm, unsigned int id,
 		nxsim__free(vcpu, sizeof(*vcpu));
 		goto unlock;
 	}
-	pthread_mutex_init(&vcpu->mutex, NULL);
+	vcpu->mutex = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	nxsim__kvm_mmu_create(vm->mmu, &vcpu->mmu);
 	if (vcpu->tlb) {
 		vm->tlb_vcpus[vm->nr_tlb_vcpus] = vcpu;

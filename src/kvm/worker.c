@@ -67,7 +67,7 @@ static uint64_t kvm_nx_huge_page_recovery_worker(struct nxsim__worker *w)
 {
 	struct nxsim_host *host = w->vm->host;
 	unsigned int hz = host->cpu.hz, period;
-	uint64_t due;
+	uint64_t due, passes;
 
 	for (;;) {
 		if (!nxsim__calc_nx_huge_pages_recovery_period(host, &period))
@@ -76,7 +76,10 @@ static uint64_t kvm_nx_huge_page_recovery_worker(struct nxsim__worker *w)
 		if (due > jiffies_now(w))
 			return nxsim__jiffies_to_ns(due, hz);
 		nxsim__mmu_recover_nx_huge_pages(w->vm->mmu);
-		atomic_fetch_add(&w->passes, 1);
+		/* the worker alone counts its passes: no locked add */
+		passes = atomic_load_explicit(&w->passes, memory_order_relaxed);
+		atomic_store_explicit(&w->passes, passes + 1,
+				      memory_order_relaxed);
 		WRITE_ONCE(w->last_jiffies, jiffies_now(w));
 	}
 }
@@ -162,7 +165,7 @@ static int worker_create_task(struct nxsim_vm *vm)
 	if (!w)
 		return -ENOMEM;
 	w->vm = vm;
-	pthread_mutex_init(&w->lock, NULL);
+	w->lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	nxsim__timer_init(&w->timer, worker_timer_fn);
 	w->state = NXSIM_WORKER_RUNNING;
 	w->created_ns = nxsim_clock_now(worker_clock(w));

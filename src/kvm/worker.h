@@ -27,7 +27,7 @@ struct nxsim_vm;
  * @created_ns: clock time of creation
  * @deadline_ns: next self-wake, NXSIM_NEVER for "until woken"
  * @wakes: wake-ups delivered
- * @passes: recovery passes run
+ * @passes: recovery passes run (written by the worker alone)
  * @timer: virtual clock: the schedule_timeout() of the loop
  * @thread: real clock: the task
  * @cond: real clock: its wait queue

@@ -675,8 +675,10 @@ int nxsim__mmu_check(struct nxsim__vm_mmu *mmu, nxsim_text_fn report, void *ctx)
 		violation(&c, "invariant 8: "
 			      "hard-disabled but nx_huge_pages set");
 	for (i = 0; i < mmu->nr_events; i++) {
-		if (i < NXSIM__MAX_EVENTS)
+		if (i < NXSIM__MAX_EVENTS && mmu->events && mmu->events[i][0])
 			violation(&c, "%s", mmu->events[i]);
+		else if (i < NXSIM__MAX_EVENTS)
+			violation(&c, "(an event not kept: no memory)");
 		else
 			violation(&c, "(more events not kept)");
 	}

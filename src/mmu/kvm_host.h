@@ -91,6 +91,7 @@ struct nxsim__possible_nx {
 
 /* A violation seen by the fault or recovery path, kept for the checker. */
 #define NXSIM__MAX_EVENTS 8
+#define NXSIM__EVENT_LEN 160 /* bytes of one, with its NUL */
 
 /**
  * struct nxsim__vm_mmu - the MMU half of struct kvm and struct kvm_arch
@@ -100,7 +101,8 @@ struct nxsim__possible_nx {
  * @mmu_lock: kvm->mmu_lock; on a cache line of its own, as is @pages: every
  *	fault of every vCPU writes both, and the fields every fault reads
  *	(the profile, the parameters, the root, the slots) would otherwise
- *	move between cores with them (allocated with that alignment)
+ *	move between cores with them (allocated with that alignment); last,
+ *	as its slots follow it, as many as the CPUs give it
  * @disable_nx_huge_pages: kvm->arch.disable_nx_huge_pages (READ_ONCE())
  * @fmt: SPTE format (EPT or NPT, from the host CPU)
  * @root_level: 4 or 5
@@ -155,7 +157,8 @@ struct nxsim__possible_nx {
  *	add; linked under the write lock
  * @flush_vcpus: struct nxsim__mmu_config's, to reach the vCPUs
  * @flush_ctx: its context
- * @events: checker records not yet reported
+ * @events: checker records not yet reported, NXSIM__MAX_EVENTS of them;
+ *	made at the first (a VM without violations has none), NULL until then
  * @gmem: guest memory: the written pages behind the slots (guest_mem.c)
  * @amd: the CPU (and so the guest's CPUID) is AMD's: guest reserved bits
  * @tdp_enabled: tdp_enabled (EPT or NPT in use, the host's): the vCPUs'
@@ -191,7 +194,6 @@ struct nxsim__vm_mmu {
 	const struct nxsim__mmu_profile *prof;
 	uint64_t bugs;
 	const struct nxsim__nx_params *params;
-	struct nxsim__rwlock mmu_lock ____cacheline_aligned;
 	bool disable_nx_huge_pages ____cacheline_aligned;
 	enum nxsim_spte_format fmt;
 	int root_level;
@@ -232,7 +234,7 @@ struct nxsim__vm_mmu {
 	struct nxsim__vcpu_mmu *vcpus;
 	nxsim__flush_vcpus_fn flush_vcpus;
 	void *flush_ctx;
-	char events[NXSIM__MAX_EVENTS][160];
+	char (*events)[NXSIM__EVENT_LEN];
 	unsigned int nr_events;
 	struct nxsim__guest_mem gmem;
 	bool amd;
@@ -252,6 +254,7 @@ struct nxsim__vm_mmu {
 	bool resched_pending;
 	bool free_obsolete_roots;
 	const struct nxsim_nx_recovery_ops *nx_recovery;
+	struct nxsim__rwlock mmu_lock ____cacheline_aligned;
 };
 
 /*

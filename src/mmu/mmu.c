@@ -74,15 +74,42 @@
 #include "mmu/shadow_mmu.h"
 #include "mmu/tdp_mmu.h"
 
+#define EVENTS_SIZE (NXSIM__MAX_EVENTS * NXSIM__EVENT_LEN)
+
+/*
+ * Record @i of the VM's events, whose array is made at the first event:
+ * racing events publish one (the others free theirs).  NULL if there is no
+ * memory for it: the event is then only counted, and the checker says
+ * that it was not kept.
+ */
+static char *event_slot(struct nxsim__vm_mmu *mmu, unsigned int i)
+{
+	char(*ev)[NXSIM__EVENT_LEN] =
+		__atomic_load_n(&mmu->events, __ATOMIC_ACQUIRE);
+	char(*none)[NXSIM__EVENT_LEN] = NULL;
+
+	if (!ev) {
+		ev = nxsim__zalloc(EVENTS_SIZE);
+		if (ev && !__atomic_compare_exchange_n(&mmu->events, &none, ev,
+						       false, __ATOMIC_ACQ_REL,
+						       __ATOMIC_ACQUIRE)) {
+			nxsim__free(ev, EVENTS_SIZE);
+			ev = none;
+		}
+	}
+	return ev ? ev[i] : NULL;
+}
+
 void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 {
 	unsigned int i =
 		__atomic_fetch_add(&mmu->nr_events, 1, __ATOMIC_RELAXED);
+	char *slot;
 	va_list ap;
 
-	if (i < NXSIM__MAX_EVENTS) {
+	if (i < NXSIM__MAX_EVENTS && (slot = event_slot(mmu, i))) {
 		va_start(ap, fmt);
-		vsnprintf(mmu->events[i], sizeof(mmu->events[0]), fmt, ap);
+		vsnprintf(slot, NXSIM__EVENT_LEN, fmt, ap);
 		va_end(ap);
 	}
 }
@@ -111,8 +138,16 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 			   struct nxsim__vm_mmu **mmup)
 {
 	const struct nxsim_cpu *cpu = cfg->cpu;
+	/*
+	 * Slots for the readers: the TDP MMU's faults take mmu_lock for
+	 * read where the profile does; the shadow MMU's, and 5.10's TDP
+	 * MMU's, take it for write.
+	 */
+	bool sharded = cfg->tdp_mmu && cfg->prof->fault_read_lock;
+	size_t size = sizeof(struct nxsim__vm_mmu) +
+		      nxsim__rwlock_slots_size(sharded);
 	struct nxsim__vm_mmu *mmu =
-		nxsim__zalloc_aligned(sizeof(*mmu), SMP_CACHE_BYTES);
+		nxsim__zalloc_aligned(size, SMP_CACHE_BYTES);
 	int i;
 
 	if (!mmu)
@@ -148,18 +183,12 @@ int nxsim__kvm_mmu_init_vm(const struct nxsim__mmu_config *cfg,
 		TAILQ_INIT(&mmu->nx[i].pages);
 	mmu->free_frame = NXSIM__NO_FRAME;
 	if (!mmu->tdp_mmu_enabled && nxsim__shadow_mmu_init_vm(mmu)) {
-		nxsim__free_aligned(mmu, sizeof(*mmu), SMP_CACHE_BYTES);
+		nxsim__free_aligned(mmu, size, SMP_CACHE_BYTES);
 		return -ENOMEM;
 	}
-	/*
-	 * Slots for the readers: the TDP MMU's faults take mmu_lock for
-	 * read where the profile does; the shadow MMU's, and 5.10's TDP
-	 * MMU's, take it for write.
-	 */
-	nxsim__rwlock_init(&mmu->mmu_lock,
-			   mmu->tdp_mmu_enabled && mmu->prof->fault_read_lock);
-	pthread_mutex_init(&mmu->tdp_mmu_pages_lock, NULL);
-	pthread_mutex_init(&mmu->pages_alloc_lock, NULL);
+	nxsim__rwlock_init(&mmu->mmu_lock, sharded);
+	mmu->tdp_mmu_pages_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	mmu->pages_alloc_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	*mmup = mmu;
 	return 0;
 }
@@ -206,7 +235,11 @@ void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu)
 	pthread_mutex_destroy(&mmu->pages_alloc_lock);
 	pthread_mutex_destroy(&mmu->tdp_mmu_pages_lock);
 	nxsim__rwlock_destroy(&mmu->mmu_lock);
-	nxsim__free_aligned(mmu, sizeof(*mmu), SMP_CACHE_BYTES);
+	if (mmu->events)
+		nxsim__free(mmu->events, EVENTS_SIZE);
+	nxsim__free_aligned(
+		mmu, sizeof(*mmu) + nxsim__rwlock_size_of(&mmu->mmu_lock),
+		SMP_CACHE_BYTES);
 }
 
 void nxsim__kvm_mmu_create(struct nxsim__vm_mmu *mmu,

@@ -49,7 +49,8 @@ void nxsim__track_possible_nx_huge_page(struct nxsim__vm_mmu *mmu,
 		return;
 	mmu->nx_lpage_splits++;
 	l->nr_pages++;
-	l->len++;
+	/* read without the lock by nxsim__mmu_recover_nx_huge_pages() */
+	__atomic_store_n(&l->len, l->len + 1, __ATOMIC_RELAXED);
 	TAILQ_INSERT_TAIL(&l->pages, sp, possible_nx_huge_page_link);
 	sp->nx_tracked = true;
 }
@@ -67,7 +68,7 @@ void nxsim__untrack_possible_nx_huge_page(struct nxsim__vm_mmu *mmu,
 	/* list_del() needs no list head: the entry leaves whatever list. */
 	l = nxsim__nx_list(mmu, sp->tdp_mmu_page ? NXSIM__TDP_MMU :
 						   NXSIM__SHADOW_MMU);
-	l->len--;
+	__atomic_store_n(&l->len, l->len - 1, __ATOMIC_RELAXED);
 	TAILQ_REMOVE(&l->pages, sp, possible_nx_huge_page_link);
 	sp->nx_tracked = false;
 }
@@ -453,10 +454,37 @@ static int kvm_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu,
 	return rc;
 }
 
+/*
+ * Nothing to recover: no possible NX huge page on the lists the passes
+ * walk, and no recovery rule (whose pick() sees even an empty list).  A
+ * pass would then only count itself: the lists are empty, so to_zap finds
+ * nothing, the invalid list is empty (every pass commits it, or, with
+ * NXSIM_BUG_RECOVER_NO_COMMIT, no pass that takes nothing does) and there
+ * is nothing to flush.  Read without mmu_lock: a page being tracked now is
+ * one the pass could as well have run just before.
+ */
+static bool nothing_to_recover(struct nxsim__vm_mmu *mmu)
+{
+	if (mmu->nx_recovery && mmu->nx_recovery->pick)
+		return false;
+	if (__atomic_load_n(&mmu->nx[NXSIM__SHADOW_MMU].len, __ATOMIC_RELAXED))
+		return false;
+	return !mmu->prof->per_type_lists ||
+	       !__atomic_load_n(&mmu->nx[NXSIM__TDP_MMU].len, __ATOMIC_RELAXED);
+}
+
 int nxsim__mmu_recover_nx_huge_pages(struct nxsim__vm_mmu *mmu)
 {
 	bool shared = mmu->prof->recovery_read_lock;
 	int rc = 0, rc2;
+
+	if (nothing_to_recover(mmu)) {
+		/* the passes kvm_recover_nx_huge_pages() would have made */
+		if (mmu->prof->per_type_lists)
+			MMU_COUNT(mmu, recovery_passes);
+		MMU_COUNT(mmu, recovery_passes);
+		return 0;
+	}
 
 	/* The shadow MMU's list always takes the write lock. */
 	if (mmu->prof->per_type_lists) {
