@@ -56,20 +56,6 @@
 #define KVM_MEM_MAX_NR_PAGES ((1ull << 31) - 1)
 #define TASK_SIZE_MAX ((1ull << 47) - 4096)
 
-struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim__vm_mmu *mmu,
-					     int as_id, uint64_t gfn)
-{
-	struct nxsim__memslot *s;
-
-	TAILQ_FOREACH(s, &mmu->slots[as_id], link) {
-		if (gfn < s->base_gfn)
-			break;
-		if (gfn < s->base_gfn + s->npages)
-			return s;
-	}
-	return NULL;
-}
-
 struct nxsim__memslot *nxsim__id_to_memslot(struct nxsim__vm_mmu *mmu,
 					    int as_id, uint16_t id)
 {
@@ -173,17 +159,6 @@ static bool kvm_alloc_dirty_bitmap(struct nxsim__vm_mmu *mmu,
 		for (i = 0; i < s->npages; i++)
 			s->dirty_bitmap[i / 64] |= 1ull << (i % 64);
 	return true;
-}
-
-void nxsim__mark_page_dirty_in_slot(const struct nxsim__memslot *s,
-				    uint64_t gfn)
-{
-	uint64_t rel = gfn - (s ? s->base_gfn : 0);
-
-	if (!s || !nxsim__slot_dirty_logging(s) || !s->dirty_bitmap)
-		return;
-	__atomic_fetch_or(&s->dirty_bitmap[rel / 64], 1ull << (rel % 64),
-			  __ATOMIC_RELAXED);
 }
 
 /* kzalloc() of the slot + kvm_alloc_memslot_metadata(). */

@@ -78,13 +78,6 @@ static inline bool nxsim__memslot_invalid(const struct nxsim__memslot *s)
 struct nxsim__vm_mmu;
 struct nxsim__kvm_rmap_head;
 
-/*
- * __gfn_to_memslot(__kvm_memslots(kvm, @as_id), @gfn): NULL if no slot of
- * that address space holds @gfn.
- */
-struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim__vm_mmu *mmu,
-					     int as_id, uint64_t gfn);
-
 static inline bool nxsim__slot_dirty_logging(const struct nxsim__memslot *s)
 {
 	return s->flags & NXSIM_MEM_LOG_DIRTY_PAGES;
@@ -93,9 +86,19 @@ static inline bool nxsim__slot_dirty_logging(const struct nxsim__memslot *s)
 /*
  * mark_page_dirty_in_slot(): set @gfn's bit in @s's dirty bitmap (an
  * atomic set_bit_le()) when the slot logs dirty pages; @s may be NULL.
+ * Inline: every fault that maps a writable SPTE calls it.
  */
-void nxsim__mark_page_dirty_in_slot(const struct nxsim__memslot *s,
-				    uint64_t gfn);
+static inline void
+nxsim__mark_page_dirty_in_slot(const struct nxsim__memslot *s, uint64_t gfn)
+{
+	uint64_t rel;
+
+	if (!s || !nxsim__slot_dirty_logging(s) || !s->dirty_bitmap)
+		return;
+	rel = gfn - s->base_gfn;
+	__atomic_fetch_or(&s->dirty_bitmap[rel / 64], 1ull << (rel % 64),
+			  __ATOMIC_RELAXED);
+}
 
 /* id_to_memslot(__kvm_memslots(kvm, @as_id), @id): NULL if none. */
 struct nxsim__memslot *nxsim__id_to_memslot(struct nxsim__vm_mmu *mmu,
