@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The reader-sharded rwlock of core/rwlock.h: setting up its slots, and
- * numbering the threads that read.  Readers are numbered in the order of
- * their first read_lock(), so two threads that start reading one after
- * the other read through different slots.
+ * The reader-sharded rwlock of core/rwlock.h: setting up its slots,
+ * numbering the threads that read, and the slow paths: a reader that
+ * meets a writer, a writer that waits for readers (on the slot's count as
+ * a futex word, as the qrwlock's writer spins on its count).  Readers are
+ * numbered in the order of their first read_lock(), so two threads that
+ * start reading one after the other read through different slots.
  */
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/rwlock.h"
@@ -66,9 +70,11 @@ void nxsim__rwlock_init(struct nxsim__rwlock *l, bool sharded)
 	 * initializer is pthread_rwlock_init() with that kind, without an
 	 * attribute object to make and destroy at each VM.)
 	 */
-	for (i = 0; i <= l->mask; i++)
+	for (i = 0; i <= l->mask; i++) {
+		l->slot[i].count = 0;
 		l->slot[i].lock = (pthread_rwlock_t)
 			PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+	}
 }
 
 void nxsim__rwlock_destroy(struct nxsim__rwlock *l)
@@ -77,4 +83,67 @@ void nxsim__rwlock_destroy(struct nxsim__rwlock *l)
 
 	for (i = 0; i <= l->mask; i++)
 		pthread_rwlock_destroy(&l->slot[i].lock);
+}
+
+static void futex(unsigned int *word, int op, unsigned int val)
+{
+	syscall(SYS_futex, word, op, val, NULL, NULL, 0);
+}
+
+void nxsim__rwlock_read_wake(struct nxsim__rwlock_slot *s)
+{
+	/* one writer at most waits on a slot: the others queue for @lock */
+	futex(&s->count, FUTEX_WAKE_PRIVATE, 1);
+}
+
+void nxsim__rwlock_read_wait(struct nxsim__rwlock_slot *s)
+{
+	/* off again: the writer may be waiting for this reader alone */
+	nxsim__rwlock_read_leave(s);
+	/*
+	 * Behind the writer (and any writer queued after it: the pthread
+	 * lock prefers writers).  A writer sets its bit only while it holds
+	 * the pthread lock for write, so with it held for read the bit is
+	 * clear, and the reader is in once counted.
+	 */
+	pthread_rwlock_rdlock(&s->lock);
+	__atomic_add_fetch(&s->count, 1, __ATOMIC_ACQUIRE);
+	pthread_rwlock_unlock(&s->lock);
+}
+
+/*
+ * queued_write_lock_slowpath(), slot by slot: the pthread lock first
+ * (writers queue there, and readers that come now wait there), then the
+ * bit, then the readers already in leave.
+ */
+void nxsim__rwlock_write_acquire(struct nxsim__rwlock *l)
+{
+	struct nxsim__rwlock_slot *s;
+	unsigned int i, v;
+
+	for (i = 0; i <= l->mask; i++) {
+		s = &l->slot[i];
+		pthread_rwlock_wrlock(&s->lock);
+		v = __atomic_add_fetch(&s->count, NXSIM__RWLOCK_WRITER,
+				       __ATOMIC_ACQUIRE);
+		while (v != NXSIM__RWLOCK_WRITER) {
+			futex(&s->count, FUTEX_WAIT_PRIVATE, v);
+			v = __atomic_load_n(&s->count, __ATOMIC_ACQUIRE);
+		}
+	}
+	l->write_held = true;
+}
+
+void nxsim__rwlock_write_release(struct nxsim__rwlock *l)
+{
+	struct nxsim__rwlock_slot *s;
+	unsigned int i;
+
+	l->write_held = false;
+	for (i = l->mask + 1; i-- > 0;) {
+		s = &l->slot[i];
+		__atomic_sub_fetch(&s->count, NXSIM__RWLOCK_WRITER,
+				   __ATOMIC_RELEASE);
+		pthread_rwlock_unlock(&s->lock);
+	}
 }

@@ -2,11 +2,20 @@
 /*
  * kvm->mmu_lock: the kernel's rwlock_t, a queued rwlock on x86
  * (kernel/locking/qrwlock.c), as a reader-sharded lock.  It has up to
- * NXSIM__RWLOCK_MAX_SLOTS slots, each a pthread rwlock on a cache line of
- * its own.  A reader takes one slot, the same one every time its thread
- * reads; a writer takes every slot, in order.  So readers share the lock,
- * a writer excludes readers and writers, and a new reader waits behind a
- * waiting writer (each slot prefers writers), as with the qrwlock.
+ * NXSIM__RWLOCK_MAX_SLOTS slots, each on a cache line of its own.  A reader
+ * takes one slot, the same one every time its thread reads; a writer takes
+ * every slot, in order.  So readers share the lock, a writer excludes
+ * readers and writers, and a new reader waits behind a waiting writer, as
+ * with the qrwlock.
+ *
+ * A slot is a count and a pthread rwlock (writer-preferring), as the
+ * qrwlock's fast paths are one atomic on its count: a reader adds one to
+ * the count and is in unless a writer's bit is set there, and leaves by
+ * taking one off.  A writer takes the slot's pthread lock for write (so
+ * writers queue there), sets the bit and sleeps (futex) until the readers
+ * already in have left.  A reader that finds the bit takes itself off
+ * again and waits on the pthread lock for read, behind the writer, as the
+ * qrwlock's queue_read_lock_slowpath() does.
  *
  * Why slots: one rwlock keeps its reader count on one cache line, which
  * read_lock() and read_unlock() both write.  A TDP fault of the model
@@ -20,7 +29,7 @@
  * picks); its queueing of every new reader behind a waiting writer (here
  * a reader whose slot the writer has not reached yet still gets in, and
  * the writer waits for it there); readers in interrupt context (the model
- * has none).  A writer pays one pthread lock per slot.
+ * has none).  A writer pays one pthread lock and two atomics per slot.
  */
 #ifndef NXSIM_CORE_RWLOCK_H
 #define NXSIM_CORE_RWLOCK_H
@@ -34,22 +43,34 @@
 
 #define NXSIM__RWLOCK_MAX_SLOTS 8
 
+/* A slot's count: a writer holds the slot, or waits there for readers. */
+#define NXSIM__RWLOCK_WRITER (1u << 31)
+
+/**
+ * struct nxsim__rwlock_slot - one slot of a reader-sharded rwlock
+ * @count: the readers in, plus NXSIM__RWLOCK_WRITER while a writer holds
+ *	the slot or waits for those readers (a futex word)
+ * @lock: the pthread rwlock, writer-preferring: writers queue on it for
+ *	write, readers that found a writer wait on it for read
+ */
+struct nxsim__rwlock_slot {
+	unsigned int count;
+	pthread_rwlock_t lock;
+} ____cacheline_aligned;
+
 /**
  * struct nxsim__rwlock - a reader-sharded rwlock
  * @mask: slots - 1; the slot count is a power of two, at most the number
  *	of online CPUs and NXSIM__RWLOCK_MAX_SLOTS, or 1
  * @write_held: a writer holds every slot (written only by that writer;
  *	read by the holder at unlock)
- * @slot: the pthread rwlocks, writer-preferring; as many as there are
- *	slots (nxsim__rwlock_slots_size()), so the lock is the last member
- *	of whatever holds it
+ * @slot: as many as there are slots (nxsim__rwlock_slots_size()), so the
+ *	lock is the last member of whatever holds it
  */
 struct nxsim__rwlock {
 	unsigned int mask;
 	bool write_held;
-	struct {
-		pthread_rwlock_t lock;
-	} ____cacheline_aligned slot[];
+	struct nxsim__rwlock_slot slot[];
 };
 
 /*
@@ -78,32 +99,54 @@ extern _Thread_local unsigned int nxsim__rwlock_reader;
 unsigned int nxsim__rwlock_reader_new(void);
 
 /* The slot this thread reads through. */
-static inline pthread_rwlock_t *
+static inline struct nxsim__rwlock_slot *
 nxsim__rwlock_reader_slot(struct nxsim__rwlock *l)
 {
 	unsigned int id = nxsim__rwlock_reader;
 
 	if (unlikely(!id))
 		id = nxsim__rwlock_reader_new();
-	return &l->slot[id & l->mask].lock;
+	return &l->slot[id & l->mask];
+}
+
+/*
+ * The slow paths (rwlock.c): a reader that found a writer on @s takes
+ * itself off and waits for it; a reader that leaves @s last while a
+ * writer waits there wakes it; a writer takes or lets go of every slot.
+ */
+void nxsim__rwlock_read_wait(struct nxsim__rwlock_slot *s);
+void nxsim__rwlock_read_wake(struct nxsim__rwlock_slot *s);
+void nxsim__rwlock_write_acquire(struct nxsim__rwlock *l);
+void nxsim__rwlock_write_release(struct nxsim__rwlock *l);
+
+/*
+ * A reader leaves @s: one atomic, and a wake only if it was the last
+ * reader a writer waits for there.
+ */
+static inline void nxsim__rwlock_read_leave(struct nxsim__rwlock_slot *s)
+{
+	if (unlikely(__atomic_sub_fetch(&s->count, 1, __ATOMIC_RELEASE) ==
+		     NXSIM__RWLOCK_WRITER))
+		nxsim__rwlock_read_wake(s);
 }
 
 /* write_lock() */
 static inline void nxsim__write_lock(struct nxsim__rwlock *l)
 {
-	unsigned int i;
-
 	nxsim__lockdep_acquire(NXSIM__LOCK_MMU);
-	for (i = 0; i <= l->mask; i++)
-		pthread_rwlock_wrlock(&l->slot[i].lock);
-	l->write_held = true;
+	nxsim__rwlock_write_acquire(l);
 }
 
-/* read_lock() */
+/* read_lock(): queued_read_lock(), one atomic unless a writer is there */
 static inline void nxsim__read_lock(struct nxsim__rwlock *l)
 {
+	struct nxsim__rwlock_slot *s;
+
 	nxsim__lockdep_acquire(NXSIM__LOCK_MMU);
-	pthread_rwlock_rdlock(nxsim__rwlock_reader_slot(l));
+	s = nxsim__rwlock_reader_slot(l);
+	if (unlikely(__atomic_add_fetch(&s->count, 1, __ATOMIC_ACQUIRE) &
+		     NXSIM__RWLOCK_WRITER))
+		nxsim__rwlock_read_wait(s);
 }
 
 /*
@@ -112,15 +155,10 @@ static inline void nxsim__read_lock(struct nxsim__rwlock *l)
  */
 static inline void nxsim__rw_unlock(struct nxsim__rwlock *l)
 {
-	unsigned int i;
-
-	if (l->write_held) {
-		l->write_held = false;
-		for (i = l->mask + 1; i-- > 0;)
-			pthread_rwlock_unlock(&l->slot[i].lock);
-	} else {
-		pthread_rwlock_unlock(nxsim__rwlock_reader_slot(l));
-	}
+	if (l->write_held)
+		nxsim__rwlock_write_release(l);
+	else
+		nxsim__rwlock_read_leave(nxsim__rwlock_reader_slot(l));
 	nxsim__lockdep_release(NXSIM__LOCK_MMU);
 }
 

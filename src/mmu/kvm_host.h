@@ -258,6 +258,24 @@ struct nxsim__vm_mmu {
 };
 
 /*
+ * __gfn_to_memslot(__kvm_memslots(kvm, @as_id), @gfn): NULL if no slot of
+ * that address space holds @gfn.  Inline: every fault looks its slot up.
+ */
+static inline struct nxsim__memslot *
+nxsim__gfn_to_memslot(struct nxsim__vm_mmu *mmu, int as_id, uint64_t gfn)
+{
+	struct nxsim__memslot *s;
+
+	TAILQ_FOREACH(s, &mmu->slots[as_id], link) {
+		if (gfn < s->base_gfn)
+			break;
+		if (gfn < s->base_gfn + s->npages)
+			return s;
+	}
+	return NULL;
+}
+
+/*
  * kvm_update_page_stats(): stat.pages[level - 1] += @delta, in the shard
  * of the calling thread.
  */

@@ -55,28 +55,6 @@
 
 #define KVM_MEM_MAX_NR_PAGES ((1ull << 31) - 1)
 #define TASK_SIZE_MAX ((1ull << 47) - 4096)
-#define HOST_CHUNK_PAGES 512ull /* host_level granularity: 2 MiB of hva */
-
-uint64_t nxsim__gfn_to_index(uint64_t gfn, uint64_t base, int level)
-{
-	int shift = (level - 1) * 9;
-
-	return (gfn >> shift) - (base >> shift);
-}
-
-struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim__vm_mmu *mmu,
-					     int as_id, uint64_t gfn)
-{
-	struct nxsim__memslot *s;
-
-	TAILQ_FOREACH(s, &mmu->slots[as_id], link) {
-		if (gfn < s->base_gfn)
-			break;
-		if (gfn < s->base_gfn + s->npages)
-			return s;
-	}
-	return NULL;
-}
 
 struct nxsim__memslot *nxsim__id_to_memslot(struct nxsim__vm_mmu *mmu,
 					    int as_id, uint16_t id)
@@ -87,13 +65,6 @@ struct nxsim__memslot *nxsim__id_to_memslot(struct nxsim__vm_mmu *mmu,
 		if (s->id == id)
 			return s;
 	return NULL;
-}
-
-int nxsim__lpage_disallowed(const struct nxsim__memslot *slot, uint64_t gfn,
-			    int level)
-{
-	return slot->lpage_info[level - 2][nxsim__gfn_to_index(
-		gfn, slot->base_gfn, level)];
 }
 
 /* update_gfn_disallow_lpage_count() */
@@ -120,20 +91,6 @@ void nxsim__kvm_mmu_gfn_disallow_lpage(struct nxsim__memslot *slot,
 void nxsim__kvm_mmu_gfn_allow_lpage(struct nxsim__memslot *slot, uint64_t gfn)
 {
 	update_gfn_disallow_lpage_count(slot, gfn, -1);
-}
-
-static uint64_t host_chunk(const struct nxsim__memslot *s, uint64_t gfn)
-{
-	uint64_t ugfn = s->userspace_addr >> 12;
-
-	return (ugfn + gfn - s->base_gfn) / HOST_CHUNK_PAGES -
-	       ugfn / HOST_CHUNK_PAGES;
-}
-
-int nxsim__host_pfn_mapping_level(const struct nxsim__memslot *slot,
-				  uint64_t gfn)
-{
-	return slot->host_level[host_chunk(slot, gfn)];
 }
 
 /* Entries of the rmap array of level @i + 1 (__kvm_mmu_slot_lpages()). */
@@ -204,17 +161,6 @@ static bool kvm_alloc_dirty_bitmap(struct nxsim__vm_mmu *mmu,
 	return true;
 }
 
-void nxsim__mark_page_dirty_in_slot(const struct nxsim__memslot *s,
-				    uint64_t gfn)
-{
-	uint64_t rel = gfn - (s ? s->base_gfn : 0);
-
-	if (!s || !nxsim__slot_dirty_logging(s) || !s->dirty_bitmap)
-		return;
-	__atomic_fetch_or(&s->dirty_bitmap[rel / 64], 1ull << (rel % 64),
-			  __ATOMIC_RELAXED);
-}
-
 /* kzalloc() of the slot + kvm_alloc_memslot_metadata(). */
 static struct nxsim__memslot *slot_alloc(const struct nxsim_memory_region *mr,
 					 int host_level, bool rmaps)
@@ -232,7 +178,7 @@ static struct nxsim__memslot *slot_alloc(const struct nxsim_memory_region *mr,
 	s->base_gfn = mr->guest_phys_addr >> 12;
 	s->npages = npages;
 	s->userspace_addr = mr->userspace_addr;
-	s->nr_host = host_chunk(s, s->base_gfn + npages - 1) + 1;
+	s->nr_host = nxsim__host_chunk(s, s->base_gfn + npages - 1) + 1;
 	s->host_level = nxsim__alloc(s->nr_host);
 	if (!s->host_level)
 		goto fail;
@@ -559,7 +505,8 @@ int nxsim__kvm_set_memory_region(struct nxsim__vm_mmu *mmu,
 static void set_host_chunks(struct nxsim__memslot *s, uint64_t first,
 			    uint64_t last, int level)
 {
-	uint64_t base = (s->userspace_addr >> 12) / HOST_CHUNK_PAGES, c, g;
+	uint64_t base = (s->userspace_addr >> 12) / NXSIM__HOST_CHUNK_PAGES, c,
+		 g;
 
 	for (c = first; c <= last; c++) {
 		s->host_level[c] = level;
@@ -585,10 +532,10 @@ static void host_chunks_gfns(const struct nxsim__memslot *s, uint64_t first,
 			     uint64_t last, uint64_t *start, uint64_t *end)
 {
 	uint64_t ugfn = s->userspace_addr >> 12;
-	uint64_t base = ugfn / HOST_CHUNK_PAGES;
-	uint64_t ustart = MAX(ugfn, (base + first) * HOST_CHUNK_PAGES);
-	uint64_t uend =
-		MIN(ugfn + s->npages, (base + last + 1) * HOST_CHUNK_PAGES);
+	uint64_t base = ugfn / NXSIM__HOST_CHUNK_PAGES;
+	uint64_t ustart = MAX(ugfn, (base + first) * NXSIM__HOST_CHUNK_PAGES);
+	uint64_t uend = MIN(ugfn + s->npages,
+			    (base + last + 1) * NXSIM__HOST_CHUNK_PAGES);
 
 	*start = s->base_gfn + (ustart - ugfn);
 	*end = s->base_gfn + (uend - ugfn);
@@ -643,8 +590,8 @@ int nxsim__mmu_set_host_level(struct nxsim__vm_mmu *mmu, uint32_t slot_id,
 		return -EINVAL;
 	start = s->base_gfn + (offset >> 12);
 	end = start + (size >> 12);
-	first = host_chunk(s, start);
-	last = host_chunk(s, end - 1);
+	first = nxsim__host_chunk(s, start);
+	last = nxsim__host_chunk(s, end - 1);
 	host_chunks_gfns(s, first, last, &start, &end);
 	kvm_mmu_notifier_invalidate_range_start(mmu, s, start, end);
 	nxsim__sched_point(mmu, NXSIM__SCHED_INVALIDATE, start, level);

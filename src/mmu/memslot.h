@@ -78,13 +78,6 @@ static inline bool nxsim__memslot_invalid(const struct nxsim__memslot *s)
 struct nxsim__vm_mmu;
 struct nxsim__kvm_rmap_head;
 
-/*
- * __gfn_to_memslot(__kvm_memslots(kvm, @as_id), @gfn): NULL if no slot of
- * that address space holds @gfn.
- */
-struct nxsim__memslot *nxsim__gfn_to_memslot(struct nxsim__vm_mmu *mmu,
-					     int as_id, uint64_t gfn);
-
 static inline bool nxsim__slot_dirty_logging(const struct nxsim__memslot *s)
 {
 	return s->flags & NXSIM_MEM_LOG_DIRTY_PAGES;
@@ -93,20 +86,64 @@ static inline bool nxsim__slot_dirty_logging(const struct nxsim__memslot *s)
 /*
  * mark_page_dirty_in_slot(): set @gfn's bit in @s's dirty bitmap (an
  * atomic set_bit_le()) when the slot logs dirty pages; @s may be NULL.
+ * Inline: every fault that maps a writable SPTE calls it.
  */
-void nxsim__mark_page_dirty_in_slot(const struct nxsim__memslot *s,
-				    uint64_t gfn);
+static inline void
+nxsim__mark_page_dirty_in_slot(const struct nxsim__memslot *s, uint64_t gfn)
+{
+	uint64_t rel;
+
+	if (!s || !nxsim__slot_dirty_logging(s) || !s->dirty_bitmap)
+		return;
+	rel = gfn - s->base_gfn;
+	__atomic_fetch_or(&s->dirty_bitmap[rel / 64], 1ull << (rel % 64),
+			  __ATOMIC_RELAXED);
+}
 
 /* id_to_memslot(__kvm_memslots(kvm, @as_id), @id): NULL if none. */
 struct nxsim__memslot *nxsim__id_to_memslot(struct nxsim__vm_mmu *mmu,
 					    int as_id, uint16_t id);
 
-/* lpage_info_slot(gfn, slot, level)->disallow_lpage (level 2 or 3). */
-int nxsim__lpage_disallowed(const struct nxsim__memslot *slot, uint64_t gfn,
-			    int level);
+/* gfn_to_index() */
+static inline uint64_t nxsim__gfn_to_index(uint64_t gfn, uint64_t base,
+					   int level)
+{
+	int shift = (level - 1) * 9;
+
+	return (gfn >> shift) - (base >> shift);
+}
+
+/*
+ * lpage_info_slot(gfn, slot, level)->disallow_lpage (level 2 or 3).  Inline
+ * with host_pfn_mapping_level(): every fault that may map huge reads both.
+ */
+static inline int nxsim__lpage_disallowed(const struct nxsim__memslot *slot,
+					  uint64_t gfn, int level)
+{
+	return slot->lpage_info[level - 2][nxsim__gfn_to_index(
+		gfn, slot->base_gfn, level)];
+}
+
+/* host_level granularity: 2 MiB of hva */
+#define NXSIM__HOST_CHUNK_PAGES 512ull
+
+/* The index in @s->host_level of the 2 MiB hva region holding @gfn. */
+static inline uint64_t nxsim__host_chunk(const struct nxsim__memslot *s,
+					 uint64_t gfn)
+{
+	uint64_t ugfn = s->userspace_addr >> 12;
+
+	return (ugfn + gfn - s->base_gfn) / NXSIM__HOST_CHUNK_PAGES -
+	       ugfn / NXSIM__HOST_CHUNK_PAGES;
+}
+
 /* host_pfn_mapping_level(): the host's mapping level at @gfn. */
-int nxsim__host_pfn_mapping_level(const struct nxsim__memslot *slot,
-				  uint64_t gfn);
+static inline int
+nxsim__host_pfn_mapping_level(const struct nxsim__memslot *slot, uint64_t gfn)
+{
+	return slot->host_level[nxsim__host_chunk(slot, gfn)];
+}
+
 /* The host pfn of @gfn (hva >> 12). */
 static inline uint64_t nxsim__gfn_to_pfn(const struct nxsim__memslot *s,
 					 uint64_t gfn)
@@ -119,9 +156,6 @@ void nxsim__kvm_mmu_gfn_disallow_lpage(struct nxsim__memslot *slot,
 				       uint64_t gfn);
 /* kvm_mmu_gfn_allow_lpage(): lower them again. */
 void nxsim__kvm_mmu_gfn_allow_lpage(struct nxsim__memslot *slot, uint64_t gfn);
-/* gfn_to_index() */
-uint64_t nxsim__gfn_to_index(uint64_t gfn, uint64_t base, int level);
-
 /* Free all slots (VM teardown). */
 void nxsim__kvm_free_memslots(struct nxsim__vm_mmu *mmu);
 

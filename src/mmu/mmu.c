@@ -361,14 +361,15 @@ int nxsim__kvm_mmu_max_mapping_level(struct nxsim__vm_mmu *mmu,
 				     const struct nxsim__memslot *slot,
 				     uint64_t gfn, int max_level)
 {
-	int level = MIN(max_level, mmu->max_huge_level);
+	int level = MIN(max_level, mmu->max_huge_level), host_level;
 
 	for (; level > NXSIM_PG_LEVEL_4K; level--)
 		if (!nxsim__lpage_disallowed(slot, gfn, level))
 			break;
 	if (level == NXSIM_PG_LEVEL_4K)
 		return level;
-	return MIN(level, nxsim__host_pfn_mapping_level(slot, gfn));
+	host_level = nxsim__host_pfn_mapping_level(slot, gfn);
+	return MIN(level, host_level);
 }
 
 void nxsim__kvm_mmu_hugepage_adjust(struct nxsim__vm_mmu *mmu,
@@ -386,25 +387,6 @@ void nxsim__kvm_mmu_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 		return;
 	f->goal_level = f->req_level;
 	f->pfn &= ~(KVM_PAGES_PER_HPAGE(f->goal_level) - 1);
-}
-
-void nxsim__disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
-				       struct nxsim__kvm_page_fault *f,
-				       uint64_t spte, int cur_level)
-{
-	bool check_flag;
-
-	/* the walk calls this at every level: the common case first */
-	if (cur_level != f->goal_level || cur_level == NXSIM_PG_LEVEL_4K ||
-	    !is_shadow_present_pte(spte) || is_large_pte(spte))
-		return;
-	check_flag = mmu->prof->nx_adjust_checks_flag &&
-		     !nxsim__mmu_has_bug(mmu, NXSIM_BUG_ADJUST_ANY_NONLEAF);
-	if (!check_flag || sp_nx_disallowed(spte_to_child_sp(mmu, spte))) {
-		f->pfn |= f->gfn & (KVM_PAGES_PER_HPAGE(cur_level) -
-				    KVM_PAGES_PER_HPAGE(cur_level - 1));
-		f->goal_level--;
-	}
 }
 
 /*

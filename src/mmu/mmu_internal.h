@@ -381,14 +381,6 @@ int nxsim__kvm_mmu_max_mapping_level(struct nxsim__vm_mmu *mmu,
  */
 void nxsim__kvm_mmu_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 				    struct nxsim__kvm_page_fault *f);
-/*
- * disallowed_hugepage_adjust(): at @cur_level, step @f->goal_level down one
- * level when @spte is a present table that an NX split left (any table
- * before 76901e56fb51, a flagged one after).
- */
-void nxsim__disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
-				       struct nxsim__kvm_page_fault *f,
-				       uint64_t spte, int cur_level);
 
 /* The page-fault return codes (enum of arch/x86/kvm/mmu/mmu_internal.h). */
 enum {
@@ -401,5 +393,31 @@ enum {
 
 /* The page pool's calls: they need the types above. */
 #include "mmu/mmu_pages.h"
+
+/*
+ * disallowed_hugepage_adjust(): at @cur_level, step @f->goal_level down one
+ * level when @spte is a present table that an NX split left (any table
+ * before 76901e56fb51, a flagged one after).  Inline (after the page
+ * pool's spte_to_child_sp()): a fault's walk calls it at every level.
+ */
+static inline void
+nxsim__disallowed_hugepage_adjust(struct nxsim__vm_mmu *mmu,
+				  struct nxsim__kvm_page_fault *f,
+				  uint64_t spte, int cur_level)
+{
+	bool check_flag;
+
+	/* the walk calls this at every level: the common case first */
+	if (cur_level != f->goal_level || cur_level == NXSIM_PG_LEVEL_4K ||
+	    !is_shadow_present_pte(spte) || is_large_pte(spte))
+		return;
+	check_flag = mmu->prof->nx_adjust_checks_flag &&
+		     !nxsim__mmu_has_bug(mmu, NXSIM_BUG_ADJUST_ANY_NONLEAF);
+	if (!check_flag || sp_nx_disallowed(spte_to_child_sp(mmu, spte))) {
+		f->pfn |= f->gfn & (KVM_PAGES_PER_HPAGE(cur_level) -
+				    KVM_PAGES_PER_HPAGE(cur_level - 1));
+		f->goal_level--;
+	}
+}
 
 #endif /* NXSIM_MMU_MMU_INTERNAL_H */

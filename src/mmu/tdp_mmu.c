@@ -496,16 +496,10 @@ int nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 			   struct nxsim__kvm_page_fault *f,
 			   struct nxsim_access_info *info)
 {
-	const struct nxsim__mmu_profile *prof = mmu->prof;
-	bool shared = prof->fault_read_lock;
-	bool tag = prof->nx_tag_untracked &&
-		   !nxsim__mmu_has_bug(mmu, NXSIM_BUG_UNTAGGED_NX);
-	bool late_flag = tag &&
-			 nxsim__mmu_has_bug(mmu, NXSIM_BUG_TDP_FLAG_AFTER_LINK);
+	bool shared = mmu->prof->fault_read_lock, tag, late_flag, bad;
 	struct nxsim__mmu_page *sp = mmu->root[f->as_id], *child;
 	int level = mmu->root_level, r;
 	uint64_t *sptep, old, new;
-	bool bad;
 
 	nxsim__kvm_mmu_hugepage_adjust(mmu, f);
 	for (;;) {
@@ -535,6 +529,11 @@ int nxsim__kvm_tdp_mmu_map(struct nxsim__vm_mmu *mmu,
 			if (is_shadow_present_pte(old) || is_frozen_spte(old))
 				return RET_PF_RETRY;
 		}
+		/* the tree's tagging, read where a table is linked (rarely) */
+		tag = mmu->prof->nx_tag_untracked &&
+		      !nxsim__mmu_has_bug(mmu, NXSIM_BUG_UNTAGGED_NX);
+		late_flag = tag && nxsim__mmu_has_bug(
+					   mmu, NXSIM_BUG_TDP_FLAG_AFTER_LINK);
 		child = tdp_mmu_init_child_sp(mmu, mc, sp, sptep, f->gfn);
 		child->made_hpd = f->huge_page_disallowed;
 		child->made_req_level = f->req_level;

@@ -467,7 +467,8 @@ struct lock_probe {
 static void *try_read(void *p)
 {
 	struct lock_probe *lp = p;
-	pthread_rwlock_t *slot = nxsim__rwlock_reader_slot(&lp->mmu->mmu_lock);
+	pthread_rwlock_t *slot =
+		&nxsim__rwlock_reader_slot(&lp->mmu->mmu_lock)->lock;
 
 	if (pthread_rwlock_tryrdlock(slot))
 		return NULL;

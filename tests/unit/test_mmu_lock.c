@@ -32,7 +32,7 @@ static void test_reader_queues_behind_waiting_writer(void **state)
 	struct nx_env e = nx_env("6.6", 0);
 	struct nxsim__rwlock *l = &unit_mmu(&e)->mmu_lock;
 	/* the slot this thread reads through */
-	pthread_rwlock_t *lock = nxsim__rwlock_reader_slot(l);
+	pthread_rwlock_t *lock = &nxsim__rwlock_reader_slot(l)->lock;
 	unsigned long spins = 0;
 	pthread_t t;
 	int rc;
@@ -106,7 +106,7 @@ static void *reader(void *arg)
 	struct reader *r = arg;
 
 	nxsim__read_lock(r->l);
-	r->slot = nxsim__rwlock_reader_slot(r->l);
+	r->slot = &nxsim__rwlock_reader_slot(r->l)->lock;
 	pthread_barrier_wait(r->both);
 	pthread_barrier_wait(r->both);
 	nxsim__rw_unlock(r->l);
