@@ -390,24 +390,15 @@ void nxsim__kvm_mmu_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 }
 
 /*
- * mmu_topup_memory_caches(): enough page-table pages in the vCPU's cache
- * for a walk from the root (and the root itself if there is none),
- * reserved pages first, and for the shadow MMU the rmap descriptors (1
- * rmap, 1 parent PTE per level, the prefetched rmaps); before mmu_lock as
- * in the kernel, except on the shadow MMU, whose descriptor cache is the
- * VM's: it tops up under the write lock.  0 or -ENOMEM, and
- * on -ENOMEM the reserve and the allocator get back what this call took.
+ * The refill of nxsim__mmu_topup_memory_caches() (below), for a cache
+ * that holds fewer than @want pages or a shadow MMU's descriptors.
  */
-int nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
-				   struct nxsim__mmu_memory_cache *mc,
-				   int as_id)
+static __attribute__((noinline)) int topup(struct nxsim__vm_mmu *mmu,
+					   struct nxsim__mmu_memory_cache *mc,
+					   unsigned int want)
 {
-	unsigned int want =
-		mmu->root_level +
-		!__atomic_load_n(&mmu->root[as_id], __ATOMIC_RELAXED);
 	unsigned int had = mc->nobjs, reserved = 0, i;
 
-	/* A full cache takes nothing, and no lock (nobjs >= min). */
 	if (had < want) {
 		if (nxsim__tdp_mmu_topup_sps(mmu, mc, want, &reserved))
 			goto fail;
@@ -426,6 +417,34 @@ fail:
 	/* The first frame chunk goes too: nothing changed. */
 	nxsim__tdp_mmu_release_unused(mmu);
 	return -ENOMEM;
+}
+
+/*
+ * mmu_topup_memory_caches(): enough page-table pages in the vCPU's cache
+ * for a walk from the root (and the root itself if there is none),
+ * reserved pages first, and for the shadow MMU the rmap descriptors (1
+ * rmap, 1 parent PTE per level, the prefetched rmaps); before mmu_lock as
+ * in the kernel, except on the shadow MMU, whose descriptor cache is the
+ * VM's: it tops up under the write lock.  0 or -ENOMEM, and
+ * on -ENOMEM the reserve and the allocator get back what this call took.
+ */
+__attribute__((noinline)) int
+nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
+			       struct nxsim__mmu_memory_cache *mc, int as_id)
+{
+	unsigned int want =
+		mmu->root_level +
+		!__atomic_load_n(&mmu->root[as_id], __ATOMIC_RELAXED);
+
+	/*
+	 * A full cache takes nothing, and no lock (nobjs >= min): on the TDP
+	 * MMU every fault but about one in 512 returns here, without the
+	 * frame of the refill (topup(), out of line).  Not inlined either:
+	 * inside nxsim__mmu_access() it cost its hit path 5 instructions.
+	 */
+	if (mc->nobjs >= want && mmu->tdp_mmu_enabled)
+		return 0;
+	return topup(mmu, mc, want);
 }
 
 /*
