@@ -62,6 +62,7 @@ void nxsim__rwlock_init(struct nxsim__rwlock *l, bool sharded)
 	unsigned int i;
 
 	l->mask = sharded ? slots() - 1 : 0;
+	l->counted = sharded;
 	l->write_held = false;
 	/*
 	 * The qrwlock makes new readers wait behind a waiting writer;
@@ -124,6 +125,8 @@ void nxsim__rwlock_write_acquire(struct nxsim__rwlock *l)
 	for (i = 0; i <= l->mask; i++) {
 		s = &l->slot[i];
 		pthread_rwlock_wrlock(&s->lock);
+		if (!l->counted)
+			continue;
 		v = __atomic_add_fetch(&s->count, NXSIM__RWLOCK_WRITER,
 				       __ATOMIC_ACQUIRE);
 		while (v != NXSIM__RWLOCK_WRITER) {
@@ -142,8 +145,9 @@ void nxsim__rwlock_write_release(struct nxsim__rwlock *l)
 	l->write_held = false;
 	for (i = l->mask + 1; i-- > 0;) {
 		s = &l->slot[i];
-		__atomic_sub_fetch(&s->count, NXSIM__RWLOCK_WRITER,
-				   __ATOMIC_RELEASE);
+		if (l->counted)
+			__atomic_sub_fetch(&s->count, NXSIM__RWLOCK_WRITER,
+					   __ATOMIC_RELEASE);
 		pthread_rwlock_unlock(&s->lock);
 	}
 }

@@ -15,7 +15,9 @@
  * writers queue there), sets the bit and sleeps (futex) until the readers
  * already in have left.  A reader that finds the bit takes itself off
  * again and waits on the pthread lock for read, behind the writer, as the
- * qrwlock's queue_read_lock_slowpath() does.
+ * qrwlock's queue_read_lock_slowpath() does.  A lock set up unsharded
+ * (one mostly taken for write) has no count: its one slot is a plain
+ * pthread rwlock, and its writers pay no atomics beside it.
  *
  * Why slots: one rwlock keeps its reader count on one cache line, which
  * read_lock() and read_unlock() both write.  A TDP fault of the model
@@ -62,6 +64,8 @@ struct nxsim__rwlock_slot {
  * struct nxsim__rwlock - a reader-sharded rwlock
  * @mask: slots - 1; the slot count is a power of two, at most the number
  *	of online CPUs and NXSIM__RWLOCK_MAX_SLOTS, or 1
+ * @counted: set up sharded: readers go through the slots' counts; else
+ *	every lock and unlock is the pthread rwlock's alone
  * @write_held: a writer holds every slot (written only by that writer;
  *	read by the holder at unlock)
  * @slot: as many as there are slots (nxsim__rwlock_slots_size()), so the
@@ -69,6 +73,7 @@ struct nxsim__rwlock_slot {
  */
 struct nxsim__rwlock {
 	unsigned int mask;
+	bool counted;
 	bool write_held;
 	struct nxsim__rwlock_slot slot[];
 };
@@ -144,8 +149,10 @@ static inline void nxsim__read_lock(struct nxsim__rwlock *l)
 
 	nxsim__lockdep_acquire(NXSIM__LOCK_MMU);
 	s = nxsim__rwlock_reader_slot(l);
-	if (unlikely(__atomic_add_fetch(&s->count, 1, __ATOMIC_ACQUIRE) &
-		     NXSIM__RWLOCK_WRITER))
+	if (!l->counted)
+		pthread_rwlock_rdlock(&s->lock);
+	else if (unlikely(__atomic_add_fetch(&s->count, 1, __ATOMIC_ACQUIRE) &
+			  NXSIM__RWLOCK_WRITER))
 		nxsim__rwlock_read_wait(s);
 }
 
@@ -157,6 +164,8 @@ static inline void nxsim__rw_unlock(struct nxsim__rwlock *l)
 {
 	if (l->write_held)
 		nxsim__rwlock_write_release(l);
+	else if (!l->counted)
+		pthread_rwlock_unlock(&nxsim__rwlock_reader_slot(l)->lock);
 	else
 		nxsim__rwlock_read_leave(nxsim__rwlock_reader_slot(l));
 	nxsim__lockdep_release(NXSIM__LOCK_MMU);
