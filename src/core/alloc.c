@@ -35,6 +35,8 @@
 #if NXSIM_WITH_JEMALLOC
 #include <jemalloc/jemalloc.h>
 #include <sys/mman.h>
+#else
+#include <malloc.h>
 #endif
 
 #include <nxsim/alloc.h>
@@ -183,7 +185,9 @@ static __thread unsigned int thread_tcache;
  * destroyed, and every VM of the next burst past the first 2.3x10^4
  * faulted its pages in again (about one fault, 1.4 us, per VM: 3x the
  * bring-up).  No threshold (SIZE_MAX) keeps freed memory dirty, for reuse,
- * until the arena's decay returns it (10 s by default).  The call exists
+ * until the arena's decay returns it: over 10 s by default, and only as the
+ * arena allocates or frees, unless the program turns on jemalloc's
+ * background thread (MALLOC_CONF=background_thread:true).  The call exists
  * from jemalloc 5.3; where it fails, the arena purges as before.
  */
 static void arena_create(void)
@@ -369,6 +373,26 @@ const char *nxsim_alloc_backend(void)
 {
 	return "jemalloc";
 }
+
+/*
+ * The free page list goes back to the arena (without a thread cache, so
+ * that no cache keeps it), then the arena's unused pages to the kernel
+ * (arena.<i>.purge, which ends the wait for decay).
+ */
+void nxsim_alloc_trim(void)
+{
+	char name[32];
+	void *p;
+
+	pthread_once(&arena_once, arena_create);
+	while ((p = page_list_pop()))
+		sdallocx(p, PAGE_BYTES,
+			 arena_flags | MALLOCX_ALIGN(PAGE_BYTES));
+	if (!arena_only)
+		return;
+	snprintf(name, sizeof(name), "arena.%u.purge", arena_index);
+	mallctl(name, NULL, NULL, NULL, 0);
+}
 #else
 static void *backend_alloc(size_t size, size_t align, bool zero)
 {
@@ -403,6 +427,11 @@ static void backend_thread_exit(void)
 const char *nxsim_alloc_backend(void)
 {
 	return "libc";
+}
+
+void nxsim_alloc_trim(void)
+{
+	malloc_trim(0);
 }
 #endif
 

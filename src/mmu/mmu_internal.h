@@ -20,6 +20,7 @@
 
 #include <assert.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <bsd/sys/queue.h>
@@ -130,7 +131,10 @@ struct nxsim__kvm_rmap_head {
  * the parent SPTE, the gfn and level, the counts and flags, the RCU chain)
  * come first, in 64 bytes: a pass touches thousands of pages once each,
  * and each line it reads is a miss.  The header is allocated cache-line
- * aligned, so that they are one line.
+ * aligned, so that they are one line: the one line an exclusive pass over
+ * a slot without dirty logging reads of each page.  A shared zap also
+ * reads @spt (handle_removed_pt()), and a pass over dirty-logged slots
+ * @role (the memslot lookup), both on the second line.
  */
 struct nxsim__mmu_page {
 	/* first cache line: what a recovery pass reads and writes */
@@ -168,6 +172,9 @@ struct nxsim__mmu_page {
 	uint16_t unsync_children;
 	uint64_t unsync_child_bitmap[SPTE_ENT_PER_PAGE / 64];
 } ____cacheline_aligned;
+
+_Static_assert(offsetof(struct nxsim__mmu_page, spt) == 64,
+	       "a recovery pass's fields fill the first cache line exactly");
 
 static inline bool sp_nx_disallowed(const struct nxsim__mmu_page *sp)
 {

@@ -184,8 +184,15 @@ static bool make_room(struct nxsim_xpfo *m)
 }
 
 /**
- * nxsim__alias_add() - @cpu's walk filled the physmap mapping of page
- * shift @shift that starts at frame @pfn
+ * nxsim__alias_add() - note that a CPU's walk filled a physmap mapping
+ * @m: the machine
+ * @cpu: the CPU whose page walk filled it
+ * @pfn: the first frame of the mapping
+ * @shift: its page shift (4K, 2M or 1G)
+ *
+ * Adds @cpu to the mapping's holders, once.  When a sweep leaves the
+ * pools more than three quarters full, the index is given up and every
+ * CPU counts as a holder.
  */
 void nxsim__alias_add(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
 		      unsigned int shift)
@@ -225,10 +232,14 @@ void nxsim__alias_add(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
 }
 
 /**
- * nxsim__alias_gather() - mark in @m->alias.seen the CPUs that may hold a
- * translation of frames [@pfn, @pfn + @nr) (every CPU if the index was
- * given up); walk them with nxsim__alias_next(), then call
- * nxsim__alias_forget()
+ * nxsim__alias_gather() - mark the CPUs that may hold a translation
+ * @m: the machine
+ * @pfn: the first frame
+ * @nr: the number of frames
+ *
+ * Marks in @m->alias.seen the CPUs that may hold a translation of frames
+ * [@pfn, @pfn + @nr) (every CPU if the index was given up).  The caller
+ * walks them with nxsim__alias_next(), then calls nxsim__alias_forget().
  */
 void nxsim__alias_gather(struct nxsim_xpfo *m, uint64_t pfn, uint64_t nr)
 {
@@ -253,9 +264,13 @@ void nxsim__alias_gather(struct nxsim_xpfo *m, uint64_t pfn, uint64_t nr)
 }
 
 /**
- * nxsim__alias_forget() - clear @m->alias.seen after a gather; with
- * @drop, first drop the CPUs still marked in it from the mappings of
- * frame @pfn (they hold no translation of it)
+ * nxsim__alias_forget() - end a gather
+ * @m: the machine
+ * @pfn: the frame whose mapping the gather was for
+ * @drop: the CPUs still marked hold no translation of it
+ *
+ * With @drop, first drops the CPUs still marked in @m->alias.seen from the
+ * holders of frame @pfn's mapping; then clears @m->alias.seen.
  */
 void nxsim__alias_forget(struct nxsim_xpfo *m, uint64_t pfn, bool drop)
 {
@@ -271,8 +286,13 @@ void nxsim__alias_forget(struct nxsim_xpfo *m, uint64_t pfn, bool drop)
 }
 
 /**
- * nxsim__alias_flushed() - every CPU INVLPG'd frames [@pfn, @pfn + @nr):
- * none holds a translation of them
+ * nxsim__alias_flushed() - every CPU INVLPG'd a range of frames
+ * @m: the machine
+ * @pfn: the first frame
+ * @nr: the number of frames
+ *
+ * No CPU holds a translation of frames [@pfn, @pfn + @nr) any more: their
+ * mappings lose all their holders.
  */
 void nxsim__alias_flushed(struct nxsim_xpfo *m, uint64_t pfn, uint64_t nr)
 {
