@@ -329,7 +329,6 @@ int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 	m->tlb->drop = nxsim__oracle_drop;
 	m->tlb->drop_ctx = m;
 	m->tlb->fill_log = true; /* every fill is the machine's (cpu.c) */
-	RB_INIT(&m->frame_exp);
 	m->frame = nxsim__calloc(m->nr_frames, sizeof(*m->frame));
 	m->split_1g = nxsim__zalloc(split_1g_bytes(m->nr_frames));
 	m->split_2m = nxsim__zalloc(split_2m_bytes(m->nr_frames));

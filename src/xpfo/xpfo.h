@@ -11,7 +11,6 @@
 #include <stdint.h>
 
 #include <bsd/bitstring.h>
-#include <bsd/sys/tree.h>
 
 #include <nxsim/xpfo.h>
 
@@ -113,8 +112,15 @@ struct nxsim__alias {
 	bool off;
 };
 
-/* Per-frame exposure statistics (frame_exposure.c), by pfn. */
-RB_HEAD(nxsim__frame_exp_tree, nxsim__frame_exp);
+/*
+ * Per-frame exposure statistics (frame_exposure.c): an open-addressing
+ * table by pfn, @cap (0 or a power of two) records, @n of them used.
+ */
+struct nxsim__frame_exp_table {
+	struct nxsim__frame_exp *rec;
+	uint64_t cap;
+	uint64_t n;
+};
 
 struct nxsim_xpfo {
 	pthread_mutex_t lock;
@@ -139,9 +145,9 @@ struct nxsim_xpfo {
 	uint64_t *mask;	  /* scratch cpumask for policies */
 	uint64_t *filled; /* CPUs filled since every CPU's last full flush */
 	struct nxsim_xpfo_stats st;
-	struct nxsim_xpfo_oracle orc;		/* means computed on read */
-	struct nxsim__frame_exp_tree frame_exp; /* frames ever exposed */
-	struct nxsim__alias alias;		/* who caches which mapping */
+	struct nxsim_xpfo_oracle orc;		 /* means computed on read */
+	struct nxsim__frame_exp_table frame_exp; /* frames ever exposed */
+	struct nxsim__alias alias;		 /* who caches which mapping */
 	uint64_t events;
 };
 
