@@ -397,14 +397,10 @@ static __attribute__((noinline)) int topup(struct nxsim__vm_mmu *mmu,
 					   struct nxsim__mmu_memory_cache *mc,
 					   unsigned int want)
 {
-	unsigned int had = mc->nobjs, reserved = 0, i;
+	unsigned int had = mc->nobjs, reserved = 0;
 
-	if (had < want) {
-		if (nxsim__tdp_mmu_topup_sps(mmu, mc, want, &reserved))
-			goto fail;
-		for (i = had; i < want; i++)
-			nxsim__sp_prefetch(mc->objs[i]);
-	}
+	if (had < want && nxsim__tdp_mmu_topup_sps(mmu, mc, want, &reserved))
+		goto fail;
 	if (mmu->tdp_mmu_enabled || !nxsim__mmu_topup_desc_cache(mmu))
 		return 0;
 fail:

@@ -97,23 +97,6 @@ static inline uint64_t *spte_to_child_spt(struct nxsim__vm_mmu *mmu,
  */
 struct nxsim__mmu_page *nxsim__tdp_mmu_alloc_sp(struct nxsim__vm_mmu *mmu);
 /*
- * Start bringing @sp's table into the cache for writing: the next fault
- * takes the newest page of its cache and fills all 512 entries (a split,
- * or nxsim__sp_clear()), and a page off the reserve or the allocator is
- * rarely still cached.
- */
-static inline void nxsim__sp_prefetch(const struct nxsim__mmu_page *sp)
-{
-	const char *p = (const char *)sp->spt;
-	unsigned int i;
-
-	/* unrolled: one instruction per line, not four */
-#pragma GCC unroll 64
-	for (i = 0; i < SPTE_ENT_PER_PAGE * sizeof(uint64_t); i += 64)
-		__builtin_prefetch(p + i, 1);
-}
-
-/*
  * The page allocations of mmu_topup_memory_caches(): tdp_mmu_alloc_sp()
  * into @mc until it holds @want pages, under one hold of
  * pages_alloc_lock, which also reads into *@reserved how many pages the
