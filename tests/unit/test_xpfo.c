@@ -683,7 +683,7 @@ static void test_xpfo_alloc_failures(void **state)
 			 1 + 26 + 11);
 	/*
 	 * two machines (the one without XPFO has no index buckets or pools),
-	 * each with its run state, CPU heap and per-CPU free lists
+	 * each with its run state, CPU tree and per-CPU free lists
 	 */
 	assert_int_equal(test_alloc_failures(run_op, NULL, NULL, &r),
 			 (38 + 1 + 1 + 2) + (38 - 3 + 1 + 1 + 2));
