@@ -87,7 +87,7 @@ struct nxsim__alias_node {
 
 /**
  * struct nxsim__alias - the reverse index of physmap translations
- * @bucket: @nr_buckets heads of unit chains
+ * @bucket: @nr_buckets (2^@bucket_bits) heads of unit chains
  * @unit, @node: the pools, @nr_nodes entries each after an unused entry 0
  *	(0 ends every chain and list)
  * @free_unit, @free_node: their free lists
@@ -100,6 +100,7 @@ struct nxsim__alias_node {
 struct nxsim__alias {
 	uint32_t *bucket;
 	uint32_t nr_buckets;
+	unsigned int bucket_bits;
 	struct nxsim__alias_unit *unit;
 	struct nxsim__alias_node *node;
 	uint32_t nr_nodes;
