@@ -765,6 +765,37 @@ void nxsim__tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
 		     const struct nxsim_tlb_entry *e);
 
 /*
+ * A hint: a lookup of @va for @access on @cpu is to come.  Prefetches the
+ * tags it probes, the set of each page size its L1 and the L2 hold.
+ */
+static inline void nxsim__tlb_prefetch_lookup(const struct nxsim_tlb *tlb,
+					      unsigned int cpu,
+					      enum nxsim_tlb_access access,
+					      uint64_t va)
+{
+	const struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	const struct nxsim__tlb_array *lv[2] = { &c->lv[nxsim__tlb_l1(access)],
+						 &c->lv[NXSIM_TLB_L2] };
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		const struct nxsim__tlb_array *a = lv[k];
+		uint32_t sizes;
+
+		for (sizes = a->sizes; sizes; sizes &= sizes - 1) {
+			unsigned int sz = (unsigned int)__builtin_ctz(sizes);
+			const uint64_t *t =
+				a->tag +
+				((va >> TLB_SIZE_SHIFT(sz)) & a->set_mask) *
+					a->stride;
+
+			__builtin_prefetch(t);
+			__builtin_prefetch(t + a->stride - 1);
+		}
+	}
+}
+
+/*
  * The owner of a TLB with @fill_log reports nxsim__tlb_fill() of the page
  * of @va, of page shift @shift, on @cpu.
  */

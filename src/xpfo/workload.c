@@ -93,10 +93,15 @@ static const struct workload workloads[] = {
 	    [S_PROBE] = 5 } },
 };
 
-/* Each struct with what every step reads first, in one cache line. */
+/*
+ * Each struct with what every step reads first, in one cache line.  The
+ * frames a CPU picks from at random are kept in 32 bits (every frame
+ * number is below NXSIM_XPFO_MAX_FRAMES, 2^32): on a machine of many CPUs
+ * each pick is a host cache miss, and half the bytes are half the lines.
+ */
 struct wl_domain {
 	unsigned int n;
-	uint64_t page[DOMAIN_PAGES];
+	uint32_t page[DOMAIN_PAGES];
 };
 
 struct wl_cpu {
@@ -107,7 +112,7 @@ struct wl_cpu {
 	unsigned int cur;
 	unsigned int nbatch;
 	uint64_t batch[64]; /* refilled, unmapped frames (P4c) */
-	uint64_t kframe[KFRAMES];
+	uint32_t kframe[KFRAMES];
 	struct wl_domain dom[DOMAINS];
 };
 
@@ -186,9 +191,10 @@ static int fault_in(struct wl_run *r, unsigned int cpu, struct wl_domain *d,
 	rc = get_user_frame(r, cpu, &pfn);
 	if (rc)
 		return rc;
+	nxsim__xpfo_prefetch_access(r->m, cpu, pfn, true);
 	CALL(r, nxsim__xpfo_alloc_pages_user(r->m, cpu, pfn, id,
 					     NXSIM_XPFO_WILL_MAP));
-	d->page[d->n++] = pfn;
+	d->page[d->n++] = (uint32_t)pfn;
 	if (copy_from)
 		CALL(r, nxsim__xpfo_kmap(r->m, cpu, *copy_from));
 	CALL(r, nxsim__xpfo_kmap(r->m, cpu, pfn));
@@ -248,29 +254,41 @@ static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
 		}
 	}
 		__attribute__((fallthrough)); /* then the syscall */
-	case S_SYSCALL:
+	case S_SYSCALL: {
+		/*
+		 * The frames first, then the accesses (which draw nothing from
+		 * the CPU's generator, nor change its frames): each access's
+		 * lookup is hinted before the first runs.
+		 */
+		uint64_t kf[3];
+
 		for (i = 0; i < 3; i++)
-			CALL(r, nxsim__xpfo_kernel_access(
-					r->m, cpu,
-					c->kframe[nxsim_rng_below(&c->rng,
-								  KFRAMES)],
-					i == 2, NULL));
+			kf[i] = c->kframe[nxsim_rng_below(&c->rng, KFRAMES)];
+		for (i = 0; i < 3; i++)
+			nxsim__xpfo_prefetch_access(r->m, cpu, kf[i], i == 2);
+		for (i = 0; i < 3; i++)
+			CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, kf[i],
+							  i == 2, NULL));
 		return 0;
+	}
 	case S_KCHURN:
 		i = (unsigned int)nxsim_rng_below(&c->rng, KFRAMES);
 		if (!c->nfree)
 			return -ENOSPC;
 		pfn = c->free[--c->nfree];
+		nxsim__xpfo_prefetch_access(r->m, cpu, pfn, true);
+		nxsim__xpfo_prefetch_access(r->m, cpu, c->kframe[i], false);
 		CALL(r, nxsim__xpfo_alloc_pages_kernel(r->m, cpu, pfn));
 		CALL(r, nxsim__xpfo_free_pages(r->m, cpu, c->kframe[i]));
 		c->free[c->nfree++] = c->kframe[i];
-		c->kframe[i] = pfn;
+		c->kframe[i] = (uint32_t)pfn;
 		CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, pfn, true, NULL));
 		return 0;
 	case S_READ:
 		if (!d->n)
 			return 0;
 		pfn = d->page[nxsim_rng_below(&c->rng, d->n)];
+		nxsim__xpfo_prefetch_access(r->m, cpu, pfn, true);
 		CALL(r, nxsim__xpfo_kmap(r->m, cpu, pfn));
 		CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, pfn, true, NULL));
 		CALL(r, nxsim__xpfo_kunmap(r->m, cpu, pfn));
@@ -359,7 +377,7 @@ static int setup_cpu(struct wl_run *r, unsigned int cpu, uint64_t seed,
 	c->nfree = r->per_cpu;
 	c->left = steps;
 	for (i = 0; i < KFRAMES; i++) {
-		c->kframe[i] = c->free[--c->nfree];
+		c->kframe[i] = (uint32_t)c->free[--c->nfree];
 		CALL(r,
 		     nxsim__xpfo_alloc_pages_kernel(r->m, cpu, c->kframe[i]));
 	}
