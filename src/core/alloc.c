@@ -14,7 +14,8 @@
  * page lists keep freed pages: jemalloc serves 4 KiB from one-region slabs,
  * so every such allocation and free past the few a thread cache holds is
  * an extent operation (250-400 ns on the 2-core reference machine, 4-6x a
- * small object).  Pages on that list are free as far as the counters go.
+ * small object).  Pages on that list are free as far as the counters go,
+ * and leave it in the order they joined it (page_list_pop()).
  * Blocks of 64 MiB and more are anonymous mappings of their own, zeroed
  * lazily by the kernel (backend_alloc()).  Freed memory stays with the
  * arena for the next blocks, however much of it there is (arena_create()):
@@ -250,22 +251,50 @@ static void backend_thread_exit(void)
 /* Up to 16 MiB of freed pages wait for reuse. */
 #define PAGE_LIST_MAX 4096u
 
-/* A stack of pointers, so that neither push nor pop touches the page. */
+/*
+ * A ring of pointers, so that neither push nor pop touches the page: @len
+ * pages from @head on (modulo PAGE_LIST_MAX).
+ */
 static struct {
 	pthread_mutex_t lock;
-	unsigned int len;
+	unsigned int head, len;
 	void *pages[PAGE_LIST_MAX];
 } page_list = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-/* A page off the free list, or NULL if it is empty. */
+/*
+ * The oldest page on the free list, or NULL if it is empty.  First in,
+ * first out, so that pages freed together (a VM's tables, freed in the
+ * order they were linked) are reused in the order they were freed: a
+ * stack handed them out in reverse, at descending addresses, and filling
+ * 2048 table pages that way took 2.1x as long as filling them at
+ * ascending addresses (nx_split, 700 vs 300 cycles per 4 KiB fill on the
+ * 2-core reference machine: the hardware prefetcher follows ascending
+ * streams across pages).
+ */
 static void *page_list_pop(void)
 {
-	void *p = NULL;
+	char *p = NULL, *next = NULL;
+	unsigned int off;
 
 	pthread_mutex_lock(&page_list.lock);
-	if (page_list.len)
-		p = page_list.pages[--page_list.len];
+	if (page_list.len) {
+		p = page_list.pages[page_list.head];
+		page_list.head = (page_list.head + 1) % PAGE_LIST_MAX;
+		if (--page_list.len)
+			next = page_list.pages[page_list.head];
+	}
 	pthread_mutex_unlock(&page_list.lock);
+	/*
+	 * Page-sized blocks are mostly page-table pages, written whole soon
+	 * after they are taken (a split's 512 SPTEs, a new table's clear):
+	 * the next one on the list is brought into the cache for writing
+	 * now, so that its lines arrive while this caller and the next one
+	 * work rather than while the next one writes.  A prefetch does not
+	 * fault, even if another thread took that page meanwhile.
+	 */
+	if (next)
+		for (off = 0; off < PAGE_BYTES; off += SMP_CACHE_BYTES)
+			__builtin_prefetch(next + off, 1, 3);
 	return p;
 }
 
@@ -277,7 +306,8 @@ static bool page_list_push(void *ptr)
 	pthread_mutex_lock(&page_list.lock);
 	kept = page_list.len < PAGE_LIST_MAX;
 	if (kept)
-		page_list.pages[page_list.len++] = ptr;
+		page_list.pages[(page_list.head + page_list.len++) %
+				PAGE_LIST_MAX] = ptr;
 	pthread_mutex_unlock(&page_list.lock);
 	return kept;
 }

@@ -171,7 +171,7 @@ static void check_sp(struct checker *c, struct nxsim__mmu_page *sp)
 				  child->gfn, child->level);
 		check_sp(c, child);
 	}
-	if (leaves != sp->nr_leaves)
+	if (sp->nr_leaves && leaves != sp->nr_leaves)
 		violation(c,
 			  "SP gfn 0x%" PRIx64
 			  " level %d: %u leaves, counted %u",

@@ -90,8 +90,12 @@ struct nxsim__kvm_rmap_head {
  * @mmu: the VM the page belongs to (for the RCU callback)
  * @id: frame index (pfn = NXSIM__SP_PFN_BASE + @id)
  * @root_count: tdp_mmu_root_count (roots only)
- * @nr_leaves: present leaf SPTEs in @spt (kept with the page stats;
- *	atomic: faults under the read lock fill one table together)
+ * @nr_leaves: the shadow MMU's: present leaf SPTEs in @spt; the TDP
+ *	MMU's: SPTE_ENT_PER_PAGE from a split that filled @spt until one of
+ *	those leaves goes, else 0 (a count kept up by faults under the read
+ *	lock, which fill one table together, would cost each a locked add);
+ *	what a table freed under the write lock takes off the page stats
+ *	without reading @spt
  * @level: role.level
  * @direct: role.direct (always, until shadow paging exists)
  * @invalid: role.invalid (roots only)

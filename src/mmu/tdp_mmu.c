@@ -75,20 +75,23 @@ static void handle_changed_spte(struct nxsim__vm_mmu *mmu,
  * exchange, so that a fault still holding a pointer into the table fails
  * its compare-and-exchange there, and what each entry held leaves the
  * stats; an entry another thread froze is waited for (cpu_relax()).
- * Exclusive: no other thread walks, so entries are not frozen and a table
- * of leaves leaves the stats by its @nr_leaves without being read again.
+ * Exclusive: no other thread walks, so entries are not frozen, and the
+ * leaves leave the stats in one update: a table a split filled and that
+ * still holds all of them by its @nr_leaves without being read again,
+ * any other by a count of its entries.
  */
 static void handle_removed_pt(struct nxsim__vm_mmu *mmu,
 			      struct nxsim__mmu_page *sp, bool shared)
 {
-	unsigned int i;
+	unsigned int i, leaves = 0;
+	bool counted = false;
 	uint64_t old;
 
 	__atomic_store_n(&sp->removed, true, __ATOMIC_RELAXED);
 	tdp_mmu_unlink_sp(mmu, sp, shared);
 	if (!shared && sp->nr_leaves) {
-		nxsim__kvm_update_page_stats(mmu, sp->level,
-					     -(int64_t)sp->nr_leaves);
+		leaves = sp->nr_leaves;
+		counted = true;
 		sp->nr_leaves = 0;
 	}
 	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
@@ -101,13 +104,19 @@ static void handle_removed_pt(struct nxsim__vm_mmu *mmu,
 			handle_changed_spte(mmu, sp, old, FROZEN_SPTE, true);
 			continue;
 		}
-		if (sp->level == NXSIM_PG_LEVEL_4K)
+		if (counted && sp->level == NXSIM_PG_LEVEL_4K)
 			break;
 		old = sp->spt[i];
-		if (is_shadow_present_pte(old) && !is_large_pte(old))
+		if (!is_shadow_present_pte(old))
+			continue;
+		if (is_last_spte(old, sp->level))
+			leaves += !counted;
+		else
 			handle_removed_pt(mmu, spte_to_child_sp(mmu, old),
 					  false);
 	}
+	if (leaves)
+		nxsim__kvm_update_page_stats(mmu, sp->level, -(int64_t)leaves);
 	nxsim__mmu_free_sp_after_grace_period(mmu, sp);
 }
 
@@ -127,8 +136,10 @@ static void handle_changed_spte(struct nxsim__vm_mmu *mmu,
 		return;
 	if (was_leaf != is_leaf) {
 		nxsim__kvm_update_page_stats(mmu, level, is_leaf ? 1 : -1);
-		__atomic_fetch_add(&sp->nr_leaves, is_leaf ? 1 : -1,
-				   __ATOMIC_RELAXED);
+		/* a split's table no longer holds all its leaves */
+		if (was_leaf &&
+		    __atomic_load_n(&sp->nr_leaves, __ATOMIC_RELAXED))
+			__atomic_store_n(&sp->nr_leaves, 0, __ATOMIC_RELAXED);
 	}
 	if (was_present && !was_leaf && (is_leaf || !is_present || pfn_changed))
 		handle_removed_pt(mmu, spte_to_child_sp(mmu, old), shared);

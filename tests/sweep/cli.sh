@@ -8,7 +8,8 @@
 # to the bytes of an uncut run; GNU options (--shard=K/N, -jN); merge
 # refuses an output that is an input and a line cut short, and takes a
 # line re-spaced by Python's json module as the same line; a failed job
-# is a line, exit status 1.
+# is a line, exit status 1; --progress ends with a line of the counts on
+# stderr and leaves the output's bytes as they are.
 #   tests/sweep/cli.sh NXSIM_SWEEP
 set -eu
 sweep=$1
@@ -145,4 +146,17 @@ grep -q "1 of 3 jobs failed" "$tmp/err" || fail "no failure count"
 [ "$(grep -c '"status":"ok"' "$tmp/f")" = 2 ] || fail "ok lines"
 grep -q '"params":{"w":"bogus"}.*"status":"error","error":"ERR -ENOENT' \
 	"$tmp/f" || fail "the failed job's line"
+
+# --progress: the counts on stderr, the same result bytes; not with --list
+rc=0
+"$sweep" --progress -j 2 -o "$tmp/fp" "$tmp/fail.sweep" 2>"$tmp/err" || rc=$?
+[ "$rc" = 1 ] && cmp -s "$tmp/f" "$tmp/fp" || fail "--progress output"
+tail -n 2 "$tmp/err" | head -n 1 |
+	grep -q '^nxsim-sweep: 3 of 3 jobs (1 failed), [0-9]* s$' ||
+	fail "--progress line: $(cat "$tmp/err")"
+rc=0
+"$sweep" --list --progress "$tmp/ok.sweep" >"$tmp/l" 2>"$tmp/err" || rc=$?
+[ "$rc" = 2 ] && [ ! -s "$tmp/l" ] &&
+	grep -q -- '--list: takes --shard only' "$tmp/err" ||
+	fail "--list --progress"
 echo "PASS"

@@ -37,6 +37,7 @@
 #include <linux/kvm.h>
 
 #include "kvm.h"
+#include "numarg.h"
 
 /* snippet offsets in page 0 */
 #define SN_HLT 0x000
@@ -675,13 +676,11 @@ int kt_paging(struct kt_vcpu *c, int argc, struct nxsim__drv_tok *argv,
 		size_t n;
 
 		if (!strncmp(t, "cr3=", 4)) {
-			char *end;
-
 			cr3_given = true;
-			p.cr3 = strtoull(t + 4, &end, 0);
-			if (*end || !t[4])
-				return kt_fail(o, -EINVAL,
-					       "not a number: \"%s\"", t + 4);
+			rc = nxsim__drv_opt_u64(t + 4, UINT64_MAX, &p.cr3,
+						&o->r);
+			if (rc)
+				return rc;
 			continue;
 		}
 		for (k = 0; k < NXSIM__DRV_NELEM(bits); k++) {

@@ -971,38 +971,6 @@ static int v_dirty_get(int argc, struct nxsim__drv_tok *argv, struct kt_out *o)
 	return rc;
 }
 
-/* "1,5-9": bits of @bm, offsets below @n */
-static int parse_pages(const char *s, uint64_t *bm, uint64_t n,
-		       struct kt_out *o)
-{
-	char *end;
-
-	while (*s) {
-		uint64_t a = strtoull(s, &end, 0), b = a;
-
-		if (end == s)
-			return kt_fail(o, -EINVAL, "pages=LIST or null");
-		if (*end == '-') {
-			s = end + 1;
-			b = strtoull(s, &end, 0);
-			if (end == s)
-				return kt_fail(o, -EINVAL,
-					       "pages=LIST or null");
-		}
-		if (b < a || b >= n)
-			return kt_fail(o, -EINVAL,
-				       "pages: %" PRIu64 " is past NUM", b);
-		for (; a <= b; a++)
-			bm[a / 64] |= 1ull << (a % 64);
-		if (*end == ',')
-			end++;
-		else if (*end)
-			return kt_fail(o, -EINVAL, "pages=LIST or null");
-		s = end;
-	}
-	return 0;
-}
-
 static int v_dirty_clear(int argc, struct nxsim__drv_tok *argv,
 			 struct kt_out *o)
 {
@@ -1026,9 +994,11 @@ static int v_dirty_clear(int argc, struct nxsim__drv_tok *argv,
 		return rc;
 	if (argc <= 4 || p) {
 		bm = calloc((n + 63) / 64 + 1, 8);
+		if (!bm)
+			return kt_fail(o, -ENOMEM, "bitmap");
 		if (!p)
 			memset(bm, 0xff, (n + 7) / 8);
-		else if ((rc = parse_pages(p, bm, n, o))) {
+		else if ((rc = nxsim__drv_pages(p, bm, n, &o->r))) {
 			free(bm);
 			return rc;
 		}

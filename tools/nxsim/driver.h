@@ -153,6 +153,9 @@ int nxsim__drv_u64(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,
  * ten), 0x hexadecimal, 0o octal; *@end at the first byte not taken.
  */
 unsigned long long nxsim__drv_strtou64(const char *s, char **end);
+/* "A-B,C,..." into @bm, each page below @num; -EINVAL if not. */
+int nxsim__drv_pages(const char *list, uint64_t *bm, uint64_t num,
+		     struct nxsim__drv_reply *r);
 /* "key=value": the value when @t starts with @key and '=' */
 const char *nxsim__drv_opt(const struct nxsim__drv_tok *t, const char *key);
 /* "60s", "100ms", "250us", "5ns" or a bare count of ns */

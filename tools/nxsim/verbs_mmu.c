@@ -287,40 +287,6 @@ static int dirty_log_get(struct nxsim__drv *d, int argc,
 	return rc;
 }
 
-/*
- * Set in @bm the pages of "A-B,C,..." (relative to the range's first
- * page, each below @num).
- */
-static int parse_pages(const char *list, uint64_t *bm, uint64_t num,
-		       struct nxsim__drv_reply *r)
-{
-	const char *p = list;
-
-	while (*p) {
-		char *end;
-		uint64_t a = nxsim__drv_strtou64(p, &end), b = a;
-
-		if (end == p)
-			break;
-		if (*end == '-') {
-			p = end + 1;
-			b = nxsim__drv_strtou64(p, &end);
-			if (end == p)
-				break;
-		}
-		if (a > b || b >= num)
-			break;
-		for (; a <= b; a++)
-			bm[a / 64] |= 1ull << (a % 64);
-		p = end;
-		if (!*p)
-			return 0;
-		if (*p++ != ',')
-			break;
-	}
-	return nxsim__drv_fail(r, -EINVAL, "bad page list \"%s\"", list);
-}
-
 static int dirty_log_clear(struct nxsim__drv *d, int argc,
 			   struct nxsim__drv_tok *argv,
 			   struct nxsim__drv_reply *r)
@@ -360,7 +326,7 @@ static int dirty_log_clear(struct nxsim__drv *d, int argc,
 	if (!bm)
 		return nxsim__drv_fail(r, -ENOMEM, "bitmap");
 	if (list)
-		rc = parse_pages(list, bm, num, r);
+		rc = nxsim__drv_pages(list, bm, num, r);
 	else
 		for (i = 0; i < num; i++)
 			bm[i / 64] |= 1ull << (i % 64);

@@ -86,6 +86,41 @@ int nxsim__drv_u64(const struct nxsim__drv_tok *t, uint64_t max, uint64_t *v,
 	return 0;
 }
 
+/*
+ * Set in @bm the pages of "A-B,C,..." (relative to the range's first
+ * page, each below @num), as nxsim__drv_strtou64() reads numbers; the
+ * driver's and nxsim-kvm's dirty-log clear read the same list.
+ */
+int nxsim__drv_pages(const char *list, uint64_t *bm, uint64_t num,
+		     struct nxsim__drv_reply *r)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		uint64_t a = nxsim__drv_strtou64(p, &end), b = a;
+
+		if (end == p)
+			break;
+		if (*end == '-') {
+			p = end + 1;
+			b = nxsim__drv_strtou64(p, &end);
+			if (end == p)
+				break;
+		}
+		if (a > b || b >= num)
+			break;
+		for (; a <= b; a++)
+			bm[a / 64] |= 1ull << (a % 64);
+		p = end;
+		if (!*p)
+			return 0;
+		if (*p++ != ',')
+			break;
+	}
+	return nxsim__drv_fail(r, -EINVAL, "bad page list \"%s\"", list);
+}
+
 const char *nxsim__drv_opt(const struct nxsim__drv_tok *t, const char *key)
 {
 	size_t n = strlen(key);

@@ -13,7 +13,8 @@
 #include "sweep.h"
 
 static const char usage[] =
-	"usage: nxsim-sweep [-j N] [--shard K/N] [-o FILE [--resume]] SWEEP\n"
+	"usage: nxsim-sweep [-j N] [--shard K/N] [-o FILE [--resume]] "
+	"[--progress] SWEEP\n"
 	"       nxsim-sweep --list [--shard K/N] SWEEP\n"
 	"       nxsim-sweep merge [-o FILE] SWEEP RESULT...\n"
 	"       nxsim-sweep --help | --version\n";
@@ -100,7 +101,7 @@ static int merge(int argc, char **argv)
 	return st.missing || st.duplicated || st.unknown ? 1 : 0;
 }
 
-enum { OPT_LIST = 256, OPT_RESUME, OPT_SHARD, OPT_VERSION };
+enum { OPT_LIST = 256, OPT_PROGRESS, OPT_RESUME, OPT_SHARD, OPT_VERSION };
 
 int main(int argc, char **argv)
 {
@@ -109,6 +110,7 @@ int main(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "output", required_argument, NULL, 'o' },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "resume", no_argument, NULL, OPT_RESUME },
 		{ "shard", required_argument, NULL, OPT_SHARD },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -117,7 +119,7 @@ int main(int argc, char **argv)
 	struct nxsim__sweep_done done = { 0 };
 	struct nxsim__sweep_pool p = { .n = 1 };
 	const char *path = NULL, *out = NULL, *why;
-	bool do_list = false, resume = false;
+	bool do_list = false, resume = false, progress = false;
 	unsigned long threads = 1;
 	struct nxsim__sweep s;
 	int c, rc;
@@ -136,6 +138,9 @@ int main(int argc, char **argv)
 			return 0;
 		case OPT_LIST:
 			do_list = true;
+			break;
+		case OPT_PROGRESS:
+			progress = true;
 			break;
 		case OPT_RESUME:
 			resume = true;
@@ -166,7 +171,7 @@ int main(int argc, char **argv)
 		return bad_arg("SWEEP", "missing");
 	if (resume && !out)
 		return bad_arg("--resume", "needs -o FILE");
-	if (do_list && (out || resume || threads != 1))
+	if (do_list && (out || resume || progress || threads != 1))
 		return bad_arg("--list", "takes --shard only");
 	if (load(&s, path))
 		return 2;
@@ -176,6 +181,7 @@ int main(int argc, char **argv)
 		return rc ? 2 : 0;
 	}
 	p.out = stdout;
+	p.progress = progress ? stderr : NULL;
 	if (out && !(p.out = fopen(out, resume ? "a+" : "w"))) {
 		nxsim__sweep_free(&s);
 		return bad_arg(out, strerror(errno));

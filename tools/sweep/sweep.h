@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -192,6 +193,8 @@ int nxsim__sweep_merge(const struct nxsim__sweep *s, char *const *paths,
  * @k: shard K of @n; set by the caller
  * @n: shard count; set by the caller (1: every job)
  * @out: where the lines go; set by the caller
+ * @progress: where a progress line goes at most once a second and when the
+ *	shard is done (--progress), or NULL; set by the caller
  * @nr: jobs in the shard
  * @next: the next job (of the shard) a thread takes
  * @written: the next job whose line goes out
@@ -200,6 +203,9 @@ int nxsim__sweep_merge(const struct nxsim__sweep *s, char *const *paths,
  * @lock: guards everything from @next on
  * @moved: signalled when @written moves or the run stops
  * @failed: jobs that failed
+ * @resumed: jobs skipped because @done has them
+ * @start: when the run began (CLOCK_MONOTONIC), for @progress
+ * @shown: when @progress was last written
  * @error: -ENOMEM or -EIO: the run stopped
  */
 struct nxsim__sweep_pool {
@@ -207,6 +213,7 @@ struct nxsim__sweep_pool {
 	const struct nxsim__sweep_done *done;
 	uint64_t k, n;
 	FILE *out;
+	FILE *progress;
 	uint64_t nr;
 	uint64_t next;
 	uint64_t written;
@@ -215,6 +222,8 @@ struct nxsim__sweep_pool {
 	pthread_mutex_t lock;
 	pthread_cond_t moved;
 	uint64_t failed;
+	uint64_t resumed;
+	struct timespec start, shown;
 	int error;
 };
 
