@@ -48,7 +48,7 @@ int nxsim__tlb_dump(const struct nxsim_tlb *tlb, unsigned int cpu,
 		const struct nxsim__tlb_array *a = &c->lv[l];
 
 		for (set = 0; set <= a->set_mask; set++) {
-			size_t base = (size_t)set * a->stride;
+			size_t base = (size_t)set * a->row;
 
 			for (w = 0; w < a->ways; w++) {
 				struct nxsim_tlb_slot s = {

@@ -116,17 +116,14 @@ static void flush_where(struct nxsim_tlb *tlb, unsigned int cpu,
 		struct nxsim__tlb_array *a = &c->lv[l];
 
 		if (!logged) {
-			if (a->used)
-				flush_ways(tlb, cpu, a, 0,
-					   (size_t)(a->set_mask + 1) *
-						   a->stride,
-					   keep, pcid);
+			for (k = 0; k <= a->set_mask && a->used; k++)
+				flush_ways(tlb, cpu, a, (size_t)k * a->row,
+					   a->ways, keep, pcid);
 			continue;
 		}
 		for (k = 0; k < c->log.n && a->used; k++)
 			flush_ways(tlb, cpu, a,
-				   ((c->log.at[k] >> 2) & a->set_mask) *
-					   a->stride,
+				   ((c->log.at[k] >> 2) & a->set_mask) * a->row,
 				   a->ways, keep, pcid);
 	}
 }

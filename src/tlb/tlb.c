@@ -120,7 +120,7 @@ insert(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 	struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
 	unsigned int sz = tlb_tag_size(tag), w;
 	/* The tag holds the VPN at its size: its low bits pick the set. */
-	size_t set = set_index(a, tag), base = set * a->stride;
+	size_t set = set_index(a, tag), base = set * a->row;
 	uint64_t *t = a->tag + base;
 	uint32_t same;
 	bool empty;
@@ -163,7 +163,7 @@ target(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, struct nxsim__tlb_cpu *c,
 	size_t set = (va >> NXSIM_TLB_SHIFT_4K) & a->set_mask;
 	bool empty;
 
-	g->base = (uint32_t)(set * a->stride);
+	g->base = (uint32_t)(set * a->row);
 	g->way = insert_way(isa, tlb, c, a, g->base, set, true, &empty);
 	g->tick = a->tick;
 }
@@ -458,12 +458,9 @@ static void free_cpus(struct nxsim_tlb *tlb, unsigned int n)
 	for (i = 0; i < n; i++) {
 		for (l = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
 			struct nxsim__tlb_array *a = &tlb->cpu[i].lv[l];
-			size_t slots = (size_t)tlb->geo[l].sets * a->stride;
 
-			nxsim__free(a->tag,
-				    (slots + TLB_WAY_ALIGN) * sizeof(*a->tag));
-			nxsim__free(a->pfn, slots * sizeof(*a->pfn));
-			nxsim__free(a->age, slots * sizeof(*a->age));
+			nxsim__free(a->tag, (size_t)tlb->geo[l].sets * a->row *
+						    sizeof(*a->tag));
 			nxsim__free(a->state,
 				    tlb->geo[l].sets * sizeof(*a->state));
 		}
@@ -475,24 +472,26 @@ static int alloc_array(struct nxsim__tlb_array *a,
 		       const struct nxsim_tlb_geometry *g)
 {
 	uint32_t stride = DIV_ROUND_UP(g->ways, TLB_WAY_ALIGN) * TLB_WAY_ALIGN;
-	size_t i, n = (size_t)g->sets * stride;
+	size_t set, w;
 
 	/* The sizes free_cpus() frees, before an allocation can fail. */
 	a->stride = stride;
-	/* Spare empty tags: an eight-way compare of the last set. */
-	a->tag = nxsim__calloc(n + TLB_WAY_ALIGN, sizeof(*a->tag));
-	a->pfn = nxsim__calloc(n, sizeof(*a->pfn));
-	a->age = nxsim__calloc(n, sizeof(*a->age));
+	a->row = 3 * stride;
+	/* One block: each set's tags, then its ages, then its frames. */
+	a->tag = nxsim__calloc((size_t)g->sets * a->row, sizeof(*a->tag));
 	a->state = nxsim__calloc(g->sets, sizeof(*a->state));
 	a->set_mask = g->sets - 1;
 	a->ways = g->ways;
 	a->cap = g->sets * g->ways;
 	a->way_mask = (uint32_t)((1ull << g->ways) - 1);
-	if (!a->tag || !a->pfn || !a->age || !a->state)
+	if (!a->tag || !a->state)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		if (i % stride >= g->ways)
-			a->age[i] = INT64_MAX; /* padding: never the LRU */
+	a->age = a->tag + stride;
+	a->pfn = a->tag + 2 * stride;
+	for (set = 0; set < g->sets; set++)
+		for (w = g->ways; w < stride; w++)
+			a->age[set * a->row + w] =
+				INT64_MAX; /* never the LRU */
 	return 0;
 }
 

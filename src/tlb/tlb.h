@@ -44,7 +44,10 @@
  * a time (nxsim__tlb_match()).  Each set's row of tags, frames and ages is
  * padded to a multiple of TLB_WAY_ALIGN ways; a padding way has tag 0,
  * which no key matches (keys carry TLB_TAG_VALID), and age INT64_MAX,
- * which no LRU search picks.
+ * which no LRU search picks.  A set's three rows lie together, its tags,
+ * then its ages, then its frames (struct nxsim__tlb_array), so that a hit
+ * or a fill, which reads or writes all three, touches the lines of one
+ * set and not of three arrays.
  */
 #define TLB_WAY_ALIGN 4
 /*
@@ -80,13 +83,16 @@ int nxsim__tlb_repl_check(const struct nxsim_tlb_repl_ops *ops,
 
 /**
  * struct nxsim__tlb_array - one level of one CPU
- * @tag: sets x ways tag words, set-major
- * @pfn: the frame of each way
- * @age: last-use tick of each way
+ * @tag: the tag words, set-major: set s's ways at @tag[s * @row]
+ * @pfn: the frame of each way, inside the same block: way w of the set
+ *	at base b at @pfn[b + w]
+ * @age: last-use tick of each way, likewise
  * @state: per-set replacement state
  * @set_mask: sets - 1
  * @ways: ways per set
- * @stride: ways rounded up to TLB_WAY_ALIGN: the distance between sets
+ * @stride: ways rounded up to TLB_WAY_ALIGN: the width of a set's row
+ * @row: 3 x @stride: the distance between sets (their tags, ages and
+ *	frames)
  * @cap: sets x ways
  * @way_mask: one bit per way of a set
  * @tick: the clock of the ages: a use (hit or fill) stamps the way with
@@ -119,6 +125,7 @@ struct nxsim__tlb_array {
 	uint32_t set_mask;
 	uint32_t ways;
 	uint32_t stride;
+	uint32_t row;
 	uint32_t cap;
 	uint32_t way_mask;
 	uint64_t tick;
@@ -287,7 +294,7 @@ static inline uint64_t *nxsim__tlb_set_of(struct nxsim__tlb_array *a,
 					  uint64_t va, unsigned int sz,
 					  size_t *base)
 {
-	*base = ((va >> TLB_SIZE_SHIFT(sz)) & a->set_mask) * a->stride;
+	*base = ((va >> TLB_SIZE_SHIFT(sz)) & a->set_mask) * a->row;
 	return a->tag + *base;
 }
 
@@ -515,9 +522,8 @@ static inline unsigned int nxsim__tlb_oldest(const uint64_t *age,
 /*
  * The ways of @a's set at @t that translate @key or @gkey.  With AVX2, a
  * set of at most eight ways is compared as eight, branch-free whatever
- * its width (the ways past it, of the next set or of the spare tags
- * alloc_array() puts after the last set, are masked off); wider sets
- * and the baseline forms dispatch on the width.
+ * its width (the words past its tags, its own ages, are masked off);
+ * wider sets and the baseline forms dispatch on the width.
  */
 static __attribute__((always_inline)) inline uint32_t
 nxsim__tlb_match_set(enum nxsim__tlb_isa isa, const struct nxsim__tlb_array *a,
@@ -763,6 +769,37 @@ static inline int nxsim__tlb_lookup(struct nxsim_tlb *tlb, unsigned int cpu,
 void nxsim__tlb_fill(struct nxsim_tlb *tlb, unsigned int cpu,
 		     enum nxsim_tlb_access access,
 		     const struct nxsim_tlb_entry *e);
+
+/*
+ * A hint: a lookup of @va for @access on @cpu is to come.  Prefetches the
+ * tags it probes, the set of each page size its L1 and the L2 hold.
+ */
+static inline void nxsim__tlb_prefetch_lookup(const struct nxsim_tlb *tlb,
+					      unsigned int cpu,
+					      enum nxsim_tlb_access access,
+					      uint64_t va)
+{
+	const struct nxsim__tlb_cpu *c = &tlb->cpu[cpu];
+	const struct nxsim__tlb_array *lv[2] = { &c->lv[nxsim__tlb_l1(access)],
+						 &c->lv[NXSIM_TLB_L2] };
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		const struct nxsim__tlb_array *a = lv[k];
+		uint32_t sizes;
+
+		for (sizes = a->sizes; sizes; sizes &= sizes - 1) {
+			unsigned int sz = (unsigned int)__builtin_ctz(sizes);
+			const uint64_t *t =
+				a->tag +
+				((va >> TLB_SIZE_SHIFT(sz)) & a->set_mask) *
+					a->row;
+
+			__builtin_prefetch(t);
+			__builtin_prefetch(t + a->stride - 1);
+		}
+	}
+}
 
 /*
  * The owner of a TLB with @fill_log reports nxsim__tlb_fill() of the page

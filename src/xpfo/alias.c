@@ -36,9 +36,18 @@ static uint64_t unit_key(uint64_t pfn, unsigned int sz)
 	return (pfn << 2 | sz) + 1; /* never 0, a free unit's */
 }
 
+/*
+ * The bucket of @key: its frame's low bits, offset by a hash of the rest
+ * and the size code, so that the mappings of neighbouring frames (a CPU's
+ * slice of them, its kernel frames) share cache lines of the bucket array
+ * instead of each taking a line of its own.
+ */
 static uint32_t bucket_of(const struct nxsim__alias *a, uint64_t key)
 {
-	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) &
+	uint64_t pfn = (key - 1) >> 2,
+		 rest = (pfn >> a->bucket_bits) << 2 | ((key - 1) & 3);
+
+	return (uint32_t)(pfn + ((rest * 0x9e3779b97f4a7c15ull) >> 32)) &
 	       (a->nr_buckets - 1);
 }
 
@@ -328,7 +337,7 @@ int nxsim__alias_init(struct nxsim_xpfo *m)
 	if (a->off)
 		return a->seen ? 0 : -ENOMEM;
 	for (a->nr_buckets = 1; a->nr_buckets < nr; a->nr_buckets *= 2)
-		;
+		a->bucket_bits++;
 	a->nr_nodes = nr;
 	a->bucket = nxsim__calloc(a->nr_buckets, sizeof(*a->bucket));
 	a->unit = nxsim__alloc((nr + 1) * sizeof(*a->unit));

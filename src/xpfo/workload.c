@@ -93,10 +93,15 @@ static const struct workload workloads[] = {
 	    [S_PROBE] = 5 } },
 };
 
-/* Each struct with what every step reads first, in one cache line. */
+/*
+ * Each struct with what every step reads first, in one cache line.  The
+ * frames a CPU picks from at random are kept in 32 bits (every frame
+ * number is below NXSIM_XPFO_MAX_FRAMES, 2^32): on a machine of many CPUs
+ * each pick is a host cache miss, and half the bytes are half the lines.
+ */
 struct wl_domain {
 	unsigned int n;
-	uint64_t page[DOMAIN_PAGES];
+	uint32_t page[DOMAIN_PAGES];
 };
 
 struct wl_cpu {
@@ -107,7 +112,7 @@ struct wl_cpu {
 	unsigned int cur;
 	unsigned int nbatch;
 	uint64_t batch[64]; /* refilled, unmapped frames (P4c) */
-	uint64_t kframe[KFRAMES];
+	uint32_t kframe[KFRAMES];
 	struct wl_domain dom[DOMAINS];
 };
 
@@ -186,9 +191,10 @@ static int fault_in(struct wl_run *r, unsigned int cpu, struct wl_domain *d,
 	rc = get_user_frame(r, cpu, &pfn);
 	if (rc)
 		return rc;
+	nxsim__xpfo_prefetch_access(r->m, cpu, pfn, true);
 	CALL(r, nxsim__xpfo_alloc_pages_user(r->m, cpu, pfn, id,
 					     NXSIM_XPFO_WILL_MAP));
-	d->page[d->n++] = pfn;
+	d->page[d->n++] = (uint32_t)pfn;
 	if (copy_from)
 		CALL(r, nxsim__xpfo_kmap(r->m, cpu, *copy_from));
 	CALL(r, nxsim__xpfo_kmap(r->m, cpu, pfn));
@@ -248,29 +254,41 @@ static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
 		}
 	}
 		__attribute__((fallthrough)); /* then the syscall */
-	case S_SYSCALL:
+	case S_SYSCALL: {
+		/*
+		 * The frames first, then the accesses (which draw nothing from
+		 * the CPU's generator, nor change its frames): each access's
+		 * lookup is hinted before the first runs.
+		 */
+		uint64_t kf[3];
+
 		for (i = 0; i < 3; i++)
-			CALL(r, nxsim__xpfo_kernel_access(
-					r->m, cpu,
-					c->kframe[nxsim_rng_below(&c->rng,
-								  KFRAMES)],
-					i == 2, NULL));
+			kf[i] = c->kframe[nxsim_rng_below(&c->rng, KFRAMES)];
+		for (i = 0; i < 3; i++)
+			nxsim__xpfo_prefetch_access(r->m, cpu, kf[i], i == 2);
+		for (i = 0; i < 3; i++)
+			CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, kf[i],
+							  i == 2, NULL));
 		return 0;
+	}
 	case S_KCHURN:
 		i = (unsigned int)nxsim_rng_below(&c->rng, KFRAMES);
 		if (!c->nfree)
 			return -ENOSPC;
 		pfn = c->free[--c->nfree];
+		nxsim__xpfo_prefetch_access(r->m, cpu, pfn, true);
+		nxsim__xpfo_prefetch_access(r->m, cpu, c->kframe[i], false);
 		CALL(r, nxsim__xpfo_alloc_pages_kernel(r->m, cpu, pfn));
 		CALL(r, nxsim__xpfo_free_pages(r->m, cpu, c->kframe[i]));
 		c->free[c->nfree++] = c->kframe[i];
-		c->kframe[i] = pfn;
+		c->kframe[i] = (uint32_t)pfn;
 		CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, pfn, true, NULL));
 		return 0;
 	case S_READ:
 		if (!d->n)
 			return 0;
 		pfn = d->page[nxsim_rng_below(&c->rng, d->n)];
+		nxsim__xpfo_prefetch_access(r->m, cpu, pfn, true);
 		CALL(r, nxsim__xpfo_kmap(r->m, cpu, pfn));
 		CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, pfn, true, NULL));
 		CALL(r, nxsim__xpfo_kunmap(r->m, cpu, pfn));
@@ -359,7 +377,7 @@ static int setup_cpu(struct wl_run *r, unsigned int cpu, uint64_t seed,
 	c->nfree = r->per_cpu;
 	c->left = steps;
 	for (i = 0; i < KFRAMES; i++) {
-		c->kframe[i] = c->free[--c->nfree];
+		c->kframe[i] = (uint32_t)c->free[--c->nfree];
 		CALL(r,
 		     nxsim__xpfo_alloc_pages_kernel(r->m, cpu, c->kframe[i]));
 	}
@@ -370,59 +388,74 @@ static int setup_cpu(struct wl_run *r, unsigned int cpu, uint64_t seed,
 
 /*
  * The CPUs with steps to go, earliest timeline first (ties: lowest id): a
- * binary min-heap of their nxsim__xpfo_cycles_key() as last seen.  A CPU's
- * key only grows while another runs (an IPI's cycles), so an entry's key
- * is never above the CPU's own; the top is the earliest CPU once its key
- * is its own again.
+ * winner tree over their nxsim__xpfo_cycles_key() as last seen, @leaves
+ * (a power of two) leaves from entry @leaves on, each inner entry the
+ * earlier of its two children, entry 1 the earliest of all.  A CPU with no
+ * steps left, and a leaf with no CPU, is NEXT_NONE, after every CPU.  A
+ * CPU's key only grows while another runs (an IPI's cycles), so a leaf's
+ * key is never above the CPU's own; the top is the earliest CPU once its
+ * key is its own again.  A change of one leaf replays its path to the
+ * top, one compare per level, branch-free (the keys' order makes a branch
+ * on it hard to predict).
  */
 struct wl_next {
 	int64_t key;
 	unsigned int cpu;
 };
 
-static bool next_before(const struct wl_next *a, const struct wl_next *b)
+#define NEXT_NONE ((struct wl_next){ INT64_MAX, UINT32_MAX })
+
+/* Whether @a runs before the CPU @cpu whose key is @key. */
+static bool next_before(const struct wl_next *a, int64_t key, unsigned int cpu)
 {
-	return a->key < b->key || (a->key == b->key && a->cpu < b->cpu);
+	return (a->key < key) | ((a->key == key) & (a->cpu < cpu));
 }
 
-/* Entry @i of @h's @n took a new key: move it down to its place. */
-static void next_down(struct wl_next *h, unsigned int n, unsigned int i)
+/*
+ * Leaf @cpu of the tree @t of @leaves leaves is @e now: replay its path.
+ * The winner so far is carried in registers, so that each level loads
+ * only the sibling, a load that does not wait for the level below.
+ */
+static void next_set(struct wl_next *t, unsigned int leaves, unsigned int cpu,
+		     struct wl_next e)
 {
-	for (;;) {
-		unsigned int l = 2 * i + 1, best = i;
-		struct wl_next t;
+	unsigned int i = leaves + cpu;
 
-		if (l < n && next_before(&h[l], &h[best]))
-			best = l;
-		if (l + 1 < n && next_before(&h[l + 1], &h[best]))
-			best = l + 1;
-		if (best == i)
-			return;
-		t = h[i];
-		h[i] = h[best];
-		h[best] = t;
-		i = best;
+	t[i] = e;
+	for (; i > 1; i /= 2) {
+		const struct wl_next *s = &t[i ^ 1];
+		bool first = next_before(s, e.key, e.cpu);
+
+		e.key = first ? s->key : e.key;
+		e.cpu = first ? s->cpu : e.cpu;
+		t[i / 2] = e;
 	}
 }
 
 /* Run every CPU's steps, earliest timeline first. */
-static int run_steps(struct wl_run *r, struct wl_next *h)
+static int run_steps(struct wl_run *r, struct wl_next *t, unsigned int leaves)
 {
-	unsigned int i, n = r->nr_cpus;
+	unsigned int i;
 	int rc;
 
-	for (i = 0; i < n; i++)
-		h[i] = (struct wl_next){ nxsim__xpfo_cycles_key(r->m, i), i };
-	for (i = n / 2; i--;)
-		next_down(h, n, i);
-	while (n) {
-		unsigned int cpu = h[0].cpu;
+	for (i = 0; i < leaves; i++)
+		t[leaves + i] =
+			i < r->nr_cpus ?
+				(struct wl_next){
+					nxsim__xpfo_cycles_key(r->m, i), i
+				} :
+				NEXT_NONE;
+	for (i = leaves; --i;)
+		t[i] = next_before(&t[2 * i + 1], t[2 * i].key, t[2 * i].cpu) ?
+			       t[2 * i + 1] :
+			       t[2 * i];
+	while (t[1].cpu != UINT32_MAX) {
+		unsigned int cpu = t[1].cpu;
 		int64_t key = nxsim__xpfo_cycles_key(r->m, cpu);
 
-		if (key == h[0].key) {
+		if (key == t[1].key) {
 			if (!r->cpu[cpu].left) {
-				h[0] = h[--n];
-				next_down(h, n, 0);
+				next_set(t, leaves, cpu, NEXT_NONE);
 				continue;
 			}
 			rc = step(r, cpu);
@@ -430,8 +463,7 @@ static int run_steps(struct wl_run *r, struct wl_next *h)
 				return rc;
 			key = nxsim__xpfo_cycles_key(r->m, cpu);
 		}
-		h[0].key = key;
-		next_down(h, n, 0);
+		next_set(t, leaves, cpu, (struct wl_next){ key, cpu });
 	}
 	return 0;
 }
@@ -448,7 +480,7 @@ static int run_once(const struct nxsim_xpfo_run *run, const struct workload *w,
 	};
 	struct wl_run r = { .w = w, .nr_cpus = run->nr_cpus };
 	struct wl_next *next = NULL;
-	unsigned int i;
+	unsigned int i, leaves;
 	int rc;
 
 	/* 1 GiB at least, 16 MiB per CPU. */
@@ -461,8 +493,10 @@ static int run_once(const struct nxsim_xpfo_run *run, const struct workload *w,
 		return rc;
 	if (r.m->version >= NXSIM_XPFO_V8)
 		r.batch = MIN(r.m->policy->refill_batch, 64u);
+	for (leaves = 1; leaves < run->nr_cpus; leaves *= 2)
+		;
 	r.cpu = nxsim__calloc(run->nr_cpus, sizeof(*r.cpu));
-	next = nxsim__calloc(run->nr_cpus, sizeof(*next));
+	next = nxsim__calloc(2 * leaves, sizeof(*next));
 	if (!r.cpu || !next) {
 		rc = -ENOMEM;
 		goto out;
@@ -472,7 +506,7 @@ static int run_once(const struct nxsim_xpfo_run *run, const struct workload *w,
 		if (rc)
 			goto out;
 	}
-	rc = run_steps(&r, next);
+	rc = run_steps(&r, next, leaves);
 	if (!rc)
 		nxsim__xpfo_result(r.m, res);
 out:
@@ -481,7 +515,7 @@ out:
 			nxsim__free(r.cpu[i].free,
 				    r.per_cpu * sizeof(uint64_t));
 	nxsim__free(r.cpu, run->nr_cpus * sizeof(*r.cpu));
-	nxsim__free(next, run->nr_cpus * sizeof(*next));
+	nxsim__free(next, 2 * leaves * sizeof(*next));
 	nxsim_xpfo_destroy(r.m);
 	return rc;
 }

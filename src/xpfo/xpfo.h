@@ -87,7 +87,7 @@ struct nxsim__alias_node {
 
 /**
  * struct nxsim__alias - the reverse index of physmap translations
- * @bucket: @nr_buckets heads of unit chains
+ * @bucket: @nr_buckets (2^@bucket_bits) heads of unit chains
  * @unit, @node: the pools, @nr_nodes entries each after an unused entry 0
  *	(0 ends every chain and list)
  * @free_unit, @free_node: their free lists
@@ -100,6 +100,7 @@ struct nxsim__alias_node {
 struct nxsim__alias {
 	uint32_t *bucket;
 	uint32_t nr_buckets;
+	unsigned int bucket_bits;
 	struct nxsim__alias_unit *unit;
 	struct nxsim__alias_node *node;
 	uint32_t nr_nodes;
@@ -255,6 +256,23 @@ static inline uint64_t nxsim__physmap_va(uint64_t pfn)
 }
 unsigned int nxsim__physmap_shift(const struct nxsim_xpfo *m, uint64_t pfn);
 void nxsim__physmap_split(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);
+
+/*
+ * A hint: nxsim__xpfo_kernel_access() of frame @pfn on @cpu is to come.
+ * Prefetches the frame's record and the TLB tags its lookup probes, so
+ * that the host's cache misses of accesses issued together overlap.
+ */
+static inline void nxsim__xpfo_prefetch_access(const struct nxsim_xpfo *m,
+					       unsigned int cpu, uint64_t pfn,
+					       bool write)
+{
+	if (pfn >= m->nr_frames)
+		return;
+	__builtin_prefetch(&m->frame[pfn]);
+	nxsim__tlb_prefetch_lookup(m->tlb, cpu,
+				   write ? NXSIM_TLB_WRITE : NXSIM_TLB_READ,
+				   nxsim__physmap_va(pfn));
+}
 
 /* Oracle (oracle.c). */
 void nxsim__oracle_unmapped(struct nxsim_xpfo *m, uint64_t pfn);

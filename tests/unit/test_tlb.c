@@ -409,10 +409,13 @@ static void test_tlb_alloc_failures(void **state)
 {
 	struct nxsim_tlb *tlb = NULL;
 
-	/* tlb, cpu array, then 4 arrays x 3 levels x 3 CPUs */
+	/*
+	 * tlb, cpu array, then 2 blocks (tags, ages and frames; the policy's
+	 * state) x 3 levels x 3 CPUs
+	 */
 	assert_int_equal(test_alloc_failures(create_op, create_undo, NULL,
 					     &tlb),
-			 2 + 4 * 3 * 3);
+			 2 + 2 * 3 * 3);
 }
 
 int main(void)

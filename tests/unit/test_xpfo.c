@@ -675,18 +675,18 @@ static void test_xpfo_alloc_failures(void **state)
 	struct nxsim_xpfo_result r;
 
 	/*
-	 * machine, TLB (2 + 4 x 3 x 2), frames, 2 bitmaps, CPUs, mask,
+	 * machine, TLB (2 + 2 x 3 x 2), frames, 2 bitmaps, CPUs, mask,
 	 * filled CPUs, timeline tree, reverse index (CPU bitmap, buckets,
 	 * 2 pools)
 	 */
 	assert_int_equal(test_alloc_failures(create_op, create_undo, NULL, &m),
-			 1 + 26 + 11);
+			 1 + 14 + 11);
 	/*
 	 * two machines (the one without XPFO has no index buckets or pools),
-	 * each with its run state, CPU heap and per-CPU free lists
+	 * each with its run state, CPU tree and per-CPU free lists
 	 */
 	assert_int_equal(test_alloc_failures(run_op, NULL, NULL, &r),
-			 (38 + 1 + 1 + 2) + (38 - 3 + 1 + 1 + 2));
+			 (26 + 1 + 1 + 2) + (26 - 3 + 1 + 1 + 2));
 }
 
 static void test_xpfo_run_bad_input(void **state)
