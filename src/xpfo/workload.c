@@ -424,10 +424,12 @@ static void next_set(struct wl_next *t, unsigned int leaves, unsigned int cpu,
 	t[i] = e;
 	for (; i > 1; i /= 2) {
 		const struct wl_next *s = &t[i ^ 1];
-		bool first = next_before(s, e.key, e.cpu);
+		uint64_t take = -(uint64_t)next_before(s, e.key, e.cpu);
 
-		e.key = first ? s->key : e.key;
-		e.cpu = first ? s->cpu : e.cpu;
+		/* a mask, not ?: (which GCC 12 compiles to a branch) */
+		e.key = (int64_t)(((uint64_t)s->key & take) |
+				  ((uint64_t)e.key & ~take));
+		e.cpu = (s->cpu & (uint32_t)take) | (e.cpu & ~(uint32_t)take);
 		t[i / 2] = e;
 	}
 }
