@@ -30,10 +30,44 @@
 
 #define NIL 0 /* entry 0 of each pool is never used */
 
+/* A mapping's key: its first frame and its size code (0 4K, 1 2M, 2 1G). */
+static uint64_t unit_key(uint64_t pfn, unsigned int sz)
+{
+	return (pfn << 2 | sz) + 1; /* never 0, a free unit's */
+}
+
+/*
+ * The bucket of @key: its frame's low bits, offset by a hash of the rest
+ * and the size code, so that the mappings of neighbouring frames (a CPU's
+ * slice of them, its kernel frames) share cache lines of the bucket array
+ * instead of each taking a line of its own.
+ */
+static uint32_t bucket_of(const struct nxsim__alias *a, uint64_t key)
+{
+	uint64_t pfn = (key - 1) >> 2,
+		 rest = (pfn >> a->bucket_bits) << 2 | ((key - 1) & 3);
+
+	return (uint32_t)(pfn + ((rest * 0x9e3779b97f4a7c15ull) >> 32)) &
+	       (a->nr_buckets - 1);
+}
+
+/*
+ * The key of the one mapping that can translate frame @pfn: the one that
+ * maps it now.  Splits are permanent and each flushes every CPU's TLB
+ * (physmap.c), so no CPU holds a larger mapping of a split region, and
+ * none a smaller one of a region never split.
+ */
+static uint64_t key_of(const struct nxsim_xpfo *m, uint64_t pfn)
+{
+	unsigned int d = nxsim__physmap_shift(m, pfn) - NXSIM_TLB_SHIFT_4K;
+
+	return unit_key(pfn >> d << d, d / 9);
+}
+
 /* Where the unit of @key is linked from (its bucket or a predecessor). */
 static uint32_t *find(struct nxsim__alias *a, uint64_t key)
 {
-	uint32_t *p = &a->bucket[nxsim__alias_bucket(a, key)];
+	uint32_t *p = &a->bucket[bucket_of(a, key)];
 
 	while (*p != NIL && a->unit[*p].key != key)
 		p = &a->unit[*p].next;
@@ -173,8 +207,7 @@ void nxsim__alias_add(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
 		      unsigned int shift)
 {
 	struct nxsim__alias *a = &m->alias;
-	uint64_t key =
-		nxsim__alias_unit_key(pfn, (shift - NXSIM_TLB_SHIFT_4K) / 9);
+	uint64_t key = unit_key(pfn, (shift - NXSIM_TLB_SHIFT_4K) / 9);
 	uint32_t *p, u, n;
 
 	if (a->off)
@@ -229,7 +262,7 @@ void nxsim__alias_gather(struct nxsim_xpfo *m, uint64_t pfn, uint64_t nr)
 		return;
 	}
 	for (i = 0; i < nr; i++) {
-		uint32_t *p = find(a, nxsim__alias_key_of(m, pfn + i));
+		uint32_t *p = find(a, key_of(m, pfn + i));
 
 		if (*p == NIL)
 			continue;
@@ -253,7 +286,7 @@ void nxsim__alias_forget(struct nxsim_xpfo *m, uint64_t pfn, bool drop)
 	struct nxsim__alias *a = &m->alias;
 
 	if (drop && !a->off) {
-		uint32_t *p = find(a, nxsim__alias_key_of(m, pfn));
+		uint32_t *p = find(a, key_of(m, pfn));
 
 		if (*p != NIL)
 			unit_prune(m, p, a->seen);
@@ -278,7 +311,7 @@ void nxsim__alias_flushed(struct nxsim_xpfo *m, uint64_t pfn, uint64_t nr)
 	if (a->off)
 		return;
 	for (i = 0; i < nr; i++) {
-		uint32_t *p = find(a, nxsim__alias_key_of(m, pfn + i));
+		uint32_t *p = find(a, key_of(m, pfn + i));
 
 		if (*p != NIL)
 			unit_delete(a, p);

@@ -15,6 +15,27 @@
 #include "core/compiler.h"
 #include "xpfo/xpfo.h"
 
+#define PFN_1G_SHIFT (NXSIM_TLB_SHIFT_1G - NXSIM_TLB_SHIFT_4K)
+#define PFN_2M_SHIFT (NXSIM_TLB_SHIFT_2M - NXSIM_TLB_SHIFT_4K)
+
+/**
+ * nxsim__physmap_shift() - page size of the mapping covering @pfn
+ *
+ * Return: NXSIM_TLB_SHIFT_1G, _2M or _4K.
+ */
+unsigned int nxsim__physmap_shift(const struct nxsim_xpfo *m, uint64_t pfn)
+{
+	uint64_t r1 = pfn >> PFN_1G_SHIFT, r2 = pfn >> PFN_2M_SHIFT;
+
+	if (((r1 + 1) << PFN_1G_SHIFT) <= m->nr_frames &&
+	    !bit_test(m->split_1g, r1))
+		return NXSIM_TLB_SHIFT_1G;
+	if (((r2 + 1) << PFN_2M_SHIFT) <= m->nr_frames &&
+	    !bit_test(m->split_2m, r2))
+		return NXSIM_TLB_SHIFT_2M;
+	return NXSIM_TLB_SHIFT_4K;
+}
+
 static void split_flush(struct nxsim_xpfo *m, unsigned int cpu)
 {
 	nxsim__xpfo_charge_flush(m, cpu,
@@ -34,13 +55,13 @@ void nxsim__physmap_split(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn)
 	unsigned int shift = nxsim__physmap_shift(m, pfn);
 
 	if (shift == NXSIM_TLB_SHIFT_1G) {
-		bit_set(m->split_1g, pfn >> NXSIM__PFN_1G_SHIFT);
+		bit_set(m->split_1g, pfn >> PFN_1G_SHIFT);
 		m->st.splits_1g++;
 		split_flush(m, cpu);
 		shift = nxsim__physmap_shift(m, pfn);
 	}
 	if (shift == NXSIM_TLB_SHIFT_2M) {
-		bit_set(m->split_2m, pfn >> NXSIM__PFN_2M_SHIFT);
+		bit_set(m->split_2m, pfn >> PFN_2M_SHIFT);
 		m->st.splits_2m++;
 		split_flush(m, cpu);
 	}

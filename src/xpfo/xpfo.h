@@ -254,29 +254,25 @@ static inline uint64_t nxsim__physmap_va(uint64_t pfn)
 {
 	return NXSIM_XPFO_PAGE_OFFSET + (pfn << NXSIM_TLB_SHIFT_4K);
 }
-#define NXSIM__PFN_1G_SHIFT (NXSIM_TLB_SHIFT_1G - NXSIM_TLB_SHIFT_4K)
-#define NXSIM__PFN_2M_SHIFT (NXSIM_TLB_SHIFT_2M - NXSIM_TLB_SHIFT_4K)
-
-/**
- * nxsim__physmap_shift() - page size of the mapping covering @pfn
- *
- * Return: NXSIM_TLB_SHIFT_1G, _2M or _4K.
- */
-static inline unsigned int nxsim__physmap_shift(const struct nxsim_xpfo *m,
-						uint64_t pfn)
-{
-	uint64_t r1 = pfn >> NXSIM__PFN_1G_SHIFT,
-		 r2 = pfn >> NXSIM__PFN_2M_SHIFT;
-
-	if (((r1 + 1) << NXSIM__PFN_1G_SHIFT) <= m->nr_frames &&
-	    !bit_test(m->split_1g, r1))
-		return NXSIM_TLB_SHIFT_1G;
-	if (((r2 + 1) << NXSIM__PFN_2M_SHIFT) <= m->nr_frames &&
-	    !bit_test(m->split_2m, r2))
-		return NXSIM_TLB_SHIFT_2M;
-	return NXSIM_TLB_SHIFT_4K;
-}
+unsigned int nxsim__physmap_shift(const struct nxsim_xpfo *m, uint64_t pfn);
 void nxsim__physmap_split(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);
+
+/*
+ * A hint: nxsim__xpfo_kernel_access() of frame @pfn on @cpu is to come.
+ * Prefetches the frame's record and the TLB tags its lookup probes, so
+ * that the host's cache misses of accesses issued together overlap.
+ */
+static inline void nxsim__xpfo_prefetch_access(const struct nxsim_xpfo *m,
+					       unsigned int cpu, uint64_t pfn,
+					       bool write)
+{
+	if (pfn >= m->nr_frames)
+		return;
+	__builtin_prefetch(&m->frame[pfn]);
+	nxsim__tlb_prefetch_lookup(m->tlb, cpu,
+				   write ? NXSIM_TLB_WRITE : NXSIM_TLB_READ,
+				   nxsim__physmap_va(pfn));
+}
 
 /* Oracle (oracle.c). */
 void nxsim__oracle_unmapped(struct nxsim_xpfo *m, uint64_t pfn);
@@ -302,42 +298,6 @@ void nxsim__alias_gather(struct nxsim_xpfo *m, uint64_t pfn, uint64_t nr);
 void nxsim__alias_forget(struct nxsim_xpfo *m, uint64_t pfn, bool drop);
 void nxsim__alias_flushed(struct nxsim_xpfo *m, uint64_t pfn, uint64_t nr);
 
-/* A mapping's key: its first frame and its size code (0 4K, 1 2M, 2 1G). */
-static inline uint64_t nxsim__alias_unit_key(uint64_t pfn, unsigned int sz)
-{
-	return (pfn << 2 | sz) + 1; /* never 0, a free unit's */
-}
-
-/*
- * The bucket of @key: its frame's low bits, offset by a hash of the rest
- * and the size code, so that the mappings of neighbouring frames (a CPU's
- * slice of them, its kernel frames) share cache lines of the bucket array
- * instead of each taking a line of its own.
- */
-static inline uint32_t nxsim__alias_bucket(const struct nxsim__alias *a,
-					   uint64_t key)
-{
-	uint64_t pfn = (key - 1) >> 2,
-		 rest = (pfn >> a->bucket_bits) << 2 | ((key - 1) & 3);
-
-	return (uint32_t)(pfn + ((rest * 0x9e3779b97f4a7c15ull) >> 32)) &
-	       (a->nr_buckets - 1);
-}
-
-/*
- * The key of the one mapping that can translate frame @pfn: the one that
- * maps it now.  Splits are permanent and each flushes every CPU's TLB
- * (physmap.c), so no CPU holds a larger mapping of a split region, and
- * none a smaller one of a region never split.
- */
-static inline uint64_t nxsim__alias_key_of(const struct nxsim_xpfo *m,
-					   uint64_t pfn)
-{
-	unsigned int d = nxsim__physmap_shift(m, pfn) - NXSIM_TLB_SHIFT_4K;
-
-	return nxsim__alias_unit_key(pfn >> d << d, d / 9);
-}
-
 /* The first CPU from @cpu on marked by nxsim__alias_gather(), or nr_cpus. */
 static inline unsigned int nxsim__alias_next(const struct nxsim_xpfo *m,
 					     unsigned int cpu)
@@ -355,28 +315,6 @@ static inline unsigned int nxsim__alias_next(const struct nxsim_xpfo *m,
 		bits = seen[w];
 	}
 	return w * 64 + (unsigned int)__builtin_ctzll(bits);
-}
-
-/*
- * A hint: nxsim__xpfo_kernel_access() of frame @pfn on @cpu is to come.
- * Prefetches the frame's record, the TLB tags its lookup probes and the
- * bucket of its mapping in the alias index (which a walk's fill adds
- * to), so that the host's cache misses of accesses issued together
- * overlap.
- */
-static inline void nxsim__xpfo_prefetch_access(const struct nxsim_xpfo *m,
-					       unsigned int cpu, uint64_t pfn,
-					       bool write)
-{
-	if (pfn >= m->nr_frames)
-		return;
-	__builtin_prefetch(&m->frame[pfn]);
-	if (!m->alias.off)
-		__builtin_prefetch(&m->alias.bucket[nxsim__alias_bucket(
-			&m->alias, nxsim__alias_key_of(m, pfn))]);
-	nxsim__tlb_prefetch_lookup(m->tlb, cpu,
-				   write ? NXSIM_TLB_WRITE : NXSIM_TLB_READ,
-				   nxsim__physmap_va(pfn));
 }
 
 /* Event entry points without the machine lock (xpfo.c, cpu.c). */
