@@ -87,6 +87,25 @@ static bool holds(const struct nxsim_xpfo *m, unsigned int cpu, uint64_t va)
 	return false;
 }
 
+/* Give back node @n, a holder no more. */
+static void node_put(struct nxsim__alias *a, uint32_t n)
+{
+	a->node[n].next = a->free_node;
+	a->free_node = n;
+	a->live--;
+}
+
+/*
+ * Whether @cpu stays a holder of the mapping at @va: @drop (the CPUs to
+ * drop, a bitmap) leaves it out, or (@drop NULL) its TLB holds a
+ * translation of @va.
+ */
+static bool keeps(const struct nxsim_xpfo *m, const uint64_t *drop,
+		  unsigned int cpu, uint64_t va)
+{
+	return drop ? !(drop[cpu / 64] >> (cpu % 64) & 1) : holds(m, cpu, va);
+}
+
 /* Unlink unit *@p and give back its nodes. */
 static void unit_delete(struct nxsim__alias *a, uint32_t *p)
 {
@@ -95,11 +114,10 @@ static void unit_delete(struct nxsim__alias *a, uint32_t *p)
 	while (n != NIL) {
 		uint32_t next = a->node[n].next;
 
-		a->node[n].next = a->free_node;
-		a->free_node = n;
-		a->live--;
+		node_put(a, n);
 		n = next;
 	}
+	a->live--; /* the first holder */
 	*p = a->unit[u].next;
 	a->unit[u].key = 0;
 	a->unit[u].next = a->free_unit;
@@ -116,30 +134,36 @@ static void unit_prune(struct nxsim_xpfo *m, uint32_t *p, const uint64_t *drop)
 	struct nxsim__alias *a = &m->alias;
 	struct nxsim__alias_unit *un = &a->unit[*p];
 	uint64_t va = nxsim__physmap_va((un->key - 1) >> 2);
-	uint32_t *q = &un->cpus;
+	uint32_t *q = &un->cpus, n;
 
 	while (*q != NIL) {
-		uint32_t n = *q, cpu = a->node[n].cpu;
+		n = *q;
 
-		if (drop ? !(drop[cpu / 64] >> (cpu % 64) & 1) :
-			   holds(m, cpu, va)) {
+		if (keeps(m, drop, a->node[n].cpu, va)) {
 			q = &a->node[n].next;
 			continue;
 		}
 		*q = a->node[n].next;
-		a->node[n].next = a->free_node;
-		a->free_node = n;
-		a->live--;
+		node_put(a, n);
 	}
-	if (un->cpus == NIL)
+	if (keeps(m, drop, un->cpu, va))
+		return;
+	if (un->cpus == NIL) {
 		unit_delete(a, p);
+		return;
+	}
+	/* The next holder becomes the first. */
+	n = un->cpus;
+	un->cpu = a->node[n].cpu;
+	un->cpus = a->node[n].next;
+	node_put(a, n);
 }
 
 /* Whether one more unit and node can be taken. */
 static bool room(const struct nxsim__alias *a)
 {
-	return (a->free_unit != NIL || a->fresh_unit <= a->nr_nodes) &&
-	       (a->free_node != NIL || a->fresh_node <= a->nr_nodes);
+	/* Units and nodes in use are each at most the holders listed. */
+	return a->live < a->nr_nodes;
 }
 
 /*
@@ -214,6 +238,8 @@ void nxsim__alias_add(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
 		return;
 	p = find(a, key);
 	if (*p != NIL) {
+		if (a->unit[*p].cpu == cpu)
+			return;
 		for (n = a->unit[*p].cpus; n != NIL; n = a->node[n].next)
 			if (a->node[n].cpu == cpu)
 				return;
@@ -222,22 +248,24 @@ void nxsim__alias_add(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,
 		a->off = true;
 		return;
 	}
+	a->live++;
 	p = find(a, key); /* the sweep may have dropped it */
 	if (*p == NIL) {
 		u = take_unit(a);
 		a->unit[u] = (struct nxsim__alias_unit){
 			.key = key,
+			.cpu = cpu,
 			.next = NIL,
 			.cpus = NIL,
 		};
 		*p = u;
+		return;
 	}
 	u = *p;
 	n = take_node(a);
 	a->node[n] = (struct nxsim__alias_node){ .next = a->unit[u].cpus,
 						 .cpu = cpu };
 	a->unit[u].cpus = n;
-	a->live++;
 }
 
 /**
@@ -266,6 +294,8 @@ void nxsim__alias_gather(struct nxsim_xpfo *m, uint64_t pfn, uint64_t nr)
 
 		if (*p == NIL)
 			continue;
+		n = a->unit[*p].cpu;
+		a->seen[n / 64] |= 1ull << (n % 64);
 		for (n = a->unit[*p].cpus; n != NIL; n = a->node[n].next)
 			a->seen[a->node[n].cpu / 64] |=
 				1ull << (a->node[n].cpu % 64);

@@ -71,13 +71,16 @@ struct nxsim__xpfo_cpu {
 
 /*
  * The CPUs that may cache each physmap mapping (alias.c): units (one per
- * mapping listed) in hash buckets, each with a list of nodes (one per
- * CPU); both pools indexed by uint32_t, free entries chained.
+ * mapping listed) in hash buckets, each with its first CPU inline and a
+ * list of nodes (one per further CPU); both pools indexed by uint32_t,
+ * free entries chained.  A key is below 2^35 (a frame number is below
+ * NXSIM_XPFO_MAX_FRAMES, 2^32), a CPU below NXSIM_TLB_MAX_CPUS.
  */
 struct nxsim__alias_unit {
-	uint64_t key; /* 0: free */
+	uint64_t key : 40; /* 0: free */
+	uint64_t cpu : 24; /* the first holder */
 	uint32_t next;
-	uint32_t cpus;
+	uint32_t cpus; /* the other holders */
 };
 
 struct nxsim__alias_node {
@@ -92,7 +95,7 @@ struct nxsim__alias_node {
  *	(0 ends every chain and list)
  * @free_unit, @free_node: their free lists
  * @fresh_unit, @fresh_node: their first entries never used
- * @live: nodes in use
+ * @live: holders listed (a unit's first, and the nodes in use)
  * @seen: scratch bitmap of nr_cpus bits, all clear between calls
  * @off: none kept (a machine without XPFO), or given up (a sweep left the
  *	pools nearly full): callers visit every CPU
