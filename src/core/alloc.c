@@ -269,9 +269,10 @@ static struct {
  * 2048 table pages that way took 2.1x as long as filling them at
  * ascending addresses (nx_split, 700 vs 300 cycles per 4 KiB fill on the
  * 2-core reference machine: the hardware prefetcher follows ascending
- * streams across pages).
+ * streams across pages).  @warm_next: the caller will write the page
+ * (an allocation), not hand it back (a trim).
  */
-static void *page_list_pop(void)
+static void *page_list_pop(bool warm_next)
 {
 	char *p = NULL, *next = NULL;
 	unsigned int off;
@@ -280,7 +281,7 @@ static void *page_list_pop(void)
 	if (page_list.len) {
 		p = page_list.pages[page_list.head];
 		page_list.head = (page_list.head + 1) % PAGE_LIST_MAX;
-		if (--page_list.len)
+		if (--page_list.len && warm_next)
 			next = page_list.pages[page_list.head];
 	}
 	pthread_mutex_unlock(&page_list.lock);
@@ -362,7 +363,7 @@ static void *backend_alloc(size_t size, size_t align, bool zero)
 
 	if (is_mapping(size, align))
 		return mapping_alloc(size);
-	if (!(size == PAGE_BYTES && (p = page_list_pop())))
+	if (!(size == PAGE_BYTES && (p = page_list_pop(true))))
 		p = mallocx(size, block_flags(size, align));
 	if (p && zero)
 		memset(p, 0, size);
@@ -415,7 +416,7 @@ void nxsim_alloc_trim(void)
 	void *p;
 
 	pthread_once(&arena_once, arena_create);
-	while ((p = page_list_pop()))
+	while ((p = page_list_pop(false)))
 		sdallocx(p, PAGE_BYTES,
 			 arena_flags | MALLOCX_ALIGN(PAGE_BYTES));
 	if (!arena_only)

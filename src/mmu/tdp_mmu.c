@@ -104,7 +104,8 @@ static void handle_removed_pt(struct nxsim__vm_mmu *mmu,
 			handle_changed_spte(mmu, sp, old, FROZEN_SPTE, true);
 			continue;
 		}
-		if (counted && sp->level == NXSIM_PG_LEVEL_4K)
+		/* a counted table holds only leaves: nothing to read */
+		if (counted)
 			break;
 		old = sp->spt[i];
 		if (!is_shadow_present_pte(old))

@@ -191,7 +191,7 @@ static int fault_in(struct wl_run *r, unsigned int cpu, struct wl_domain *d,
 	rc = get_user_frame(r, cpu, &pfn);
 	if (rc)
 		return rc;
-	nxsim__xpfo_prefetch_access(r->m, cpu, pfn, true);
+	nxsim__xpfo_prefetch_access(r->m, cpu, pfn);
 	CALL(r, nxsim__xpfo_alloc_pages_user(r->m, cpu, pfn, id,
 					     NXSIM_XPFO_WILL_MAP));
 	d->page[d->n++] = (uint32_t)pfn;
@@ -265,7 +265,7 @@ static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
 		for (i = 0; i < 3; i++)
 			kf[i] = c->kframe[nxsim_rng_below(&c->rng, KFRAMES)];
 		for (i = 0; i < 3; i++)
-			nxsim__xpfo_prefetch_access(r->m, cpu, kf[i], i == 2);
+			nxsim__xpfo_prefetch_access(r->m, cpu, kf[i]);
 		for (i = 0; i < 3; i++)
 			CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, kf[i],
 							  i == 2, NULL));
@@ -276,8 +276,8 @@ static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
 		if (!c->nfree)
 			return -ENOSPC;
 		pfn = c->free[--c->nfree];
-		nxsim__xpfo_prefetch_access(r->m, cpu, pfn, true);
-		nxsim__xpfo_prefetch_access(r->m, cpu, c->kframe[i], false);
+		nxsim__xpfo_prefetch_access(r->m, cpu, pfn);
+		nxsim__xpfo_prefetch_access(r->m, cpu, c->kframe[i]);
 		CALL(r, nxsim__xpfo_alloc_pages_kernel(r->m, cpu, pfn));
 		CALL(r, nxsim__xpfo_free_pages(r->m, cpu, c->kframe[i]));
 		c->free[c->nfree++] = c->kframe[i];
@@ -288,7 +288,7 @@ static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
 		if (!d->n)
 			return 0;
 		pfn = d->page[nxsim_rng_below(&c->rng, d->n)];
-		nxsim__xpfo_prefetch_access(r->m, cpu, pfn, true);
+		nxsim__xpfo_prefetch_access(r->m, cpu, pfn);
 		CALL(r, nxsim__xpfo_kmap(r->m, cpu, pfn));
 		CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, pfn, true, NULL));
 		CALL(r, nxsim__xpfo_kunmap(r->m, cpu, pfn));

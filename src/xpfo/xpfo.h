@@ -261,19 +261,20 @@ unsigned int nxsim__physmap_shift(const struct nxsim_xpfo *m, uint64_t pfn);
 void nxsim__physmap_split(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);
 
 /*
- * A hint: nxsim__xpfo_kernel_access() of frame @pfn on @cpu is to come.
- * Prefetches the frame's record and the TLB tags its lookup probes, so
- * that the host's cache misses of accesses issued together overlap.
+ * A hint: an operation on frame @pfn on @cpu is to come (an access, an
+ * allocation or a free, each of which reads its record and may probe the
+ * CPU's TLB for its physmap address).  Prefetches the frame's record and
+ * the TLB tags a lookup probes, so that the host's cache misses of
+ * operations issued together overlap.
  */
 static inline void nxsim__xpfo_prefetch_access(const struct nxsim_xpfo *m,
-					       unsigned int cpu, uint64_t pfn,
-					       bool write)
+					       unsigned int cpu, uint64_t pfn)
 {
 	if (pfn >= m->nr_frames)
 		return;
 	__builtin_prefetch(&m->frame[pfn]);
-	nxsim__tlb_prefetch_lookup(m->tlb, cpu,
-				   write ? NXSIM_TLB_WRITE : NXSIM_TLB_READ,
+	/* a read's and a write's lookups probe the same sets (the L1D) */
+	nxsim__tlb_prefetch_lookup(m->tlb, cpu, NXSIM_TLB_READ,
 				   nxsim__physmap_va(pfn));
 }
 

@@ -154,6 +154,10 @@ rc=0
 tail -n 2 "$tmp/err" | head -n 1 |
 	grep -q '^nxsim-sweep: 3 of 3 jobs (1 failed), [0-9]* s$' ||
 	fail "--progress line: $(cat "$tmp/err")"
+"$sweep" --progress --shard 7/8 "$tmp/ok.sweep" >"$tmp/l" 2>"$tmp/err" &&
+	[ ! -s "$tmp/l" ] &&
+	grep -q '^nxsim-sweep: 0 of 0 jobs (0 failed), 0 s$' "$tmp/err" ||
+	fail "--progress of an empty shard: $(cat "$tmp/err")"
 rc=0
 "$sweep" --list --progress "$tmp/ok.sweep" >"$tmp/l" 2>"$tmp/err" || rc=$?
 [ "$rc" = 2 ] && [ ! -s "$tmp/l" ] &&

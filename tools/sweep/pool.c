@@ -26,9 +26,10 @@ static double since(const struct timespec *a, const struct timespec *b)
 }
 
 /*
- * Under the lock: "nxsim-sweep: 12 of 960 jobs (0 failed), 3 s, about
- * 237 s left", the estimate from the jobs run so far (not the resumed
- * ones); once a second at most, and when the last line is out.
+ * "nxsim-sweep: 12 of 960 jobs (0 failed), 3 s, about 237 s left": the
+ * jobs whose lines are out, the jobs that failed of those finished, the
+ * estimate from the jobs run so far (not the resumed ones); once a second
+ * at most while jobs are left (under the lock), and once at the end.
  */
 static void show_progress(struct nxsim__sweep_pool *p)
 {
@@ -71,7 +72,7 @@ static void flush_window(struct nxsim__sweep_pool *p)
 		*slot = NULL;
 		p->written++;
 	}
-	if (p->progress && !p->error)
+	if (p->progress && !p->error && p->written < p->nr)
 		show_progress(p);
 	pthread_cond_broadcast(&p->moved);
 }
@@ -142,6 +143,9 @@ int nxsim__sweep_run(struct nxsim__sweep_pool *p, unsigned int threads)
 		p->error = p->error ? p->error : -EAGAIN;
 	for (i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
+	/* the last line, also for a shard without jobs */
+	if (p->progress && !p->error)
+		show_progress(p);
 	for (w = 0; p->window && w < p->size; w++)
 		if (p->window[w] != skipped)
 			free(p->window[w]);
