@@ -31,6 +31,12 @@
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* roundup_pow_of_two() of include/linux/log2.h, for @n up to 2^31. */
+static inline uint32_t roundup_pow_of_two(uint32_t n)
+{
+	return n <= 1 ? 1 : 1u << (32 - __builtin_clz(n - 1));
+}
+
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr)-offsetof(type, member)))
 

@@ -83,18 +83,18 @@ static void handle_changed_spte(struct nxsim__vm_mmu *mmu,
 static void handle_removed_pt(struct nxsim__vm_mmu *mmu,
 			      struct nxsim__mmu_page *sp, bool shared)
 {
-	unsigned int i, leaves = 0;
-	bool counted = false;
+	unsigned int i = 0, leaves = 0;
 	uint64_t old;
 
 	__atomic_store_n(&sp->removed, true, __ATOMIC_RELAXED);
 	tdp_mmu_unlink_sp(mmu, sp, shared);
 	if (!shared && sp->nr_leaves) {
+		/* a split's table that holds all its leaves: nothing to read */
 		leaves = sp->nr_leaves;
-		counted = true;
 		sp->nr_leaves = 0;
+		i = SPTE_ENT_PER_PAGE;
 	}
-	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
+	for (; i < SPTE_ENT_PER_PAGE; i++) {
 		if (shared) {
 			while (is_frozen_spte(
 				old = nxsim__xchg_spte(&sp->spt[i],
@@ -104,14 +104,11 @@ static void handle_removed_pt(struct nxsim__vm_mmu *mmu,
 			handle_changed_spte(mmu, sp, old, FROZEN_SPTE, true);
 			continue;
 		}
-		/* a counted table holds only leaves: nothing to read */
-		if (counted)
-			break;
 		old = sp->spt[i];
 		if (!is_shadow_present_pte(old))
 			continue;
 		if (is_last_spte(old, sp->level))
-			leaves += !counted;
+			leaves++;
 		else
 			handle_removed_pt(mmu, spte_to_child_sp(mmu, old),
 					  false);

@@ -289,12 +289,19 @@ static inline uint64_t tlb_tag_va(uint64_t t)
 	return (uint64_t)((int64_t)(va << 7) >> 7);
 }
 
+/* The index in @a->tag of the set @va falls in at page size @sz. */
+static inline size_t nxsim__tlb_set_base(const struct nxsim__tlb_array *a,
+					 uint64_t va, unsigned int sz)
+{
+	return ((va >> TLB_SIZE_SHIFT(sz)) & a->set_mask) * a->row;
+}
+
 /* The ways of the set @va falls in at page size @sz; *@base: its index. */
 static inline uint64_t *nxsim__tlb_set_of(struct nxsim__tlb_array *a,
 					  uint64_t va, unsigned int sz,
 					  size_t *base)
 {
-	*base = ((va >> TLB_SIZE_SHIFT(sz)) & a->set_mask) * a->row;
+	*base = nxsim__tlb_set_base(a, va, sz);
 	return a->tag + *base;
 }
 
@@ -791,9 +798,7 @@ static inline void nxsim__tlb_prefetch_lookup(const struct nxsim_tlb *tlb,
 		for (sizes = a->sizes; sizes; sizes &= sizes - 1) {
 			unsigned int sz = (unsigned int)__builtin_ctz(sizes);
 			const uint64_t *t =
-				a->tag +
-				((va >> TLB_SIZE_SHIFT(sz)) & a->set_mask) *
-					a->row;
+				a->tag + nxsim__tlb_set_base(a, va, sz);
 
 			__builtin_prefetch(t);
 			__builtin_prefetch(t + a->stride - 1);

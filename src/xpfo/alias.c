@@ -366,8 +366,8 @@ int nxsim__alias_init(struct nxsim_xpfo *m)
 	a->off = m->disabled;
 	if (a->off)
 		return a->seen ? 0 : -ENOMEM;
-	for (a->nr_buckets = 1; a->nr_buckets < nr; a->nr_buckets *= 2)
-		a->bucket_bits++;
+	a->nr_buckets = roundup_pow_of_two(nr);
+	a->bucket_bits = (unsigned int)__builtin_ctz(a->nr_buckets);
 	a->nr_nodes = nr;
 	a->bucket = nxsim__calloc(a->nr_buckets, sizeof(*a->bucket));
 	a->unit = nxsim__alloc((nr + 1) * sizeof(*a->unit));

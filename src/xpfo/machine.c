@@ -343,8 +343,7 @@ int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 	m->mask = nxsim__calloc(DIV_ROUND_UP(m->nr_cpus, 64), sizeof(uint64_t));
 	m->filled =
 		nxsim__calloc(DIV_ROUND_UP(m->nr_cpus, 64), sizeof(uint64_t));
-	for (m->leaves = 1; m->leaves < m->nr_cpus; m->leaves *= 2)
-		;
+	m->leaves = roundup_pow_of_two(m->nr_cpus);
 	m->top = nxsim__calloc(2 * m->leaves, sizeof(*m->top));
 	if (!m->frame || !m->split_1g || !m->split_2m || !m->cpu || !m->mask ||
 	    !m->filled || !m->top || nxsim__alias_init(m)) {

@@ -495,8 +495,7 @@ static int run_once(const struct nxsim_xpfo_run *run, const struct workload *w,
 		return rc;
 	if (r.m->version >= NXSIM_XPFO_V8)
 		r.batch = MIN(r.m->policy->refill_batch, 64u);
-	for (leaves = 1; leaves < run->nr_cpus; leaves *= 2)
-		;
+	leaves = roundup_pow_of_two(run->nr_cpus);
 	r.cpu = nxsim__calloc(run->nr_cpus, sizeof(*r.cpu));
 	next = nxsim__calloc(2 * leaves, sizeof(*next));
 	if (!r.cpu || !next) {
