@@ -251,9 +251,11 @@ static inline bool nxsim__mmu_has_bug(const struct nxsim__vm_mmu *mmu,
 	return (mmu->bugs & bug) != 0;
 }
 
-/* Record a checker event (printf-style). */
+/* Record a checker event (printf-style; mmu_stats.c). */
 void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Free the VM's event records, at its destruction. */
+void nxsim__mmu_free_events(struct nxsim__vm_mmu *mmu);
 
 /* kvm_flush_remote_tlbs(): a remote TLB flush of every vCPU of the VM. */
 void nxsim__kvm_flush_remote_tlbs(struct nxsim__vm_mmu *mmu);
