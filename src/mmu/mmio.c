@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The MMIO half of arch/x86/kvm/mmu/mmu.c, as TDP faults use it, with
+ * vcpu_cache_mmio_info() of arch/x86/kvm/x86.h:
+ *
+ * A fault outside every slot caches the gfn in the vCPU
+ * (vcpu_cache_mmio_info(), called by mmu.c's direct_page_fault()) and,
+ * with MMIO caching on, installs a 4K MMIO SPTE carrying the memslots
+ * generation (tdp_mmu_map_handle_target_level() with make_mmio_spte());
+ * both are answered with emulation.  The next access that meets the MMIO
+ * SPTE is an EPT misconfiguration or a RSVD #PF: handle_mmio_page_fault()
+ * emulates from the vCPU's cache or the SPTE without a fault walk, unless
+ * the generation moved on (check_mmio_spte()), in which case the full
+ * fault replaces the SPTE.  A wrap of the MMIO generation zaps everything
+ * (kvm_mmu_invalidate_mmio_sptes()).  The MMIO SPTE is looked for by the
+ * lockless walk (get_mmio_spte()), as walk_shadow_page_get_mmio_spte()
+ * does, with the hardware walk's code (nxsim__mmu_find_leaf(), mmu.c).
+ *
+ * A vCPU in SMM uses the generation of address space 1 for its cache and
+ * its SPTEs (kvm_vcpu_memslots()).  Left out: the emulator itself,
+ * KVM_FAST_MMIO_BUS, the reserved-bit check of the kernel's walk, the
+ * gva half of the cache (a TDP fault has no gva), and MMIO SPTEs on the
+ * shadow MMU (its faults outside every slot are emulated uncached).
+ */
+#include "core/compiler.h"
+#include "mmu/mmu.h"
+#include "mmu/mmu_internal.h"
+
+/*
+ * get_mmio_spte(): the last SPTE of the walk to @gfn (0 if there is no
+ * root), where the hardware stopped; the kernel's walk after an EPT
+ * misconfiguration (or a RSVD #PF).
+ */
+uint64_t nxsim__get_mmio_spte(struct nxsim__vm_mmu *mmu, int as_id,
+			      uint64_t gfn)
+{
+	uint64_t spte;
+	int level;
+
+	nxsim__mmu_find_leaf(mmu, as_id, gfn, &level, &spte);
+	return spte;
+}
+
+/* vcpu_cache_mmio_info() (x86.h) for a TDP fault: no gva. */
+void nxsim__vcpu_cache_mmio_info(struct nxsim__vm_mmu *mmu,
+				 struct nxsim__vcpu_mmu *vcpu, uint64_t gfn)
+{
+	uint64_t gen = vcpu_memslots_gen(mmu, vcpu);
+
+	if (gen & KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS)
+		return;
+	vcpu->mmio_gfn = gfn;
+	vcpu->mmio_gen = gen;
+}
+
+/* check_mmio_spte(): the SPTE's generation is the vCPU's current one. */
+static bool check_mmio_spte(struct nxsim__vm_mmu *mmu,
+			    const struct nxsim__vcpu_mmu *vcpu, uint64_t spte)
+{
+	uint64_t gen = vcpu_memslots_gen(mmu, vcpu);
+
+	if (gen & KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS)
+		return false;
+	return (gen & MMIO_SPTE_GEN_MASK) ==
+	       nxsim__get_mmio_spte_generation(spte);
+}
+
+/*
+ * handle_mmio_page_fault() for the misconfiguration an MMIO SPTE raised:
+ * true to emulate (mmio_info_in_cache() or a current SPTE), false when
+ * the SPTE is stale (RET_PF_INVALID: the full fault follows).
+ */
+bool nxsim__handle_mmio_page_fault(struct nxsim__vm_mmu *mmu,
+				   struct nxsim__vcpu_mmu *vcpu, uint64_t gfn,
+				   uint64_t spte)
+{
+	/* mmio_info_in_cache() -> vcpu_match_mmio_gpa() */
+	if (vcpu->mmio_gfn && vcpu->mmio_gfn == gfn &&
+	    vcpu->mmio_gen == vcpu_memslots_gen(mmu, vcpu))
+		return true;
+	if (!check_mmio_spte(mmu, vcpu, spte))
+		return false;
+	nxsim__vcpu_cache_mmio_info(mmu, vcpu,
+				    get_mmio_spte_gfn(&mmu->mmio, spte));
+	return true;
+}
+
+void nxsim__kvm_mmu_invalidate_mmio_sptes(struct nxsim__vm_mmu *mmu,
+					  uint64_t gen)
+{
+	WARN_ON(gen & KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS);
+	gen &= MMIO_SPTE_GEN_MASK;
+	/* Strip the address-space modifier: a wrap in any space counts. */
+	gen &= ~((uint64_t)KVM_ADDRESS_SPACE_NUM - 1);
+	if (gen == 0)
+		nxsim__kvm_mmu_zap_all_fast(mmu);
+}
