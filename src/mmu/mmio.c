@@ -9,12 +9,13 @@
  * generation (tdp_mmu_map_handle_target_level() with make_mmio_spte());
  * both are answered with emulation.  The next access that meets the MMIO
  * SPTE is an EPT misconfiguration or a RSVD #PF: handle_mmio_page_fault()
- * emulates from the vCPU's cache or the SPTE without a fault walk, unless
- * the generation moved on (check_mmio_spte()), in which case the full
- * fault replaces the SPTE.  A wrap of the MMIO generation zaps everything
- * (kvm_mmu_invalidate_mmio_sptes()).  The MMIO SPTE is looked for by the
- * lockless walk (get_mmio_spte()), as walk_shadow_page_get_mmio_spte()
- * does, with the hardware walk's code (nxsim__mmu_find_leaf(), mmu.c).
+ * emulates from the vCPU's cache or, after its own lockless walk
+ * (get_mmio_spte(), the hardware walk's code: nxsim__mmu_find_leaf() in
+ * mmu.c), from the SPTE, without a fault walk.  If the generation moved
+ * on (check_mmio_spte()), the full fault replaces the SPTE; if its walk
+ * no longer meets an MMIO SPTE (another CPU zapped the table since the
+ * hardware walk), the guest runs the access again (RET_PF_RETRY).  A wrap
+ * of the MMIO generation zaps everything (kvm_mmu_invalidate_mmio_sptes()).
  *
  * A vCPU in SMM uses the generation of address space 1 for its cache and
  * its SPTEs (kvm_vcpu_memslots()).  Left out: the emulator itself,
@@ -27,17 +28,19 @@
 #include "mmu/mmu_internal.h"
 
 /*
- * get_mmio_spte(): the last SPTE of the walk to @gfn (0 if there is no
- * root), where the hardware stopped; the kernel's walk after an EPT
- * misconfiguration (or a RSVD #PF).
+ * get_mmio_spte(): the kernel's own lockless walk to @gfn after the
+ * hardware stopped at an MMIO SPTE (walk_shadow_page_lockless_begin() and
+ * _end() around it): the last SPTE it reads, 0 if there is no root.
  */
-uint64_t nxsim__get_mmio_spte(struct nxsim__vm_mmu *mmu, int as_id,
+static uint64_t get_mmio_spte(struct nxsim__vm_mmu *mmu, int as_id,
 			      uint64_t gfn)
 {
 	uint64_t spte;
 	int level;
 
+	nxsim__rcu_read_lock();
 	nxsim__mmu_find_leaf(mmu, as_id, gfn, &level, &spte);
+	nxsim__rcu_read_unlock();
 	return spte;
 }
 
@@ -66,23 +69,29 @@ static bool check_mmio_spte(struct nxsim__vm_mmu *mmu,
 }
 
 /*
- * handle_mmio_page_fault() for the misconfiguration an MMIO SPTE raised:
- * true to emulate (mmio_info_in_cache() or a current SPTE), false when
- * the SPTE is stale (RET_PF_INVALID: the full fault follows).
+ * handle_mmio_page_fault(), direct: the vCPU's cache first
+ * (mmio_info_in_cache()), then the kernel's own walk, whose SPTE may no
+ * longer be the one the hardware met.
  */
-bool nxsim__handle_mmio_page_fault(struct nxsim__vm_mmu *mmu,
-				   struct nxsim__vcpu_mmu *vcpu, uint64_t gfn,
-				   uint64_t spte)
+int nxsim__handle_mmio_page_fault(struct nxsim__vm_mmu *mmu,
+				  struct nxsim__vcpu_mmu *vcpu, int as_id,
+				  uint64_t gfn)
 {
+	uint64_t spte;
+
 	/* mmio_info_in_cache() -> vcpu_match_mmio_gpa() */
 	if (vcpu->mmio_gfn && vcpu->mmio_gfn == gfn &&
 	    vcpu->mmio_gen == vcpu_memslots_gen(mmu, vcpu))
-		return true;
+		return RET_PF_EMULATE;
+	spte = get_mmio_spte(mmu, as_id, gfn);
+	/* another CPU zapped the table: let the CPU fault again */
+	if (!is_mmio_spte(&mmu->mmio, spte))
+		return RET_PF_RETRY;
 	if (!check_mmio_spte(mmu, vcpu, spte))
-		return false;
+		return RET_PF_INVALID;
 	nxsim__vcpu_cache_mmio_info(mmu, vcpu,
 				    get_mmio_spte_gfn(&mmu->mmio, spte));
-	return true;
+	return RET_PF_EMULATE;
 }
 
 void nxsim__kvm_mmu_invalidate_mmio_sptes(struct nxsim__vm_mmu *mmu,

@@ -325,7 +325,7 @@ nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
  * SPTE there raises the misconfiguration exit), or 0 and the root level
  * when there is no root.  One dependent load per level beyond the SPTE:
  * the child's table, from its frame.  Also the kernel's own walk for an
- * MMIO SPTE (nxsim__get_mmio_spte(), mmio.c).
+ * MMIO SPTE (get_mmio_spte(), mmio.c).
  */
 uint64_t *nxsim__mmu_find_leaf(struct nxsim__vm_mmu *mmu, int as_id,
 			       uint64_t gfn, int *level, uint64_t *spte)
@@ -618,7 +618,7 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 	struct nxsim__mmu_memory_cache *mc = &vcpu->mmu_cache;
 	bool shared = mmu->tdp_mmu_enabled && mmu->prof->fault_read_lock;
 	bool tdp = mmu->tdp_mmu_enabled;
-	uint64_t gfn = gpa >> 12, *sptep, spte = 0, mmio;
+	uint64_t gfn = gpa >> 12, *sptep, spte = 0;
 	int as_id = kvm_arch_vcpu_memslots_id(vcpu);
 	unsigned long mmu_seq;
 	int level = 0, r, rc;
@@ -648,13 +648,6 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		}
 		nxsim__rcu_read_lock();
 		sptep = nxsim__mmu_find_leaf(mmu, as_id, gfn, &level, &spte);
-		/*
-		 * An MMIO SPTE: EPT misconfiguration, or #PF with PFERR_RSVD,
-		 * and the kernel's own walk for it.
-		 */
-		mmio = !sptep && is_mmio_spte(&mmu->mmio, spte) ?
-			       nxsim__get_mmio_spte(mmu, as_id, gfn) :
-			       0;
 		nxsim__rcu_read_unlock();
 		if (sptep && permits(mmu->fmt, spte, kind)) {
 			info->outcome = NXSIM_ACCESS_HIT;
@@ -666,16 +659,21 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 				nxsim__rw_unlock(&mmu->mmu_lock);
 			break;
 		}
-		if (is_mmio_spte(&mmu->mmio, mmio)) {
-			if (nxsim__handle_mmio_page_fault(mmu, vcpu, gfn,
-							  mmio)) {
+		/* An MMIO SPTE: EPT misconfiguration, or #PF with PFERR_RSVD */
+		if (!sptep && is_mmio_spte(&mmu->mmio, spte)) {
+			r = nxsim__handle_mmio_page_fault(mmu, vcpu, as_id,
+							  gfn);
+			if (r != RET_PF_INVALID && !tdp)
+				nxsim__rw_unlock(&mmu->mmu_lock);
+			if (r == RET_PF_EMULATE) {
 				VCPU_COUNT(vcpu, mmio_exits);
 				info->outcome = NXSIM_ACCESS_EMULATE;
 				sptep = NULL;
-				if (!tdp)
-					nxsim__rw_unlock(&mmu->mmu_lock);
 				break;
 			}
+			/* the table went: the guest runs the access again */
+			if (r == RET_PF_RETRY)
+				continue;
 			/* counted once the fault can go on (-ENOMEM: no count) */
 			stale = true;
 		}

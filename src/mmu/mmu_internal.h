@@ -268,24 +268,19 @@ void nxsim__kvm_flush_remote_tlbs_range(struct nxsim__vm_mmu *mmu, uint64_t gfn,
 
 /* ---- mmio.c: MMIO SPTEs and the vCPU's MMIO cache ----------------------- */
 
-/*
- * get_mmio_spte(): the kernel's own lockless walk to @gfn after the
- * hardware stopped at an MMIO SPTE; the last SPTE it reads (0 without a
- * root).  Called inside an RCU read-side section.
- */
-uint64_t nxsim__get_mmio_spte(struct nxsim__vm_mmu *mmu, int as_id,
-			      uint64_t gfn);
 /* vcpu_cache_mmio_info(): @gfn is MMIO for @vcpu in its current generation. */
 void nxsim__vcpu_cache_mmio_info(struct nxsim__vm_mmu *mmu,
 				 struct nxsim__vcpu_mmu *vcpu, uint64_t gfn);
 /*
- * handle_mmio_page_fault() for the MMIO SPTE @spte at @gfn: true to emulate
- * (the vCPU's cache or a current SPTE), false for a stale SPTE
- * (RET_PF_INVALID: the full fault follows).
+ * handle_mmio_page_fault() after the hardware walk to @gfn in @as_id met an
+ * MMIO SPTE: RET_PF_EMULATE (from the vCPU's cache, or from a current
+ * SPTE, which it then caches), RET_PF_INVALID for a stale SPTE (the full
+ * fault follows) or RET_PF_RETRY when its own walk no longer meets an MMIO
+ * SPTE (the guest runs the access again).  Takes no lock.
  */
-bool nxsim__handle_mmio_page_fault(struct nxsim__vm_mmu *mmu,
-				   struct nxsim__vcpu_mmu *vcpu, uint64_t gfn,
-				   uint64_t spte);
+int nxsim__handle_mmio_page_fault(struct nxsim__vm_mmu *mmu,
+				  struct nxsim__vcpu_mmu *vcpu, int as_id,
+				  uint64_t gfn);
 /*
  * kvm_mmu_invalidate_mmio_sptes(): the memslots generation became @gen;
  * zap everything when the MMIO generation wrapped.  Called with slots_lock
@@ -443,6 +438,7 @@ enum {
 	RET_PF_CONTINUE = 0,
 	RET_PF_RETRY,
 	RET_PF_EMULATE,
+	RET_PF_INVALID,
 	RET_PF_FIXED,
 	RET_PF_SPURIOUS,
 };
