@@ -420,12 +420,6 @@ void nxsim__kvm_mmu_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 uint64_t *nxsim__mmu_find_leaf(struct nxsim__vm_mmu *mmu, int as_id,
 			       uint64_t gfn, int *level, uint64_t *spte);
 
-/* kvm_arch_vcpu_memslots_id(): 1 in SMM. */
-static inline int kvm_arch_vcpu_memslots_id(const struct nxsim__vcpu_mmu *vcpu)
-{
-	return READ_ONCE(vcpu->smm);
-}
-
 /* kvm_vcpu_memslots(vcpu)->generation: that of the vCPU's space. */
 static inline uint64_t vcpu_memslots_gen(struct nxsim__vm_mmu *mmu,
 					 const struct nxsim__vcpu_mmu *vcpu)
