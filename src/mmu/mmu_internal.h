@@ -282,6 +282,13 @@ int nxsim__handle_mmio_page_fault(struct nxsim__vm_mmu *mmu,
 				  struct nxsim__vcpu_mmu *vcpu, int as_id,
 				  uint64_t gfn);
 /*
+ * handle_mmio_page_fault() for shadow paging, whose walk under mmu_lock
+ * read the MMIO SPTE @spte: RET_PF_EMULATE or RET_PF_INVALID, as above.
+ */
+int nxsim__handle_mmio_page_fault_indirect(struct nxsim__vm_mmu *mmu,
+					   struct nxsim__vcpu_mmu *vcpu,
+					   uint64_t spte);
+/*
  * kvm_mmu_invalidate_mmio_sptes(): the memslots generation became @gen;
  * zap everything when the MMIO generation wrapped.  Called with slots_lock
  * held, mmu_lock not.
