@@ -412,6 +412,20 @@ static bool next_before(const struct wl_next *a, int64_t key, unsigned int cpu)
 }
 
 /*
+ * The earlier of @a and @b (@b if neither is), with masks, not ?: (which
+ * GCC 12 compiles to a branch).
+ */
+static struct wl_next next_earlier(struct wl_next a, struct wl_next b)
+{
+	uint64_t take = -(uint64_t)next_before(&a, b.key, b.cpu);
+
+	return (struct wl_next){
+		(int64_t)(((uint64_t)a.key & take) | ((uint64_t)b.key & ~take)),
+		(a.cpu & (uint32_t)take) | (b.cpu & ~(uint32_t)take),
+	};
+}
+
+/*
  * Leaf @cpu of the tree @t of @leaves leaves is @e now: replay its path.
  * The winner so far is carried in registers, so that each level loads
  * only the sibling, a load that does not wait for the level below.
@@ -423,13 +437,7 @@ static void next_set(struct wl_next *t, unsigned int leaves, unsigned int cpu,
 
 	t[i] = e;
 	for (; i > 1; i /= 2) {
-		const struct wl_next *s = &t[i ^ 1];
-		uint64_t take = -(uint64_t)next_before(s, e.key, e.cpu);
-
-		/* a mask, not ?: (which GCC 12 compiles to a branch) */
-		e.key = (int64_t)(((uint64_t)s->key & take) |
-				  ((uint64_t)e.key & ~take));
-		e.cpu = (s->cpu & (uint32_t)take) | (e.cpu & ~(uint32_t)take);
+		e = next_earlier(t[i ^ 1], e);
 		t[i / 2] = e;
 	}
 }
@@ -448,9 +456,7 @@ static int run_steps(struct wl_run *r, struct wl_next *t, unsigned int leaves)
 				} :
 				NEXT_NONE;
 	for (i = leaves; --i;)
-		t[i] = next_before(&t[2 * i + 1], t[2 * i].key, t[2 * i].cpu) ?
-			       t[2 * i + 1] :
-			       t[2 * i];
+		t[i] = next_earlier(t[2 * i + 1], t[2 * i]);
 	while (t[1].cpu != UINT32_MAX) {
 		unsigned int cpu = t[1].cpu;
 		int64_t key = nxsim__xpfo_cycles_key(r->m, cpu);
