@@ -569,12 +569,24 @@ int nxsim_xpfo_refill(struct nxsim_xpfo *m, unsigned int cpu,
 	return LOCKED(m, cpu, nxsim__xpfo_refill(m, cpu, pfns, n));
 }
 
+/*
+ * An access with its hint just before it: the frame's record, read only
+ * after the TLB's lookup, loads while the lookup's sets do (on a machine
+ * of many CPUs both miss the host's caches).
+ */
+static int kernel_access_hinted(struct nxsim_xpfo *m, unsigned int cpu,
+				uint64_t pfn, bool write,
+				enum nxsim_xpfo_access *what)
+{
+	nxsim__xpfo_prefetch_access(m, cpu, pfn);
+	return nxsim__xpfo_kernel_access(m, cpu, pfn, write, what);
+}
+
 int nxsim_xpfo_kernel_access(struct nxsim_xpfo *m, unsigned int cpu,
 			     uint64_t pfn, bool write,
 			     enum nxsim_xpfo_access *what)
 {
-	return LOCKED(m, cpu,
-		      nxsim__xpfo_kernel_access(m, cpu, pfn, write, what));
+	return LOCKED(m, cpu, kernel_access_hinted(m, cpu, pfn, write, what));
 }
 
 int nxsim_xpfo_user_access(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,

@@ -192,6 +192,8 @@ static int fault_in(struct wl_run *r, unsigned int cpu, struct wl_domain *d,
 	if (rc)
 		return rc;
 	nxsim__xpfo_prefetch_access(r->m, cpu, pfn);
+	if (copy_from)
+		nxsim__xpfo_prefetch_access(r->m, cpu, *copy_from);
 	CALL(r, nxsim__xpfo_alloc_pages_user(r->m, cpu, pfn, id,
 					     NXSIM_XPFO_WILL_MAP));
 	d->page[d->n++] = (uint32_t)pfn;
@@ -225,50 +227,46 @@ static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
 			return 0;
 		return free_page(r, cpu, d,
 				 (unsigned int)nxsim_rng_below(&c->rng, d->n));
-	case S_PROBE: {
-		/*
-		 * The attacker of [S17] (ret2dir spraying [S0]): read, through
-		 * the physmap, either a page of some process on any CPU or
-		 * the next free frame some CPU will hand out (so its alias
-		 * is cached before the frame becomes a user page).  Raw
-		 * draws, a fixed number, so the stream does not depend on
-		 * the other CPUs' state.
-		 */
-		unsigned int oc =
-			(unsigned int)(nxsim_rng_next(&c->rng) % r->nr_cpus);
-		const struct wl_cpu *o = &r->cpu[oc];
-		const struct wl_domain *od =
-			&o->dom[nxsim_rng_next(&c->rng) % DOMAINS];
-		uint64_t x = nxsim_rng_next(&c->rng);
-
-		if (x & 1) {
-			if (o->nfree)
-				CALL(r,
-				     nxsim__xpfo_kernel_access(
-					     r->m, cpu, o->free[o->nfree - 1],
-					     false, NULL));
-		} else if (od->n) {
-			CALL(r, nxsim__xpfo_kernel_access(
-					r->m, cpu, od->page[(x >> 1) % od->n],
-					false, NULL));
-		}
-	}
-		__attribute__((fallthrough)); /* then the syscall */
+	case S_PROBE:
 	case S_SYSCALL: {
 		/*
-		 * The frames first, then the accesses (which draw nothing from
-		 * the CPU's generator, nor change its frames): each access's
+		 * A probe: the attacker of [S17] (ret2dir spraying [S0]) reads,
+		 * through the physmap, either a page of some process on any
+		 * CPU or the next free frame some CPU will hand out (so its
+		 * alias is cached before the frame becomes a user page).  Raw
+		 * draws, a fixed number, so the stream does not depend on the
+		 * other CPUs' state.  Then the syscall.  The frames first,
+		 * then the accesses (which draw nothing from the CPU's
+		 * generator, nor change any CPU's frames): each access's
 		 * lookup is hinted before the first runs.
 		 */
-		uint64_t kf[3];
+		uint64_t kf[4];
+		unsigned int n = 0;
 
-		for (i = 0; i < 3; i++)
+		if (s == S_PROBE) {
+			unsigned int oc =
+				(unsigned int)(nxsim_rng_next(&c->rng) %
+					       r->nr_cpus);
+			const struct wl_cpu *o = &r->cpu[oc];
+			const struct wl_domain *od =
+				&o->dom[nxsim_rng_next(&c->rng) % DOMAINS];
+			uint64_t x = nxsim_rng_next(&c->rng);
+
+			if (x & 1) {
+				if (o->nfree)
+					kf[n++] = o->free[o->nfree - 1];
+			} else if (od->n) {
+				kf[n++] = od->page[(x >> 1) % od->n];
+			}
+		}
+		for (i = n; i < n + 3; i++)
 			kf[i] = c->kframe[nxsim_rng_below(&c->rng, KFRAMES)];
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < n + 3; i++)
 			nxsim__xpfo_prefetch_access(r->m, cpu, kf[i]);
-		for (i = 0; i < 3; i++)
+		/* the probe reads; the syscall's last access writes */
+		for (i = 0; i < n + 3; i++)
 			CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, kf[i],
-							  i == 2, NULL));
+							  i == n + 2, NULL));
 		return 0;
 	}
 	case S_KCHURN:

@@ -265,7 +265,9 @@ void nxsim__physmap_split(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);
  * allocation or a free, each of which reads its record and may probe the
  * CPU's TLB for its physmap address).  Prefetches the frame's record and
  * the TLB tags a lookup probes, so that the host's cache misses of
- * operations issued together overlap.
+ * operations issued together overlap.  The one prefetch of a kernel
+ * access: nxsim__xpfo_kernel_access() makes none, the workload hints its
+ * accesses ahead of them, the public call just before its access.
  */
 static inline void nxsim__xpfo_prefetch_access(const struct nxsim_xpfo *m,
 					       unsigned int cpu, uint64_t pfn)
