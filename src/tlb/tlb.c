@@ -476,7 +476,8 @@ static void free_cpus(struct nxsim_tlb *tlb, unsigned int n)
 				    tlb->geo[l].sets * sizeof(*a->state));
 		}
 	}
-	nxsim__free(tlb->cpu, tlb->nr_cpus * sizeof(*tlb->cpu));
+	nxsim__free_aligned(tlb->cpu, tlb->nr_cpus * sizeof(*tlb->cpu),
+			    SMP_CACHE_BYTES);
 }
 
 static int alloc_array(struct nxsim__tlb_array *a,
@@ -546,7 +547,8 @@ int nxsim_tlb_create(const struct nxsim_tlb_config *cfg,
 	tlb->touch = repl->touch != NULL;
 	tlb->victim = repl->victim;
 	memcpy(tlb->geo, cfg->level, sizeof(tlb->geo));
-	tlb->cpu = nxsim__calloc(cfg->nr_cpus, sizeof(*tlb->cpu));
+	tlb->cpu = nxsim__zalloc_aligned(cfg->nr_cpus * sizeof(*tlb->cpu),
+					 SMP_CACHE_BYTES);
 	if (!tlb->cpu)
 		goto fail;
 	for (i = 0; i < cfg->nr_cpus; i++) {

@@ -20,6 +20,8 @@
 #include <nxsim/rng.h>
 #include <nxsim/tlb.h>
 
+#include "core/compiler.h"
+
 /*
  * Tag word of a way: 0 is an empty way.
  *   bit 0      valid
@@ -213,6 +215,9 @@ struct nxsim__tlb_fill_log {
  * @st: counters
  * @log: with struct nxsim_tlb's @fill_log, the fills since the last full
  *	flush
+ *
+ * Each CPU's starts a cache line, so that what a lookup reads of it takes
+ * the same few lines on every CPU.
  */
 struct nxsim__tlb_cpu {
 	int busy;
@@ -226,7 +231,7 @@ struct nxsim__tlb_cpu {
 	struct nxsim_rng rng;
 	struct nxsim_tlb_stats st;
 	struct nxsim__tlb_fill_log log;
-};
+} ____cacheline_aligned;
 
 /* Called when a watched translation has left every level of @cpu. */
 typedef void (*nxsim__tlb_drop_fn)(void *ctx, unsigned int cpu, uint64_t va,

@@ -266,7 +266,8 @@ static void free_machine(struct nxsim_xpfo *m)
 	nxsim__free(m->frame, m->nr_frames * sizeof(*m->frame));
 	nxsim__free(m->split_1g, split_1g_bytes(m->nr_frames));
 	nxsim__free(m->split_2m, split_2m_bytes(m->nr_frames));
-	nxsim__free(m->cpu, m->nr_cpus * sizeof(*m->cpu));
+	nxsim__free_aligned(m->cpu, m->nr_cpus * sizeof(*m->cpu),
+			    SMP_CACHE_BYTES);
 	nxsim__free(m->mask, DIV_ROUND_UP(m->nr_cpus, 64) * sizeof(uint64_t));
 	nxsim__free(m->filled, DIV_ROUND_UP(m->nr_cpus, 64) * sizeof(uint64_t));
 	nxsim__free(m, sizeof(*m));
@@ -339,7 +340,8 @@ int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 	m->frame = nxsim__calloc(m->nr_frames, sizeof(*m->frame));
 	m->split_1g = nxsim__zalloc(split_1g_bytes(m->nr_frames));
 	m->split_2m = nxsim__zalloc(split_2m_bytes(m->nr_frames));
-	m->cpu = nxsim__calloc(m->nr_cpus, sizeof(*m->cpu));
+	m->cpu = nxsim__zalloc_aligned(m->nr_cpus * sizeof(*m->cpu),
+				       SMP_CACHE_BYTES);
 	m->mask = nxsim__calloc(DIV_ROUND_UP(m->nr_cpus, 64), sizeof(uint64_t));
 	m->filled =
 		nxsim__calloc(DIV_ROUND_UP(m->nr_cpus, 64), sizeof(uint64_t));

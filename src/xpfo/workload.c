@@ -94,10 +94,11 @@ static const struct workload workloads[] = {
 };
 
 /*
- * Each struct with what every step reads first, in one cache line.  The
- * frames a CPU picks from at random are kept in 32 bits (every frame
- * number is below NXSIM_XPFO_MAX_FRAMES, 2^32): on a machine of many CPUs
- * each pick is a host cache miss, and half the bytes are half the lines.
+ * Each struct with what every step reads first, in its first cache line
+ * (each CPU's struct wl_cpu starts one).  The frames a CPU picks from at
+ * random are kept in 32 bits (every frame number is below
+ * NXSIM_XPFO_MAX_FRAMES, 2^32): on a machine of many CPUs each pick is a
+ * host cache miss, and half the bytes are half the lines.
  */
 struct wl_domain {
 	unsigned int n;
@@ -114,7 +115,7 @@ struct wl_cpu {
 	uint64_t batch[64]; /* refilled, unmapped frames (P4c) */
 	uint32_t kframe[KFRAMES];
 	struct wl_domain dom[DOMAINS];
-};
+} ____cacheline_aligned;
 
 struct wl_run {
 	struct nxsim_xpfo *m;
@@ -500,7 +501,8 @@ static int run_once(const struct nxsim_xpfo_run *run, const struct workload *w,
 	if (r.m->version >= NXSIM_XPFO_V8)
 		r.batch = MIN(r.m->policy->refill_batch, 64u);
 	leaves = roundup_pow_of_two(run->nr_cpus);
-	r.cpu = nxsim__calloc(run->nr_cpus, sizeof(*r.cpu));
+	r.cpu = nxsim__zalloc_aligned(run->nr_cpus * sizeof(*r.cpu),
+				      SMP_CACHE_BYTES);
 	next = nxsim__calloc(2 * leaves, sizeof(*next));
 	if (!r.cpu || !next) {
 		rc = -ENOMEM;
@@ -519,7 +521,8 @@ out:
 		for (i = 0; i < run->nr_cpus; i++)
 			nxsim__free(r.cpu[i].free,
 				    r.per_cpu * sizeof(uint64_t));
-	nxsim__free(r.cpu, run->nr_cpus * sizeof(*r.cpu));
+	nxsim__free_aligned(r.cpu, run->nr_cpus * sizeof(*r.cpu),
+			    SMP_CACHE_BYTES);
 	nxsim__free(next, 2 * leaves * sizeof(*next));
 	nxsim_xpfo_destroy(r.m);
 	return rc;
