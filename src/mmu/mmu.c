@@ -4,8 +4,8 @@
  * it:
  *   - the VM's MMU: kvm_mmu_init_vm(), kvm_mmu_uninit_vm() with the final
  *     zap, kvm_mmu_zap_all_fast() (generation flip, every root invalidated
- *     and torn down at once, as the newest tree does under slots_lock), the
- *     VM stats by their kernel names, is_nx_huge_page_enabled();
+ *     and torn down at once, as the newest tree does under slots_lock),
+ *     is_nx_huge_page_enabled();
  *   - the one fault entry of a guest access, kvm_mmu_do_page_fault(),
  *     which with TDP off hands the access to the shadow fault path
  *     (paging_tmpl.c) and with TDP runs the fault path here:
@@ -36,19 +36,12 @@
  * kernel; its rmap-descriptor cache is the VM's, so it is topped up under
  * that lock.
  *
- * MMIO: a fault outside every slot caches the gfn in the vCPU
- * (vcpu_cache_mmio_info()) and, with MMIO caching on, installs a 4K MMIO
- * SPTE carrying the memslots generation (tdp_mmu_map_handle_target_level()
- * with make_mmio_spte()); both are answered with emulation.  The next
- * access that meets the MMIO SPTE is an EPT misconfiguration or a RSVD
- * #PF: handle_mmio_page_fault() emulates from the vCPU's cache or the
- * SPTE without a fault walk, unless the generation moved on
- * (check_mmio_spte()), in which case the full fault replaces the SPTE.  A
- * wrap of the MMIO generation zaps everything
- * (kvm_mmu_invalidate_mmio_sptes()).  The MMIO SPTE is looked for by the
- * lockless walk, as walk_shadow_page_get_mmio_spte() does.  Left out: the
- * emulator itself, KVM_FAST_MMIO_BUS, and MMIO SPTEs on the shadow MMU
- * (its faults outside every slot are emulated uncached).
+ * MMIO: a fault outside every slot is answered with emulation; with MMIO
+ * caching on (TDP MMU) it installs an MMIO SPTE, and the next access that
+ * meets it leaves through handle_mmio_page_fault() without a fault walk.
+ * Both halves are mmio.c's.  The readers of the VM's stats and counters,
+ * and its event log, are mmu_stats.c's; a thread's page-stat shard is
+ * taken here, at its first update (kvm_host.h).
  *
  * PML: while a slot logs dirty pages, a write that hits an EPT leaf
  * whose D bit is clear sets D and logs the gfn at once (the kernel logs
@@ -62,8 +55,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -73,46 +64,6 @@
 #include "mmu/mmu_internal.h"
 #include "mmu/shadow_mmu.h"
 #include "mmu/tdp_mmu.h"
-
-#define EVENTS_SIZE (NXSIM__MAX_EVENTS * NXSIM__EVENT_LEN)
-
-/*
- * Record @i of the VM's events, whose array is made at the first event:
- * racing events publish one (the others free theirs).  NULL if there is no
- * memory for it: the event is then only counted, and the checker says
- * that it was not kept.
- */
-static char *event_slot(struct nxsim__vm_mmu *mmu, unsigned int i)
-{
-	char(*ev)[NXSIM__EVENT_LEN] =
-		__atomic_load_n(&mmu->events, __ATOMIC_ACQUIRE);
-	char(*none)[NXSIM__EVENT_LEN] = NULL;
-
-	if (!ev) {
-		ev = nxsim__zalloc(EVENTS_SIZE);
-		if (ev && !__atomic_compare_exchange_n(&mmu->events, &none, ev,
-						       false, __ATOMIC_ACQ_REL,
-						       __ATOMIC_ACQUIRE)) {
-			nxsim__free(ev, EVENTS_SIZE);
-			ev = none;
-		}
-	}
-	return ev ? ev[i] : NULL;
-}
-
-void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
-{
-	unsigned int i =
-		__atomic_fetch_add(&mmu->nr_events, 1, __ATOMIC_RELAXED);
-	char *slot;
-	va_list ap;
-
-	if (i < NXSIM__MAX_EVENTS && (slot = event_slot(mmu, i))) {
-		va_start(ap, fmt);
-		vsnprintf(slot, NXSIM__EVENT_LEN, fmt, ap);
-		va_end(ap);
-	}
-}
 
 __thread unsigned int nxsim__page_stat_shard_id
 	__attribute__((tls_model("initial-exec")));
@@ -235,8 +186,7 @@ void nxsim__kvm_mmu_uninit_vm(struct nxsim__vm_mmu *mmu)
 	pthread_mutex_destroy(&mmu->pages_alloc_lock);
 	pthread_mutex_destroy(&mmu->tdp_mmu_pages_lock);
 	nxsim__rwlock_destroy(&mmu->mmu_lock);
-	if (mmu->events)
-		nxsim__free(mmu->events, EVENTS_SIZE);
+	nxsim__mmu_free_events(mmu);
 	nxsim__free_aligned(
 		mmu, sizeof(*mmu) + nxsim__rwlock_size_of(&mmu->mmu_lock),
 		SMP_CACHE_BYTES);
@@ -280,81 +230,6 @@ bool nxsim__is_nx_huge_page_enabled(struct nxsim__vm_mmu *mmu)
 void nxsim__mmu_disable_nx_huge_pages(struct nxsim__vm_mmu *mmu)
 {
 	WRITE_ONCE(mmu->disable_nx_huge_pages, true);
-}
-
-/*
- * The stats and counters are read under the write lock: faults under the
- * read lock update them, so only the write lock gives one snapshot.
- */
-void nxsim__mmu_stats(struct nxsim__vm_mmu *mmu, struct nxsim_vm_stats *st)
-{
-	nxsim__write_lock(&mmu->mmu_lock);
-	*st = (struct nxsim_vm_stats){
-		.pages_4k = nxsim__page_stat(mmu, NXSIM_PG_LEVEL_4K),
-		.pages_2m = nxsim__page_stat(mmu, NXSIM_PG_LEVEL_2M),
-		.pages_1g = nxsim__page_stat(mmu, NXSIM_PG_LEVEL_1G),
-		.nx_lpage_splits = mmu->nx_lpage_splits,
-	};
-	nxsim__rw_unlock(&mmu->mmu_lock);
-}
-
-void nxsim__mmu_kstat(struct nxsim__vm_mmu *mmu, struct nxsim__mmu_kstat *k,
-		      struct nxsim_vm_stats *st)
-{
-	nxsim__mmu_stats(mmu, st);
-	nxsim__write_lock(&mmu->mmu_lock);
-	*k = mmu->kstat;
-	nxsim__rw_unlock(&mmu->mmu_lock);
-}
-
-/* The VM's counters plus each vCPU's (the fault counts). */
-void nxsim__mmu_counters(struct nxsim__vm_mmu *mmu,
-			 struct nxsim_mmu_counters *c)
-{
-	const size_t n = sizeof(*c) / sizeof(uint64_t);
-	const struct nxsim__vcpu_mmu *v;
-	uint64_t *sum = (uint64_t *)c;
-	const uint64_t *add;
-	size_t i;
-
-	_Static_assert(sizeof(*c) % sizeof(uint64_t) == 0,
-		       "struct nxsim_mmu_counters holds only uint64_t");
-	nxsim__write_lock(&mmu->mmu_lock);
-	*c = mmu->counters;
-	for (v = mmu->vcpus; v; v = v->next) {
-		add = (const uint64_t *)&v->stat;
-		for (i = 0; i < n; i++)
-			sum[i] += __atomic_load_n(&add[i], __ATOMIC_RELAXED);
-	}
-	c->unsync_pages = mmu->nr_unsync;
-	nxsim__rw_unlock(&mmu->mmu_lock);
-}
-
-long nxsim__mmu_nr_pages(struct nxsim__vm_mmu *mmu)
-{
-	long n, pending;
-
-	n = nxsim__mmu_nr_pages_allocated(mmu, &pending);
-	return n - pending -
-	       (long)__atomic_load_n(&mmu->nr_cached, __ATOMIC_RELAXED);
-}
-
-long nxsim__mmu_nr_pages_allocated(struct nxsim__vm_mmu *mmu, long *pending)
-{
-	long n;
-
-	/*
-	 * An RCU callback frees a page under pages_alloc_lock alone, dropping
-	 * both counts: read them together under it.
-	 */
-	nxsim__write_lock(&mmu->mmu_lock);
-	pthread_mutex_lock(&mmu->pages_alloc_lock);
-	n = (long)__atomic_load_n(&mmu->nr_sps, __ATOMIC_RELAXED);
-	*pending =
-		(long)__atomic_load_n(&mmu->nr_rcu_pending, __ATOMIC_ACQUIRE);
-	pthread_mutex_unlock(&mmu->pages_alloc_lock);
-	nxsim__rw_unlock(&mmu->mmu_lock);
-	return n;
 }
 
 int nxsim__kvm_mmu_max_mapping_level(struct nxsim__vm_mmu *mmu,
@@ -449,10 +324,11 @@ nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
  * level: the leaf, or the non-present entry the walk stopped at (an MMIO
  * SPTE there raises the misconfiguration exit), or 0 and the root level
  * when there is no root.  One dependent load per level beyond the SPTE:
- * the child's table, from its frame.
+ * the child's table, from its frame.  Also the kernel's own walk for an
+ * MMIO SPTE (get_mmio_spte(), mmio.c).
  */
-static uint64_t *find_leaf(struct nxsim__vm_mmu *mmu, int as_id, uint64_t gfn,
-			   int *level, uint64_t *spte)
+uint64_t *nxsim__mmu_find_leaf(struct nxsim__vm_mmu *mmu, int as_id,
+			       uint64_t gfn, int *level, uint64_t *spte)
 {
 	struct nxsim__mmu_page *root =
 		__atomic_load_n(&mmu->root[as_id], __ATOMIC_ACQUIRE);
@@ -473,88 +349,6 @@ static uint64_t *find_leaf(struct nxsim__vm_mmu *mmu, int as_id, uint64_t gfn,
 	*level = l;
 	*spte = v;
 	return is_shadow_present_pte(v) ? sptep : NULL;
-}
-
-/*
- * get_mmio_spte(): the last SPTE of the walk to @gfn (0 if there is no
- * root), where the hardware stopped; the kernel's walk after an EPT
- * misconfiguration (or a RSVD #PF).
- */
-static uint64_t get_mmio_spte(struct nxsim__vm_mmu *mmu, int as_id,
-			      uint64_t gfn)
-{
-	uint64_t spte;
-	int level;
-
-	find_leaf(mmu, as_id, gfn, &level, &spte);
-	return spte;
-}
-
-/* kvm_arch_vcpu_memslots_id(): 1 in SMM. */
-static int kvm_arch_vcpu_memslots_id(const struct nxsim__vcpu_mmu *vcpu)
-{
-	return READ_ONCE(vcpu->smm);
-}
-
-/* kvm_vcpu_memslots(vcpu)->generation: that of the vCPU's space. */
-static uint64_t vcpu_memslots_gen(struct nxsim__vm_mmu *mmu,
-				  const struct nxsim__vcpu_mmu *vcpu)
-{
-	return READ_ONCE(mmu->memslots_gen[kvm_arch_vcpu_memslots_id(vcpu)]);
-}
-
-/* vcpu_cache_mmio_info() (x86.h) for a TDP fault: no gva. */
-static void vcpu_cache_mmio_info(struct nxsim__vm_mmu *mmu,
-				 struct nxsim__vcpu_mmu *vcpu, uint64_t gfn)
-{
-	uint64_t gen = vcpu_memslots_gen(mmu, vcpu);
-
-	if (gen & KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS)
-		return;
-	vcpu->mmio_gfn = gfn;
-	vcpu->mmio_gen = gen;
-}
-
-/* check_mmio_spte(): the SPTE's generation is the vCPU's current one. */
-static bool check_mmio_spte(struct nxsim__vm_mmu *mmu,
-			    const struct nxsim__vcpu_mmu *vcpu, uint64_t spte)
-{
-	uint64_t gen = vcpu_memslots_gen(mmu, vcpu);
-
-	if (gen & KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS)
-		return false;
-	return (gen & MMIO_SPTE_GEN_MASK) ==
-	       nxsim__get_mmio_spte_generation(spte);
-}
-
-/*
- * handle_mmio_page_fault() for the misconfiguration an MMIO SPTE raised:
- * true to emulate (mmio_info_in_cache() or a current SPTE), false when
- * the SPTE is stale (RET_PF_INVALID: the full fault follows).
- */
-static bool handle_mmio_page_fault(struct nxsim__vm_mmu *mmu,
-				   struct nxsim__vcpu_mmu *vcpu, uint64_t gfn,
-				   uint64_t spte)
-{
-	/* mmio_info_in_cache() -> vcpu_match_mmio_gpa() */
-	if (vcpu->mmio_gfn && vcpu->mmio_gfn == gfn &&
-	    vcpu->mmio_gen == vcpu_memslots_gen(mmu, vcpu))
-		return true;
-	if (!check_mmio_spte(mmu, vcpu, spte))
-		return false;
-	vcpu_cache_mmio_info(mmu, vcpu, get_mmio_spte_gfn(&mmu->mmio, spte));
-	return true;
-}
-
-void nxsim__kvm_mmu_invalidate_mmio_sptes(struct nxsim__vm_mmu *mmu,
-					  uint64_t gen)
-{
-	WARN_ON(gen & KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS);
-	gen &= MMIO_SPTE_GEN_MASK;
-	/* Strip the address-space modifier: a wrap in any space counts. */
-	gen &= ~((uint64_t)KVM_ADDRESS_SPACE_NUM - 1);
-	if (gen == 0)
-		nxsim__kvm_mmu_zap_all_fast(mmu);
 }
 
 static bool permits(enum nxsim_spte_format fmt, uint64_t spte,
@@ -657,7 +451,8 @@ static uint64_t *fault_leaf(struct nxsim__vm_mmu *mmu, uint64_t gfn,
 			    struct fault_leaf *l)
 {
 	if (!l->walked) {
-		l->sptep = find_leaf(mmu, l->as_id, gfn, &l->level, &l->spte);
+		l->sptep = nxsim__mmu_find_leaf(mmu, l->as_id, gfn, &l->level,
+						&l->spte);
 		l->walked = true;
 	}
 	return l->sptep;
@@ -693,7 +488,7 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 	f.slot = nxsim__gfn_to_memslot(mmu, f.as_id, gfn);
 	if (!f.slot) {
 		/* handle_abnormal_pfn() */
-		vcpu_cache_mmio_info(mmu, vcpu, gfn);
+		nxsim__vcpu_cache_mmio_info(mmu, vcpu, gfn);
 		if (mmu->mmio.enabled && mmu->tdp_mmu_enabled) {
 			f.nx_huge_page_workaround_enabled =
 				nxsim__is_nx_huge_page_enabled(mmu);
@@ -797,7 +592,7 @@ static void pml_log_write(struct nxsim__vm_mmu *mmu, int as_id, uint64_t gfn,
 	if (tdp)
 		nxsim__read_lock(&mmu->mmu_lock);
 	nxsim__rcu_read_lock();
-	sptep = find_leaf(mmu, as_id, gfn, &level, &spte);
+	sptep = nxsim__mmu_find_leaf(mmu, as_id, gfn, &level, &spte);
 	if (sptep && is_writable_pte(spte) && !(spte & d) &&
 	    nxsim__cmpxchg_spte(sptep, &spte, spte | d))
 		nxsim__mark_page_dirty_in_slot(
@@ -823,7 +618,7 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 	struct nxsim__mmu_memory_cache *mc = &vcpu->mmu_cache;
 	bool shared = mmu->tdp_mmu_enabled && mmu->prof->fault_read_lock;
 	bool tdp = mmu->tdp_mmu_enabled;
-	uint64_t gfn = gpa >> 12, *sptep, spte = 0, mmio;
+	uint64_t gfn = gpa >> 12, *sptep, spte = 0;
 	int as_id = kvm_arch_vcpu_memslots_id(vcpu);
 	unsigned long mmu_seq;
 	int level = 0, r, rc;
@@ -852,14 +647,7 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 			nxsim__kvm_mmu_free_obsolete_roots(mmu);
 		}
 		nxsim__rcu_read_lock();
-		sptep = find_leaf(mmu, as_id, gfn, &level, &spte);
-		/*
-		 * An MMIO SPTE: EPT misconfiguration, or #PF with PFERR_RSVD,
-		 * and the kernel's own walk for it.
-		 */
-		mmio = !sptep && is_mmio_spte(&mmu->mmio, spte) ?
-			       get_mmio_spte(mmu, as_id, gfn) :
-			       0;
+		sptep = nxsim__mmu_find_leaf(mmu, as_id, gfn, &level, &spte);
 		nxsim__rcu_read_unlock();
 		if (sptep && permits(mmu->fmt, spte, kind)) {
 			info->outcome = NXSIM_ACCESS_HIT;
@@ -871,15 +659,21 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 				nxsim__rw_unlock(&mmu->mmu_lock);
 			break;
 		}
-		if (is_mmio_spte(&mmu->mmio, mmio)) {
-			if (handle_mmio_page_fault(mmu, vcpu, gfn, mmio)) {
+		/* An MMIO SPTE: EPT misconfiguration, or #PF with PFERR_RSVD */
+		if (!sptep && is_mmio_spte(&mmu->mmio, spte)) {
+			r = nxsim__handle_mmio_page_fault(mmu, vcpu, as_id,
+							  gfn);
+			if (r != RET_PF_INVALID && !tdp)
+				nxsim__rw_unlock(&mmu->mmu_lock);
+			if (r == RET_PF_EMULATE) {
 				VCPU_COUNT(vcpu, mmio_exits);
 				info->outcome = NXSIM_ACCESS_EMULATE;
 				sptep = NULL;
-				if (!tdp)
-					nxsim__rw_unlock(&mmu->mmu_lock);
 				break;
 			}
+			/* the table went: the guest runs the access again */
+			if (r == RET_PF_RETRY)
+				continue;
 			/* counted once the fault can go on (-ENOMEM: no count) */
 			stale = true;
 		}
@@ -925,7 +719,8 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 				      mmu_seq, info, true);
 		/* what the leaf allows now */
 		if (r != RET_PF_RETRY && rights)
-			sptep = find_leaf(mmu, as_id, gfn, &level, &spte);
+			sptep = nxsim__mmu_find_leaf(mmu, as_id, gfn, &level,
+						     &spte);
 		nxsim__rcu_read_unlock();
 		nxsim__rw_unlock(&mmu->mmu_lock);
 		if (r < 0)
@@ -968,7 +763,7 @@ int nxsim__nonpaging_page_fault(struct nxsim__vm_mmu *mmu,
 	int level = 0, rc;
 
 	/* TDP off: no vCPU enters SMM (nxsim_vcpu_set_smm()), space 0 */
-	sptep = find_leaf(mmu, 0, gfn, &level, &spte);
+	sptep = nxsim__mmu_find_leaf(mmu, 0, gfn, &level, &spte);
 	if (sptep && permits(mmu->fmt, spte, kind)) {
 		info->outcome = NXSIM_ACCESS_HIT;
 		info->level = level;

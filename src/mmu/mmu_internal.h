@@ -251,9 +251,11 @@ static inline bool nxsim__mmu_has_bug(const struct nxsim__vm_mmu *mmu,
 	return (mmu->bugs & bug) != 0;
 }
 
-/* Record a checker event (printf-style). */
+/* Record a checker event (printf-style; mmu_stats.c). */
 void nxsim__mmu_event(struct nxsim__vm_mmu *mmu, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Free the VM's event records, at its destruction. */
+void nxsim__mmu_free_events(struct nxsim__vm_mmu *mmu);
 
 /* kvm_flush_remote_tlbs(): a remote TLB flush of every vCPU of the VM. */
 void nxsim__kvm_flush_remote_tlbs(struct nxsim__vm_mmu *mmu);
@@ -264,6 +266,21 @@ void nxsim__kvm_flush_remote_tlbs(struct nxsim__vm_mmu *mmu);
 void nxsim__kvm_flush_remote_tlbs_range(struct nxsim__vm_mmu *mmu, uint64_t gfn,
 					uint64_t pages);
 
+/* ---- mmio.c: MMIO SPTEs and the vCPU's MMIO cache ----------------------- */
+
+/* vcpu_cache_mmio_info(): @gfn is MMIO for @vcpu in its current generation. */
+void nxsim__vcpu_cache_mmio_info(struct nxsim__vm_mmu *mmu,
+				 struct nxsim__vcpu_mmu *vcpu, uint64_t gfn);
+/*
+ * handle_mmio_page_fault() after the hardware walk to @gfn in @as_id met an
+ * MMIO SPTE: RET_PF_EMULATE (from the vCPU's cache, or from a current
+ * SPTE, which it then caches), RET_PF_INVALID for a stale SPTE (the full
+ * fault follows) or RET_PF_RETRY when its own walk no longer meets an MMIO
+ * SPTE (the guest runs the access again).  Takes no lock.
+ */
+int nxsim__handle_mmio_page_fault(struct nxsim__vm_mmu *mmu,
+				  struct nxsim__vcpu_mmu *vcpu, int as_id,
+				  uint64_t gfn);
 /*
  * kvm_mmu_invalidate_mmio_sptes(): the memslots generation became @gen;
  * zap everything when the MMIO generation wrapped.  Called with slots_lock
@@ -393,11 +410,35 @@ int nxsim__kvm_mmu_max_mapping_level(struct nxsim__vm_mmu *mmu,
 void nxsim__kvm_mmu_hugepage_adjust(struct nxsim__vm_mmu *mmu,
 				    struct nxsim__kvm_page_fault *f);
 
+/*
+ * The hardware walk from the root of @as_id towards @gfn (mmu.c): the leaf
+ * mapping @gfn, or NULL; *@level and *@spte receive the level and the
+ * value of the last SPTE read (the root level and 0 when there is no
+ * root).  Called inside an RCU read-side section or under mmu_lock held
+ * for write.
+ */
+uint64_t *nxsim__mmu_find_leaf(struct nxsim__vm_mmu *mmu, int as_id,
+			       uint64_t gfn, int *level, uint64_t *spte);
+
+/* kvm_arch_vcpu_memslots_id(): 1 in SMM. */
+static inline int kvm_arch_vcpu_memslots_id(const struct nxsim__vcpu_mmu *vcpu)
+{
+	return READ_ONCE(vcpu->smm);
+}
+
+/* kvm_vcpu_memslots(vcpu)->generation: that of the vCPU's space. */
+static inline uint64_t vcpu_memslots_gen(struct nxsim__vm_mmu *mmu,
+					 const struct nxsim__vcpu_mmu *vcpu)
+{
+	return READ_ONCE(mmu->memslots_gen[kvm_arch_vcpu_memslots_id(vcpu)]);
+}
+
 /* The page-fault return codes (enum of arch/x86/kvm/mmu/mmu_internal.h). */
 enum {
 	RET_PF_CONTINUE = 0,
 	RET_PF_RETRY,
 	RET_PF_EMULATE,
+	RET_PF_INVALID,
 	RET_PF_FIXED,
 	RET_PF_SPURIOUS,
 };

@@ -6,9 +6,11 @@
  * caching scenario step by step: the first access outside every slot
  * installs an MMIO SPTE, the next is emulated from it without a fault, a
  * memslot change makes it stale and it is refaulted, a new slot over it
- * maps memory, a wrap of the MMIO generation zaps everything; hosts
- * without caching emulate every time and build no tables; allocation
- * failures of the MMIO fault leave everything as it was.
+ * maps memory, a wrap of the MMIO generation zaps everything, a table
+ * zapped between the hardware's walk and the kernel's own is run again
+ * (RET_PF_RETRY), not faulted; hosts without caching emulate every time
+ * and build no tables; allocation failures of the MMIO fault leave
+ * everything as it was.
  */
 #include <stdio.h>
 
@@ -234,6 +236,63 @@ static void test_mmio_stale_enomem(void **state)
 	nx_env_destroy(&e);
 }
 
+/*
+ * The table the hardware walk found an MMIO SPTE in is zapped by another
+ * CPU before handle_mmio_page_fault()'s own walk (the test calls that
+ * half itself, after the zap): the walk meets no MMIO SPTE, and the
+ * answer is RET_PF_RETRY, the guest running the access again, with no
+ * fault, nothing counted and nothing cached.  The vCPU's cache is read
+ * before the walk, and a stale SPTE is RET_PF_INVALID.
+ */
+static void test_mmio_zapped_between_walks(void **state)
+{
+	struct nx_env e = nx_env(NULL, 0);
+	struct nxsim__vm_mmu *mmu = unit_mmu(&e);
+	struct nxsim__vcpu_mmu *v = &e.vcpu->mmu;
+	uint64_t gfn = MMIO_GPA >> 12, other = gfn + 1;
+	struct nxsim_mmu_counters before, after;
+	struct nxsim_access_info info;
+
+	(void)state;
+	nx_slot(e.vm, 1, 0, MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M, 0);
+	/* MMIO SPTEs at both gfns; the vCPU caches the last */
+	expect_emulate(e.vcpu, NXSIM_ACCESS_READ);
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, MMIO_GPA + 4096);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_EMULATE);
+	expect_counters(e.vm, 2, 2, 2, 0, 0, 0);
+	assert_int_equal(v->mmio_gfn, other);
+	/* the SPTE is current: emulated from it, which the vCPU caches */
+	assert_int_equal(nxsim__handle_mmio_page_fault(mmu, v, 0, gfn),
+			 RET_PF_EMULATE);
+	assert_int_equal(v->mmio_gfn, gfn);
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, MMIO_GPA + 4096);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_EMULATE);
+	expect_counters(e.vm, 2, 2, 2, 1, 0, 0);
+	assert_int_equal(v->mmio_gfn, other);
+
+	/* another CPU: set_nx_huge_pages() -> kvm_mmu_zap_all_fast() */
+	assert_rc(nxsim_param_set(e.host, "nx_huge_pages", "off"), 0);
+	before = counters(e.vm);
+	assert_int_equal(nxsim__handle_mmio_page_fault(mmu, v, 0, gfn),
+			 RET_PF_RETRY);
+	after = counters(e.vm);
+	assert_memory_equal(&after, &before, sizeof(after));
+	assert_int_equal(v->mmio_gfn, other);
+	/* mmio_info_in_cache() comes first: no walk for the cached gfn */
+	assert_int_equal(nxsim__handle_mmio_page_fault(mmu, v, 0, other),
+			 RET_PF_EMULATE);
+	/* run again, the access is an EPT violation: a fault */
+	expect_emulate(e.vcpu, NXSIM_ACCESS_READ);
+	expect_counters(e.vm, 3, 3, 3, 1, 0, 1);
+
+	/* a slot elsewhere: the SPTE is stale, the full fault follows */
+	nx_slot(e.vm, 2, 4 * MIB2, MIB2, HVA_BASE + 4 * MIB2, NXSIM_PG_LEVEL_4K,
+		0);
+	assert_int_equal(nxsim__handle_mmio_page_fault(mmu, v, 0, gfn),
+			 RET_PF_INVALID);
+	nx_env_destroy(&e);
+}
+
 /* An exec fault on MMIO flags the tables it makes, as any exec fault. */
 static void test_mmio_exec_fault_tables(void **state)
 {
@@ -357,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_mmio_spte_table),
 		cmocka_unit_test(test_mmio_caching_steps),
 		cmocka_unit_test(test_mmio_stale_enomem),
+		cmocka_unit_test(test_mmio_zapped_between_walks),
 		cmocka_unit_test(test_mmio_exec_fault_tables),
 		cmocka_unit_test(test_mmio_caching_off),
 		cmocka_unit_test(test_mmio_generation_wrap),

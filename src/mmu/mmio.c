@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The MMIO half of arch/x86/kvm/mmu/mmu.c, as TDP faults use it, with
+ * vcpu_cache_mmio_info() of arch/x86/kvm/x86.h:
+ *
+ * A fault outside every slot caches the gfn in the vCPU
+ * (vcpu_cache_mmio_info(), called by mmu.c's direct_page_fault()) and,
+ * with MMIO caching on, installs a 4K MMIO SPTE carrying the memslots
+ * generation (tdp_mmu_map_handle_target_level() with make_mmio_spte());
+ * both are answered with emulation.  The next access that meets the MMIO
+ * SPTE is an EPT misconfiguration or a RSVD #PF: handle_mmio_page_fault()
+ * emulates from the vCPU's cache or, after its own lockless walk
+ * (get_mmio_spte(), the hardware walk's code: nxsim__mmu_find_leaf() in
+ * mmu.c), from the SPTE, without a fault walk.  If the generation moved
+ * on (check_mmio_spte()), the full fault replaces the SPTE; if its walk
+ * no longer meets an MMIO SPTE (another CPU zapped the table since the
+ * hardware walk), the guest runs the access again (RET_PF_RETRY).  A wrap
+ * of the MMIO generation zaps everything (kvm_mmu_invalidate_mmio_sptes()).
+ *
+ * A vCPU in SMM uses the generation of address space 1 for its cache and
+ * its SPTEs (kvm_vcpu_memslots()).  Left out: the emulator itself,
+ * KVM_FAST_MMIO_BUS, the reserved-bit check of the kernel's walk, the
+ * gva half of the cache (a TDP fault has no gva), and MMIO SPTEs on the
+ * shadow MMU (its faults outside every slot are emulated uncached).
+ */
+#include "core/compiler.h"
+#include "mmu/mmu.h"
+#include "mmu/mmu_internal.h"
+
+/*
+ * get_mmio_spte(): the kernel's own lockless walk to @gfn after the
+ * hardware stopped at an MMIO SPTE (walk_shadow_page_lockless_begin() and
+ * _end() around it): the last SPTE it reads, 0 if there is no root.
+ */
+static uint64_t get_mmio_spte(struct nxsim__vm_mmu *mmu, int as_id,
+			      uint64_t gfn)
+{
+	uint64_t spte;
+	int level;
+
+	nxsim__rcu_read_lock();
+	nxsim__mmu_find_leaf(mmu, as_id, gfn, &level, &spte);
+	nxsim__rcu_read_unlock();
+	return spte;
+}
+
+/* vcpu_cache_mmio_info() (x86.h) for a TDP fault: no gva. */
+void nxsim__vcpu_cache_mmio_info(struct nxsim__vm_mmu *mmu,
+				 struct nxsim__vcpu_mmu *vcpu, uint64_t gfn)
+{
+	uint64_t gen = vcpu_memslots_gen(mmu, vcpu);
+
+	if (gen & KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS)
+		return;
+	vcpu->mmio_gfn = gfn;
+	vcpu->mmio_gen = gen;
+}
+
+/* check_mmio_spte(): the SPTE's generation is the vCPU's current one. */
+static bool check_mmio_spte(struct nxsim__vm_mmu *mmu,
+			    const struct nxsim__vcpu_mmu *vcpu, uint64_t spte)
+{
+	uint64_t gen = vcpu_memslots_gen(mmu, vcpu);
+
+	if (gen & KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS)
+		return false;
+	return (gen & MMIO_SPTE_GEN_MASK) ==
+	       nxsim__get_mmio_spte_generation(spte);
+}
+
+/*
+ * handle_mmio_page_fault(), direct: the vCPU's cache first
+ * (mmio_info_in_cache()), then the kernel's own walk, whose SPTE may no
+ * longer be the one the hardware met.
+ */
+int nxsim__handle_mmio_page_fault(struct nxsim__vm_mmu *mmu,
+				  struct nxsim__vcpu_mmu *vcpu, int as_id,
+				  uint64_t gfn)
+{
+	uint64_t spte;
+
+	/* mmio_info_in_cache() -> vcpu_match_mmio_gpa() */
+	if (vcpu->mmio_gfn && vcpu->mmio_gfn == gfn &&
+	    vcpu->mmio_gen == vcpu_memslots_gen(mmu, vcpu))
+		return RET_PF_EMULATE;
+	spte = get_mmio_spte(mmu, as_id, gfn);
+	/* another CPU zapped the table: let the CPU fault again */
+	if (!is_mmio_spte(&mmu->mmio, spte))
+		return RET_PF_RETRY;
+	if (!check_mmio_spte(mmu, vcpu, spte))
+		return RET_PF_INVALID;
+	nxsim__vcpu_cache_mmio_info(mmu, vcpu,
+				    get_mmio_spte_gfn(&mmu->mmio, spte));
+	return RET_PF_EMULATE;
+}
+
+void nxsim__kvm_mmu_invalidate_mmio_sptes(struct nxsim__vm_mmu *mmu,
+					  uint64_t gen)
+{
+	WARN_ON(gen & KVM_MEMSLOT_GEN_UPDATE_IN_PROGRESS);
+	gen &= MMIO_SPTE_GEN_MASK;
+	/* Strip the address-space modifier: a wrap in any space counts. */
+	gen &= ~((uint64_t)KVM_ADDRESS_SPACE_NUM - 1);
+	if (gen == 0)
+		nxsim__kvm_mmu_zap_all_fast(mmu);
+}
