@@ -291,9 +291,12 @@ static void *page_list_pop(bool warm_next)
 	 * the next one on the list is brought into the cache for writing
 	 * now, so that its lines arrive while this caller and the next one
 	 * work rather than while the next one writes.  A prefetch does not
-	 * fault, even if another thread took that page meanwhile.
+	 * fault, even if another thread took that page meanwhile.  Unrolled:
+	 * the loop's own add, compare and branch were three of every four
+	 * instructions here (190 of an exec split's 3200).
 	 */
 	if (next)
+#pragma GCC unroll 64
 		for (off = 0; off < PAGE_BYTES; off += SMP_CACHE_BYTES)
 			__builtin_prefetch(next + off, 1, 3);
 	return p;
