@@ -57,10 +57,59 @@ void nxsim__clock_put(struct nxsim_clock *clock);
 struct timespec nxsim__clock_real_deadline(const struct nxsim_clock *clock,
 					   uint64_t ns);
 
+/*
+ * CONFIG_HZ is 100, 250, 300 or 1000 (nxsim_host_create() takes no other).
+ * The two conversions below switch to a copy of their body for each, in
+ * which HZ is a constant and a division by it a multiplication.
+ */
+
+/*
+ * The body of nxsim__ns_to_jiffies().  Where HZ divides NSEC_PER_SEC,
+ * ns / (NSEC_PER_SEC / HZ) is the same number.
+ */
+static inline __attribute__((always_inline)) uint64_t
+nxsim__ns_to_jiffies_hz(uint64_t ns, unsigned int hz)
+{
+	if (NSEC_PER_SEC % hz == 0)
+		return ns / (NSEC_PER_SEC / hz);
+	return ns / NSEC_PER_SEC * hz + ns % NSEC_PER_SEC * hz / NSEC_PER_SEC;
+}
+
 /* jiffies at clock time @ns, for CONFIG_HZ=@hz. */
 static inline uint64_t nxsim__ns_to_jiffies(uint64_t ns, unsigned int hz)
 {
-	return ns / NSEC_PER_SEC * hz + ns % NSEC_PER_SEC * hz / NSEC_PER_SEC;
+	switch (hz) {
+	case 100:
+		return nxsim__ns_to_jiffies_hz(ns, 100);
+	case 250:
+		return nxsim__ns_to_jiffies_hz(ns, 250);
+	case 300:
+		return nxsim__ns_to_jiffies_hz(ns, 300);
+	case 1000:
+		return nxsim__ns_to_jiffies_hz(ns, 1000);
+	}
+	return nxsim__ns_to_jiffies_hz(ns, hz);
+}
+
+/*
+ * The body of nxsim__jiffies_to_ns().  Where HZ divides NSEC_PER_SEC it is
+ * j * (NSEC_PER_SEC / HZ), which overflows exactly when the general form
+ * does.
+ */
+static inline __attribute__((always_inline)) uint64_t
+nxsim__jiffies_to_ns_hz(uint64_t j, unsigned int hz)
+{
+	uint64_t ns;
+
+	if (NSEC_PER_SEC % hz == 0)
+		return __builtin_mul_overflow(j, NSEC_PER_SEC / hz, &ns) ?
+			       NXSIM_NEVER :
+			       ns;
+	if (__builtin_mul_overflow(j / hz, NSEC_PER_SEC, &ns) ||
+	    __builtin_add_overflow(ns, (j % hz * NSEC_PER_SEC + hz - 1) / hz,
+				   &ns))
+		return NXSIM_NEVER;
+	return ns;
 }
 
 /*
@@ -69,13 +118,17 @@ static inline uint64_t nxsim__ns_to_jiffies(uint64_t ns, unsigned int hz)
  */
 static inline uint64_t nxsim__jiffies_to_ns(uint64_t j, unsigned int hz)
 {
-	uint64_t ns;
-
-	if (__builtin_mul_overflow(j / hz, NSEC_PER_SEC, &ns) ||
-	    __builtin_add_overflow(ns, (j % hz * NSEC_PER_SEC + hz - 1) / hz,
-				   &ns))
-		return NXSIM_NEVER;
-	return ns;
+	switch (hz) {
+	case 100:
+		return nxsim__jiffies_to_ns_hz(j, 100);
+	case 250:
+		return nxsim__jiffies_to_ns_hz(j, 250);
+	case 300:
+		return nxsim__jiffies_to_ns_hz(j, 300);
+	case 1000:
+		return nxsim__jiffies_to_ns_hz(j, 1000);
+	}
+	return nxsim__jiffies_to_ns_hz(j, hz);
 }
 
 /* msecs_to_jiffies(): rounds up, as the kernel does for every HZ. */

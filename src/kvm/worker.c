@@ -62,25 +62,33 @@ static uint64_t jiffies_now(struct nxsim__worker *w)
  * kvm_nx_huge_page_recovery_worker(), the vhost-task function (and one turn
  * of the kthread loop before 6.13): recover while the deadline has passed,
  * then return when to wake next (clock ns), or NXSIM_NEVER.
+ *
+ * After a pass the kernel reads jiffies again to look at the new
+ * deadline; this compares it with the nx_huge_page_last it has just set.
+ * On a virtual clock both reads give one time (the clock stands still
+ * while the timer callback runs).  On a real clock, when a whole period
+ * passes between them, the deadline returned is already due: the task's
+ * wait times out at once and its next turn runs the pass.
  */
 static uint64_t kvm_nx_huge_page_recovery_worker(struct nxsim__worker *w)
 {
 	struct nxsim_host *host = w->vm->host;
 	unsigned int hz = host->cpu.hz, period;
-	uint64_t due, passes;
+	uint64_t due, passes, now = jiffies_now(w);
 
 	for (;;) {
 		if (!nxsim__calc_nx_huge_pages_recovery_period(host, &period))
 			return NXSIM_NEVER;
 		due = w->last_jiffies + nxsim__msecs_to_jiffies(period, hz);
-		if (due > jiffies_now(w))
+		if (due > now)
 			return nxsim__jiffies_to_ns(due, hz);
 		nxsim__mmu_recover_nx_huge_pages(w->vm->mmu);
 		/* the worker alone counts its passes: no locked add */
 		passes = atomic_load_explicit(&w->passes, memory_order_relaxed);
 		atomic_store_explicit(&w->passes, passes + 1,
 				      memory_order_relaxed);
-		WRITE_ONCE(w->last_jiffies, jiffies_now(w));
+		now = jiffies_now(w);
+		WRITE_ONCE(w->last_jiffies, now);
 	}
 }
 

@@ -184,6 +184,34 @@ static void test_clock_jiffies(void **state)
 }
 
 /*
+ * Each CONFIG_HZ at the end of time: the last jiffy that has a clock time,
+ * the first that has none, and the jiffy at the last ns.
+ */
+static void test_clock_jiffies_end(void **state)
+{
+	static const struct {
+		unsigned int hz;
+		uint64_t last_j, last_ns;
+	} hz[] = {
+		{ 100, 1844674407370ull, 18446744073700000000ull },
+		{ 250, 4611686018427ull, 18446744073708000000ull },
+		{ 300, 5534023222112ull, 18446744073706666667ull },
+		{ 1000, 18446744073709ull, 18446744073709000000ull },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(hz); i++) {
+		assert_int_equal(nxsim__jiffies_to_ns(hz[i].last_j, hz[i].hz),
+				 hz[i].last_ns);
+		assert_int_equal(nxsim__jiffies_to_ns(hz[i].last_j + 1,
+						      hz[i].hz),
+				 NXSIM_NEVER);
+		assert_int_equal(nxsim__ns_to_jiffies(NXSIM_CLOCK_MAX,
+						      hz[i].hz),
+				 hz[i].last_j);
+	}
+}
+
+/*
  * Time ends at NXSIM_CLOCK_MAX: an advance past it is refused with -ERANGE
  * and changes nothing; an advance up to it runs what is due on the way.
  */
@@ -248,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_clock_next_event),
 		cmocka_unit_test(test_clock_bad_input),
 		cmocka_unit_test(test_clock_jiffies),
+		cmocka_unit_test(test_clock_jiffies_end),
 		cmocka_unit_test(test_clock_end_of_time),
 		cmocka_unit_test(test_clock_worker_near_the_end),
 	};
