@@ -186,6 +186,7 @@ void nxsim__direct_map(struct nxsim__vm_mmu *mmu,
 		info->outcome = NXSIM_ACCESS_SPURIOUS;
 		return;
 	}
-	info->outcome = NXSIM_ACCESS_FAULT;
+	/* an MMIO SPTE (the caller counts it): RET_PF_EMULATE */
+	info->outcome = f->slot ? NXSIM_ACCESS_FAULT : NXSIM_ACCESS_EMULATE;
 	nxsim__direct_pte_prefetch(mmu, sp, idx);
 }

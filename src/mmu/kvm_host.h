@@ -4,8 +4,9 @@
  * kvm_arch (arch/x86/include/asm/kvm_host.h): struct nxsim__vm_mmu, the
  * per-VM state both MMUs share (mmu_lock, the roots, the memslots, the
  * possible-NX lists, the page-table page pool, the shadow MMU's lists and
- * caches), with the per-VM page stats (pages[] of struct kvm_vm_stat).
- * kvm.ko's half of struct kvm is struct nxsim_vm (src/kvm/vm.h).
+ * caches), with the per-VM page stats (pages[] of struct kvm_vm_stat),
+ * and the vCPU's address space (kvm_arch_vcpu_memslots_id()).  kvm.ko's
+ * half of struct kvm is struct nxsim_vm (src/kvm/vm.h).
  */
 #ifndef NXSIM_MMU_KVM_HOST_H
 #define NXSIM_MMU_KVM_HOST_H
@@ -303,6 +304,12 @@ static inline uint64_t nxsim__page_stat(const struct nxsim__vm_mmu *mmu,
 		sum += __atomic_load_n(&mmu->page_stats[i].pages[level - 1],
 				       __ATOMIC_RELAXED);
 	return sum;
+}
+
+/* kvm_arch_vcpu_memslots_id(): 1 in SMM. */
+static inline int kvm_arch_vcpu_memslots_id(const struct nxsim__vcpu_mmu *vcpu)
+{
+	return READ_ONCE(vcpu->smm);
 }
 
 /*

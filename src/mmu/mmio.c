@@ -17,11 +17,15 @@
  * hardware walk), the guest runs the access again (RET_PF_RETRY).  A wrap
  * of the MMIO generation zaps everything (kvm_mmu_invalidate_mmio_sptes()).
  *
+ * The legacy and shadow MMUs install theirs through mmu_set_spte()
+ * (shadow_mmu.c, mark_mmio_spte()), from direct_map() and FNAME(fetch),
+ * and answer the next access here too: direct (the legacy and nonpaging
+ * MMUs, by gpa) or indirect (shadow paging, by gva).
+ *
  * A vCPU in SMM uses the generation of address space 1 for its cache and
  * its SPTEs (kvm_vcpu_memslots()).  Left out: the emulator itself,
- * KVM_FAST_MMIO_BUS, the reserved-bit check of the kernel's walk, the
- * gva half of the cache (a TDP fault has no gva), and MMIO SPTEs on the
- * shadow MMU (its faults outside every slot are emulated uncached).
+ * KVM_FAST_MMIO_BUS, the reserved-bit check of the kernel's walk, and the
+ * gva half of the cache (a TDP fault has no gva; see the indirect case).
  */
 #include "core/compiler.h"
 #include "mmu/mmu.h"
@@ -44,7 +48,7 @@ static uint64_t get_mmio_spte(struct nxsim__vm_mmu *mmu, int as_id,
 	return spte;
 }
 
-/* vcpu_cache_mmio_info() (x86.h) for a TDP fault: no gva. */
+/* vcpu_cache_mmio_info() (x86.h): the gfn half, no gva. */
 void nxsim__vcpu_cache_mmio_info(struct nxsim__vm_mmu *mmu,
 				 struct nxsim__vcpu_mmu *vcpu, uint64_t gfn)
 {
@@ -69,21 +73,13 @@ static bool check_mmio_spte(struct nxsim__vm_mmu *mmu,
 }
 
 /*
- * handle_mmio_page_fault(), direct: the vCPU's cache first
- * (mmio_info_in_cache()), then the kernel's own walk, whose SPTE may no
- * longer be the one the hardware met.
+ * The end of handle_mmio_page_fault() once its walk read @spte: the full
+ * fault if the generation moved on, else the gfn cached and emulation;
+ * RET_PF_RETRY if the walk met no MMIO SPTE.
  */
-int nxsim__handle_mmio_page_fault(struct nxsim__vm_mmu *mmu,
-				  struct nxsim__vcpu_mmu *vcpu, int as_id,
-				  uint64_t gfn)
+static int mmio_spte_answer(struct nxsim__vm_mmu *mmu,
+			    struct nxsim__vcpu_mmu *vcpu, uint64_t spte)
 {
-	uint64_t spte;
-
-	/* mmio_info_in_cache() -> vcpu_match_mmio_gpa() */
-	if (vcpu->mmio_gfn && vcpu->mmio_gfn == gfn &&
-	    vcpu->mmio_gen == vcpu_memslots_gen(mmu, vcpu))
-		return RET_PF_EMULATE;
-	spte = get_mmio_spte(mmu, as_id, gfn);
 	/* another CPU zapped the table: let the CPU fault again */
 	if (!is_mmio_spte(&mmu->mmio, spte))
 		return RET_PF_RETRY;
@@ -92,6 +88,37 @@ int nxsim__handle_mmio_page_fault(struct nxsim__vm_mmu *mmu,
 	nxsim__vcpu_cache_mmio_info(mmu, vcpu,
 				    get_mmio_spte_gfn(&mmu->mmio, spte));
 	return RET_PF_EMULATE;
+}
+
+/*
+ * handle_mmio_page_fault(), direct: the vCPU's cache first
+ * (mmio_info_in_cache()), then the kernel's own walk, whose SPTE may no
+ * longer be the one the hardware met.
+ */
+int nxsim__handle_mmio_page_fault(struct nxsim__vm_mmu *mmu,
+				  struct nxsim__vcpu_mmu *vcpu, int as_id,
+				  uint64_t gfn)
+{
+	/* mmio_info_in_cache() -> vcpu_match_mmio_gpa() */
+	if (vcpu->mmio_gfn && vcpu->mmio_gfn == gfn &&
+	    vcpu->mmio_gen == vcpu_memslots_gen(mmu, vcpu))
+		return RET_PF_EMULATE;
+	return mmio_spte_answer(mmu, vcpu, get_mmio_spte(mmu, as_id, gfn));
+}
+
+/*
+ * handle_mmio_page_fault(), indirect (shadow paging): the walk
+ * (walk_shadow_page_get_mmio_spte()) runs under the write lock the
+ * hardware walk held, so it reads the hardware's @spte.  The gva half of
+ * the vCPU's cache (vcpu_match_mmio_gva()) is left out: a hit there
+ * answers what that SPTE answers, since a CR3 load or an INVLPG clears it
+ * and a fault or a sync that rewrites the SPTE rewrites it too.
+ */
+int nxsim__handle_mmio_page_fault_indirect(struct nxsim__vm_mmu *mmu,
+					   struct nxsim__vcpu_mmu *vcpu,
+					   uint64_t spte)
+{
+	return mmio_spte_answer(mmu, vcpu, spte);
 }
 
 void nxsim__kvm_mmu_invalidate_mmio_sptes(struct nxsim__vm_mmu *mmu,

@@ -37,7 +37,7 @@
  * that lock.
  *
  * MMIO: a fault outside every slot is answered with emulation; with MMIO
- * caching on (TDP MMU) it installs an MMIO SPTE, and the next access that
+ * caching on it installs an MMIO SPTE, and the next access that
  * meets it leaves through handle_mmio_page_fault() without a fault walk.
  * Both halves are mmio.c's.  The readers of the VM's stats and counters,
  * and its event log, are mmu_stats.c's; a thread's page-stat shard is
@@ -481,6 +481,7 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 		.goal_level = NXSIM_PG_LEVEL_4K,
 		.as_id = kvm_arch_vcpu_memslots_id(vcpu),
 		.tdp_split = mmu->prof->tdp_split_on_fault,
+		.is_tdp = is_tdp,
 	};
 	int r;
 
@@ -489,11 +490,16 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 	if (!f.slot) {
 		/* handle_abnormal_pfn() */
 		nxsim__vcpu_cache_mmio_info(mmu, vcpu, gfn);
-		if (mmu->mmio.enabled && mmu->tdp_mmu_enabled) {
+		if (mmu->mmio.enabled) {
 			f.nx_huge_page_workaround_enabled =
 				nxsim__is_nx_huge_page_enabled(mmu);
 			f.mmio_gen = vcpu_memslots_gen(mmu, vcpu);
-			r = nxsim__kvm_tdp_mmu_map(mmu, mc, &f, info);
+			if (mmu->tdp_mmu_enabled) {
+				r = nxsim__kvm_tdp_mmu_map(mmu, mc, &f, info);
+			} else {
+				nxsim__direct_map(mmu, mc, &f, info);
+				r = RET_PF_EMULATE;
+			}
 			info->req_level = f.req_level;
 			info->goal_level = f.goal_level;
 			info->huge_page_disallowed = f.huge_page_disallowed;
@@ -539,7 +545,6 @@ static int direct_page_fault(struct nxsim__vm_mmu *mmu,
 	f.nx_huge_page_workaround_enabled = nxsim__is_nx_huge_page_enabled(mmu);
 	f.pfn = nxsim__gfn_to_pfn(f.slot, gfn);
 	f.map_writable = !(f.slot->flags & NXSIM_MEM_READONLY);
-	f.is_tdp = is_tdp;
 	/* A host's own exec decisions (<nxsim/nx_recovery.h>). */
 	if (unlikely(mmu->nx_recovery) && f.exec && is_tdp) {
 		fault_leaf(mmu, gfn, leaf);
@@ -761,6 +766,7 @@ int nxsim__nonpaging_page_fault(struct nxsim__vm_mmu *mmu,
 	struct nxsim__mmu_memory_cache *mc = &vcpu->mmu_cache;
 	uint64_t gfn = gpa >> 12, *sptep, spte = 0;
 	int level = 0, rc;
+	bool stale = false;
 
 	/* TDP off: no vCPU enters SMM (nxsim_vcpu_set_smm()), space 0 */
 	sptep = nxsim__mmu_find_leaf(mmu, 0, gfn, &level, &spte);
@@ -769,9 +775,21 @@ int nxsim__nonpaging_page_fault(struct nxsim__vm_mmu *mmu,
 		info->level = level;
 		return 0;
 	}
+	/* An MMIO SPTE: #PF with PFERR_RSVD (the write lock: no retry) */
+	if (!sptep && is_mmio_spte(&mmu->mmio, spte)) {
+		rc = nxsim__handle_mmio_page_fault(mmu, vcpu, 0, gfn);
+		if (rc == RET_PF_EMULATE) {
+			VCPU_COUNT(vcpu, mmio_exits);
+			info->outcome = NXSIM_ACCESS_EMULATE;
+			return 0;
+		}
+		stale = true;
+	}
 	rc = nxsim__mmu_topup_memory_caches(mmu, mc, 0);
 	if (rc)
 		return rc;
+	if (stale)
+		VCPU_COUNT(vcpu, mmio_stale);
 	if (!mmu->root[0])
 		nxsim__mmu_alloc_direct_roots(mmu, mc, 0);
 	/* under the write lock: no invalidation can be in progress */

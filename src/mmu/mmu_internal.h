@@ -282,6 +282,13 @@ int nxsim__handle_mmio_page_fault(struct nxsim__vm_mmu *mmu,
 				  struct nxsim__vcpu_mmu *vcpu, int as_id,
 				  uint64_t gfn);
 /*
+ * handle_mmio_page_fault() for shadow paging, whose walk under mmu_lock
+ * read the MMIO SPTE @spte: RET_PF_EMULATE or RET_PF_INVALID, as above.
+ */
+int nxsim__handle_mmio_page_fault_indirect(struct nxsim__vm_mmu *mmu,
+					   struct nxsim__vcpu_mmu *vcpu,
+					   uint64_t spte);
+/*
  * kvm_mmu_invalidate_mmio_sptes(): the memslots generation became @gen;
  * zap everything when the MMIO generation wrapped.  Called with slots_lock
  * held, mmu_lock not.
@@ -419,12 +426,6 @@ void nxsim__kvm_mmu_hugepage_adjust(struct nxsim__vm_mmu *mmu,
  */
 uint64_t *nxsim__mmu_find_leaf(struct nxsim__vm_mmu *mmu, int as_id,
 			       uint64_t gfn, int *level, uint64_t *spte);
-
-/* kvm_arch_vcpu_memslots_id(): 1 in SMM. */
-static inline int kvm_arch_vcpu_memslots_id(const struct nxsim__vcpu_mmu *vcpu)
-{
-	return READ_ONCE(vcpu->smm);
-}
 
 /* kvm_vcpu_memslots(vcpu)->generation: that of the vCPU's space. */
 static inline uint64_t vcpu_memslots_gen(struct nxsim__vm_mmu *mmu,

@@ -15,7 +15,10 @@
  * kvm_mmu_new_pgd(), without its cached roots or requests), and
  * FNAME(invlpg); FNAME(pte_prefetch) with FNAME(prefetch_gpte).  Pages
  * become unsync, and the guest's stores to its tables are trapped and
- * emulated, in pte_write.c.  See docs/shadow-paging.md.
+ * emulated, in pte_write.c.  A fault outside every slot caches the gfn
+ * (handle_abnormal_pfn()) and, with MMIO caching on, gets an MMIO SPTE
+ * below its shadow pages; the RSVD #PF that meets it is answered by
+ * mmio.c (handle_mmio_page_fault(), indirect).  See docs/shadow-paging.md.
  */
 #include <errno.h>
 #include <string.h>
@@ -227,16 +230,22 @@ static bool spte_permits(struct nxsim__vm_mmu *mmu, uint64_t spte,
 	return true;
 }
 
-/* The leaf SPTE mapping @addr from the current root, or NULL. */
+/*
+ * The leaf SPTE mapping @addr from the current root, or NULL; *@spte
+ * receives the last SPTE read (0 if there is no root), an MMIO SPTE where
+ * the walk stops at one.
+ */
 static uint64_t *shadow_find_leaf(struct nxsim__vm_mmu *mmu, uint64_t addr,
-				  int *level)
+				  int *level, uint64_t *spte)
 {
 	int l;
 	struct nxsim__mmu_page *sp = shadow_walk_init(mmu, addr, &l);
 
+	*spte = 0;
 	for (; sp; l--) {
 		uint64_t *sptep = &sp->spt[shadow_index(addr, l)];
 
+		*spte = *sptep;
 		if (!is_shadow_present_pte(*sptep))
 			return NULL;
 		if (is_last_spte(*sptep, l)) {
@@ -309,7 +318,8 @@ int nxsim__sync_page(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 		return -1;
 	MMU_COUNT(mmu, synced);
 	for (i = 0; i < SPTE_ENT_PER_PAGE; i++) {
-		if (!is_shadow_present_pte(sp->spt[i]))
+		if (!is_shadow_present_pte(sp->spt[i]) &&
+		    !is_mmio_spte(&mmu->mmio, sp->spt[i]))
 			continue;
 		if (read_level1_gpte(mmu, sp, i, &gpte))
 			return -1;
@@ -321,6 +331,19 @@ int nxsim__sync_page(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 		gfn = gpte_to_gfn_lvl(sp_pt_type(sp), gpte, NXSIM_PG_LEVEL_4K);
 		pte_access = sp->role.access & gpte_access(gpte);
 		protect_clean_gpte(&pte_access, gpte);
+		/* sync_mmio_spte(): cleared, or made again in this generation */
+		if (unlikely(is_mmio_spte(&mmu->mmio, sp->spt[i]))) {
+			WRITE_ONCE(
+				sp->spt[i],
+				gfn != get_mmio_spte_gfn(&mmu->mmio,
+							 sp->spt[i]) ?
+					SHADOW_NONPRESENT_VALUE :
+					nxsim__make_mmio_spte(
+						&mmu->mmio,
+						READ_ONCE(mmu->memslots_gen[0]),
+						gfn, pte_access));
+			continue;
+		}
 		if (gfn != nxsim__kvm_mmu_page_get_gfn(sp, i)) {
 			nxsim__drop_spte(mmu, sp, i);
 			flush = true;
@@ -786,11 +809,11 @@ static void shadow_page_table_clear_flood(struct nxsim__vm_mmu *mmu,
  * caches topped up.  Return: RET_PF_RETRY when the gfn's slot is being
  * deleted or moved (kvm_faultin_pfn()), else 0.
  */
-static int page_fault(struct nxsim__vm_mmu *mmu,
-		      struct nxsim__mmu_memory_cache *mc,
+static int page_fault(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		      const struct nxsim__kvm_mmu *m, uint64_t addr,
 		      uint32_t pfec, struct nxsim_access_info *info)
 {
+	struct nxsim__mmu_memory_cache *mc = &vcpu->mmu_cache;
 	struct nxsim__kvm_page_fault f = {
 		.exec = pfec & PFERR_FETCH_MASK,
 		.write = pfec & PFERR_WRITE_MASK,
@@ -825,7 +848,11 @@ static int page_fault(struct nxsim__vm_mmu *mmu,
 	/* kvm_faultin_pfn(): the slot is being deleted or moved */
 	if (f.slot && nxsim__memslot_invalid(f.slot))
 		return RET_PF_RETRY;
-	if (!f.slot || (f.write && (f.slot->flags & NXSIM_MEM_READONLY))) {
+	/* handle_abnormal_pfn(): MMIO, cached if caching is on */
+	if (!f.slot)
+		nxsim__vcpu_cache_mmio_info(mmu, vcpu, f.gfn);
+	if ((!f.slot && !mmu->mmio.enabled) ||
+	    (f.slot && f.write && (f.slot->flags & NXSIM_MEM_READONLY))) {
 		MMU_COUNT(mmu, emulated);
 		info->outcome = NXSIM_ACCESS_EMULATE;
 		return 0;
@@ -833,12 +860,16 @@ static int page_fault(struct nxsim__vm_mmu *mmu,
 	f.max_level = is_self_change_mapping(m, &w, user, &self_pt) ?
 			      NXSIM_PG_LEVEL_4K :
 			      w.level;
-	f.pfn = nxsim__gfn_to_pfn(f.slot, f.gfn);
-	f.map_writable = !(f.slot->flags & NXSIM_MEM_READONLY);
+	if (f.slot) {
+		f.pfn = nxsim__gfn_to_pfn(f.slot, f.gfn);
+		f.map_writable = !(f.slot->flags & NXSIM_MEM_READONLY);
+	} else {
+		f.mmio_gen = vcpu_memslots_gen(mmu, vcpu);
+	}
 	f.nx_huge_page_workaround_enabled = nxsim__is_nx_huge_page_enabled(mmu);
-	/* a supervisor write with CR0.WP=0 to a read-only page */
+	/* a supervisor write with CR0.WP=0 to a read-only page, not MMIO */
 	if (f.write && !(w.pte_access & ACC_WRITE_MASK) &&
-	    !m->cpu_role.cr0_wp && !user) {
+	    !m->cpu_role.cr0_wp && !user && f.slot) {
 		w.pte_access |= ACC_WRITE_MASK;
 		w.pte_access &= ~ACC_USER_MASK;
 	}
@@ -847,6 +878,14 @@ static int page_fault(struct nxsim__vm_mmu *mmu,
 	info->req_level = f.req_level;
 	info->goal_level = f.goal_level;
 	info->huge_page_disallowed = f.huge_page_disallowed;
+	if (ret == RET_PF_EMULATE && !f.slot) {
+		/* the MMIO SPTE: vcpu->stat.pf_mmio_spte_created */
+		MMU_COUNT(mmu, emulated);
+		VCPU_COUNT(vcpu, mmio_spte_created);
+		info->outcome = NXSIM_ACCESS_EMULATE;
+		info->level = 0;
+		return 0;
+	}
 	if (ret == RET_PF_EMULATE)
 		goto emulate;
 	info->outcome = ret == RET_PF_SPURIOUS ? NXSIM_ACCESS_SPURIOUS :
@@ -873,8 +912,9 @@ int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 	uint32_t pfec = (kind == NXSIM_ACCESS_WRITE ? PFERR_WRITE_MASK : 0) |
 			(kind == NXSIM_ACCESS_EXEC ? PFERR_FETCH_MASK : 0) |
 			(m->regs.user ? PFERR_USER_MASK : 0);
-	uint64_t *sptep;
+	uint64_t *sptep, spte;
 	int level = 0, rc = 0;
+	bool stale;
 
 	if (!nxsim__guest_gva_ok(m, addr))
 		return -ERANGE;
@@ -888,16 +928,26 @@ int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 							 info);
 			goto out;
 		}
-		sptep = shadow_find_leaf(mmu, addr, &level);
+		sptep = shadow_find_leaf(mmu, addr, &level, &spte);
 		if (sptep && spte_permits(mmu, *sptep, pfec)) {
 			info->outcome = NXSIM_ACCESS_HIT;
 			info->level = level;
 			goto out;
 		}
+		/* An MMIO SPTE: #PF with PFERR_RSVD */
+		stale = !sptep && is_mmio_spte(&mmu->mmio, spte);
+		if (stale && nxsim__handle_mmio_page_fault_indirect(
+				     mmu, vcpu, spte) == RET_PF_EMULATE) {
+			VCPU_COUNT(vcpu, mmio_exits);
+			info->outcome = NXSIM_ACCESS_EMULATE;
+			goto out;
+		}
 		rc = shadow_topup_caches(mmu, &vcpu->mmu_cache);
+		if (!rc && stale)
+			VCPU_COUNT(vcpu, mmio_stale);
 		/* the hardware's error code: a present SPTE refused it */
 		if (!rc)
-			rc = page_fault(mmu, &vcpu->mmu_cache, m, addr,
+			rc = page_fault(mmu, vcpu, m, addr,
 					pfec | (sptep ? PFERR_PRESENT_MASK : 0),
 					info);
 out:

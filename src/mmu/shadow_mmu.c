@@ -28,8 +28,7 @@
  *
  * Everything runs under mmu_lock held for write, as in the kernel.  Left
  * out: the n_max_mmu_pages limit and kvm_mmu_zap_oldest_mmu_pages(), nested
- * (guest_mode) pages and their recursive zap, MMIO SPTEs, the write-
- * flooding count, access tracking without A/D bits, the stats
+ * (guest_mode) pages and their recursive zap, the write-flooding count, access tracking without A/D bits, the stats
  * max_mmu_page_hash_collisions / max_mmu_rmap_size, and
  * RMAP_RECYCLE_THRESHOLD.  A root zapped while a vCPU holds it (a fast
  * zap, write flooding of the guest's top-level table) is unlinked and
@@ -479,8 +478,12 @@ int nxsim__mmu_page_zap_pte(struct nxsim__vm_mmu *mmu,
 	uint64_t pte = sp->spt[idx];
 
 	(void)invalid_list; /* only nested pages are zapped recursively */
-	if (!is_shadow_present_pte(pte))
+	if (!is_shadow_present_pte(pte)) {
+		/* an MMIO SPTE: mmu_spte_clear_no_track() */
+		if (is_mmio_spte(&mmu->mmio, pte))
+			WRITE_ONCE(sp->spt[idx], SHADOW_NONPRESENT_VALUE);
 		return 0;
+	}
 	if (is_last_spte(pte, sp->role.level))
 		drop_spte(mmu, sp, idx);
 	else
@@ -723,7 +726,9 @@ void nxsim__kvm_mmu_zap_all(struct nxsim__vm_mmu *mmu)
  * for a prefetch, which makes the SPTE without the accessed bit
  * (mark_spte_for_access_track() with A/D bits) and with a writable pfn.
  * make_spte() drops W where the gfn is a shadowed guest table
- * (mmu_try_to_unsync_pages()); a write fault then is RET_PF_EMULATE.
+ * (mmu_try_to_unsync_pages()); a write fault then is RET_PF_EMULATE.  A
+ * fault with no slot (KVM_PFN_NOSLOT) gets an MMIO SPTE instead
+ * (mark_mmio_spte()), outside the rmaps and stats, and RET_PF_EMULATE.
  */
 int nxsim__mmu_set_spte(struct nxsim__vm_mmu *mmu,
 			const struct nxsim__memslot *slot,
@@ -752,12 +757,25 @@ int nxsim__mmu_set_spte(struct nxsim__vm_mmu *mmu,
 					level, gfn);
 			nxsim__drop_parent_pte(mmu, child, sptep_ref(sp, idx));
 			flush = true;
-		} else if (pfn != spte_to_pfn(*sptep)) {
+		} else if (!slot || pfn != spte_to_pfn(*sptep)) {
 			drop_spte(mmu, sp, idx);
 			flush = true;
 		} else {
 			was_rmapped = true;
 		}
+	}
+	/*
+	 * is_noslot_pfn(): mark_mmio_spte(), with the generation the fault
+	 * read; not in the rmaps nor the page stats (the caller counts
+	 * pf_mmio_spte_created)
+	 */
+	if (unlikely(!slot)) {
+		WRITE_ONCE(*sptep,
+			   nxsim__make_mmio_spte(&mmu->mmio, f->mmio_gen, gfn,
+						 pte_access));
+		if (flush)
+			nxsim__kvm_flush_remote_tlbs(mmu);
+		return RET_PF_EMULATE;
 	}
 	if ((pte_access & ACC_WRITE_MASK) && host_writable &&
 	    nxsim__mmu_try_to_unsync_pages(mmu, slot, gfn, true, !f))

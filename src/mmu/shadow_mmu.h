@@ -153,7 +153,10 @@ void nxsim__kvm_unlink_unsync_page(struct nxsim__vm_mmu *mmu,
  */
 int nxsim__sync_page(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 		     struct nxsim__mmu_page *sp);
-/* mmu_page_zap_pte(): Return: child pages zapped. */
+/*
+ * mmu_page_zap_pte(): a leaf dropped, a child unlinked, an MMIO SPTE
+ * cleared.  Return: child pages zapped.
+ */
 int nxsim__mmu_page_zap_pte(struct nxsim__vm_mmu *mmu,
 			    struct nxsim__mmu_page *sp, unsigned int idx,
 			    struct nxsim__sp_list *invalid_list);
@@ -238,8 +241,10 @@ struct nxsim__sp_hlist *nxsim__gfn_sp_list(struct nxsim__vm_mmu *mmu,
  * (mark_spte_for_access_track() with A/D bits) and with a writable pfn.
  * A table it replaces is unlinked, a different pfn dropped (one flush);
  * W is dropped where the gfn is a shadowed guest table
- * (mmu_try_to_unsync_pages()).  Return: RET_PF_FIXED, RET_PF_SPURIOUS,
- * or RET_PF_EMULATE for a write fault on a write-protected guest table.
+ * (mmu_try_to_unsync_pages()).  With no @slot (MMIO, caching on) the
+ * SPTE is an MMIO SPTE of @f->mmio_gen (mark_mmio_spte()), in no rmap.
+ * Return: RET_PF_FIXED, RET_PF_SPURIOUS, or RET_PF_EMULATE for MMIO and
+ * for a write fault on a write-protected guest table.
  */
 int nxsim__mmu_set_spte(struct nxsim__vm_mmu *mmu,
 			const struct nxsim__memslot *slot,

@@ -8,7 +8,9 @@
  * memslot change makes it stale and it is refaulted, a new slot over it
  * maps memory, a wrap of the MMIO generation zaps everything, a table
  * zapped between the hardware's walk and the kernel's own is run again
- * (RET_PF_RETRY), not faulted; hosts without caching emulate every time
+ * (RET_PF_RETRY), not faulted; the legacy MMU, the nonpaging MMU and
+ * shadow paging cache MMIO through mmu_set_spte() the same way; hosts
+ * without caching emulate every time
  * and build no tables; allocation failures of the MMIO fault leave
  * everything as it was.
  */
@@ -308,6 +310,105 @@ static void test_mmio_exec_fault_tables(void **state)
 	nx_env_destroy(&e);
 }
 
+/*
+ * The legacy MMU (kvm.tdp_mmu=0), the nonpaging MMU and shadow paging
+ * cache MMIO too (mmu_set_spte() -> mark_mmio_spte() from direct_map()
+ * or FNAME(fetch)): one fault installs the MMIO SPTE below its tables,
+ * outside the page stats; the next accesses are answered from it
+ * (handle_mmio_page_fault(), direct or indirect) without a fault, also
+ * after an INVLPG and a CR3 load; a new slot's generation makes it
+ * stale; memory appearing at the gpa replaces it with a leaf.
+ */
+static void shadow_mmio_steps(const struct nxsim_host_config *cfg, bool paging)
+{
+	struct nxsim_guest_paging p = {
+		.cr0_pg = true,
+		.cr0_wp = true,
+		.cr4_pae = true,
+		.efer_lma = true,
+		.efer_nxe = true,
+		.cr3 = 0x1000,
+	};
+	/* PML4 0x1000 -> PDPT 0x2000 -> PD 0x3000 -> PT 0x4000: gva = gpa */
+	static const uint64_t tables[][2] = {
+		{ 0x1000, 0x2007 },
+		{ 0x2000 + 8 * 3, 0x3007 },
+		{ 0x3000 + 8 * 0x180, 0x4007 },
+		{ 0x4000, MMIO_GPA | 7 },
+	};
+	struct nx_env e = nx_env_config(cfg);
+	struct nxsim__vm_mmu *mmu = unit_mmu(&e);
+	struct nxsim_access_info info;
+	uint64_t spte, x = 0; /* the exits of the INVLPG and CR3 steps */
+	unsigned int i;
+
+	nx_slot(e.vm, 1, 0, MIB2, HVA_BASE, NXSIM_PG_LEVEL_4K, 0);
+	if (paging) {
+		for (i = 0; i < ARRAY_SIZE(tables); i++)
+			assert_rc(nxsim_guest_write(e.vm, tables[i][0],
+						    &tables[i][1], 8),
+				  0);
+		assert_rc(nxsim_guest_set_paging(e.vcpu, &p), 0);
+	}
+	/* 1: the fault: four shadow pages and the MMIO SPTE, gen 2 */
+	expect_emulate(e.vcpu, NXSIM_ACCESS_READ);
+	expect_counters(e.vm, 1, 1, 1, 0, 0, 0);
+	assert_int_equal(nxsim_vm_nr_mmu_pages(e.vm), mmu->root_level);
+	spte = *unit_sptep(mmu, MMIO_GPA, NXSIM_PG_LEVEL_4K);
+	assert_true(is_mmio_spte(&mmu->mmio, spte));
+	assert_int_equal(get_mmio_spte_gfn(&mmu->mmio, spte), MMIO_GPA >> 12);
+	assert_int_equal(nxsim__get_mmio_spte_generation(spte), 2);
+	nx_expect(e.vm, 0, 0, 0, 0);
+	/* 2: answered from it, no fault */
+	expect_emulate(e.vcpu, NXSIM_ACCESS_WRITE);
+	expect_counters(e.vm, 1, 1, 1, 1, 0, 0);
+	if (paging) {
+		/* a sync page: INVLPG leaves it; a CR3 load too */
+		assert_rc(nxsim_guest_invlpg(e.vcpu, MMIO_GPA), 0);
+		expect_emulate(e.vcpu, NXSIM_ACCESS_READ);
+		assert_rc(nxsim_guest_set_paging(e.vcpu, &p), 0);
+		expect_emulate(e.vcpu, NXSIM_ACCESS_READ);
+		expect_counters(e.vm, 1, 1, 1, 3, 0, 0);
+		x = 2;
+	}
+	/* a slot elsewhere: generation 4, the SPTE is stale and refaulted */
+	nx_slot(e.vm, 2, 4 * MIB2, MIB2, HVA_BASE + 4 * MIB2, NXSIM_PG_LEVEL_4K,
+		0);
+	expect_emulate(e.vcpu, NXSIM_ACCESS_READ);
+	expect_counters(e.vm, 2, 2, 2, 1 + x, 1, 0);
+	spte = *unit_sptep(mmu, MMIO_GPA, NXSIM_PG_LEVEL_4K);
+	assert_int_equal(nxsim__get_mmio_spte_generation(spte), 4);
+	expect_emulate(e.vcpu, NXSIM_ACCESS_READ);
+	expect_counters(e.vm, 2, 2, 2, 2 + x, 1, 0);
+	/* memory at the gpa: the stale SPTE gives way to a leaf */
+	nx_slot(e.vm, 3, MMIO_GPA, MIB2, HVA_BASE + 8 * MIB2, NXSIM_PG_LEVEL_4K,
+		0);
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, MMIO_GPA);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_FAULT);
+	assert_int_equal(info.level, NXSIM_PG_LEVEL_4K);
+	expect_counters(e.vm, 3, 2, 2, 2 + x, 2, 0);
+	spte = *unit_sptep(mmu, MMIO_GPA, NXSIM_PG_LEVEL_4K);
+	assert_true(is_shadow_present_pte(spte));
+	assert_int_equal(e.vcpu->mmu.stat.mmio_spte_created, 2);
+	nx_env_destroy(&e);
+}
+
+static void test_mmio_legacy_and_shadow(void **state)
+{
+	struct nxsim_host_config legacy = {
+		.cpu = { .amd = true },
+		.cmdline = "kvm.tdp_mmu=0",
+	};
+	struct nxsim_host_config shadow = {
+		.cpu = { .amd = true, .no_tdp = true },
+	};
+
+	(void)state;
+	shadow_mmio_steps(&legacy, false);
+	shadow_mmio_steps(&shadow, false);
+	shadow_mmio_steps(&shadow, true);
+}
+
 /* No caching: every access is a fault, emulated, and builds nothing. */
 static void no_caching(const struct nxsim_host_config *cfg)
 {
@@ -418,6 +519,7 @@ int main(void)
 		cmocka_unit_test(test_mmio_stale_enomem),
 		cmocka_unit_test(test_mmio_zapped_between_walks),
 		cmocka_unit_test(test_mmio_exec_fault_tables),
+		cmocka_unit_test(test_mmio_legacy_and_shadow),
 		cmocka_unit_test(test_mmio_caching_off),
 		cmocka_unit_test(test_mmio_generation_wrap),
 		cmocka_unit_test(test_mmio_alloc_failures),
