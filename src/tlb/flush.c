@@ -40,7 +40,9 @@ static bool held_elsewhere(struct nxsim__tlb_cpu *c,
 		uint64_t *s;
 		size_t base;
 
-		if (a == skip)
+		if (a == skip ||
+		    !nxsim__tlb_occupied(a, nxsim__tlb_set(a, tlb_tag_va(t),
+							   tlb_tag_size(t))))
 			continue;
 		s = nxsim__tlb_set_of(a, tlb_tag_va(t), tlb_tag_size(t), &base);
 		for (w = 0; w < a->ways; w++)
@@ -59,7 +61,8 @@ void nxsim__tlb_drop(struct nxsim_tlb *tlb, unsigned int cpu,
 	a->tag[i] = 0;
 	nxsim__tlb_memo_forget(a);
 	a->tick++; /* a choice of way made before no longer stands */
-	a->used--;
+	if (!--a->used)
+		nxsim__tlb_vacate(a);
 	if (!--a->nr[sz])
 		a->sizes &= ~(1u << sz);
 	if ((t & TLB_TAG_WATCH) && tlb->drop &&
@@ -80,7 +83,8 @@ void nxsim__tlb_invlpg(struct nxsim_tlb *tlb, unsigned int cpu, uint64_t va)
 			uint64_t key = tlb_tag_key(va, sz, c->pcid), *t;
 			size_t base;
 
-			if (!a->nr[sz])
+			if (!a->nr[sz] ||
+			    !nxsim__tlb_occupied(a, nxsim__tlb_set(a, va, sz)))
 				continue;
 			t = nxsim__tlb_set_of(a, va, sz, &base);
 			for (w = 0; w < a->ways; w++)
@@ -117,14 +121,19 @@ static void flush_where(struct nxsim_tlb *tlb, unsigned int cpu,
 
 		if (!logged) {
 			for (k = 0; k <= a->set_mask && a->used; k++)
-				flush_ways(tlb, cpu, a, (size_t)k * a->row,
-					   a->ways, keep, pcid);
+				if (nxsim__tlb_occupied(a, k))
+					flush_ways(tlb, cpu, a,
+						   (size_t)k * a->row, a->ways,
+						   keep, pcid);
 			continue;
 		}
-		for (k = 0; k < c->log.n && a->used; k++)
-			flush_ways(tlb, cpu, a,
-				   ((c->log.at[k] >> 2) & a->set_mask) * a->row,
-				   a->ways, keep, pcid);
+		for (k = 0; k < c->log.n && a->used; k++) {
+			size_t set = (c->log.at[k] >> 2) & a->set_mask;
+
+			if (nxsim__tlb_occupied(a, set))
+				flush_ways(tlb, cpu, a, set * a->row, a->ways,
+					   keep, pcid);
+		}
 	}
 }
 

@@ -61,6 +61,10 @@ insert_way(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb,
 
 	/* A full array (the steady state) has no empty way to look for. */
 	if (a->used < a->cap) {
+		if (!nxsim__tlb_occupied(a, set)) {
+			*empty = true; /* every way, so the first */
+			return 0;
+		}
 		/* Tag 0 is empty; padding ways are not ways. */
 		m = nxsim__tlb_match_isa(isa, a->tag + base, a->stride, 0, 0) &
 		    a->way_mask;
@@ -95,6 +99,7 @@ put(struct nxsim_tlb *tlb, struct nxsim__tlb_cpu *c, struct nxsim__tlb_array *a,
 		a->used++;
 		a->nr[sz]++;
 		a->sizes |= 1u << sz;
+		nxsim__tlb_occupy(a, set_index(a, tag));
 	}
 	a->tag[base + w] = tag;
 	nxsim__tlb_memo_forget(a);
@@ -125,7 +130,7 @@ insert(enum nxsim__tlb_isa isa, struct nxsim_tlb *tlb, unsigned int cpu,
 	uint32_t same;
 	bool empty;
 
-	if (!fresh) {
+	if (!fresh && nxsim__tlb_occupied(a, set)) {
 		same = nxsim__tlb_match_isa(isa, t, a->stride,
 					    tag & ~TLB_TAG_WATCH,
 					    tag & ~TLB_TAG_WATCH);
@@ -392,8 +397,14 @@ fill_targeted(struct nxsim_tlb *tlb, unsigned int cpu,
 
 		if (a[k]->tick != g->tick)
 			return false;
-		/* Empty, or the common eviction (insert()). */
-		old[k] = a[k]->tag[g->base + g->way];
+		/*
+		 * Empty (certainly, with no tag read, if its set is not
+		 * occupied), or the common eviction (insert()).
+		 */
+		old[k] = nxsim__tlb_occupied(a[k],
+					     nxsim__tlb_set(a[k], e->va, 0)) ?
+				 a[k]->tag[g->base + g->way] :
+				 0;
 		if (old[k] & (TLB_TAG_SIZE_MASK | TLB_TAG_WATCH))
 			return false;
 	}
@@ -465,7 +476,8 @@ static void free_cpus(struct nxsim_tlb *tlb, unsigned int n)
 				    tlb->geo[l].sets * sizeof(*a->state));
 		}
 	}
-	nxsim__free(tlb->cpu, tlb->nr_cpus * sizeof(*tlb->cpu));
+	nxsim__free_aligned(tlb->cpu, tlb->nr_cpus * sizeof(*tlb->cpu),
+			    SMP_CACHE_BYTES);
 }
 
 static int alloc_array(struct nxsim__tlb_array *a,
@@ -535,7 +547,8 @@ int nxsim_tlb_create(const struct nxsim_tlb_config *cfg,
 	tlb->touch = repl->touch != NULL;
 	tlb->victim = repl->victim;
 	memcpy(tlb->geo, cfg->level, sizeof(tlb->geo));
-	tlb->cpu = nxsim__calloc(cfg->nr_cpus, sizeof(*tlb->cpu));
+	tlb->cpu = nxsim__zalloc_aligned(cfg->nr_cpus * sizeof(*tlb->cpu),
+					 SMP_CACHE_BYTES);
 	if (!tlb->cpu)
 		goto fail;
 	for (i = 0; i < cfg->nr_cpus; i++) {

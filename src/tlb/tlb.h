@@ -20,6 +20,8 @@
 #include <nxsim/rng.h>
 #include <nxsim/tlb.h>
 
+#include "core/compiler.h"
+
 /*
  * Tag word of a way: 0 is an empty way.
  *   bit 0      valid
@@ -55,6 +57,9 @@
  * and the AVX2 forms compare without a loop.
  */
 #define TLB_NARROW (2 * TLB_WAY_ALIGN)
+
+/* Sets of an array told apart by struct nxsim__tlb_array's @occ. */
+#define TLB_OCC_BITS 128
 
 /*
  * Dispatch on the common set widths, so that each is compiled unrolled
@@ -100,6 +105,11 @@ int nxsim__tlb_repl_check(const struct nxsim_tlb_repl_ops *ops,
  * @nr: valid entries per page size
  * @used: valid entries (@nr summed)
  * @sizes: bit n set when @nr[n] is not 0, so lookups skip absent sizes
+ * @occ: bit (s mod TLB_OCC_BITS) set while set s may hold an entry: a
+ *	clear bit means every set of its class is empty, so that a probe, a
+ *	search for an empty way or a flush need not read their tags (on a
+ *	machine of many CPUs, a host cache miss each).  Set when a way of
+ *	the set fills, cleared all at once when the array empties
  * @memo_key: tlb_memo_key() of the last lookup that hit this array, or 0
  *	(no key is 0): until a tag of the array changes or CR3 is written
  *	(the key has no PCID), a lookup of the same page finds what that one
@@ -132,6 +142,7 @@ struct nxsim__tlb_array {
 	uint32_t nr[TLB_NR_SIZES];
 	uint32_t used;
 	uint32_t sizes;
+	uint64_t occ[TLB_OCC_BITS / 64];
 	uint64_t memo_key;
 	struct nxsim_tlb_entry memo_e;
 };
@@ -204,6 +215,9 @@ struct nxsim__tlb_fill_log {
  * @st: counters
  * @log: with struct nxsim_tlb's @fill_log, the fills since the last full
  *	flush
+ *
+ * Each CPU's starts a cache line, so that what a lookup reads of it takes
+ * the same few lines on every CPU.
  */
 struct nxsim__tlb_cpu {
 	int busy;
@@ -217,7 +231,7 @@ struct nxsim__tlb_cpu {
 	struct nxsim_rng rng;
 	struct nxsim_tlb_stats st;
 	struct nxsim__tlb_fill_log log;
-};
+} ____cacheline_aligned;
 
 /* Called when a watched translation has left every level of @cpu. */
 typedef void (*nxsim__tlb_drop_fn)(void *ctx, unsigned int cpu, uint64_t va,
@@ -289,11 +303,18 @@ static inline uint64_t tlb_tag_va(uint64_t t)
 	return (uint64_t)((int64_t)(va << 7) >> 7);
 }
 
+/* The set @va falls in at page size @sz. */
+static inline size_t nxsim__tlb_set(const struct nxsim__tlb_array *a,
+				    uint64_t va, unsigned int sz)
+{
+	return (va >> TLB_SIZE_SHIFT(sz)) & a->set_mask;
+}
+
 /* The index in @a->tag of the set @va falls in at page size @sz. */
 static inline size_t nxsim__tlb_set_base(const struct nxsim__tlb_array *a,
 					 uint64_t va, unsigned int sz)
 {
-	return ((va >> TLB_SIZE_SHIFT(sz)) & a->set_mask) * a->row;
+	return nxsim__tlb_set(a, va, sz) * a->row;
 }
 
 /* The ways of the set @va falls in at page size @sz; *@base: its index. */
@@ -303,6 +324,30 @@ static inline uint64_t *nxsim__tlb_set_of(struct nxsim__tlb_array *a,
 {
 	*base = nxsim__tlb_set_base(a, va, sz);
 	return a->tag + *base;
+}
+
+/* Whether set @set of @a may hold an entry (struct nxsim__tlb_array). */
+static inline bool nxsim__tlb_occupied(const struct nxsim__tlb_array *a,
+				       size_t set)
+{
+	set %= TLB_OCC_BITS;
+	return a->occ[set / 64] >> (set % 64) & 1;
+}
+
+/* A way of set @set of @a fills. */
+static inline void nxsim__tlb_occupy(struct nxsim__tlb_array *a, size_t set)
+{
+	set %= TLB_OCC_BITS;
+	a->occ[set / 64] |= 1ull << (set % 64);
+}
+
+/* @a holds no entry any more: no set is occupied. */
+static inline void nxsim__tlb_vacate(struct nxsim__tlb_array *a)
+{
+	unsigned int k;
+
+	for (k = 0; k < TLB_OCC_BITS / 64; k++)
+		a->occ[k] = 0;
 }
 
 /*
@@ -559,9 +604,13 @@ nxsim__tlb_probe_sizes(enum nxsim__tlb_isa isa, struct nxsim__tlb_array *a,
 		unsigned int sz = (unsigned int)__builtin_ctz(sizes);
 		uint64_t key = tlb_tag_key(va, sz, pcid);
 		uint64_t gkey = tlb_tag_key(va, sz, 0) | TLB_TAG_GLOBAL;
-		uint64_t *t = nxsim__tlb_set_of(a, va, sz, base);
-		uint32_t hit = nxsim__tlb_match_set(isa, a, t, key, gkey);
+		size_t set = nxsim__tlb_set(a, va, sz);
+		uint32_t hit;
 
+		if (!nxsim__tlb_occupied(a, set))
+			continue;
+		*base = set * a->row;
+		hit = nxsim__tlb_match_set(isa, a, a->tag + *base, key, gkey);
 		if (hit) {
 			*way = (unsigned int)__builtin_ctz(hit);
 			return (int)sz;
@@ -585,12 +634,16 @@ nxsim__tlb_probe_isa(enum nxsim__tlb_isa isa, struct nxsim__tlb_array *a,
 	if (__builtin_expect(sizes & 1, 1)) {
 		uint64_t key = tlb_tag_key(va, 0, pcid);
 		uint64_t gkey = tlb_tag_key(va, 0, 0) | TLB_TAG_GLOBAL;
-		uint64_t *t = nxsim__tlb_set_of(a, va, 0, base);
+		size_t set = nxsim__tlb_set(a, va, 0);
 
-		hit = nxsim__tlb_match_set(isa, a, t, key, gkey);
-		if (__builtin_expect(hit != 0, 1)) {
-			*way = (unsigned int)__builtin_ctz(hit);
-			return true;
+		if (nxsim__tlb_occupied(a, set)) {
+			*base = set * a->row;
+			hit = nxsim__tlb_match_set(isa, a, a->tag + *base, key,
+						   gkey);
+			if (__builtin_expect(hit != 0, 1)) {
+				*way = (unsigned int)__builtin_ctz(hit);
+				return true;
+			}
 		}
 		sizes &= ~1u;
 	}
@@ -728,15 +781,17 @@ nxsim__tlb_lookup_l1(struct nxsim_tlb *tlb, unsigned int cpu,
 	    __builtin_expect(a->stride <= TLB_NARROW, 1)) {
 		uint64_t key = tlb_tag_key(va, 0, c->pcid);
 		uint64_t gkey = tlb_tag_key(va, 0, 0) | TLB_TAG_GLOBAL;
-		size_t base;
-		uint64_t *t = nxsim__tlb_set_of(a, va, 0, &base);
-		uint32_t hit =
-			a->stride == TLB_WAY_ALIGN ?
-				nxsim__tlb_match_n(TLB_ISA_BASE, t,
-						   TLB_WAY_ALIGN, key, gkey) :
-				nxsim__tlb_match_n(TLB_ISA_BASE, t, TLB_NARROW,
-						   key, gkey);
+		size_t set = nxsim__tlb_set(a, va, 0), base = set * a->row;
+		uint64_t *t = a->tag + base;
+		uint32_t hit = 0;
 
+		if (nxsim__tlb_occupied(a, set))
+			hit = a->stride == TLB_WAY_ALIGN ?
+				      nxsim__tlb_match_n(TLB_ISA_BASE, t,
+							 TLB_WAY_ALIGN, key,
+							 gkey) :
+				      nxsim__tlb_match_n(TLB_ISA_BASE, t,
+							 TLB_NARROW, key, gkey);
 		if (__builtin_expect(hit != 0, 1)) {
 			unsigned int w = (unsigned int)__builtin_ctz(hit);
 
@@ -797,9 +852,11 @@ static inline void nxsim__tlb_prefetch_lookup(const struct nxsim_tlb *tlb,
 
 		for (sizes = a->sizes; sizes; sizes &= sizes - 1) {
 			unsigned int sz = (unsigned int)__builtin_ctz(sizes);
-			const uint64_t *t =
-				a->tag + nxsim__tlb_set_base(a, va, sz);
+			size_t set = nxsim__tlb_set(a, va, sz);
+			const uint64_t *t = a->tag + set * a->row;
 
+			if (!nxsim__tlb_occupied(a, set))
+				continue; /* a probe reads nothing there */
 			__builtin_prefetch(t);
 			__builtin_prefetch(t + a->stride - 1);
 		}

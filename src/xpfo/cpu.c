@@ -32,11 +32,6 @@ int nxsim__xpfo_kernel_access(struct nxsim_xpfo *m, unsigned int cpu,
 	if (pfn >= m->nr_frames)
 		return -EINVAL;
 	f = &m->frame[pfn];
-	/*
-	 * Read only after the TLB's lookup: on a machine of many CPUs both
-	 * miss the host's caches, and the prefetch overlaps the two.
-	 */
-	__builtin_prefetch(f);
 	va = nxsim__physmap_va(pfn);
 	m->st.kernel_accesses++;
 	nxsim__xpfo_charge(m, cpu, m->cost.kernel_access);

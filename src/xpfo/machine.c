@@ -266,7 +266,8 @@ static void free_machine(struct nxsim_xpfo *m)
 	nxsim__free(m->frame, m->nr_frames * sizeof(*m->frame));
 	nxsim__free(m->split_1g, split_1g_bytes(m->nr_frames));
 	nxsim__free(m->split_2m, split_2m_bytes(m->nr_frames));
-	nxsim__free(m->cpu, m->nr_cpus * sizeof(*m->cpu));
+	nxsim__free_aligned(m->cpu, m->nr_cpus * sizeof(*m->cpu),
+			    SMP_CACHE_BYTES);
 	nxsim__free(m->mask, DIV_ROUND_UP(m->nr_cpus, 64) * sizeof(uint64_t));
 	nxsim__free(m->filled, DIV_ROUND_UP(m->nr_cpus, 64) * sizeof(uint64_t));
 	nxsim__free(m, sizeof(*m));
@@ -339,7 +340,8 @@ int nxsim_xpfo_create(const struct nxsim_xpfo_config *cfg,
 	m->frame = nxsim__calloc(m->nr_frames, sizeof(*m->frame));
 	m->split_1g = nxsim__zalloc(split_1g_bytes(m->nr_frames));
 	m->split_2m = nxsim__zalloc(split_2m_bytes(m->nr_frames));
-	m->cpu = nxsim__calloc(m->nr_cpus, sizeof(*m->cpu));
+	m->cpu = nxsim__zalloc_aligned(m->nr_cpus * sizeof(*m->cpu),
+				       SMP_CACHE_BYTES);
 	m->mask = nxsim__calloc(DIV_ROUND_UP(m->nr_cpus, 64), sizeof(uint64_t));
 	m->filled =
 		nxsim__calloc(DIV_ROUND_UP(m->nr_cpus, 64), sizeof(uint64_t));
@@ -569,12 +571,24 @@ int nxsim_xpfo_refill(struct nxsim_xpfo *m, unsigned int cpu,
 	return LOCKED(m, cpu, nxsim__xpfo_refill(m, cpu, pfns, n));
 }
 
+/*
+ * An access with its hint just before it: the frame's record, read only
+ * after the TLB's lookup, loads while the lookup's sets do (on a machine
+ * of many CPUs both miss the host's caches).
+ */
+static int kernel_access_hinted(struct nxsim_xpfo *m, unsigned int cpu,
+				uint64_t pfn, bool write,
+				enum nxsim_xpfo_access *what)
+{
+	nxsim__xpfo_prefetch_access(m, cpu, pfn);
+	return nxsim__xpfo_kernel_access(m, cpu, pfn, write, what);
+}
+
 int nxsim_xpfo_kernel_access(struct nxsim_xpfo *m, unsigned int cpu,
 			     uint64_t pfn, bool write,
 			     enum nxsim_xpfo_access *what)
 {
-	return LOCKED(m, cpu,
-		      nxsim__xpfo_kernel_access(m, cpu, pfn, write, what));
+	return LOCKED(m, cpu, kernel_access_hinted(m, cpu, pfn, write, what));
 }
 
 int nxsim_xpfo_user_access(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn,

@@ -94,10 +94,11 @@ static const struct workload workloads[] = {
 };
 
 /*
- * Each struct with what every step reads first, in one cache line.  The
- * frames a CPU picks from at random are kept in 32 bits (every frame
- * number is below NXSIM_XPFO_MAX_FRAMES, 2^32): on a machine of many CPUs
- * each pick is a host cache miss, and half the bytes are half the lines.
+ * Each struct with what every step reads first, in its first cache line
+ * (each CPU's struct wl_cpu starts one).  The frames a CPU picks from at
+ * random are kept in 32 bits (every frame number is below
+ * NXSIM_XPFO_MAX_FRAMES, 2^32): on a machine of many CPUs each pick is a
+ * host cache miss, and half the bytes are half the lines.
  */
 struct wl_domain {
 	unsigned int n;
@@ -114,7 +115,7 @@ struct wl_cpu {
 	uint64_t batch[64]; /* refilled, unmapped frames (P4c) */
 	uint32_t kframe[KFRAMES];
 	struct wl_domain dom[DOMAINS];
-};
+} ____cacheline_aligned;
 
 struct wl_run {
 	struct nxsim_xpfo *m;
@@ -192,6 +193,8 @@ static int fault_in(struct wl_run *r, unsigned int cpu, struct wl_domain *d,
 	if (rc)
 		return rc;
 	nxsim__xpfo_prefetch_access(r->m, cpu, pfn);
+	if (copy_from)
+		nxsim__xpfo_prefetch_access(r->m, cpu, *copy_from);
 	CALL(r, nxsim__xpfo_alloc_pages_user(r->m, cpu, pfn, id,
 					     NXSIM_XPFO_WILL_MAP));
 	d->page[d->n++] = (uint32_t)pfn;
@@ -225,50 +228,46 @@ static int kernel_step(struct wl_run *r, unsigned int cpu, enum step s)
 			return 0;
 		return free_page(r, cpu, d,
 				 (unsigned int)nxsim_rng_below(&c->rng, d->n));
-	case S_PROBE: {
-		/*
-		 * The attacker of [S17] (ret2dir spraying [S0]): read, through
-		 * the physmap, either a page of some process on any CPU or
-		 * the next free frame some CPU will hand out (so its alias
-		 * is cached before the frame becomes a user page).  Raw
-		 * draws, a fixed number, so the stream does not depend on
-		 * the other CPUs' state.
-		 */
-		unsigned int oc =
-			(unsigned int)(nxsim_rng_next(&c->rng) % r->nr_cpus);
-		const struct wl_cpu *o = &r->cpu[oc];
-		const struct wl_domain *od =
-			&o->dom[nxsim_rng_next(&c->rng) % DOMAINS];
-		uint64_t x = nxsim_rng_next(&c->rng);
-
-		if (x & 1) {
-			if (o->nfree)
-				CALL(r,
-				     nxsim__xpfo_kernel_access(
-					     r->m, cpu, o->free[o->nfree - 1],
-					     false, NULL));
-		} else if (od->n) {
-			CALL(r, nxsim__xpfo_kernel_access(
-					r->m, cpu, od->page[(x >> 1) % od->n],
-					false, NULL));
-		}
-	}
-		__attribute__((fallthrough)); /* then the syscall */
+	case S_PROBE:
 	case S_SYSCALL: {
 		/*
-		 * The frames first, then the accesses (which draw nothing from
-		 * the CPU's generator, nor change its frames): each access's
+		 * A probe: the attacker of [S17] (ret2dir spraying [S0]) reads,
+		 * through the physmap, either a page of some process on any
+		 * CPU or the next free frame some CPU will hand out (so its
+		 * alias is cached before the frame becomes a user page).  Raw
+		 * draws, a fixed number, so the stream does not depend on the
+		 * other CPUs' state.  Then the syscall.  The frames first,
+		 * then the accesses (which draw nothing from the CPU's
+		 * generator, nor change any CPU's frames): each access's
 		 * lookup is hinted before the first runs.
 		 */
-		uint64_t kf[3];
+		uint64_t kf[4];
+		unsigned int n = 0;
 
-		for (i = 0; i < 3; i++)
+		if (s == S_PROBE) {
+			unsigned int oc =
+				(unsigned int)(nxsim_rng_next(&c->rng) %
+					       r->nr_cpus);
+			const struct wl_cpu *o = &r->cpu[oc];
+			const struct wl_domain *od =
+				&o->dom[nxsim_rng_next(&c->rng) % DOMAINS];
+			uint64_t x = nxsim_rng_next(&c->rng);
+
+			if (x & 1) {
+				if (o->nfree)
+					kf[n++] = o->free[o->nfree - 1];
+			} else if (od->n) {
+				kf[n++] = od->page[(x >> 1) % od->n];
+			}
+		}
+		for (i = n; i < n + 3; i++)
 			kf[i] = c->kframe[nxsim_rng_below(&c->rng, KFRAMES)];
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < n + 3; i++)
 			nxsim__xpfo_prefetch_access(r->m, cpu, kf[i]);
-		for (i = 0; i < 3; i++)
+		/* the probe reads; the syscall's last access writes */
+		for (i = 0; i < n + 3; i++)
 			CALL(r, nxsim__xpfo_kernel_access(r->m, cpu, kf[i],
-							  i == 2, NULL));
+							  i == n + 2, NULL));
 		return 0;
 	}
 	case S_KCHURN:
@@ -412,6 +411,20 @@ static bool next_before(const struct wl_next *a, int64_t key, unsigned int cpu)
 }
 
 /*
+ * The earlier of @a and @b (@b if neither is), with masks, not ?: (which
+ * GCC 12 compiles to a branch).
+ */
+static struct wl_next next_earlier(struct wl_next a, struct wl_next b)
+{
+	uint64_t take = -(uint64_t)next_before(&a, b.key, b.cpu);
+
+	return (struct wl_next){
+		(int64_t)(((uint64_t)a.key & take) | ((uint64_t)b.key & ~take)),
+		(a.cpu & (uint32_t)take) | (b.cpu & ~(uint32_t)take),
+	};
+}
+
+/*
  * Leaf @cpu of the tree @t of @leaves leaves is @e now: replay its path.
  * The winner so far is carried in registers, so that each level loads
  * only the sibling, a load that does not wait for the level below.
@@ -423,13 +436,7 @@ static void next_set(struct wl_next *t, unsigned int leaves, unsigned int cpu,
 
 	t[i] = e;
 	for (; i > 1; i /= 2) {
-		const struct wl_next *s = &t[i ^ 1];
-		uint64_t take = -(uint64_t)next_before(s, e.key, e.cpu);
-
-		/* a mask, not ?: (which GCC 12 compiles to a branch) */
-		e.key = (int64_t)(((uint64_t)s->key & take) |
-				  ((uint64_t)e.key & ~take));
-		e.cpu = (s->cpu & (uint32_t)take) | (e.cpu & ~(uint32_t)take);
+		e = next_earlier(t[i ^ 1], e);
 		t[i / 2] = e;
 	}
 }
@@ -448,9 +455,7 @@ static int run_steps(struct wl_run *r, struct wl_next *t, unsigned int leaves)
 				} :
 				NEXT_NONE;
 	for (i = leaves; --i;)
-		t[i] = next_before(&t[2 * i + 1], t[2 * i].key, t[2 * i].cpu) ?
-			       t[2 * i + 1] :
-			       t[2 * i];
+		t[i] = next_earlier(t[2 * i + 1], t[2 * i]);
 	while (t[1].cpu != UINT32_MAX) {
 		unsigned int cpu = t[1].cpu;
 		int64_t key = nxsim__xpfo_cycles_key(r->m, cpu);
@@ -496,7 +501,8 @@ static int run_once(const struct nxsim_xpfo_run *run, const struct workload *w,
 	if (r.m->version >= NXSIM_XPFO_V8)
 		r.batch = MIN(r.m->policy->refill_batch, 64u);
 	leaves = roundup_pow_of_two(run->nr_cpus);
-	r.cpu = nxsim__calloc(run->nr_cpus, sizeof(*r.cpu));
+	r.cpu = nxsim__zalloc_aligned(run->nr_cpus * sizeof(*r.cpu),
+				      SMP_CACHE_BYTES);
 	next = nxsim__calloc(2 * leaves, sizeof(*next));
 	if (!r.cpu || !next) {
 		rc = -ENOMEM;
@@ -515,7 +521,8 @@ out:
 		for (i = 0; i < run->nr_cpus; i++)
 			nxsim__free(r.cpu[i].free,
 				    r.per_cpu * sizeof(uint64_t));
-	nxsim__free(r.cpu, run->nr_cpus * sizeof(*r.cpu));
+	nxsim__free_aligned(r.cpu, run->nr_cpus * sizeof(*r.cpu),
+			    SMP_CACHE_BYTES);
 	nxsim__free(next, 2 * leaves * sizeof(*next));
 	nxsim_xpfo_destroy(r.m);
 	return rc;

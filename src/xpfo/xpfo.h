@@ -14,6 +14,7 @@
 
 #include <nxsim/xpfo.h>
 
+#include "core/compiler.h"
 #include "tlb/tlb.h"
 
 /* Frame flags: the page flags of v7+ plus the model's own bits. */
@@ -49,7 +50,8 @@ _Static_assert(sizeof(struct nxsim__frame) == 16, "16 bytes per frame");
  * One CPU.  @cycles, @kcycles and @flush_cycles are the CPU's own share:
  * each figure is that plus the machine's @all_cycles, charged to every CPU
  * at once (nxsim__xpfo_cycles()); the shares of two CPUs compare, as
- * int64_t, as their figures do.
+ * int64_t, as their figures do.  Each starts a cache line, which holds
+ * every field a step reads (those to @kernel_entries).
  */
 struct nxsim__xpfo_cpu {
 	uint16_t domain;
@@ -67,7 +69,7 @@ struct nxsim__xpfo_cpu {
 	uint64_t exposures;
 	uint64_t exposure_max;
 	uint64_t exposure_sum;
-};
+} ____cacheline_aligned;
 
 /*
  * The CPUs that may cache each physmap mapping (alias.c): units (one per
@@ -265,7 +267,9 @@ void nxsim__physmap_split(struct nxsim_xpfo *m, unsigned int cpu, uint64_t pfn);
  * allocation or a free, each of which reads its record and may probe the
  * CPU's TLB for its physmap address).  Prefetches the frame's record and
  * the TLB tags a lookup probes, so that the host's cache misses of
- * operations issued together overlap.
+ * operations issued together overlap.  The one prefetch of a kernel
+ * access: nxsim__xpfo_kernel_access() makes none, the workload hints its
+ * accesses ahead of them, the public call just before its access.
  */
 static inline void nxsim__xpfo_prefetch_access(const struct nxsim_xpfo *m,
 					       unsigned int cpu, uint64_t pfn)

@@ -240,11 +240,32 @@ static int check_slot(void *ctx, const struct nxsim_tlb_slot *s)
 	return 0;
 }
 
+/*
+ * Every set holding an entry is occupied (struct nxsim__tlb_array's
+ * @occ), and an empty array occupies none: a probe that skips the sets
+ * that are not misses nothing.
+ */
+static void check_occupied(const struct nxsim_tlb *tlb)
+{
+	for (unsigned int l = 0; l < NXSIM_TLB_NR_LEVELS; l++) {
+		const struct nxsim__tlb_array *a = &tlb->cpu[0].lv[l];
+
+		for (size_t set = 0; set <= a->set_mask; set++)
+			for (unsigned int w = 0; w < a->ways; w++)
+				if (a->tag[set * a->row + w])
+					assert_true(
+						nxsim__tlb_occupied(a, set));
+		for (size_t k = 0; !a->used && k < TLB_OCC_BITS / 64; k++)
+			assert_int_equal(a->occ[k], 0);
+	}
+}
+
 static void check_dump(struct nxsim_tlb *tlb, struct ref *r)
 {
 	struct dump_ctx d = { .r = r };
 	unsigned int lv, i;
 
+	check_occupied(tlb);
 	assert_rc(nxsim_tlb_dump(tlb, 0, check_slot, &d), d.seen);
 	assert_null(ref_next(&d, &lv, &i));
 }
