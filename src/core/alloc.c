@@ -288,10 +288,12 @@ static void *page_list_pop(bool warm_next)
 	/*
 	 * Page-sized blocks are mostly page-table pages, written whole soon
 	 * after they are taken (a split's 512 SPTEs, a new table's clear):
-	 * the next one on the list is brought into the cache for writing
-	 * now, so that its lines arrive while this caller and the next one
-	 * work rather than while the next one writes.  A prefetch does not
-	 * fault, even if another thread took that page meanwhile.  Unrolled:
+	 * the next one on the list is brought into the cache now, so that
+	 * its lines arrive while this caller and the next one work rather
+	 * than while the next one writes.  The hint asks for writing, but
+	 * without PREFETCHW in the target (-mprfchw) gcc emits a read
+	 * prefetch (prefetcht0).  A prefetch does not fault, even if another
+	 * thread took that page meanwhile.  Unrolled:
 	 * the loop's own add, compare and branch were three of every four
 	 * instructions here (190 of an exec split's 3200).
 	 */
