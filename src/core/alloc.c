@@ -15,9 +15,7 @@
  * so every such allocation and free past the few a thread cache holds is
  * an extent operation (250-400 ns on the 2-core reference machine, 4-6x a
  * small object).  Pages on that list are free as far as the counters go,
- * and leave it in the order they joined it (page_list_pop()).  Blocks of
- * RUN_BLOCK bytes (the MMU's page-table page headers) are cut from runs
- * of their own, in address order, one after the other (run_alloc()).
+ * and leave it in the order they joined it (page_list_pop()).
  * Blocks of 64 MiB and more are anonymous mappings of their own, zeroed
  * lazily by the kernel (backend_alloc()).  Freed memory stays with the
  * arena for the next blocks, however much of it there is (arena_create()):
@@ -241,11 +239,8 @@ static int flags_for_thread(void)
 	return thread_flags;
 }
 
-static void run_close(void);
-
 static void backend_thread_exit(void)
 {
-	run_close(); /* with the thread's cache, which may hold the run */
 	if (thread_flags && thread_flags != arena_flags)
 		mallctl("tcache.destroy", NULL, NULL, &thread_tcache,
 			sizeof(thread_tcache));
@@ -293,10 +288,12 @@ static void *page_list_pop(bool warm_next)
 	/*
 	 * Page-sized blocks are mostly page-table pages, written whole soon
 	 * after they are taken (a split's 512 SPTEs, a new table's clear):
-	 * the next one on the list is brought into the cache for writing
-	 * now, so that its lines arrive while this caller and the next one
-	 * work rather than while the next one writes.  A prefetch does not
-	 * fault, even if another thread took that page meanwhile.  Unrolled:
+	 * the next one on the list is brought into the cache now, so that
+	 * its lines arrive while this caller and the next one work rather
+	 * than while the next one writes.  The hint asks for writing, but
+	 * without PREFETCHW in the target (-mprfchw) gcc emits a read
+	 * prefetch (prefetcht0).  A prefetch does not fault, even if another
+	 * thread took that page meanwhile.  Unrolled:
 	 * the loop's own add, compare and branch were three of every four
 	 * instructions here (190 of an exec split's 3200).
 	 */
@@ -319,130 +316,6 @@ static bool page_list_push(void *ptr)
 				PAGE_LIST_MAX] = ptr;
 	pthread_mutex_unlock(&page_list.lock);
 	return kept;
-}
-
-/*
- * A run: RUN_BYTES, aligned to its size, cut into RUN_SLOTS blocks of
- * RUN_BLOCK bytes after its own record, @refs.  Each thread has a run
- * open, which hands its blocks out one after the other, at ascending
- * addresses, and is closed when the last is out or the thread exits
- * (run_close()); a block's free (by any thread) drops @refs, and the free
- * that drops it to zero gives the run back (run_release()).  Runs are not
- * page-sized, so that they stay off the free page list and its pages keep
- * the order they were freed in.  @refs starts at RUN_SLOTS, counting the
- * blocks not yet handed out too, so an allocation needs no atomic and no
- * lock, and a run is never freed while it is open (a thread that cannot
- * have a destructor, see counters_get(), leaves its open run behind when
- * it exits).  A freed block is not handed out again until its whole run
- * is free: runs are not jemalloc's slabs, which reuse a freed region at
- * once.
- *
- * Why: a page-table page's header (256 bytes, struct nxsim__mmu_page of
- * the MMU) was a jemalloc call each way: 323 instructions to allocate in
- * an exec split (callgrind), and a mallocx()/sdallocx() pair with the
- * private arena's flags and the alignment is about 600; a run's block
- * costs a bump, and an atomic decrement.  The blocks of a run not yet
- * handed out, and the freed runs below, are free as far as the counters
- * go.  Runs keep the headers of pages allocated together side by
- * side and in order, as jemalloc's slabs did, whatever the order other
- * VMs freed theirs in: a recovery pass walks them in the order they were
- * allocated.
- */
-#define RUN_BLOCK NXSIM__ALLOC_RUN_BLOCK
-#define RUN_BYTES 16384
-#define RUN_SLOTS (RUN_BYTES / RUN_BLOCK - 1)
-
-struct run {
-	atomic_uint refs;
-};
-
-/* This thread's open run, or NULL, and its next slot (1 to RUN_SLOTS). */
-static __thread char *open_run;
-static __thread unsigned int open_run_next;
-
-/*
- * Freed runs wait for reuse, newest first, as many as hold the headers of
- * the pages the free page list keeps: runs the arena made anew took page
- * faults on their first writes (6% of the samples of a driver of exec
- * splits, perf).
- */
-#define RUN_LIST_MAX (PAGE_LIST_MAX / RUN_SLOTS + 1)
-
-static struct {
-	pthread_mutex_t lock;
-	unsigned int len;
-	void *runs[RUN_LIST_MAX];
-} run_list = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-static int block_flags(size_t size, size_t align);
-
-/* A freed run, or NULL if there is none. */
-static void *run_list_pop(void)
-{
-	void *r = NULL;
-
-	pthread_mutex_lock(&run_list.lock);
-	if (run_list.len)
-		r = run_list.runs[--run_list.len];
-	pthread_mutex_unlock(&run_list.lock);
-	return r;
-}
-
-static void run_release(void *r)
-{
-	bool kept;
-
-	pthread_mutex_lock(&run_list.lock);
-	kept = run_list.len < RUN_LIST_MAX;
-	if (kept)
-		run_list.runs[run_list.len++] = r;
-	pthread_mutex_unlock(&run_list.lock);
-	if (!kept)
-		sdallocx(r, RUN_BYTES, block_flags(RUN_BYTES, RUN_BYTES));
-}
-
-static void *run_alloc(void)
-{
-	char *p;
-
-	if (!open_run) {
-		open_run = run_list_pop();
-		if (!open_run)
-			open_run = mallocx(RUN_BYTES,
-					   block_flags(RUN_BYTES, RUN_BYTES));
-		if (!open_run)
-			return NULL;
-		atomic_store_explicit(&((struct run *)open_run)->refs,
-				      RUN_SLOTS, memory_order_relaxed);
-		open_run_next = 1;
-	}
-	p = open_run + open_run_next * RUN_BLOCK;
-	if (++open_run_next > RUN_SLOTS)
-		open_run = NULL;
-	return p;
-}
-
-/* @n blocks of the run of @ptr are freed, or will never be handed out. */
-static void run_put(void *ptr, unsigned int n)
-{
-	struct run *r =
-		(struct run *)((uintptr_t)ptr & ~(uintptr_t)(RUN_BYTES - 1));
-
-	if (atomic_fetch_sub_explicit(&r->refs, n, memory_order_acq_rel) == n)
-		run_release(r);
-}
-
-/* At thread exit: the open run's blocks not handed out never will be. */
-static void run_close(void)
-{
-	if (open_run)
-		run_put(open_run, RUN_SLOTS + 1 - open_run_next);
-	open_run = NULL;
-}
-
-static bool is_run_block(size_t size, size_t align)
-{
-	return size == RUN_BLOCK && align <= RUN_BLOCK;
 }
 
 /* Page-sized blocks are page-aligned, whatever the caller asked. */
@@ -495,9 +368,7 @@ static void *backend_alloc(size_t size, size_t align, bool zero)
 
 	if (is_mapping(size, align))
 		return mapping_alloc(size);
-	if (is_run_block(size, align))
-		p = run_alloc();
-	else if (!(size == PAGE_BYTES && (p = page_list_pop(true))))
+	if (!(size == PAGE_BYTES && (p = page_list_pop(true))))
 		p = mallocx(size, block_flags(size, align));
 	if (p && zero)
 		memset(p, 0, size);
@@ -510,10 +381,6 @@ static void backend_free(void *ptr, size_t size, size_t align)
 		munmap(ptr, size);
 		return;
 	}
-	if (is_run_block(size, align)) {
-		run_put(ptr, 1);
-		return;
-	}
 	if (size == PAGE_BYTES && page_list_push(ptr))
 		return;
 	sdallocx(ptr, size, block_flags(size, align));
@@ -524,12 +391,11 @@ static void *backend_realloc(void *ptr, size_t old_size, size_t new_size)
 	void *p;
 
 	if (old_size != PAGE_BYTES && new_size != PAGE_BYTES &&
-	    !is_run_block(old_size, 0) && !is_run_block(new_size, 0) &&
 	    !is_mapping(old_size, 0) && !is_mapping(new_size, 0))
 		return rallocx(ptr, new_size, flags_for_thread());
 	/*
-	 * A page-sized block, a run's block or a mapping moves, so that
-	 * every block is on the path its size takes.
+	 * A page-sized block or a mapping moves, so that every block is on
+	 * the path its size takes.
 	 */
 	p = backend_alloc(new_size, 0, false);
 	if (p) {
@@ -545,9 +411,9 @@ const char *nxsim_alloc_backend(void)
 }
 
 /*
- * The free page list and the freed runs go back to the arena (without a
- * thread cache, so that no cache keeps them), then the arena's unused
- * pages to the kernel (arena.<i>.purge, which ends the wait for decay).
+ * The free page list goes back to the arena (without a thread cache, so
+ * that no cache keeps it), then the arena's unused pages to the kernel
+ * (arena.<i>.purge, which ends the wait for decay).
  */
 void nxsim_alloc_trim(void)
 {
@@ -558,8 +424,6 @@ void nxsim_alloc_trim(void)
 	while ((p = page_list_pop(false)))
 		sdallocx(p, PAGE_BYTES,
 			 arena_flags | MALLOCX_ALIGN(PAGE_BYTES));
-	while ((p = run_list_pop()))
-		sdallocx(p, RUN_BYTES, arena_flags | MALLOCX_ALIGN(RUN_BYTES));
 	if (!arena_only)
 		return;
 	snprintf(name, sizeof(name), "arena.%u.purge", arena_index);

@@ -10,13 +10,6 @@
 
 #include <stddef.h>
 
-/*
- * With jemalloc, blocks of this size (aligned to at most as much) are cut
- * from runs of their own, one after the other (alloc.c): a page-table
- * page's header is one.
- */
-#define NXSIM__ALLOC_RUN_BLOCK 256
-
 void *nxsim__alloc(size_t size);
 void *nxsim__zalloc(size_t size);
 /* Zeroed, aligned to @align (a power of two, at most 4096). */

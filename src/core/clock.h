@@ -58,10 +58,14 @@ struct timespec nxsim__clock_real_deadline(const struct nxsim_clock *clock,
 					   uint64_t ns);
 
 /*
- * CONFIG_HZ is 100, 250, 300 or 1000 (nxsim_host_create() takes no other).
- * The two conversions below switch to a copy of their body for each, in
- * which HZ is a constant and a division by it a multiplication.
+ * CONFIG_HZ is 100, 250, 300 or 1000 (kernel/Kconfig.hz); nxsim_host_create()
+ * takes no other.  The two conversions below switch to a copy of their body
+ * for each, in which HZ is a constant and a division by it a multiplication.
  */
+static inline bool nxsim__hz_valid(unsigned int hz)
+{
+	return hz == 100 || hz == 250 || hz == 300 || hz == 1000;
+}
 
 /*
  * The body of nxsim__ns_to_jiffies().  Where HZ divides NSEC_PER_SEC,

@@ -76,11 +76,6 @@ static int apply_module_param(void *arg, const char *param, const char *val)
 	return rc == -ENOENT ? 0 : rc;
 }
 
-static bool valid_hz(unsigned int hz)
-{
-	return hz == 100 || hz == 250 || hz == 300 || hz == 1000;
-}
-
 static void host_free(struct nxsim_host *host)
 {
 	nxsim__gate_destroy(&host->gate);
@@ -111,7 +106,7 @@ int nxsim_host_create(const struct nxsim_host_config *cfg,
 	    nxsim__nx_recovery_find(cfg->nx_recovery, &nx_recovery))
 		return -ENOENT;
 	prof = nxsim__profile_find(cfg->profile);
-	if (!prof || (cfg->cpu.hz && !valid_hz(cfg->cpu.hz)) ||
+	if (!prof || (cfg->cpu.hz && !nxsim__hz_valid(cfg->cpu.hz)) ||
 	    (cfg->cpu.phys_bits &&
 	     (cfg->cpu.phys_bits < NXSIM_PHYS_BITS_MIN ||
 	      cfg->cpu.phys_bits > NXSIM_PHYS_BITS_MAX)) ||

@@ -119,10 +119,6 @@ static struct nxsim__mmu_page *reserve_pop(struct nxsim__vm_mmu *mmu)
 	return sp;
 }
 
-/* A header is a block of the allocator's runs: no jemalloc call each. */
-_Static_assert(sizeof(struct nxsim__mmu_page) == NXSIM__ALLOC_RUN_BLOCK,
-	       "a page-table page's header is a run block (core/alloc.h)");
-
 /* A page with a zeroed header: reserved, or from the allocator. */
 static struct nxsim__mmu_page *sp_get(struct nxsim__vm_mmu *mmu)
 {

@@ -345,11 +345,18 @@ static int step(struct wl_run *r, unsigned int cpu)
 
 	c->left--;
 	if (s == S_USER) {
-		if (d->n)
-			CALL(r, nxsim__xpfo_user_access(
-					r->m, cpu,
-					d->page[nxsim_rng_below(&c->rng, d->n)],
-					nxsim_rng_below(&c->rng, 2)));
+		if (d->n) {
+			/*
+			 * Two draws, write bit first, in statements of their
+			 * own: as arguments of one call, their order would be
+			 * the compiler's.
+			 */
+			bool write = nxsim_rng_below(&c->rng, 2);
+			uint64_t i = nxsim_rng_below(&c->rng, d->n);
+
+			CALL(r, nxsim__xpfo_user_access(r->m, cpu, d->page[i],
+							write));
+		}
 		nxsim__xpfo_user_work(r->m, cpu, r->m->cost.user_work);
 		return 0;
 	}

@@ -14,11 +14,6 @@
  * memory, however large it has grown once merged), and so do those of
  * 2x10^4 (not handed back to the kernel as they merge).  A huge zeroed block
  * is zero without being touched (only the pages written are resident).
- * Blocks of NXSIM__ALLOC_RUN_BLOCK bytes come zeroed and aligned as asked,
- * apart, and, on the jemalloc backend, one after the other; freed by
- * another thread in any order, or after the thread that made them has
- * exited, none stays counted, and one that moves out of that size keeps
- * its contents.
  */
 #include <pthread.h>
 #include <string.h>
@@ -303,82 +298,6 @@ static void test_page_realloc_failure(void **state)
 	nxsim__free(p, PAGE);
 }
 
-#define RUN_N 200
-
-static void *thread_free_runs(void *arg)
-{
-	unsigned char **p = arg;
-	unsigned int i;
-
-	/* every other one first, then the rest backwards */
-	for (i = 0; i < RUN_N; i += 2)
-		nxsim__free_aligned(p[i], NXSIM__ALLOC_RUN_BLOCK, 64);
-	for (i = RUN_N - 1; i < RUN_N; i -= 2)
-		nxsim__free_aligned(p[i], NXSIM__ALLOC_RUN_BLOCK, 64);
-	return NULL;
-}
-
-/* Blocks of a run still open when the thread exits. */
-static void *thread_runs(void *arg)
-{
-	unsigned char **p = arg;
-	unsigned int i;
-
-	for (i = 0; i < 3; i++)
-		p[i] = nxsim__zalloc_aligned(NXSIM__ALLOC_RUN_BLOCK, 64);
-	return NULL;
-}
-
-static void test_run_blocks(void **state)
-{
-	const size_t n = NXSIM__ALLOC_RUN_BLOCK;
-	uint64_t live = test_live_allocs();
-	unsigned char *p[RUN_N], *q;
-	unsigned int i, next = 0;
-	pthread_t t;
-
-	(void)state;
-	for (i = 0; i < RUN_N; i++) {
-		p[i] = nxsim__zalloc_aligned(n, 64);
-		assert_non_null(p[i]);
-		assert_int_equal((uintptr_t)p[i] % 64, 0);
-		assert_int_equal(p[i][0] | p[i][n - 1], 0);
-		fill(p[i], n, (unsigned char)i);
-		if (i && p[i] == p[i - 1] + n)
-			next++;
-	}
-	for (i = 0; i < RUN_N; i++)
-		assert_filled(p[i], n, (unsigned char)i);
-	/* a run of 16 KiB holds 63: at most 4 steps to another run here */
-	if (!strcmp(nxsim_alloc_backend(), "jemalloc"))
-		assert_true(next >= RUN_N - 1 - 4);
-	assert_int_equal(test_live_allocs(), live + RUN_N);
-	assert_int_equal(pthread_create(&t, NULL, thread_free_runs, p), 0);
-	assert_int_equal(pthread_join(t, NULL), 0);
-	assert_int_equal(test_live_allocs(), live);
-	/* freed after the thread that made them is gone */
-	assert_int_equal(pthread_create(&t, NULL, thread_runs, p), 0);
-	assert_int_equal(pthread_join(t, NULL), 0);
-	for (i = 0; i < 3; i++) {
-		assert_non_null(p[i]);
-		assert_int_equal(p[i][0] | p[i][n - 1], 0);
-		nxsim__free_aligned(p[i], n, 64);
-	}
-	assert_int_equal(test_live_allocs(), live);
-	/* out of the run size and back */
-	q = nxsim__alloc(n);
-	assert_non_null(q);
-	fill(q, n, 7);
-	q = nxsim__realloc(q, n, n + 100);
-	assert_non_null(q);
-	assert_filled(q, n, 7);
-	q = nxsim__realloc(q, n + 100, n);
-	assert_non_null(q);
-	assert_filled(q, n, 7);
-	nxsim__free(q, n);
-	assert_int_equal(test_live_allocs(), live);
-}
-
 static void *thread_alloc(void *arg)
 {
 	(void)arg;
@@ -457,7 +376,6 @@ int main(void)
 		cmocka_unit_test(test_page_realloc),
 		cmocka_unit_test(test_page_realloc_failure),
 		cmocka_unit_test(test_counts_across_threads),
-		cmocka_unit_test(test_run_blocks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
