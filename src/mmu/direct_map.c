@@ -2,7 +2,9 @@
 /*
  * The legacy direct MMU of arch/x86/kvm/mmu/mmu.c (TDP hardware with the
  * TDP MMU off, and guests with paging off under shadow paging): the root
- * of each address space (mmu_alloc_direct_roots(), role.smm for SMM),
+ * of each address space (mmu_alloc_direct_roots(), role.smm for SMM; with
+ * paging off under shadow paging the four PAE roots paging_tmpl.c loads,
+ * one direct page directory per GiB, as PT32E_ROOT_LEVEL makes them),
  * direct_map() with direct_pte_prefetch() (PTE_PREFETCH_NUM 8, 6.1), and
  * the NX accounting of the pages it and FNAME(fetch) link
  * (account_huge_nx_page() of 6.1 or account_nx_huge_page() from 6.2, by
@@ -146,6 +148,12 @@ void nxsim__direct_map(struct nxsim__vm_mmu *mmu,
 	int level = mmu->root_level, ret;
 	uint64_t base_gfn = f->gfn;
 	unsigned int idx;
+
+	/* shadow_walk_init(): paging off maps from the PAE root of the GiB */
+	if (!sp) {
+		sp = mmu->pae_root[(f->gfn >> 18) & 3];
+		level = NXSIM_PG_LEVEL_2M;
+	}
 
 	nxsim__kvm_mmu_hugepage_adjust(mmu, f);
 	for (;; sp = spte_to_child_sp(mmu, sp->spt[idx]), level--) {

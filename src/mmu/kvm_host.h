@@ -117,9 +117,10 @@ struct nxsim__possible_nx {
  * @roots: tdp_mmu_roots, valid and invalid, of both address spaces
  * @root: the vCPUs' current root per address space (role.smm), NULL until
  *	the first fault in that space after a zap
- * @pae_root: mmu->pae_root with TDP off and a PAE guest: the level-2
- *	shadow page each of the four shadow PDPTEs points at, NULL where the
- *	guest's PDPTE is not present (INVALID_PAE_ROOT); @root[0] is NULL
+ * @pae_root: mmu->pae_root with TDP off and a PAE, 32-bit or nonpaging
+ *	guest: the level-2 shadow page each of the four shadow PDPTEs points
+ *	at (for paging off, the direct page directory of GiB i), NULL where
+ *	the guest's PDPTE is not present (INVALID_PAE_ROOT); @root[0] is NULL
  *	while they are loaded (shadow paging keeps to address space 0)
  * @nx: possible_nx_huge_pages; one list ([0]) before per-type lists
  * @tdp_mmu_pages_lock: protects @nx and the flags of TDP SPs

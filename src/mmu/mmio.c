@@ -90,6 +90,14 @@ static int mmio_spte_answer(struct nxsim__vm_mmu *mmu,
 	return RET_PF_EMULATE;
 }
 
+/* mmio_info_in_cache() -> vcpu_match_mmio_gpa() */
+static bool mmio_gpa_in_cache(struct nxsim__vm_mmu *mmu,
+			      const struct nxsim__vcpu_mmu *vcpu, uint64_t gfn)
+{
+	return vcpu->mmio_gfn && vcpu->mmio_gfn == gfn &&
+	       vcpu->mmio_gen == vcpu_memslots_gen(mmu, vcpu);
+}
+
 /*
  * handle_mmio_page_fault(), direct: the vCPU's cache first
  * (mmio_info_in_cache()), then the kernel's own walk, whose SPTE may no
@@ -99,25 +107,28 @@ int nxsim__handle_mmio_page_fault(struct nxsim__vm_mmu *mmu,
 				  struct nxsim__vcpu_mmu *vcpu, int as_id,
 				  uint64_t gfn)
 {
-	/* mmio_info_in_cache() -> vcpu_match_mmio_gpa() */
-	if (vcpu->mmio_gfn && vcpu->mmio_gfn == gfn &&
-	    vcpu->mmio_gen == vcpu_memslots_gen(mmu, vcpu))
+	if (mmio_gpa_in_cache(mmu, vcpu, gfn))
 		return RET_PF_EMULATE;
 	return mmio_spte_answer(mmu, vcpu, get_mmio_spte(mmu, as_id, gfn));
 }
 
 /*
- * handle_mmio_page_fault(), indirect (shadow paging): the walk
- * (walk_shadow_page_get_mmio_spte()) runs under the write lock the
- * hardware walk held, so it reads the hardware's @spte.  The gva half of
- * the vCPU's cache (vcpu_match_mmio_gva()) is left out: a hit there
- * answers what that SPTE answers, since a CR3 load or an INVLPG clears it
- * and a fault or a sync that rewrites the SPTE rewrites it too.
+ * handle_mmio_page_fault() on the shadow MMU: its walk
+ * (walk_shadow_page_get_mmio_spte(), from the PAE roots too) runs under
+ * the write lock the hardware walk held, so it reads the hardware's
+ * @spte.  Direct (paging off) checks the cache by gpa first.  Indirect
+ * (shadow paging) leaves out the gva half of the cache
+ * (vcpu_match_mmio_gva()): a hit there answers what that SPTE answers,
+ * since a CR3 load or an INVLPG clears it and a fault or a sync that
+ * rewrites the SPTE rewrites it too.
  */
-int nxsim__handle_mmio_page_fault_indirect(struct nxsim__vm_mmu *mmu,
-					   struct nxsim__vcpu_mmu *vcpu,
-					   uint64_t spte)
+int nxsim__handle_mmio_page_fault_shadow(struct nxsim__vm_mmu *mmu,
+					 struct nxsim__vcpu_mmu *vcpu,
+					 bool direct, uint64_t gfn,
+					 uint64_t spte)
 {
+	if (direct && mmio_gpa_in_cache(mmu, vcpu, gfn))
+		return RET_PF_EMULATE;
 	return mmio_spte_answer(mmu, vcpu, spte);
 }
 

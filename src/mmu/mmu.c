@@ -761,40 +761,12 @@ int nxsim__kvm_mmu_do_page_fault(struct nxsim__vm_mmu *mmu,
 int nxsim__nonpaging_page_fault(struct nxsim__vm_mmu *mmu,
 				struct nxsim__vcpu_mmu *vcpu,
 				enum nxsim_access_kind kind, uint64_t gpa,
+				uint64_t *sptep, uint64_t spte, int level,
 				struct nxsim_access_info *info)
 {
-	struct nxsim__mmu_memory_cache *mc = &vcpu->mmu_cache;
-	uint64_t gfn = gpa >> 12, *sptep, spte = 0;
-	int level = 0, rc;
-	bool stale = false;
-
-	/* TDP off: no vCPU enters SMM (nxsim_vcpu_set_smm()), space 0 */
-	sptep = nxsim__mmu_find_leaf(mmu, 0, gfn, &level, &spte);
-	if (sptep && permits(mmu->fmt, spte, kind)) {
-		info->outcome = NXSIM_ACCESS_HIT;
-		info->level = level;
-		return 0;
-	}
-	/* An MMIO SPTE: #PF with PFERR_RSVD (the write lock: no retry) */
-	if (!sptep && is_mmio_spte(&mmu->mmio, spte)) {
-		rc = nxsim__handle_mmio_page_fault(mmu, vcpu, 0, gfn);
-		if (rc == RET_PF_EMULATE) {
-			VCPU_COUNT(vcpu, mmio_exits);
-			info->outcome = NXSIM_ACCESS_EMULATE;
-			return 0;
-		}
-		stale = true;
-	}
-	rc = nxsim__mmu_topup_memory_caches(mmu, mc, 0);
-	if (rc)
-		return rc;
-	if (stale)
-		VCPU_COUNT(vcpu, mmio_stale);
-	if (!mmu->root[0])
-		nxsim__mmu_alloc_direct_roots(mmu, mc, 0);
 	/* under the write lock: no invalidation can be in progress */
 	if (direct_page_fault(
-		    mmu, vcpu, kind, gfn,
+		    mmu, vcpu, kind, gpa >> 12,
 		    &(struct fault_leaf){ sptep, spte, level, 0, true },
 		    mmu->mmu_invalidate_seq, info, false) == RET_PF_RETRY)
 		return RET_PF_RETRY;

@@ -282,12 +282,14 @@ int nxsim__handle_mmio_page_fault(struct nxsim__vm_mmu *mmu,
 				  struct nxsim__vcpu_mmu *vcpu, int as_id,
 				  uint64_t gfn);
 /*
- * handle_mmio_page_fault() for shadow paging, whose walk under mmu_lock
- * read the MMIO SPTE @spte: RET_PF_EMULATE or RET_PF_INVALID, as above.
+ * handle_mmio_page_fault() on the shadow MMU, whose walk under mmu_lock
+ * read the MMIO SPTE @spte for @gfn: @direct (paging off) checks the
+ * vCPU's cache first; RET_PF_EMULATE or RET_PF_INVALID, as above.
  */
-int nxsim__handle_mmio_page_fault_indirect(struct nxsim__vm_mmu *mmu,
-					   struct nxsim__vcpu_mmu *vcpu,
-					   uint64_t spte);
+int nxsim__handle_mmio_page_fault_shadow(struct nxsim__vm_mmu *mmu,
+					 struct nxsim__vcpu_mmu *vcpu,
+					 bool direct, uint64_t gfn,
+					 uint64_t spte);
 /*
  * kvm_mmu_invalidate_mmio_sptes(): the memslots generation became @gen;
  * zap everything when the MMIO generation wrapped.  Called with slots_lock
@@ -370,14 +372,16 @@ int nxsim__mmu_topup_memory_caches(struct nxsim__vm_mmu *mmu,
 				   int as_id);
 /*
  * nonpaging_page_fault(): a guest access with guest paging off and TDP
- * off (the gva is the gpa): the direct map from the VM's direct root, at
- * most 2M, not a TDP fault.  Called with mmu_lock held for write.
- * Return: 0, RET_PF_RETRY (fault again after dropping mmu_lock) or
- * -ENOMEM.
+ * off (the gva is the gpa) that the hardware walk could not complete
+ * (@sptep, @spte and @level: the leaf it found, or NULL): the direct map
+ * from the four PAE roots (loaded by the caller), at most 2M, not a TDP
+ * fault.  Called with mmu_lock held for write and the caches topped up.
+ * Return: 0 or RET_PF_RETRY (fault again after dropping mmu_lock).
  */
 int nxsim__nonpaging_page_fault(struct nxsim__vm_mmu *mmu,
 				struct nxsim__vcpu_mmu *vcpu,
 				enum nxsim_access_kind kind, uint64_t gpa,
+				uint64_t *sptep, uint64_t spte, int level,
 				struct nxsim_access_info *info);
 
 /*

@@ -43,9 +43,8 @@ static unsigned int shadow_index(uint64_t addr, int level)
 /*
  * The root role of the vCPU's guest MMU (kvm_init_shadow_mmu()): the
  * guest's levels, at least PAE's 3 (KVM shadows every guest that is not
- * 64-bit with PAE tables), indirect, NX always on; nonpaging guests get a
- * direct root, that of the legacy direct MMU
- * (nxsim__mmu_alloc_direct_roots()).
+ * 64-bit with PAE tables), indirect, NX always on; nonpaging guests get
+ * four direct PAE roots (pae_root_role()).
  */
 static union nxsim__kvm_mmu_page_role
 shadow_root_role(const struct nxsim__kvm_mmu *m)
@@ -65,13 +64,22 @@ shadow_root_role(const struct nxsim__kvm_mmu *m)
  * mmu_alloc_root()'s role for pae_root entry @i: a PAE page directory;
  * a PAE guest's directory is shadowed whole (quadrant 0), a 32-bit
  * guest's 1024-entry directory by four pages, entry @i shadowing its
- * quarter @i (quadrant @i).
+ * quarter @i (quadrant @i); with paging off, a direct page directory
+ * (the root role of kvm_init_shadow_mmu(): cpu_role.base, direct, at
+ * least PAE's level, so mmu_alloc_direct_roots() makes four).
  */
 static union nxsim__kvm_mmu_page_role
 pae_root_role(const struct nxsim__kvm_mmu *m, unsigned int i)
 {
 	union nxsim__kvm_mmu_page_role role = shadow_root_role(m);
 
+	if (!m->cpu_role.level)
+		return (union nxsim__kvm_mmu_page_role){
+			.level = PT32_ROOT_LEVEL,
+			.direct = 1,
+			.access = ACC_ALL,
+			.efer_nx = 1,
+		};
 	role.level = PT32_ROOT_LEVEL;
 	role.quadrant = m->cpu_role.level == PT32_ROOT_LEVEL ? i : 0;
 	return role;
@@ -93,19 +101,25 @@ static uint64_t shadow_root_gfn(const struct nxsim__kvm_mmu *m)
 
 /*
  * The gfn of the guest directory pae_root entry @i shadows: the one PDPTE
- * @i points at (PAE), or CR3's (32-bit).
+ * @i points at (PAE), or CR3's (32-bit); with paging off, the first gfn
+ * of GiB @i, which it maps (mmu_alloc_root(vcpu, i << (30 - PAGE_SHIFT))).
  */
 static uint64_t pae_root_gfn(const struct nxsim__kvm_mmu *m, unsigned int i)
 {
+	if (!m->cpu_role.level)
+		return (uint64_t)i << 18;
 	if (m->cpu_role.level == PT32_ROOT_LEVEL)
 		return shadow_root_gfn(m);
 	return (m->pdptrs[i] & nxsim__paging64.base_addr_mask) >> 12;
 }
 
-/* pae_root entry @i is wanted: 32-bit paging, or a present PDPTE. */
+/*
+ * pae_root entry @i is wanted: paging off or 32-bit paging, or a present
+ * PDPTE.
+ */
 static bool pae_root_wanted(const struct nxsim__kvm_mmu *m, unsigned int i)
 {
-	return m->cpu_role.level == PT32_ROOT_LEVEL ||
+	return m->cpu_role.level < PT32E_ROOT_LEVEL ||
 	       is_present_gpte(m->pdptrs[i]);
 }
 
@@ -116,7 +130,7 @@ static bool root_matches(struct nxsim__vm_mmu *mmu,
 	struct nxsim__mmu_page *root = mmu->root[0];
 	unsigned int i;
 
-	if (m->cpu_role.level && m->cpu_role.level < PT64_ROOT_4LEVEL) {
+	if (m->cpu_role.level < PT64_ROOT_4LEVEL) {
 		if (root)
 			return false;
 		for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++) {
@@ -133,8 +147,6 @@ static bool root_matches(struct nxsim__vm_mmu *mmu,
 	}
 	if (!root || nxsim__is_obsolete_sp(mmu, root))
 		return false;
-	if (!m->cpu_role.level)
-		return root->role.direct;
 	return !root->role.direct && root->gfn == shadow_root_gfn(m) &&
 	       root->role.word == shadow_root_role(m).word;
 }
@@ -164,7 +176,8 @@ static void sync_root(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
  * mmu_alloc_shadow_roots() / mmu_alloc_direct_roots(), then
  * kvm_mmu_sync_roots() (kvm_mmu_load()).  A PAE guest gets pae_root: for
  * each present PDPTE the level-2 shadow page of the directory it points
- * at (mmu_alloc_root()), none for a PDPTE that is not present.
+ * at (mmu_alloc_root()), none for a PDPTE that is not present; a guest
+ * with paging off four direct ones, one per GiB.
  */
 static void kvm_mmu_load(struct nxsim__vm_mmu *mmu,
 			 struct nxsim__mmu_memory_cache *mc,
@@ -175,17 +188,13 @@ static void kvm_mmu_load(struct nxsim__vm_mmu *mmu,
 
 	if (roots_loaded(mmu))
 		return;
-	if (!m->cpu_role.level) {
-		nxsim__mmu_alloc_direct_roots(mmu, mc, 0);
-		return;
-	}
 	if (m->cpu_role.level < PT64_ROOT_4LEVEL) {
 		for (i = 0; i < ARRAY_SIZE(mmu->pae_root); i++) {
 			if (!pae_root_wanted(m, i))
 				continue;
 			root = nxsim__kvm_mmu_get_shadow_page(
-				mmu, mc, m, pae_root_gfn(m, i),
-				pae_root_role(m, i));
+				mmu, mc, m->cpu_role.level ? m : NULL,
+				pae_root_gfn(m, i), pae_root_role(m, i));
 			root->root_count++;
 			mmu->pae_root[i] = root;
 		}
@@ -513,8 +522,7 @@ void nxsim__kvm_mmu_new_pgd(struct nxsim__vm_mmu *mmu,
 	 * fast_pgd_switch() fails on pae_root, which has no shadow page: the
 	 * PAE roots are freed, and kvm_mmu_load() syncs them again
 	 */
-	if (m->cpu_role.level && m->cpu_role.level < PT64_ROOT_4LEVEL &&
-	    !mmu->root[0])
+	if (m->cpu_role.level < PT64_ROOT_4LEVEL && !mmu->root[0])
 		nxsim__mmu_free_root_page(mmu, 0);
 	if (m->cpu_role.level != PT64_ROOT_4LEVEL ||
 	    !mmu->indirect_shadow_pages)
@@ -923,11 +931,6 @@ int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 		/* vcpu_enter_guest(): the request first, then the CR3 */
 		nxsim__kvm_mmu_free_obsolete_roots(mmu);
 		put_stale_roots(mmu, m);
-		if (!m->cpu_role.level) {
-			rc = nxsim__nonpaging_page_fault(mmu, vcpu, kind, addr,
-							 info);
-			goto out;
-		}
 		sptep = shadow_find_leaf(mmu, addr, &level, &spte);
 		if (sptep && spte_permits(mmu, *sptep, pfec)) {
 			info->outcome = NXSIM_ACCESS_HIT;
@@ -936,10 +939,25 @@ int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 		}
 		/* An MMIO SPTE: #PF with PFERR_RSVD */
 		stale = !sptep && is_mmio_spte(&mmu->mmio, spte);
-		if (stale && nxsim__handle_mmio_page_fault_indirect(
-				     mmu, vcpu, spte) == RET_PF_EMULATE) {
+		if (stale && nxsim__handle_mmio_page_fault_shadow(
+				     mmu, vcpu, !m->cpu_role.level, addr >> 12,
+				     spte) == RET_PF_EMULATE) {
 			VCPU_COUNT(vcpu, mmio_exits);
 			info->outcome = NXSIM_ACCESS_EMULATE;
+			goto out;
+		}
+		/* paging off: the nonpaging MMU (gva = gpa), no guest walk */
+		if (!m->cpu_role.level) {
+			rc = nxsim__mmu_topup_memory_caches(
+				mmu, &vcpu->mmu_cache, 0);
+			if (rc)
+				goto out;
+			if (stale)
+				VCPU_COUNT(vcpu, mmio_stale);
+			kvm_mmu_load(mmu, &vcpu->mmu_cache, m);
+			rc = nxsim__nonpaging_page_fault(mmu, vcpu, kind, addr,
+							 sptep, spte, level,
+							 info);
 			goto out;
 		}
 		rc = shadow_topup_caches(mmu, &vcpu->mmu_cache);

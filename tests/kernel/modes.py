@@ -67,11 +67,6 @@ for mmu, (cpu, cmdline, what) in mmus.items():
              "memslot add v1 2 0x40800000 0x200000"]
         L += tables(mode)
         L += ["vcpu run c0", "stat v1"]
-        if mmu == "shadow" and mode == "nonpaging":
-            L += ["# kcheck: differs because mmu_alloc_direct_roots() gives a guest",
-                  "# with paging off four PAE roots (kvm_init_shadow_mmu(): root level",
-                  "# at least PT32E_ROOT_LEVEL), one mmu_cache_miss each; the model",
-                  "# one 4-level root, and the PD of 0x40000000 later"]
         L += ["kstat v1", "kstat c0"]
         for kind, addr in (("read", 0x40000000), ("exec", 0x40201000), ("write", 0x40402000),
                            ("exec", 0x40000000), ("write", 0x40203000),

@@ -51,10 +51,15 @@ static inline uint64_t *unit_sptep(struct nxsim__vm_mmu *mmu, uint64_t gpa,
 {
 	struct nxsim__mmu_page *sp = mmu->root[0];
 	uint64_t gfn = gpa >> 12;
-	int l;
+	int l = mmu->root_level;
 
+	/* paging off under shadow paging: the PAE root of the GiB */
+	if (!sp) {
+		sp = mmu->pae_root[(gpa >> 30) & 3];
+		l = NXSIM_PG_LEVEL_2M;
+	}
 	assert_non_null(sp);
-	for (l = mmu->root_level; l > level; l--) {
+	for (; l > level; l--) {
 		uint64_t spte = sp->spt[spte_index(gfn, l)];
 
 		assert_true(is_shadow_present_pte(spte) &&
