@@ -16,13 +16,20 @@
  * an extent operation (250-400 ns on the 2-core reference machine, 4-6x a
  * small object).  Pages on that list are free as far as the counters go,
  * and leave it in the order they joined it (page_list_pop()).
+ * Blocks of 2 MiB and more come from a second private arena, whose memory
+ * is advised for transparent huge pages (madvise(MADV_HUGEPAGE), which
+ * hosts whose transparent_hugepage setting is "madvise" need; HUGE_MIN):
+ * jemalloc has no per-arena setting, its opt.thp is the process's.
  * Blocks of 64 MiB and more are anonymous mappings of their own, zeroed
- * lazily by the kernel (backend_alloc()).  Freed memory stays with the
- * arena for the next blocks, however much of it there is (arena_create()):
- * only jemalloc's time decay gives it back.
+ * lazily by the kernel and touched sparsely, on small pages
+ * (backend_alloc()).  Freed memory stays with the arenas for the next
+ * blocks, however much of it there is (arena_new()): only jemalloc's time
+ * decay gives it back.  With libc nothing asks for huge pages: glibc maps
+ * blocks this large on their own, on small pages unless its
+ * glibc.malloc.hugetlb tunable says otherwise.
  *
- * Left out: jemalloc's own statistics and arena teardown; the arena and the
- * page list live as long as the process.
+ * Left out: jemalloc's own statistics and arena teardown; the arenas and
+ * the page list live as long as the process.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -169,15 +176,17 @@ static void count(uint64_t allocs, uint64_t live, uint64_t bytes)
 __attribute__((weak, visibility("default")))
 const char *malloc_conf = "lg_extent_max_active_fit:63";
 
-static unsigned int arena_index;
+static unsigned int arena_index, huge_index;
 static int arena_only;	/* MALLOCX_ARENA(arena_index), or 0 */
+static int huge_flags;	/* the arena of huge blocks (HUGE_MIN and more) */
 static int arena_flags; /* the arena without a thread cache */
 static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
 static __thread int thread_flags; /* the arena and this thread's cache */
 static __thread unsigned int thread_tcache;
 
 /*
- * The private arena, made once.  jemalloc merges a freed extent of 16 KiB
+ * A new arena (its MALLOCX_ARENA(), or 0 if none could be made) that
+ * keeps its freed memory.  jemalloc merges a freed extent of 16 KiB
  * or more with its freed neighbours at once, and gives the result back to
  * the kernel at once (MADV_DONTNEED, extent_maximally_purge() in
  * extent_record()) when it reaches the arena's oversize_threshold, 8 MiB
@@ -191,18 +200,72 @@ static __thread unsigned int thread_tcache;
  * background thread (MALLOC_CONF=background_thread:true).  The call exists
  * from jemalloc 5.3; where it fails, the arena purges as before.
  */
-static void arena_create(void)
+static int arena_new(unsigned int *index)
 {
-	size_t len = sizeof(arena_index), no_oversize = SIZE_MAX;
+	size_t len = sizeof(*index), no_oversize = SIZE_MAX;
 	char name[48];
 
-	if (mallctl("arenas.create", &arena_index, &len, NULL, 0) == 0) {
-		arena_only = MALLOCX_ARENA(arena_index);
-		snprintf(name, sizeof(name), "arena.%u.oversize_threshold",
-			 arena_index);
-		mallctl(name, NULL, NULL, &no_oversize, sizeof(no_oversize));
-	}
+	if (mallctl("arenas.create", index, &len, NULL, 0))
+		return 0;
+	snprintf(name, sizeof(name), "arena.%u.oversize_threshold", *index);
+	mallctl(name, NULL, NULL, &no_oversize, sizeof(no_oversize));
+	return MALLOCX_ARENA(*index);
+}
+
+static extent_alloc_t *default_extent_alloc;
+static extent_hooks_t huge_hooks;
+
+/*
+ * The huge arena's memory: what jemalloc's own hook maps, with
+ * transparent huge pages asked for (MADV_HUGEPAGE: the host's
+ * transparent_hugepage setting may be "madvise").  It is only advice:
+ * where it fails (a kernel without them), the memory is as the private
+ * arena's.
+ */
+static void *huge_extent_alloc(extent_hooks_t *hooks, void *new_addr,
+			       size_t size, size_t alignment, bool *zero,
+			       bool *commit, unsigned int arena_ind)
+{
+	void *p = default_extent_alloc(hooks, new_addr, size, alignment, zero,
+				       commit, arena_ind);
+
+	if (p)
+		madvise(p, size, MADV_HUGEPAGE);
+	return p;
+}
+
+/*
+ * The huge arena: a second private arena whose extent hooks are
+ * jemalloc's but for the one that maps memory (huge_extent_alloc()), set
+ * once the arena is made, so that its own metadata stays on small pages.
+ * Where that fails, huge blocks come from the private arena.
+ */
+static void huge_arena_create(void)
+{
+	extent_hooks_t *hooks, *mine = &huge_hooks;
+	size_t len = sizeof(hooks);
+	char name[48];
+	int flags = arena_new(&huge_index);
+
+	huge_flags = arena_only;
+	if (!flags)
+		return;
+	snprintf(name, sizeof(name), "arena.%u.extent_hooks", huge_index);
+	if (mallctl(name, &hooks, &len, NULL, 0) || !hooks || !hooks->alloc)
+		return;
+	huge_hooks = *hooks;
+	default_extent_alloc = hooks->alloc;
+	huge_hooks.alloc = huge_extent_alloc;
+	if (!mallctl(name, NULL, NULL, &mine, sizeof(mine)))
+		huge_flags = flags;
+}
+
+/* The private arena and the huge arena, made once. */
+static void arena_create(void)
+{
+	arena_only = arena_new(&arena_index);
 	arena_flags = arena_only | MALLOCX_TCACHE_NONE;
+	huge_arena_create();
 }
 
 /* A thread gets its cache at its 128th allocation: few threads pay. */
@@ -318,9 +381,27 @@ static bool page_list_push(void *ptr)
 	return kept;
 }
 
+/*
+ * Blocks of HUGE_MIN bytes (a huge page) and more, below LAZY_MIN, are
+ * the huge arena's, aligned to a huge page, and the kernel backs them
+ * with huge pages where it can (huge_extent_alloc()).  They are tables
+ * written whole (zeroed ones are memset, backend_alloc()) and read at
+ * random: an XPFO machine's frame table and reverse index at 512 CPUs are
+ * 55 MiB, 14000 pages of 4 KiB or 28 of 2 MiB for the host's TLB.  Their
+ * memory is as densely used as the private arena's (a block's last huge
+ * page may hold the start of the next), so huge pages add no memory but
+ * that of the arena's last one.
+ */
+#define HUGE_MIN (2ul << 20)
+
 /* Page-sized blocks are page-aligned, whatever the caller asked. */
 static int block_flags(size_t size, size_t align)
 {
+	if (size >= HUGE_MIN) {
+		pthread_once(&arena_once, arena_create);
+		return huge_flags | MALLOCX_TCACHE_NONE |
+		       MALLOCX_ALIGN(HUGE_MIN);
+	}
 	if (size == PAGE_BYTES)
 		align = PAGE_BYTES;
 	return flags_for_thread() | (align ? MALLOCX_ALIGN(align) : 0);
@@ -392,7 +473,7 @@ static void *backend_realloc(void *ptr, size_t old_size, size_t new_size)
 
 	if (old_size != PAGE_BYTES && new_size != PAGE_BYTES &&
 	    !is_mapping(old_size, 0) && !is_mapping(new_size, 0))
-		return rallocx(ptr, new_size, flags_for_thread());
+		return rallocx(ptr, new_size, block_flags(new_size, 0));
 	/*
 	 * A page-sized block or a mapping moves, so that every block is on
 	 * the path its size takes.
@@ -427,6 +508,10 @@ void nxsim_alloc_trim(void)
 	if (!arena_only)
 		return;
 	snprintf(name, sizeof(name), "arena.%u.purge", arena_index);
+	mallctl(name, NULL, NULL, NULL, 0);
+	if (huge_flags == arena_only)
+		return;
+	snprintf(name, sizeof(name), "arena.%u.purge", huge_index);
 	mallctl(name, NULL, NULL, NULL, 0);
 }
 #else

@@ -6,7 +6,9 @@
  * keeps its contents; the counters see every page freed.  On the libc
  * backend the same calls go straight to libc and must behave the same.
  * The per-thread counters: what threads that have exited made or freed
- * stays in the sums.  A large zeroed block made again from memory just
+ * stays in the sums.  A block that grows to 2 MiB or more (on the
+ * jemalloc backend another arena's, aligned to 2 MiB) and shrinks again
+ * keeps its contents.  A large zeroed block made again from memory just
  * freed comes back zeroed, and on the jemalloc backend without a page
  * fault (zeroed in place, not handed back to the kernel and refaulted).
  * The small blocks of 1000 VMs, all freed, serve the next 1000 without
@@ -279,6 +281,37 @@ static void test_page_realloc(void **state)
 	assert_int_equal(test_live_allocs(), live);
 }
 
+/*
+ * A block that grows to 2 MiB or more (on the jemalloc backend the huge
+ * arena's, aligned to 2 MiB) and shrinks again keeps its contents.
+ */
+static void test_huge_realloc(void **state)
+{
+	const size_t small = 1u << 20;
+	uint64_t live = test_live_allocs();
+	unsigned char *p;
+
+	(void)state;
+	p = nxsim__alloc(small);
+	assert_non_null(p);
+	fill(p, small, 4);
+	p = nxsim__realloc(p, small, BIG);
+	assert_non_null(p);
+	assert_filled(p, small, 4);
+	if (!strcmp(nxsim_alloc_backend(), "jemalloc"))
+		assert_int_equal((uintptr_t)p % (2u << 20), 0);
+	fill(p, BIG, 5);
+	p = nxsim__realloc(p, BIG, small);
+	assert_non_null(p);
+	assert_filled(p, small, 5);
+	nxsim__free(p, small);
+	p = nxsim__zalloc(BIG);
+	assert_non_null(p);
+	assert_int_equal(p[0] | p[BIG - 1], 0);
+	nxsim__free(p, BIG);
+	assert_int_equal(test_live_allocs(), live);
+}
+
 static void test_page_realloc_failure(void **state)
 {
 	unsigned char *p = nxsim__alloc(PAGE), *q;
@@ -374,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_big_burst_reuse),
 		cmocka_unit_test(test_trim),
 		cmocka_unit_test(test_page_realloc),
+		cmocka_unit_test(test_huge_realloc),
 		cmocka_unit_test(test_page_realloc_failure),
 		cmocka_unit_test(test_counts_across_threads),
 	};
