@@ -666,6 +666,10 @@ int nxsim__mmu_access(struct nxsim__vm_mmu *mmu, struct nxsim__vcpu_mmu *vcpu,
 		}
 		/* An MMIO SPTE: EPT misconfiguration, or #PF with PFERR_RSVD */
 		if (!sptep && is_mmio_spte(&mmu->mmio, spte)) {
+			/* lockless: another CPU may zap before the next walk */
+			if (tdp)
+				nxsim__sched_point(mmu, NXSIM__SCHED_MMIO, gfn,
+						   level);
 			r = nxsim__handle_mmio_page_fault(mmu, vcpu, as_id,
 							  gfn);
 			if (r != RET_PF_INVALID && !tdp)

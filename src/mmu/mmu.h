@@ -107,6 +107,8 @@ struct nxsim__mmu_profile {
  *	loop's lock break: a yield point
  * @NXSIM__SCHED_MEMSLOT: a slot being deleted or moved is invalid and
  *	zapped, and not yet out of the memslots (gfn: its first)
+ * @NXSIM__SCHED_MMIO: the TDP MMU's hardware walk met an MMIO SPTE (level:
+ *	where), before handle_mmio_page_fault()'s own walk
  */
 enum nxsim__sched_point {
 	NXSIM__SCHED_FAULTIN,
@@ -119,6 +121,7 @@ enum nxsim__sched_point {
 	NXSIM__SCHED_INVALIDATE,
 	NXSIM__SCHED_RESCHED,
 	NXSIM__SCHED_MEMSLOT,
+	NXSIM__SCHED_MMIO,
 	NXSIM__NR_SCHED_POINTS,
 };
 

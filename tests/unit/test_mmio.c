@@ -8,12 +8,14 @@
  * memslot change makes it stale and it is refaulted, a new slot over it
  * maps memory, a wrap of the MMIO generation zaps everything, a table
  * zapped between the hardware's walk and the kernel's own is run again
- * (RET_PF_RETRY), not faulted; the legacy MMU, the nonpaging MMU and
+ * (RET_PF_RETRY), not faulted, both with the handler called by hand and
+ * through the access with a zap at NXSIM__SCHED_MMIO; the legacy MMU, the nonpaging MMU and
  * shadow paging cache MMIO through mmu_set_spte() the same way; hosts
  * without caching emulate every time
  * and build no tables; allocation failures of the MMIO fault leave
  * everything as it was.
  */
+#include <pthread.h>
 #include <stdio.h>
 
 #include "common/test_util.h"
@@ -295,6 +297,90 @@ static void test_mmio_zapped_between_walks(void **state)
 	nx_env_destroy(&e);
 }
 
+struct between {
+	struct nx_env *e;
+	uint64_t gfn;
+	int mmio_points;
+	int level; /* where the hardware walk met the SPTE */
+	int rc;
+};
+
+/* Another CPU: set_nx_huge_pages() -> kvm_mmu_zap_all_fast() */
+static void *zap_all(void *ctx)
+{
+	struct between *b = ctx;
+
+	b->rc = nxsim_param_set(b->e->host, "nx_huge_pages", "off");
+	return NULL;
+}
+
+/*
+ * At the first NXSIM__SCHED_MMIO, zap_all() runs on a thread of its own
+ * (this one holds kvm->srcu) to its end.
+ */
+static void zap_between(void *ctx, enum nxsim__sched_point p, uint64_t gfn,
+			int level)
+{
+	struct between *b = ctx;
+	pthread_t t;
+
+	if (p != NXSIM__SCHED_MMIO)
+		return;
+	assert_int_equal(gfn, b->gfn);
+	b->level = level;
+	if (b->mmio_points++)
+		return;
+	assert_int_equal(pthread_create(&t, NULL, zap_all, b), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_rc(b->rc, 0);
+}
+
+/*
+ * The same race through the access: at NXSIM__SCHED_MMIO another CPU
+ * zaps everything, so handle_mmio_page_fault()'s walk meets no MMIO SPTE.
+ * The access runs again, counting no retry, no exit and no stale SPTE;
+ * its hardware walk meets nothing, and its fault installs a new MMIO SPTE
+ * and is emulated.  A fall-through into the fault path would count the
+ * SPTE as stale.  The next access exits from the vCPU's cache.
+ */
+static void test_mmio_zapped_between_walks_access(void **state)
+{
+	struct nx_env e = nx_env(NULL, 0);
+	struct nxsim__vm_mmu *mmu = unit_mmu(&e);
+	struct nxsim__vcpu_mmu *v = &e.vcpu->mmu;
+	struct between b = { .e = &e, .gfn = MMIO_GPA >> 12 };
+	struct nxsim_access_info info;
+	uint64_t retries, faults;
+
+	(void)state;
+	nx_slot(e.vm, 1, 0, MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M, 0);
+	/* MMIO SPTEs at both gfns; the vCPU caches the second */
+	expect_emulate(e.vcpu, NXSIM_ACCESS_READ);
+	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, MMIO_GPA + 4096);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_EMULATE);
+	expect_counters(e.vm, 2, 2, 2, 0, 0, 0);
+	assert_int_equal(v->mmio_gfn, b.gfn + 1);
+	retries = mmu->fault_retries;
+	faults = v->stat.faults;
+
+	nxsim__mmu_set_sched_hook(mmu, zap_between, &b);
+	expect_emulate(e.vcpu, NXSIM_ACCESS_READ);
+	nxsim__mmu_set_sched_hook(mmu, NULL, NULL);
+	/* one hardware walk met the MMIO SPTE, at 4K; the re-run's did not */
+	assert_int_equal(b.mmio_points, 1);
+	assert_int_equal(b.level, NXSIM_PG_LEVEL_4K);
+	/* the zap-all and the re-run's fault, emulated: no exit, no stale */
+	expect_counters(e.vm, 3, 3, 3, 0, 0, 1);
+	assert_int_equal(mmu->fault_retries, retries);
+	assert_int_equal(v->stat.faults, faults + 1);
+	assert_int_equal(v->mmio_gfn, b.gfn);
+	nx_check_ok(e.vm);
+	/* the fault cached the gfn: the next access exits from the cache */
+	expect_emulate(e.vcpu, NXSIM_ACCESS_READ);
+	expect_counters(e.vm, 3, 3, 3, 1, 0, 1);
+	nx_env_destroy(&e);
+}
+
 /* An exec fault on MMIO flags the tables it makes, as any exec fault. */
 static void test_mmio_exec_fault_tables(void **state)
 {
@@ -522,6 +608,7 @@ int main(void)
 		cmocka_unit_test(test_mmio_caching_steps),
 		cmocka_unit_test(test_mmio_stale_enomem),
 		cmocka_unit_test(test_mmio_zapped_between_walks),
+		cmocka_unit_test(test_mmio_zapped_between_walks_access),
 		cmocka_unit_test(test_mmio_exec_fault_tables),
 		cmocka_unit_test(test_mmio_legacy_and_shadow),
 		cmocka_unit_test(test_mmio_caching_off),
