@@ -356,12 +356,10 @@ static void *page_list_pop(bool warm_next)
 	 * than while the next one writes.  The hint asks for writing, but
 	 * without PREFETCHW in the target (-mprfchw) gcc emits a read
 	 * prefetch (prefetcht0).  A prefetch does not fault, even if another
-	 * thread took that page meanwhile.  Unrolled:
-	 * the loop's own add, compare and branch were three of every four
-	 * instructions here (190 of an exec split's 3200).
+	 * thread took that page meanwhile.  The loop is not unrolled: 64
+	 * prefetches back to back made a split slower (docs/bench.md).
 	 */
 	if (next)
-#pragma GCC unroll 64
 		for (off = 0; off < PAGE_BYTES; off += SMP_CACHE_BYTES)
 			__builtin_prefetch(next + off, 1, 3);
 	return p;
