@@ -340,7 +340,7 @@ int nxsim__sync_page(struct nxsim__vm_mmu *mmu, const struct nxsim__kvm_mmu *m,
 		gfn = gpte_to_gfn_lvl(sp_pt_type(sp), gpte, NXSIM_PG_LEVEL_4K);
 		pte_access = sp->role.access & gpte_access(gpte);
 		protect_clean_gpte(&pte_access, gpte);
-		/* sync_mmio_spte(): cleared, or made again in this generation */
+		/* sync_mmio_spte(): cleared, or made in this generation */
 		if (unlikely(is_mmio_spte(&mmu->mmio, sp->spt[i]))) {
 			WRITE_ONCE(
 				sp->spt[i],
@@ -922,7 +922,7 @@ int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 			(m->regs.user ? PFERR_USER_MASK : 0);
 	uint64_t *sptep, spte;
 	int level = 0, rc = 0;
-	bool stale;
+	bool mmio;
 
 	if (!nxsim__guest_gva_ok(m, addr))
 		return -ERANGE;
@@ -938,10 +938,10 @@ int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 			goto out;
 		}
 		/* An MMIO SPTE: #PF with PFERR_RSVD */
-		stale = !sptep && is_mmio_spte(&mmu->mmio, spte);
-		if (stale && nxsim__handle_mmio_page_fault_shadow(
-				     mmu, vcpu, !m->cpu_role.level, addr >> 12,
-				     spte) == RET_PF_EMULATE) {
+		mmio = !sptep && is_mmio_spte(&mmu->mmio, spte);
+		if (mmio && nxsim__handle_mmio_page_fault_shadow(
+				    mmu, vcpu, !m->cpu_role.level, addr >> 12,
+				    spte) == RET_PF_EMULATE) {
 			VCPU_COUNT(vcpu, mmio_exits);
 			info->outcome = NXSIM_ACCESS_EMULATE;
 			goto out;
@@ -952,7 +952,7 @@ int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 				mmu, &vcpu->mmu_cache, 0);
 			if (rc)
 				goto out;
-			if (stale)
+			if (mmio)
 				VCPU_COUNT(vcpu, mmio_stale);
 			kvm_mmu_load(mmu, &vcpu->mmu_cache, m);
 			rc = nxsim__nonpaging_page_fault(mmu, vcpu, kind, addr,
@@ -961,7 +961,7 @@ int nxsim__kvm_mmu_page_fault(struct nxsim__vm_mmu *mmu,
 			goto out;
 		}
 		rc = shadow_topup_caches(mmu, &vcpu->mmu_cache);
-		if (!rc && stale)
+		if (!rc && mmio)
 			VCPU_COUNT(vcpu, mmio_stale);
 		/* the hardware's error code: a present SPTE refused it */
 		if (!rc)

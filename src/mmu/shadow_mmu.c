@@ -28,9 +28,9 @@
  *
  * Everything runs under mmu_lock held for write, as in the kernel.  Left
  * out: the n_max_mmu_pages limit and kvm_mmu_zap_oldest_mmu_pages(), nested
- * (guest_mode) pages and their recursive zap, the write-flooding count, access tracking without A/D bits, the stats
- * max_mmu_page_hash_collisions / max_mmu_rmap_size, and
- * RMAP_RECYCLE_THRESHOLD.  A root zapped while a vCPU holds it (a fast
+ * (guest_mode) pages and their recursive zap, the write-flooding count,
+ * access tracking without A/D bits, the stats max_mmu_page_hash_collisions /
+ * max_mmu_rmap_size, and RMAP_RECYCLE_THRESHOLD.  A root zapped while a vCPU holds it (a fast
  * zap, write flooding of the guest's top-level table) is unlinked and
  * marked invalid, and freed when the vCPU drops it at its next entry
  * (KVM_REQ_MMU_FREE_OBSOLETE_ROOTS -> kvm_mmu_free_obsolete_roots() ->

@@ -9,11 +9,10 @@
  * maps memory, a wrap of the MMIO generation zaps everything, a table
  * zapped between the hardware's walk and the kernel's own is run again
  * (RET_PF_RETRY), not faulted, both with the handler called by hand and
- * through the access with a zap at NXSIM__SCHED_MMIO; the legacy MMU, the nonpaging MMU and
- * shadow paging cache MMIO through mmu_set_spte() the same way; hosts
- * without caching emulate every time
- * and build no tables; allocation failures of the MMIO fault leave
- * everything as it was.
+ * through the access with a zap at NXSIM__SCHED_MMIO; the legacy MMU, the
+ * nonpaging MMU and shadow paging cache MMIO through mmu_set_spte() the
+ * same way; hosts without caching emulate every time and build no tables;
+ * allocation failures of the MMIO fault leave everything as it was.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -241,6 +240,23 @@ static void test_mmio_stale_enomem(void **state)
 }
 
 /*
+ * A slot below MMIO_GPA and MMIO SPTEs at MMIO_GPA and the page after it,
+ * the second in the vCPU's cache, so that an access to the first goes
+ * through handle_mmio_page_fault()'s own walk.
+ */
+static void two_mmio_sptes(struct nx_env *e)
+{
+	struct nxsim_access_info info;
+
+	nx_slot(e->vm, 1, 0, MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M, 0);
+	expect_emulate(e->vcpu, NXSIM_ACCESS_READ);
+	info = nx_access(e->vcpu, NXSIM_ACCESS_READ, MMIO_GPA + 4096);
+	assert_int_equal(info.outcome, NXSIM_ACCESS_EMULATE);
+	expect_counters(e->vm, 2, 2, 2, 0, 0, 0);
+	assert_int_equal(e->vcpu->mmu.mmio_gfn, (MMIO_GPA >> 12) + 1);
+}
+
+/*
  * The table the hardware walk found an MMIO SPTE in is zapped by another
  * CPU before handle_mmio_page_fault()'s own walk (the test calls that
  * half itself, after the zap): the walk meets no MMIO SPTE, and the
@@ -258,13 +274,7 @@ static void test_mmio_zapped_between_walks(void **state)
 	struct nxsim_access_info info;
 
 	(void)state;
-	nx_slot(e.vm, 1, 0, MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M, 0);
-	/* MMIO SPTEs at both gfns; the vCPU caches the last */
-	expect_emulate(e.vcpu, NXSIM_ACCESS_READ);
-	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, MMIO_GPA + 4096);
-	assert_int_equal(info.outcome, NXSIM_ACCESS_EMULATE);
-	expect_counters(e.vm, 2, 2, 2, 0, 0, 0);
-	assert_int_equal(v->mmio_gfn, other);
+	two_mmio_sptes(&e);
 	/* the SPTE is current: emulated from it, which the vCPU caches */
 	assert_int_equal(nxsim__handle_mmio_page_fault(mmu, v, 0, gfn),
 			 RET_PF_EMULATE);
@@ -353,13 +363,7 @@ static void test_mmio_zapped_between_walks_access(void **state)
 	uint64_t retries, faults;
 
 	(void)state;
-	nx_slot(e.vm, 1, 0, MIB2, HVA_BASE, NXSIM_PG_LEVEL_2M, 0);
-	/* MMIO SPTEs at both gfns; the vCPU caches the second */
-	expect_emulate(e.vcpu, NXSIM_ACCESS_READ);
-	info = nx_access(e.vcpu, NXSIM_ACCESS_READ, MMIO_GPA + 4096);
-	assert_int_equal(info.outcome, NXSIM_ACCESS_EMULATE);
-	expect_counters(e.vm, 2, 2, 2, 0, 0, 0);
-	assert_int_equal(v->mmio_gfn, b.gfn + 1);
+	two_mmio_sptes(&e);
 	retries = mmu->fault_retries;
 	faults = v->stat.faults;
 
