@@ -359,7 +359,6 @@ static void test_mmio_zapped_between_walks_access(void **state)
 	struct nxsim__vm_mmu *mmu = unit_mmu(&e);
 	struct nxsim__vcpu_mmu *v = &e.vcpu->mmu;
 	struct between b = { .e = &e, .gfn = MMIO_GPA >> 12 };
-	struct nxsim_access_info info;
 	uint64_t retries, faults;
 
 	(void)state;
